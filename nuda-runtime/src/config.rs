@@ -1,0 +1,161 @@
+//! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
+//! `NUDA_DUMP`. Parsing is pure so that every malformed value can be unit tested; the runtime
+//! reads the environment once, at first use.
+
+use crate::error::{Error, Result};
+use std::path::PathBuf;
+
+/// Which engines may run kernels (`NUDA_ENGINE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// OpenCL devices if any exist, and the native engine after them.
+    Auto,
+    /// OpenCL devices only; no OpenCL is an error.
+    OpenCl,
+    /// The native engine only.
+    Native,
+}
+
+/// A device named by `NUDA_DEVICE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// A nuda device index, as `nuda::devices()` lists it.
+    Index(usize),
+    /// A case-insensitive substring of the device name.
+    Name(String),
+}
+
+/// What the environment asks for; each field holds its own parse error.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub engine: Result<EngineChoice>,
+    pub device: Result<Option<DeviceChoice>>,
+    pub cache: Result<Option<PathBuf>>,
+    pub dump: Option<PathBuf>,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Config {
+    pub fn from_env() -> Config {
+        let cache_dir = var("NUDA_CACHE_DIR")
+            .map(PathBuf::from)
+            .or_else(|| dirs::cache_dir().map(|d| d.join("nuda")));
+        Config {
+            engine: EngineChoice::parse(var("NUDA_ENGINE").as_deref()),
+            device: DeviceChoice::parse(var("NUDA_DEVICE").as_deref()),
+            cache: parse_switch("NUDA_CACHE", var("NUDA_CACHE").as_deref()).map(|on| {
+                if on {
+                    cache_dir
+                } else {
+                    None
+                }
+            }),
+            dump: var("NUDA_DUMP").map(PathBuf::from),
+        }
+    }
+}
+
+impl EngineChoice {
+    /// Parses `NUDA_ENGINE`: `auto` (or unset), `opencl` or `native`, in any case.
+    pub fn parse(value: Option<&str>) -> Result<EngineChoice> {
+        let Some(v) = value else {
+            return Ok(EngineChoice::Auto);
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(EngineChoice::Auto),
+            "opencl" | "ocl" | "cl" => Ok(EngineChoice::OpenCl),
+            "native" | "rayon" | "cpu-native" => Ok(EngineChoice::Native),
+            _ => Err(Error::BadSelection {
+                source: "NUDA_ENGINE".into(),
+                value: v.into(),
+                reason: "unknown engine".into(),
+                choices: "auto, opencl, native".into(),
+            }),
+        }
+    }
+}
+
+impl DeviceChoice {
+    /// Parses `NUDA_DEVICE`: a device index, or a name substring.
+    pub fn parse(value: Option<&str>) -> Result<Option<DeviceChoice>> {
+        let Some(v) = value.map(str::trim) else {
+            return Ok(None);
+        };
+        if v.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
+            return match v.parse::<usize>() {
+                Ok(i) => Ok(Some(DeviceChoice::Index(i))),
+                Err(_) => Err(Error::BadSelection {
+                    source: "NUDA_DEVICE".into(),
+                    value: v.into(),
+                    reason: "not a device index (a whole number from 0) nor a name".into(),
+                    choices: "an index or a name substring from `nuda::devices()`".into(),
+                }),
+            };
+        }
+        Ok(Some(DeviceChoice::Name(v.to_lowercase())))
+    }
+}
+
+/// Parses an on/off switch such as `NUDA_CACHE`; unset means on.
+pub(crate) fn parse_switch(var: &'static str, value: Option<&str>) -> Result<bool> {
+    let Some(v) = value else { return Ok(true) };
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "on" | "true" | "yes" => Ok(true),
+        "0" | "off" | "false" | "no" => Ok(false),
+        _ => Err(Error::BadConfig {
+            var,
+            value: v.into(),
+            expected: "0 or 1 (off/on)",
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_values() {
+        assert_eq!(EngineChoice::parse(None).unwrap(), EngineChoice::Auto);
+        assert_eq!(
+            EngineChoice::parse(Some("OpenCL")).unwrap(),
+            EngineChoice::OpenCl
+        );
+        assert_eq!(
+            EngineChoice::parse(Some("native")).unwrap(),
+            EngineChoice::Native
+        );
+        let e = EngineChoice::parse(Some("cuda")).unwrap_err().to_string();
+        assert!(
+            e.contains("NUDA_ENGINE") && e.contains("auto, opencl, native"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn device_values() {
+        assert_eq!(
+            DeviceChoice::parse(Some(" 2 ")).unwrap(),
+            Some(DeviceChoice::Index(2))
+        );
+        assert_eq!(
+            DeviceChoice::parse(Some("GeForce")).unwrap(),
+            Some(DeviceChoice::Name("geforce".into()))
+        );
+        assert_eq!(DeviceChoice::parse(None).unwrap(), None);
+        for bad in ["-1", "1x", "99999999999999999999999"] {
+            let e = DeviceChoice::parse(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("NUDA_DEVICE"), "{e}");
+        }
+    }
+
+    #[test]
+    fn switches() {
+        assert!(parse_switch("NUDA_CACHE", None).unwrap());
+        assert!(!parse_switch("NUDA_CACHE", Some("0")).unwrap());
+        assert!(parse_switch("NUDA_CACHE", Some("maybe")).is_err());
+    }
+}

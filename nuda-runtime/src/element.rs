@@ -1,0 +1,117 @@
+//! Element types that arrays and images hold, and how each maps to OpenCL C and to atomics.
+//!
+//! The native engine writes through shared views from many rayon threads. Plain stores would be
+//! a data race (undefined behaviour in Rust) whenever two work-items write one element, which
+//! OpenCL merely calls unspecified. So every element has an atomic twin with the same layout,
+//! and the native engine stores with `Ordering::Relaxed`: on x86-64 and AArch64 that is an
+//! ordinary store, and a racy kernel yields some value instead of undefined behaviour.
+
+use std::fmt::Debug;
+use std::sync::atomic::{
+    AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64, AtomicU8,
+    Ordering::Relaxed,
+};
+
+mod sealed {
+    /// Only nuda's own element types may be stored: the device layout must be known.
+    pub trait Sealed {}
+}
+
+/// Anything a nuda array or image can hold: plain old data with an atomic twin of the same layout.
+pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static {
+    /// The atomic twin, with the same size and alignment as `Self`.
+    type Cell: Send + Sync;
+    /// Reads a cell.
+    fn load(cell: &Self::Cell) -> Self;
+    /// Writes a cell.
+    fn store(cell: &Self::Cell, value: Self);
+}
+
+/// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64.
+pub trait Element: Pod {
+    /// The OpenCL C type name, such as `float` or `uchar`.
+    const CL_TYPE: &'static str;
+    /// Whether the type is floating point (f32 or f64).
+    const IS_FLOAT: bool;
+    /// The value as little-endian bytes, for passing scalars to kernels.
+    fn to_le_bytes_vec(self) -> Vec<u8>;
+}
+
+macro_rules! element {
+    ($t:ty, $cell:ty, $cl:literal, $float:literal, |$v:ident| $to:expr, |$b:ident| $from:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Pod for $t {
+            type Cell = $cell;
+            #[inline(always)]
+            fn load(cell: &$cell) -> $t {
+                let $b = cell.load(Relaxed);
+                $from
+            }
+            #[inline(always)]
+            fn store(cell: &$cell, $v: $t) {
+                cell.store($to, Relaxed)
+            }
+        }
+        impl Element for $t {
+            const CL_TYPE: &'static str = $cl;
+            const IS_FLOAT: bool = $float;
+            fn to_le_bytes_vec(self) -> Vec<u8> {
+                self.to_le_bytes().to_vec()
+            }
+        }
+        // Layout equality is what makes the atomic view of a `&mut [T]` sound.
+        const _: () = assert!(
+            std::mem::size_of::<$t>() == std::mem::size_of::<$cell>()
+                && std::mem::align_of::<$t>() == std::mem::align_of::<$cell>()
+        );
+    };
+}
+
+element!(f32, AtomicU32, "float", true, |v| v.to_bits(), |b| {
+    f32::from_bits(b)
+});
+element!(f64, AtomicU64, "double", true, |v| v.to_bits(), |b| {
+    f64::from_bits(b)
+});
+element!(i8, AtomicI8, "char", false, |v| v, |b| b);
+element!(i16, AtomicI16, "short", false, |v| v, |b| b);
+element!(i32, AtomicI32, "int", false, |v| v, |b| b);
+element!(i64, AtomicI64, "long", false, |v| v, |b| b);
+element!(u8, AtomicU8, "uchar", false, |v| v, |b| b);
+element!(u16, AtomicU16, "ushort", false, |v| v, |b| b);
+element!(u32, AtomicU32, "uint", false, |v| v, |b| b);
+element!(u64, AtomicU64, "ulong", false, |v| v, |b| b);
+
+/// A texel of `NuImage2`: `f32` (one channel) or `[f32; 4]` (RGBA), stored as 32-bit floats.
+pub trait Texel: Pod {
+    /// Number of channels: 1 or 4.
+    const CHANNELS: usize;
+}
+
+impl Texel for f32 {
+    const CHANNELS: usize = 1;
+}
+
+impl sealed::Sealed for [f32; 4] {}
+impl Pod for [f32; 4] {
+    // Four independent channel cells: a racy RGBA write may tear between channels, never UB.
+    type Cell = [AtomicU32; 4];
+    #[inline(always)]
+    fn load(cell: &Self::Cell) -> Self {
+        [0, 1, 2, 3].map(|c| f32::from_bits(cell[c].load(Relaxed)))
+    }
+    #[inline(always)]
+    fn store(cell: &Self::Cell, value: Self) {
+        for (c, v) in cell.iter().zip(value) {
+            c.store(v.to_bits(), Relaxed);
+        }
+    }
+}
+const _: () = assert!(
+    std::mem::size_of::<[f32; 4]>() == std::mem::size_of::<[AtomicU32; 4]>()
+        && std::mem::align_of::<[f32; 4]>() == std::mem::align_of::<[AtomicU32; 4]>()
+);
+
+impl Texel for [f32; 4] {
+    const CHANNELS: usize = 4;
+}

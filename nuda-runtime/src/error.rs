@@ -1,0 +1,178 @@
+//! `nuda::Error`: every run-time failure, each with a message that says what to do next.
+
+use std::fmt;
+
+/// Result type of every fallible nuda call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with enough context to act on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No device can run the request (no OpenCL platform under `NUDA_ENGINE=opencl`, say).
+    NoDevice {
+        /// Why there is none.
+        reason: String,
+    },
+    /// `NUDA_DEVICE`, `NUDA_ENGINE` or a device index names no usable device.
+    BadSelection {
+        /// Where the selection came from: an environment variable or a function.
+        source: String,
+        /// The value given.
+        value: String,
+        /// Why it does not select a device.
+        reason: String,
+        /// The valid choices.
+        choices: String,
+    },
+    /// Another configuration variable holds a value nuda does not understand.
+    BadConfig {
+        /// The environment variable.
+        var: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted values.
+        expected: &'static str,
+    },
+    /// Shapes or lengths disagree.
+    DimsMismatch {
+        /// What was being done.
+        what: String,
+        /// The shape or length required.
+        expected: String,
+        /// The shape or length given.
+        found: String,
+    },
+    /// The OpenCL compiler rejected a program.
+    Build {
+        /// The program's name (its first kernel).
+        program: String,
+        /// The device it was built for.
+        device: String,
+        /// The compiler's log.
+        log: String,
+        /// The complete source, with line numbers.
+        numbered_source: String,
+    },
+    /// The device ran out of memory or another resource.
+    OutOfResources {
+        /// The device.
+        device: String,
+        /// What was being allocated or run.
+        what: String,
+        /// The driver's words, or the limit that was exceeded.
+        detail: String,
+    },
+    /// A kernel could not be launched or failed while running.
+    Launch {
+        /// The kernel.
+        kernel: String,
+        /// The device.
+        device: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Another OpenCL call failed.
+    OpenCl {
+        /// What nuda was doing.
+        during: String,
+        /// The device, or `-` before one is known.
+        device: String,
+        /// The OpenCL error code.
+        code: i32,
+    },
+}
+
+impl Error {
+    /// The OpenCL error code's name, such as `CL_OUT_OF_RESOURCES`.
+    pub fn cl_code_name(code: i32) -> &'static str {
+        opencl3::error_codes::error_text(code)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDevice { reason } => write!(
+                f,
+                "no device: {reason}; install an OpenCL driver (Debian: apt install pocl-opencl-icd) \
+                 or set NUDA_ENGINE=native to run on the CPU"
+            ),
+            Error::BadSelection { source, value, reason, choices } => write!(
+                f,
+                "bad device selection {source}={value:?}: {reason}; choose one of: {choices}"
+            ),
+            Error::BadConfig { var, value, expected } => {
+                write!(f, "bad value {var}={value:?}: expected {expected}")
+            }
+            Error::DimsMismatch { what, expected, found } => write!(
+                f,
+                "dims mismatch in {what}: expected {expected}, found {found}; \
+                 make the shapes agree"
+            ),
+            Error::Build { program, device, log, numbered_source } => write!(
+                f,
+                "OpenCL build of `{program}` failed on {device}; fix the OpenCL C below \
+                 (NUDA_DUMP=<dir> keeps every source)\n--- build log ---\n{}\n--- source ---\n{}",
+                log.trim_end(),
+                numbered_source
+            ),
+            Error::OutOfResources { device, what, detail } => write!(
+                f,
+                "out of device resources on {device} while {what}: {detail}; \
+                 use smaller arrays or work-groups, or free device arrays first"
+            ),
+            Error::Launch { kernel, device, reason } => {
+                write!(f, "launch of `{kernel}` on {device} failed: {reason}")
+            }
+            Error::OpenCl { during, device, code } => write!(
+                f,
+                "OpenCL error {} ({code}) on {device} while {during}; \
+                 check the driver with `clinfo`, or set NUDA_ENGINE=native",
+                Error::cl_code_name(*code)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Numbers the lines of a source text, as build errors show it.
+pub fn number_lines(source: &str) -> String {
+    let width = source.lines().count().max(1).to_string().len();
+    source
+        .lines()
+        .enumerate()
+        .map(|(i, line)| format!("{:>width$} | {line}\n", i + 1))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_source_aligns_line_numbers() {
+        let text = (1..=10)
+            .map(|i| format!("l{i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let numbered = number_lines(&text);
+        assert!(numbered.starts_with(" 1 | l1\n"));
+        assert!(numbered.ends_with("10 | l10\n"));
+    }
+
+    #[test]
+    fn messages_say_what_to_do() {
+        let e = Error::OpenCl {
+            during: "x".into(),
+            device: "d".into(),
+            code: -5,
+        };
+        assert!(e.to_string().contains("CL_OUT_OF_RESOURCES"));
+        let e = Error::NoDevice {
+            reason: "none".into(),
+        };
+        assert!(e.to_string().contains("NUDA_ENGINE=native"));
+    }
+}

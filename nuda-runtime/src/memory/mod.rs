@@ -1,0 +1,222 @@
+//! Lazily synchronised storage shared by `NuArray1/2/3` and `NuImage2`.
+//!
+//! The state machine is documented in `README.md` beside this file. In short: the data is
+//! valid in any subset of {the host, each device}, or is still the all-zero value it was made
+//! with and lives nowhere; memory is allocated where it is first needed; data moves only when a
+//! reader finds its copy stale.
+//!
+//! Soundness: host references handed out by `&self` must stay valid, so the host copy sits in a
+//! `OnceLock` that only `&self` readers initialise (always under the state lock, so readers and
+//! launches never race), and that only `&mut self` methods clear. A device write therefore
+//! needs `&mut` access, which proves that no host reference is alive when the host copy dies.
+
+#[cfg(test)]
+mod test;
+
+use crate::device::cl_device;
+use crate::element::Pod;
+use crate::error::Result;
+use crate::opencl::memory::{alloc, download, fill_zero, upload, DeviceMem, Layout};
+use crate::opencl::ClDevice;
+use opencl3::memory::cl_mem;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+
+/// Elements plus where they are valid.
+pub(crate) struct Storage<T: Pod> {
+    len: usize,
+    layout: Layout,
+    /// The host copy, present exactly when it is valid.
+    host: OnceLock<Vec<T>>,
+    sync: Mutex<SyncState<T>>,
+}
+
+struct SyncState<T> {
+    /// The data is still the all-zero value the storage was created with.
+    zero: bool,
+    /// A stale host allocation kept so the next download needs no new allocation.
+    spare: Vec<T>,
+    /// Per nuda device index: device memory and whether it holds the current data.
+    slots: Vec<Slot<T>>,
+}
+
+struct Slot<T> {
+    mem: Option<DeviceMem<T>>,
+    valid: bool,
+}
+
+impl<T: Pod> Storage<T> {
+    /// All-zero data that lives nowhere yet: neither host nor device memory is allocated.
+    pub fn zeroed(len: usize, layout: Layout) -> Self {
+        Self::with(len, layout, OnceLock::new(), true)
+    }
+
+    /// Data that starts on the host.
+    pub fn from_vec(data: Vec<T>, layout: Layout) -> Self {
+        Self::with(data.len(), layout, OnceLock::from(data), false)
+    }
+
+    fn with(len: usize, layout: Layout, host: OnceLock<Vec<T>>, zero: bool) -> Self {
+        let sync = Mutex::new(SyncState {
+            zero,
+            spare: Vec::new(),
+            slots: Vec::new(),
+        });
+        Storage {
+            len,
+            layout,
+            host,
+            sync,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn lock(&self) -> MutexGuard<'_, SyncState<T>> {
+        // State changes complete before any call that can panic, so a poisoned lock still
+        // guards consistent state.
+        self.sync.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The host copy for reading: downloads only if a device wrote since the host last had it.
+    pub fn host(&self) -> Result<&[T]> {
+        if let Some(v) = self.host.get() {
+            return Ok(v);
+        }
+        let mut st = self.lock();
+        if let Some(v) = self.host.get() {
+            return Ok(v);
+        }
+        let data = st.materialise(self.len)?;
+        // Every initialisation happens under the lock, so the cell is still empty here.
+        Ok(self.host.get_or_init(|| data))
+    }
+
+    /// The host copy for writing: every device copy becomes stale.
+    pub fn host_mut(&mut self) -> Result<&mut [T]> {
+        let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if self.host.get().is_none() {
+            let data = st.materialise(self.len)?;
+            self.host.get_or_init(|| data);
+        }
+        st.host_written();
+        Ok(self
+            .host
+            .get_mut()
+            .map(Vec::as_mut_slice)
+            .unwrap_or_default())
+    }
+
+    /// The host copy about to be overwritten whole: allocated but never downloaded.
+    pub fn host_overwrite(&mut self) -> &mut [T] {
+        let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if self.host.get().is_none() {
+            let mut buf = std::mem::take(&mut st.spare);
+            buf.resize(self.len, T::default());
+            self.host.get_or_init(|| buf);
+        }
+        st.host_written();
+        self.host
+            .get_mut()
+            .map(Vec::as_mut_slice)
+            .unwrap_or_default()
+    }
+
+    /// Makes the data valid on `dev`, allocating and uploading only if needed, and returns
+    /// the device memory for a kernel argument. It stays valid while `self` lives.
+    pub fn prepare(&self, dev: &ClDevice) -> Result<cl_mem> {
+        let mut st = self.lock();
+        let i = dev.index;
+        if st.slots.len() <= i {
+            st.slots.resize_with(i + 1, || Slot {
+                mem: None,
+                valid: false,
+            });
+        }
+        if st.slots[i].mem.is_none() {
+            st.slots[i].mem = Some(alloc(dev, self.len, self.layout)?);
+        }
+        if !st.slots[i].valid {
+            self.refresh(&mut st, dev)?;
+        }
+        Ok(st.slots[i]
+            .mem
+            .as_ref()
+            .map(DeviceMem::raw)
+            .unwrap_or(std::ptr::null_mut()))
+    }
+
+    fn refresh(&self, st: &mut SyncState<T>, dev: &ClDevice) -> Result<()> {
+        let i = dev.index;
+        if st.zero {
+            let mem = st.slots[i].mem.as_mut();
+            mem.map_or(Ok(()), |m| fill_zero(dev, m, self.len))?;
+        } else {
+            // Another device may hold the only valid copy: it travels through the host, which
+            // keeps the copy, so a later host read downloads nothing.
+            if self.host.get().is_none() {
+                let data = st.materialise(self.len)?;
+                self.host.get_or_init(|| data);
+            }
+            let host = self.host.get().map(Vec::as_slice).unwrap_or_default();
+            st.slots[i]
+                .mem
+                .as_mut()
+                .map_or(Ok(()), |m| upload(dev, m, host))?;
+        }
+        st.slots[i].valid = true;
+        Ok(())
+    }
+
+    /// Records that a kernel on device `device` wrote the data: only that copy stays valid.
+    pub fn device_wrote(&mut self, device: usize) {
+        let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for (j, slot) in st.slots.iter_mut().enumerate() {
+            slot.valid = j == device;
+        }
+        st.zero = false;
+        if let Some(old) = self.host.take() {
+            st.spare = old;
+        }
+    }
+
+    /// Where the data is valid: (host, devices), for tests and `Debug`.
+    pub fn validity(&self) -> (bool, Vec<usize>) {
+        let st = self.lock();
+        let devices = st
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.valid)
+            .map(|(i, _)| i);
+        (self.host.get().is_some(), devices.collect())
+    }
+}
+
+impl<T: Pod> SyncState<T> {
+    /// Builds a valid host copy: zeros if never written, else a download from a valid device.
+    fn materialise(&mut self, len: usize) -> Result<Vec<T>> {
+        let mut buf = std::mem::take(&mut self.spare);
+        buf.clear();
+        buf.resize(len, T::default());
+        if self.zero {
+            return Ok(buf);
+        }
+        let Some((index, slot)) = self.slots.iter().enumerate().find(|(_, s)| s.valid) else {
+            unreachable!("nuda bug: data valid neither on the host nor on any device");
+        };
+        let (Some(dev), Some(mem)) = (cl_device(index), slot.mem.as_ref()) else {
+            unreachable!("nuda bug: a valid slot without device memory");
+        };
+        download(dev, mem, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// The host changed (or may have): every device copy is stale.
+    fn host_written(&mut self) {
+        self.zero = false;
+        self.slots.iter_mut().for_each(|s| s.valid = false);
+    }
+}

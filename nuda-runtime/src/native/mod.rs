@@ -1,0 +1,202 @@
+//! The native engine: kernels as Rust closures, run on rayon over an NDRange with the same
+//! work-item numbering as OpenCL. Work-groups are the unit of parallelism; the work-items of a
+//! group run in order on one thread, last dimension fastest.
+//!
+//! `barrier()` cannot be honoured by running work-items one after another, so kernels that
+//! need it get their native form from the macros, split at barriers.
+
+#[cfg(test)]
+mod test;
+mod views;
+
+pub(crate) use views::clamp;
+pub use views::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+
+use crate::device::{native_device, Device};
+use crate::error::{Error, Result};
+use crate::launch::{Geometry, Timing};
+use crate::stats::{record, Event};
+use rayon::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+/// One work-item's coordinates, as OpenCL's `get_global_id` and friends report them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkItem {
+    dims: usize,
+    global_id: [usize; 3],
+    local_id: [usize; 3],
+    group_id: [usize; 3],
+    global_size: [usize; 3],
+    local_size: [usize; 3],
+}
+
+impl WorkItem {
+    /// Number of NDRange dimensions (1 to 3).
+    pub fn work_dim(&self) -> usize {
+        self.dims
+    }
+    /// `get_global_id(d)`; 0 beyond the NDRange's dimensions.
+    #[inline]
+    pub fn global_id(&self, d: usize) -> usize {
+        self.global_id.get(d).copied().unwrap_or(0)
+    }
+    /// `get_local_id(d)`.
+    #[inline]
+    pub fn local_id(&self, d: usize) -> usize {
+        self.local_id.get(d).copied().unwrap_or(0)
+    }
+    /// `get_group_id(d)`.
+    #[inline]
+    pub fn group_id(&self, d: usize) -> usize {
+        self.group_id.get(d).copied().unwrap_or(0)
+    }
+    /// `get_global_size(d)`; 1 beyond the NDRange's dimensions.
+    #[inline]
+    pub fn global_size(&self, d: usize) -> usize {
+        self.global_size.get(d).copied().unwrap_or(1)
+    }
+    /// `get_local_size(d)`.
+    #[inline]
+    pub fn local_size(&self, d: usize) -> usize {
+        self.local_size.get(d).copied().unwrap_or(1)
+    }
+    /// `get_num_groups(d)`.
+    #[inline]
+    pub fn num_groups(&self, d: usize) -> usize {
+        self.global_size(d) / self.local_size(d)
+    }
+}
+
+/// A native launch: an NDRange and a closure run once per work-item.
+///
+/// ```
+/// # use nuda_runtime::*;
+/// let a = NuArray1::<f32>::from_fn(100, |i| i as f32);
+/// let mut b = NuArray1::<f32>::new(100);
+/// let (av, bv) = (a.read_view()?, b.write_view()?);
+/// NativeLaunch::new([100]).local([32]).run(|w| {
+///     let i = w.global_id(0);
+///     if i < 100 { bv.set(i, 2.0 * av[i]); }
+/// })?;
+/// # drop(bv); assert_eq!(b[7], 14.0);
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NativeLaunch {
+    global: Vec<usize>,
+    local: Option<Vec<usize>>,
+    name: String,
+}
+
+impl NativeLaunch {
+    /// An NDRange of 1 to 3 global sizes.
+    pub fn new(global: impl AsRef<[usize]>) -> Self {
+        NativeLaunch {
+            global: global.as_ref().to_vec(),
+            local: None,
+            name: "native kernel".into(),
+        }
+    }
+
+    /// Work-group sizes; the global sizes are rounded up to multiples of them.
+    pub fn local(mut self, local: impl AsRef<[usize]>) -> Self {
+        self.local = Some(local.as_ref().to_vec());
+        self
+    }
+
+    /// A name for error messages.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Runs `kernel` for every work-item and returns when all have finished. A panic in the
+    /// kernel (an out-of-range index, say) is returned as `Error::Launch`.
+    pub fn run(self, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
+        let start = Instant::now();
+        let device = native_device();
+        let info = device
+            .as_ref()
+            .map_or_else(|| crate::device::native_info(0), |d| d.info().clone());
+        let geo = Geometry::new(&self.global, self.local.as_deref(), &info)?;
+        let shape = GroupShape::new(&geo);
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            (0..shape.groups())
+                .into_par_iter()
+                .for_each(|g| shape.run_group(g, &kernel));
+        }));
+        let kernel_time = start.elapsed();
+        ran.map_err(|p| self.panicked(device.as_ref(), p))?;
+        record(device.map(|d| d.index()), Event::Launch);
+        Ok(Timing {
+            kernel: Some(kernel_time),
+            wall: start.elapsed(),
+        })
+    }
+
+    fn panicked(&self, device: Option<&Device>, payload: Box<dyn std::any::Any + Send>) -> Error {
+        let msg = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic without a message".into());
+        Error::Launch {
+            kernel: self.name.clone(),
+            device: device.map_or_else(|| "the native engine".into(), Device::label),
+            reason: format!("a work-item panicked: {msg}"),
+        }
+    }
+}
+
+/// The NDRange as whole groups.
+struct GroupShape {
+    dims: usize,
+    global: [usize; 3],
+    local: [usize; 3],
+    groups: [usize; 3],
+}
+
+impl GroupShape {
+    fn new(geo: &Geometry) -> GroupShape {
+        let mut global = [1; 3];
+        let mut local = [1; 3];
+        global[..geo.global.len()].copy_from_slice(&geo.global);
+        if let Some(l) = &geo.local {
+            local[..l.len()].copy_from_slice(l);
+        }
+        let groups = [0, 1, 2].map(|d| global[d] / local[d]);
+        GroupShape {
+            dims: geo.global.len(),
+            global,
+            local,
+            groups,
+        }
+    }
+
+    fn groups(&self) -> usize {
+        self.groups.iter().product()
+    }
+
+    fn run_group(&self, linear: usize, kernel: &(impl Fn(&WorkItem) + Sync)) {
+        let g = self.groups;
+        let group_id = [linear / (g[1] * g[2]), linear / g[2] % g[1], linear % g[2]];
+        let mut w = WorkItem {
+            dims: self.dims,
+            global_id: [0; 3],
+            local_id: [0; 3],
+            group_id,
+            global_size: self.global,
+            local_size: self.local,
+        };
+        for a in 0..self.local[0] {
+            for b in 0..self.local[1] {
+                for c in 0..self.local[2] {
+                    w.local_id = [a, b, c];
+                    w.global_id = [0, 1, 2].map(|d| group_id[d] * self.local[d] + w.local_id[d]);
+                    kernel(&w);
+                }
+            }
+        }
+    }
+}

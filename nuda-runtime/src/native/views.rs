@@ -1,0 +1,190 @@
+//! Host views the native engine's kernels read and write through.
+//!
+//! Work-items run on many rayon threads at once, all holding the same view, exactly as
+//! OpenCL work-items share a buffer. That kernels write disjoint elements is the user's
+//! promise, as in OpenCL; if they break it the result is unspecified, never undefined
+//! behaviour, because writable views store through the element's atomic twin (see
+//! `element.rs`). Out-of-range indices panic, and the launch reports the panic as an error.
+
+use crate::array::Shape;
+use crate::element::{Pod, Texel};
+use std::ops::Index;
+
+/// Reinterprets an exclusively borrowed slice as its atomic cells.
+fn cells<T: Pod>(data: &mut [T]) -> &[T::Cell] {
+    // SAFETY: `Pod` implementations assert at compile time that `T::Cell` has the size and
+    // alignment of `T`, and every bit pattern of `T` is a valid cell. The exclusive borrow of
+    // `data` lasts as long as the returned shared borrow, so all access goes through cells.
+    unsafe { std::slice::from_raw_parts(data.as_mut_ptr().cast::<T::Cell>(), data.len()) }
+}
+
+fn out_of_bounds<S: std::fmt::Debug>(what: &str, index: S, dims: S) -> ! {
+    panic!("nuda: index {index:?} out of bounds for {what} of dims {dims:?}")
+}
+
+/// A read-only view of an array.
+#[derive(Clone, Copy)]
+pub struct ArrayView<'a, T, S> {
+    data: &'a [T],
+    dims: S,
+}
+
+impl<'a, T: Pod, S: Shape> ArrayView<'a, T, S> {
+    pub(crate) fn new(data: &'a [T], dims: S) -> Self {
+        ArrayView { data, dims }
+    }
+
+    /// The dims, outermost first.
+    pub fn dims(&self) -> S {
+        self.dims
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The element at `index`.
+    #[inline]
+    pub fn get(&self, index: S) -> T {
+        self[index]
+    }
+}
+
+impl<T: Pod, S: Shape> Index<S> for ArrayView<'_, T, S> {
+    type Output = T;
+    #[inline]
+    fn index(&self, index: S) -> &T {
+        match self.dims.offset(index) {
+            Some(o) => &self.data[o],
+            None => out_of_bounds("an array", index, self.dims),
+        }
+    }
+}
+
+/// A writable view of an array, shared by all work-items of a launch.
+pub struct ArrayViewMut<'a, T: Pod, S> {
+    cells: &'a [T::Cell],
+    dims: S,
+}
+
+impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
+    pub(crate) fn new(data: &'a mut [T], dims: S) -> Self {
+        ArrayViewMut {
+            cells: cells(data),
+            dims,
+        }
+    }
+
+    /// The dims, outermost first.
+    pub fn dims(&self) -> S {
+        self.dims
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    #[inline]
+    fn cell(&self, index: S) -> &T::Cell {
+        match self.dims.offset(index) {
+            Some(o) => &self.cells[o],
+            None => out_of_bounds("an array", index, self.dims),
+        }
+    }
+
+    /// The element at `index`.
+    #[inline]
+    pub fn get(&self, index: S) -> T {
+        T::load(self.cell(index))
+    }
+
+    /// Writes the element at `index`.
+    #[inline]
+    pub fn set(&self, index: S, value: T) {
+        T::store(self.cell(index), value)
+    }
+}
+
+/// Clamps a signed coordinate into `0..n`, as the `CLAMP_TO_EDGE` sampler does.
+#[inline]
+pub(crate) fn clamp(c: i32, n: usize) -> usize {
+    (c.max(0) as usize).min(n.saturating_sub(1))
+}
+
+/// A read-only view of an image; reads clamp to the edge.
+#[derive(Clone, Copy)]
+pub struct ImageView<'a, T> {
+    data: &'a [T],
+    width: usize,
+    height: usize,
+}
+
+impl<'a, T: Texel> ImageView<'a, T> {
+    pub(crate) fn new(data: &'a [T], (width, height): (usize, usize)) -> Self {
+        ImageView {
+            data,
+            width,
+            height,
+        }
+    }
+
+    /// `(width, height)`.
+    pub fn dims(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    /// The texel at `(x, y)`, with coordinates clamped to the edge.
+    #[inline]
+    pub fn read(&self, x: i32, y: i32) -> T {
+        assert!(!self.data.is_empty(), "nuda: read from an empty image");
+        self.data[clamp(y, self.height) * self.width + clamp(x, self.width)]
+    }
+}
+
+/// A writable view of an image, shared by all work-items of a launch.
+pub struct ImageViewMut<'a, T: Pod> {
+    cells: &'a [T::Cell],
+    width: usize,
+    height: usize,
+}
+
+impl<'a, T: Texel> ImageViewMut<'a, T> {
+    pub(crate) fn new(data: &'a mut [T], (width, height): (usize, usize)) -> Self {
+        ImageViewMut {
+            cells: cells(data),
+            width,
+            height,
+        }
+    }
+
+    /// `(width, height)`.
+    pub fn dims(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    /// Writes the texel at `(x, y)`, which must lie inside the image.
+    #[inline]
+    pub fn write(&self, x: i32, y: i32, value: T) {
+        let inside = x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height;
+        if !inside {
+            out_of_bounds(
+                "an image",
+                (x as i64, y as i64),
+                (self.width as i64, self.height as i64),
+            );
+        }
+        T::store(&self.cells[y as usize * self.width + x as usize], value)
+    }
+}

@@ -1,0 +1,233 @@
+//! Setting a kernel's arguments, enqueueing it and waiting for it. Arrays are prepared
+//! (allocated, uploaded if stale) as their arguments are set, and arrays the kernel may write
+//! are marked valid on this device alone once it has run.
+
+use super::ClDevice;
+use crate::error::{Error, Result};
+use crate::launch::{Arg, Geometry, IndexType, Launch, Timing};
+use crate::stats::{record, Event as StatEvent};
+use opencl3::event::Event;
+use opencl3::kernel::{set_kernel_arg, Kernel};
+use std::ffi::c_void;
+use std::time::{Duration, Instant};
+
+/// Runs `l` on `dev` and waits for the kernel to complete.
+pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
+    let start = Instant::now();
+    let geo = Geometry::new(&l.global, l.local.as_deref(), &dev.info)?;
+    let index = l
+        .index_type
+        .unwrap_or_else(|| IndexType::for_max(largest_size(&l, &geo)));
+    check_index_fits(&l, &geo, index)?;
+    check_memory(dev, &l.args)?;
+    if geo.is_empty() {
+        return Ok(Timing {
+            kernel: Some(Duration::ZERO),
+            wall: start.elapsed(),
+        });
+    }
+    let built = dev.program(l.source, index, l.kernel)?;
+    let event = built.with_kernel(dev, l.kernel, |k| {
+        check_arity(dev, k, &l)?;
+        set_args(dev, k, &l, index)?;
+        submit(dev, k, &geo, l.kernel)
+    })?;
+    // The kernel was enqueued and may have written, even if it fails while running.
+    for arg in &mut l.args {
+        if let Arg::MemMut { mem, .. } | Arg::ImageMut(mem) = arg {
+            mem.wrote(dev.index);
+        }
+    }
+    event
+        .wait()
+        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"))?;
+    record(Some(dev.index), StatEvent::Launch);
+    Ok(Timing {
+        kernel: kernel_time(&event),
+        wall: start.elapsed(),
+    })
+}
+
+fn failed(dev: &ClDevice, kernel: &str, code: i32, what: &str) -> Error {
+    match super::cl_error(code, what, &dev.label) {
+        e @ Error::OutOfResources { .. } => e,
+        _ => Error::Launch {
+            kernel: kernel.into(),
+            device: dev.label.clone(),
+            reason: format!("{what}: {} ({code})", Error::cl_code_name(code)),
+        },
+    }
+}
+
+fn kernel_time(event: &Event) -> Option<Duration> {
+    let start = event.profiling_command_start().ok()?;
+    let end = event.profiling_command_end().ok()?;
+    Some(Duration::from_nanos(end.saturating_sub(start)))
+}
+
+/// The largest size the kernel will see: picks the index type.
+fn largest_size(l: &Launch<'_>, geo: &Geometry) -> u64 {
+    let mut max = geo.global.iter().copied().max().unwrap_or(0) as u64;
+    for arg in &l.args {
+        let m = match arg {
+            Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } => {
+                dims.iter().product::<usize>() as u64
+            }
+            Arg::Index(v) => *v,
+            _ => 0,
+        };
+        max = max.max(m);
+    }
+    max
+}
+
+fn check_index_fits(l: &Launch<'_>, geo: &Geometry, index: IndexType) -> Result<()> {
+    let need = largest_size(l, geo);
+    if IndexType::for_max(need) == IndexType::U64 && index == IndexType::U32 {
+        return Err(Error::DimsMismatch {
+            what: format!("launch of `{}` with 32-bit indices", l.kernel),
+            expected: format!("sizes up to {}", u32::MAX),
+            found: format!("a size of {need}; use IndexType::U64"),
+        });
+    }
+    Ok(())
+}
+
+fn check_memory(dev: &ClDevice, args: &[Arg<'_>]) -> Result<()> {
+    let constant: u64 = args
+        .iter()
+        .map(|a| match a {
+            Arg::Mem {
+                mem,
+                constant: true,
+                ..
+            } => mem.bytes(),
+            _ => 0,
+        })
+        .sum();
+    let local: u64 = args
+        .iter()
+        .map(|a| if let Arg::Local(b) = a { *b as u64 } else { 0 })
+        .sum();
+    let over = |what: &str, used: u64, limit: u64| Error::OutOfResources {
+        device: dev.label.clone(),
+        what: format!("passing {what}"),
+        detail: format!("they take {used} bytes and the device has {limit}"),
+    };
+    if constant > dev.info.constant_memory {
+        return Err(over("constant arrays", constant, dev.info.constant_memory));
+    }
+    if local > dev.info.local_memory {
+        return Err(over("local memory", local, dev.info.local_memory));
+    }
+    Ok(())
+}
+
+/// Kernel arguments an `Arg` takes: arrays pass a pointer plus one size per dim.
+fn arity(arg: &Arg<'_>) -> usize {
+    match arg {
+        Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } => 1 + dims.len(),
+        _ => 1,
+    }
+}
+
+fn check_arity(dev: &ClDevice, k: &Kernel, l: &Launch<'_>) -> Result<()> {
+    let given: usize = l.args.iter().map(arity).sum();
+    let declared = k
+        .num_args()
+        .map_err(|e| dev.error(e.0, "querying a kernel"))? as usize;
+    if given == declared {
+        return Ok(());
+    }
+    Err(Error::Launch {
+        kernel: l.kernel.into(),
+        device: dev.label.clone(),
+        reason: format!(
+            "the kernel declares {declared} parameters but the launch passes {given} \
+             (each array passes a pointer followed by one nu_idx per dim)"
+        ),
+    })
+}
+
+/// One kernel argument's value: bytes to copy, or a local-memory size.
+enum Value<'b> {
+    Bytes(&'b [u8]),
+    Local(usize),
+}
+
+fn set_args(dev: &ClDevice, k: &Kernel, l: &Launch<'_>, index: IndexType) -> Result<()> {
+    let mut at = 0u32;
+    let mut set = |v: Value<'_>| {
+        set_value(dev, k, l.kernel, at, v)?;
+        at += 1;
+        Ok::<(), Error>(())
+    };
+    for arg in &l.args {
+        match (arg, arg.memory()) {
+            (Arg::Scalar(bytes), _) => set(Value::Bytes(bytes))?,
+            (Arg::Index(v), _) => set(Value::Bytes(&index_bytes(*v, index)))?,
+            (Arg::Local(bytes), _) => set(Value::Local(*bytes))?,
+            (_, Some((mem, dims))) => {
+                set(Value::Bytes(&handle(mem.prepare(dev)?)))?;
+                for d in dims {
+                    set(Value::Bytes(&index_bytes(*d as u64, index)))?;
+                }
+            }
+            (_, None) => unreachable!("every other argument refers to memory"),
+        }
+    }
+    Ok(())
+}
+
+fn handle(mem: opencl3::memory::cl_mem) -> [u8; size_of::<usize>()] {
+    (mem as usize).to_ne_bytes()
+}
+
+fn index_bytes(v: u64, index: IndexType) -> Vec<u8> {
+    match index {
+        IndexType::U32 => (v as u32).to_le_bytes().to_vec(),
+        IndexType::U64 => v.to_le_bytes().to_vec(),
+    }
+}
+
+fn set_value(dev: &ClDevice, k: &Kernel, name: &str, at: u32, v: Value<'_>) -> Result<()> {
+    let (size, ptr) = match v {
+        Value::Bytes(b) => (b.len(), b.as_ptr() as *const c_void),
+        // A null value with a size is how OpenCL reserves local memory.
+        Value::Local(bytes) => (bytes.max(1), std::ptr::null()),
+    };
+    // SAFETY: `ptr` is null or points to `size` readable bytes, which the driver copies
+    // before returning.
+    let r = unsafe { set_kernel_arg(k.get(), at, size, ptr) };
+    r.map_err(|code| bad_arg(dev, name, at, code, size))
+}
+
+fn bad_arg(dev: &ClDevice, kernel: &str, at: u32, code: i32, size: usize) -> Error {
+    Error::Launch {
+        kernel: kernel.into(),
+        device: dev.label.clone(),
+        reason: format!(
+            "parameter {at} does not accept the {size}-byte value nuda passes ({}); check its \
+             type: arrays are `global T*` plus nu_idx dims, images `image2d_t`",
+            Error::cl_code_name(code)
+        ),
+    }
+}
+
+fn submit(dev: &ClDevice, k: &Kernel, geo: &Geometry, name: &str) -> Result<Event> {
+    let queue = &dev.context()?.queue;
+    let local = geo.local.as_ref().map_or(std::ptr::null(), |l| l.as_ptr());
+    // SAFETY: the sizes point to `dims` valid values (or null for local), alive for the call;
+    // every argument was set above.
+    let r = unsafe {
+        queue.enqueue_nd_range_kernel(
+            k.get(),
+            geo.global.len() as u32,
+            std::ptr::null(),
+            geo.global.as_ptr(),
+            local,
+            &[],
+        )
+    };
+    r.map_err(|e| failed(dev, name, e.0, "enqueueing the kernel"))
+}

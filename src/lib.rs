@@ -1,0 +1,18 @@
+//! nuda: GPU loops for Rust.
+//!
+//! Mark a loop nest and it runs as an OpenCL kernel on the best device found, or on the
+//! native engine (rayon) where there is none. Arrays and images synchronise between host and
+//! devices lazily: data moves only when the side that reads it has a stale copy.
+//!
+//! `use nuda::prelude::*;` brings in everything a program needs.
+
+pub use nuda_runtime::*;
+
+/// Everything a nuda program needs, in one import.
+pub mod prelude {
+    pub use nuda_runtime::{
+        current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,
+        IndexType, KernelSource, Launch, NativeLaunch, NuArray1, NuArray2, NuArray3, NuImage2,
+        Result, WorkItem,
+    };
+}
