@@ -7,6 +7,7 @@ mod test;
 
 pub use shape::Shape;
 
+use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::memory::Storage;
@@ -122,6 +123,15 @@ impl<T: Element, S: Shape> NuArray<T, S> {
         }
         self.storage.host_overwrite().copy_from_slice(src);
         Ok(())
+    }
+
+    /// Makes the data valid on `device` now (allocating and uploading only if needed), so a
+    /// later launch finds it there. The native engine works on the host copy.
+    pub fn prefetch(&self, device: &Device) -> Result<()> {
+        match device.cl() {
+            Some(cl) => self.storage.prepare(cl).map(drop),
+            None => self.storage.host().map(drop),
+        }
     }
 
     /// A read-only view on the host for the native engine.

@@ -5,6 +5,7 @@
 #[cfg(test)]
 mod test;
 
+use crate::device::Device;
 use crate::element::Texel;
 use crate::error::{Error, Result};
 use crate::memory::Storage;
@@ -116,6 +117,14 @@ impl<T: Texel> NuImage2<T> {
     /// A copy of the texels, row by row.
     pub fn to_vec(&self) -> Vec<T> {
         self.as_slice().to_vec()
+    }
+
+    /// Makes the data valid on `device` now (allocating and uploading only if needed).
+    pub fn prefetch(&self, device: &Device) -> Result<()> {
+        match device.cl() {
+            Some(cl) => self.storage.prepare(cl).map(drop),
+            None => self.storage.host().map(drop),
+        }
     }
 
     /// A read-only view on the host for the native engine.

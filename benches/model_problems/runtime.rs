@@ -1,0 +1,96 @@
+//! Runtime figures: host-to-device and device-to-host bandwidth through lazy sync, and the
+//! per-launch overhead of an empty kernel (OpenCL) or an empty closure (native engine).
+
+use nuda::{Device, KernelSource, Launch, NativeLaunch, NuArray1, Result};
+use std::time::{Duration, Instant};
+
+static KERNELS: KernelSource = KernelSource::new(
+    "kernel void nop(nu_idx n) {}
+     kernel void touch(global float* a, nu_idx n) {
+         nu_idx i = get_global_id(0);
+         if (i < n) a[i] = (float)i;
+     }",
+);
+
+/// Prints transfer bandwidth and launch overhead for `device`.
+pub fn report(device: &Device, quick: bool) -> Result<()> {
+    println!(
+        "\n{:<28} {:>12} {:>12}",
+        "transfer", "host->device", "device->host"
+    );
+    let sizes: &[usize] = if quick {
+        &[1 << 20, 16 << 20]
+    } else {
+        &[1 << 20, 16 << 20, 256 << 20]
+    };
+    for &bytes in sizes {
+        let (up, down) = bandwidth(device, bytes, if quick { 3 } else { 10 })?;
+        println!(
+            "{:<28} {:>8.2} GB/s {:>8.2} GB/s",
+            format!("{} MiB", bytes >> 20),
+            up,
+            down
+        );
+    }
+    let (wall, kernel) = launch_overhead(device, if quick { 200 } else { 2000 })?;
+    let kernel = kernel.map_or("-".into(), |k| format!("{:.1} us", micros(k)));
+    println!(
+        "\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}",
+        micros(wall)
+    );
+    Ok(())
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Best-of-`reps` bandwidth in GB/s for uploads and downloads of `bytes`.
+fn bandwidth(device: &Device, bytes: usize, reps: usize) -> Result<(f64, f64)> {
+    if device.is_native() {
+        return Ok((f64::NAN, f64::NAN));
+    }
+    let n = bytes / 4;
+    let mut a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+    let (mut up, mut down) = (Duration::MAX, Duration::MAX);
+    for _ in 0..reps {
+        a.as_mut_slice()[0] = 1.0; // host write: the device copy is stale
+        let t = Instant::now();
+        a.prefetch(device)?;
+        up = up.min(t.elapsed());
+        Launch::new(&KERNELS, "touch")
+            .on(device)
+            .global([n])
+            .local([64])
+            .array_mut(&mut a)
+            .run()?;
+        let t = Instant::now();
+        a.try_as_slice()?;
+        down = down.min(t.elapsed());
+    }
+    let gbs = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+    Ok((gbs(up), gbs(down)))
+}
+
+/// Mean wall time per launch and mean kernel time of an empty launch.
+fn launch_overhead(device: &Device, reps: u32) -> Result<(Duration, Option<Duration>)> {
+    let run = || -> Result<nuda::Timing> {
+        if device.is_native() {
+            NativeLaunch::new([1]).run(|_| {})
+        } else {
+            Launch::new(&KERNELS, "nop")
+                .on(device)
+                .global([1])
+                .index(1)
+                .run()
+        }
+    };
+    run()?; // builds the program
+    let mut kernel = Some(Duration::ZERO);
+    let start = Instant::now();
+    for _ in 0..reps {
+        let t = run()?;
+        kernel = kernel.zip(t.kernel).map(|(a, b)| a + b);
+    }
+    Ok((start.elapsed() / reps, kernel.map(|k| k / reps)))
+}

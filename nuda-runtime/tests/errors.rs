@@ -1,0 +1,308 @@
+//! Every error path of the runtime, each checked for its variant and for a message that says
+//! what to do. Environment errors run in child processes, since the environment is read once.
+
+mod common;
+
+use common::{child, is_child, opencl, probe};
+use nuda_runtime::{Error, IndexType, KernelSource, Launch, NuArray1, NuArray2};
+
+static BROKEN: KernelSource = KernelSource::new(
+    "kernel void broken(global float* a, nu_idx n) {
+         a[get_global_id(0)] = undeclared_name * 2.0f;
+     }",
+);
+
+#[test]
+fn build_failure_carries_the_log_and_the_numbered_source() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray1::<f32>::new(4);
+    let e = Launch::new(&BROKEN, "broken")
+        .on(&dev)
+        .global([4])
+        .array_mut(&mut a)
+        .run()
+        .unwrap_err();
+    let Error::Build {
+        log,
+        numbered_source,
+        ..
+    } = &e
+    else {
+        panic!("not a build error: {e}")
+    };
+    assert!(log.contains("undeclared_name"), "log: {log}");
+    assert!(
+        numbered_source.contains("| typedef uint nu_idx;"),
+        "{numbered_source}"
+    );
+    assert!(
+        numbered_source.contains("| kernel void broken"),
+        "{numbered_source}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("--- build log ---") && msg.contains("--- source ---"),
+        "{msg}"
+    );
+}
+
+static ADD: KernelSource = KernelSource::new(
+    "kernel void add(global float* a, nu_idx n, float v) {
+         nu_idx i = get_global_id(0);
+         if (i < n) a[i] += v;
+     }",
+);
+
+#[test]
+fn wrong_argument_count_is_a_launch_error() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray1::<f32>::new(4);
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .global([4])
+        .array_mut(&mut a)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::Launch { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("declares 3 parameters but the launch passes 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_argument_size_is_a_launch_error() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray1::<f32>::new(4);
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .global([4])
+        .array_mut(&mut a)
+        .arg(1.0f64)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::Launch { .. }), "{e}");
+    assert!(e.to_string().contains("parameter 2"), "{e}");
+}
+
+#[test]
+fn unknown_kernel_name_lists_the_kernels() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray1::<f32>::new(4);
+    let e = Launch::new(&ADD, "sub")
+        .on(&dev)
+        .global([4])
+        .array_mut(&mut a)
+        .arg(1.0f32)
+        .run()
+        .unwrap_err();
+    assert!(e.to_string().contains("its kernels are: add"), "{e}");
+}
+
+#[test]
+fn oversized_work_groups_are_dims_errors() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray1::<f32>::new(4);
+    let too_big = dev.info().max_work_group_size + 1;
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .global([4])
+        .local([too_big])
+        .array_mut(&mut a)
+        .arg(1.0f32)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::DimsMismatch { .. }), "{e}");
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .global([4, 4])
+        .local([2])
+        .array_mut(&mut a)
+        .arg(1.0f32)
+        .run()
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("one local size per global size"),
+        "{e}"
+    );
+}
+
+#[test]
+fn arrays_beyond_the_device_allocation_limit_are_out_of_resources() {
+    let Some(dev) = opencl() else { return };
+    // Never touched on the host, so only the device allocation is attempted.
+    let mut a = NuArray1::<f32>::new((dev.info().max_alloc / 4 + 1) as usize);
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .global([4])
+        .array_mut(&mut a)
+        .arg(1.0f32)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
+    assert!(e.to_string().contains("use smaller arrays"), "{e}");
+}
+
+static LOCAL: KernelSource =
+    KernelSource::new("kernel void uses_local(local float* t) { t[0] = 1.0f; }");
+
+#[test]
+fn too_much_local_memory_is_out_of_resources() {
+    let Some(dev) = opencl() else { return };
+    let floats = (dev.info().local_memory / 4 + 1) as usize;
+    let e = Launch::new(&LOCAL, "uses_local")
+        .on(&dev)
+        .global([1])
+        .local_array::<f32>(floats)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
+}
+
+static CONST: KernelSource = KernelSource::new(
+    "kernel void sum_const(global float* out, nu_idx n, constant float* c, nu_idx m) { out[0] = c[0]; }",
+);
+
+#[test]
+fn constant_arrays_beyond_constant_memory_are_out_of_resources() {
+    let Some(dev) = opencl() else { return };
+    let mut out = NuArray1::<f32>::new(1);
+    let c = NuArray1::<f32>::new((dev.info().constant_memory / 4 + 1) as usize);
+    let e = Launch::new(&CONST, "sum_const")
+        .on(&dev)
+        .global([1])
+        .array_mut(&mut out)
+        .constant(&c)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
+}
+
+#[test]
+fn forcing_32_bit_indices_on_a_huge_array_is_a_dims_error() {
+    let Some(dev) = opencl() else { return };
+    let mut a = NuArray2::<u8>::new((1 << 16, 1 << 16));
+    let e = Launch::new(&ADD, "add")
+        .on(&dev)
+        .index_type(IndexType::U32)
+        .global([4])
+        .array_mut(&mut a)
+        .run()
+        .unwrap_err();
+    assert!(matches!(e, Error::DimsMismatch { .. }), "{e}");
+}
+
+#[test]
+fn bad_device_indices_are_selection_errors() {
+    let n = nuda_runtime::devices().len();
+    let e = nuda_runtime::set_device(n).unwrap_err();
+    assert!(matches!(e, Error::BadSelection { .. }), "{e}");
+    assert!(nuda_runtime::with_device(n + 3, || ()).is_err());
+}
+
+/// Run by the tests below in a child process: reports what `init` and a launch say.
+#[test]
+fn child_report_init() {
+    if !is_child() {
+        return;
+    }
+    match nuda_runtime::init() {
+        Ok(()) => println!(
+            "PROBE init=ok {}",
+            nuda_runtime::current_device().unwrap().label()
+        ),
+        Err(e) => println!("PROBE init=err {e:?} | {e}"),
+    }
+    let mut a = NuArray1::<f32>::new(4);
+    let r = Launch::new(&ADD, "add")
+        .global([4])
+        .array_mut(&mut a)
+        .arg(1.0f32)
+        .run();
+    println!(
+        "PROBE launch={}",
+        r.map_or_else(|e| format!("err {e}"), |_| "ok".into())
+    );
+}
+
+fn init_result(env: &[(&str, &str)]) -> (String, String) {
+    let out = child("child_report_init", env);
+    (probe(&out, "init"), probe(&out, "launch"))
+}
+
+#[test]
+fn malformed_nuda_engine_is_an_error_everywhere() {
+    let (init, launch) = init_result(&[("NUDA_ENGINE", "cuda")]);
+    assert!(
+        init.starts_with("err BadSelection") && init.contains("auto, opencl, native"),
+        "{init}"
+    );
+    assert!(
+        launch.contains("NUDA_ENGINE"),
+        "a launch reports it too: {launch}"
+    );
+}
+
+#[test]
+fn malformed_nuda_device_values_are_errors() {
+    for bad in ["-1", "3x", "99"] {
+        let (init, _) = init_result(&[("NUDA_DEVICE", bad)]);
+        assert!(
+            init.starts_with("err BadSelection") && init.contains("NUDA_DEVICE"),
+            "{bad}: {init}"
+        );
+    }
+    let (init, _) = init_result(&[("NUDA_DEVICE", "no-such-device-name")]);
+    assert!(init.contains("no device name contains it"), "{init}");
+}
+
+#[test]
+fn nuda_device_and_engine_select_devices() {
+    let (init, launch) = init_result(&[("NUDA_ENGINE", "native")]);
+    assert!(init.starts_with("ok device 0 (native engine"), "{init}");
+    assert!(
+        launch.contains("native engine"),
+        "an OpenCL C kernel cannot run there: {launch}"
+    );
+    let (init, _) = init_result(&[("NUDA_DEVICE", "NATIVE")]);
+    assert!(init.contains("(native engine"), "{init}");
+    if opencl().is_some() {
+        let (init, launch) = init_result(&[("NUDA_ENGINE", "opencl"), ("NUDA_DEVICE", "0")]);
+        assert!(
+            init.starts_with("ok device 0") && launch == "ok",
+            "{init} {launch}"
+        );
+    }
+}
+
+#[test]
+fn opencl_engine_without_a_platform_is_no_device() {
+    // An empty vendor directory hides every installed OpenCL driver from the ICD loader.
+    let empty = std::env::temp_dir().join(format!("nuda-no-icd-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let dir = empty.to_str().unwrap();
+    let (init, _) = init_result(&[("NUDA_ENGINE", "opencl"), ("OCL_ICD_VENDORS", dir)]);
+    assert!(
+        init.starts_with("err NoDevice") && init.contains("pocl-opencl-icd"),
+        "{init}"
+    );
+    let out = child("child_report_init", &[("OCL_ICD_VENDORS", dir)]);
+    assert!(
+        probe(&out, "init").contains("native engine"),
+        "auto falls back to native"
+    );
+    assert!(
+        common::text(&out).contains("running on the native engine"),
+        "with one line on stderr"
+    );
+}
+
+#[test]
+fn malformed_nuda_cache_is_an_error() {
+    let (init, _) = init_result(&[("NUDA_CACHE", "sometimes")]);
+    assert!(
+        init.starts_with("err BadConfig") && init.contains("NUDA_CACHE"),
+        "{init}"
+    );
+}
