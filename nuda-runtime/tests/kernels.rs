@@ -58,7 +58,6 @@ macro_rules! typed_axpb {
                     }
                 })
                 .unwrap();
-            drop(bv);
             assert_eq!(b.to_vec(), want, "native {}", stringify!($t));
         }
     };
@@ -116,7 +115,6 @@ fn two_dimensional_array_by_2_with_ragged_sizes() {
             }
         })
         .unwrap();
-    drop(bv);
     assert_eq!(b.to_vec(), want);
 }
 
@@ -162,7 +160,6 @@ fn three_dimensional_read_modify_write() {
             }
         })
         .unwrap();
-    drop(cv);
     assert_eq!(c.to_vec(), want);
 }
 
@@ -229,7 +226,6 @@ fn images_blur_with_edge_clamping() {
             d.write(x, y, acc / 9.0);
         })
         .unwrap();
-    drop(d);
     assert_close(&dst.to_vec(), &want, 1e-5);
 }
 
@@ -331,7 +327,6 @@ fn local_memory_arguments() {
             }
         })
         .unwrap();
-    drop(sv);
     assert_eq!(sums.to_vec(), want);
 }
 

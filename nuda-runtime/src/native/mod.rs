@@ -79,7 +79,7 @@ impl WorkItem {
 ///     let i = w.global_id(0);
 ///     if i < 100 { bv.set(i, 2.0 * av[i]); }
 /// })?;
-/// # drop(bv); assert_eq!(b[7], 14.0);
+/// # assert_eq!(b[7], 14.0);
 /// # Ok::<(), Error>(())
 /// ```
 #[derive(Debug, Clone)]

@@ -28,7 +28,6 @@ fn every_work_item_runs_once_with_opencl_numbering() {
             }
         })
         .unwrap();
-    drop(view);
     assert_eq!(count.into_inner(), 6 * 12);
     let ran: u32 = hits.as_slice().iter().sum();
     assert_eq!(ran, 50);
@@ -58,7 +57,6 @@ fn images_clamp_in_native_kernels_as_on_the_host() {
             d.write(x, y, s.read(x - 1, y + 1));
         })
         .unwrap();
-    drop(d);
     assert_eq!(dst.read(0, 0), src.read(-1, 1));
     assert_eq!(dst.read(3, 2), src.read(2, 3));
 }
