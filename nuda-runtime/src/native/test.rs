@@ -71,3 +71,36 @@ fn bad_sizes_are_dims_errors() {
     let e = NativeLaunch::new([1, 1, 1, 1]).run(|_| {}).unwrap_err();
     assert!(e.to_string().contains("1 to 3 global sizes"), "{e}");
 }
+
+/// Runs under Miri (`scripts/miri`): shared writable views from several threads, including
+/// racing writes to one element, must not be undefined behaviour.
+#[test]
+fn views_shared_across_threads_are_free_of_undefined_behaviour() {
+    use super::{ArrayView, ArrayViewMut, ImageViewMut};
+    let mut data = vec![0.0f32; 64];
+    let src: Vec<f32> = (0..64).map(|i| i as f32).collect();
+    let read = ArrayView::new(&src, (8, 8));
+    let write = ArrayViewMut::new(&mut data, (8, 8));
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (read, write) = (&read, &write);
+            s.spawn(move || {
+                for j in 0..8 {
+                    write.set((2 * t, j), read[(2 * t, j)] * 2.0);
+                    write.set((2 * t + 1, j), read.get((2 * t + 1, j)) * 2.0);
+                    write.set((0, 0), t as f32); // a race the user promised away: unspecified
+                }
+            });
+        }
+    });
+    assert!(data[1..].iter().zip(&src[1..]).all(|(d, s)| *d == 2.0 * s));
+    let mut texels = vec![[0.0f32; 4]; 4];
+    let img = ImageViewMut::new(&mut texels, (2, 2));
+    std::thread::scope(|s| {
+        for y in 0..2 {
+            let img = &img;
+            s.spawn(move || img.write(1, y, [y as f32; 4]));
+        }
+    });
+    assert_eq!(texels[3], [1.0; 4]);
+}
