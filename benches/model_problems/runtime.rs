@@ -14,6 +14,18 @@ static KERNELS: KernelSource = KernelSource::new(
 
 /// Prints transfer bandwidth and launch overhead for `device`.
 pub fn report(device: &Device, quick: bool) -> Result<()> {
+    if device.is_native() {
+        println!("\ntransfers: none (the native engine works on host memory)");
+    } else {
+        transfers(device, quick)?;
+    }
+    let (wall, kernel) = launch_overhead(device, if quick { 200 } else { 2000 })?;
+    let kernel = kernel.map_or("-".into(), |k| format!("{:.1} us", micros(k)));
+    println!("\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}", micros(wall));
+    Ok(())
+}
+
+fn transfers(device: &Device, quick: bool) -> Result<()> {
     println!(
         "\n{:<28} {:>12} {:>12}",
         "transfer", "host->device", "device->host"
@@ -47,9 +59,6 @@ fn micros(d: Duration) -> f64 {
 
 /// Best-of-`reps` bandwidth in GB/s for uploads and downloads of `bytes`.
 fn bandwidth(device: &Device, bytes: usize, reps: usize) -> Result<(f64, f64)> {
-    if device.is_native() {
-        return Ok((f64::NAN, f64::NAN));
-    }
     let n = bytes / 4;
     let mut a = NuArray1::<f32>::from_fn(n, |i| i as f32);
     let (mut up, mut down) = (Duration::MAX, Duration::MAX);
