@@ -92,6 +92,18 @@ fn a_second_process_loads_the_binary_from_disk() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Writes a cache entry in nuda's format (magic, key, length, SHA-256, payload).
+fn write_entry(path: &Path, payload: &[u8]) {
+    use sha2::{Digest, Sha256};
+    let key = path.file_stem().unwrap().to_str().unwrap();
+    let mut bytes = b"NUDABIN1".to_vec();
+    bytes.extend_from_slice(key.as_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&Sha256::digest(payload));
+    bytes.extend_from_slice(payload);
+    std::fs::write(path, bytes).unwrap();
+}
+
 #[test]
 fn nuda_cache_0_turns_the_disk_cache_off() {
     if opencl().is_none() {
