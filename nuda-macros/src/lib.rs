@@ -1,2 +1,21 @@
 //! nuda's procedural macros. Each entry point parses its input, hands it to
 //! `nuda-transforms`, and turns errors into `compile_error!` at the user's span.
+//! The forms are documented on their re-exports in the `nuda` crate.
+
+use proc_macro::TokenStream;
+
+fn finish(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
+    r.unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Perfectly nested loops on the host: `nfor!((i, j) in (n, m) { .. })`.
+#[proc_macro]
+pub fn nfor(input: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nfor::expand(input.into()))
+}
+
+/// Runs a loop nest on the current device: `nuwork!(1, 128; nfor!((i, j) in (n, n) { .. }))`.
+#[proc_macro]
+pub fn nuwork(input: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nuwork::expand(input.into()))
+}

@@ -46,6 +46,14 @@ impl IndexType {
         }
     }
 
+    /// The signed type of the same width: `nu_sidx`.
+    pub fn signed_cl_name(self) -> &'static str {
+        match self {
+            IndexType::U32 => "int",
+            IndexType::U64 => "long",
+        }
+    }
+
     /// The narrowest type that holds `max`.
     pub fn for_max(max: u64) -> IndexType {
         if max <= u64::from(u32::MAX) {
@@ -88,6 +96,7 @@ impl<T: Pod> DeviceArg for Storage<T> {
 pub(crate) enum Arg<'a> {
     Scalar(Vec<u8>),
     Index(u64),
+    SIndex(i64),
     Mem {
         mem: &'a dyn DeviceArg,
         dims: Vec<usize>,
@@ -183,6 +192,12 @@ impl<'a> Launch<'a> {
     /// A size or index argument of type `nu_idx`.
     pub fn index(mut self, value: usize) -> Self {
         self.args.push(Arg::Index(value as u64));
+        self
+    }
+
+    /// A signed size or index argument of type `nu_sidx` (`int` or `long`, as `nu_idx`).
+    pub fn sindex(mut self, value: isize) -> Self {
+        self.args.push(Arg::SIndex(value as i64));
         self
     }
 

@@ -14,9 +14,11 @@ pub mod launch;
 mod memory;
 pub mod native;
 mod opencl;
+#[doc(hidden)]
+pub mod private;
 mod stats;
 
-pub use array::{NuArray, NuArray1, NuArray2, NuArray3, Shape};
+pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, Shape};
 pub use config::{DeviceChoice, EngineChoice};
 pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
@@ -25,5 +27,7 @@ pub use element::{Element, Pod, Texel};
 pub use error::{Error, Result};
 pub use image::NuImage2;
 pub use launch::{Geometry, IndexType, KernelSource, Launch, Timing};
-pub use native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut, NativeLaunch, WorkItem};
+pub use native::{
+    ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, NativeLaunch, WorkItem,
+};
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};

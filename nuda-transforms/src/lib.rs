@@ -1,2 +1,16 @@
 //! nuda's compiler, an ordinary library testable without rustc: Rust loop nests become a
 //! loop-nest IR, then capture analysis, the annotation chain, and OpenCL C plus native Rust.
+//!
+//! The pipeline, one module per phase:
+//! `syntax` (parse and lower) → `ir` → `capture` (what a kernel uses from outside) →
+//! `annot` (the annotation chain) → `emit` (OpenCL C templates, native Rust, host Rust, and
+//! the glue that launches them).
+
+pub mod annot;
+pub mod capture;
+pub mod ctxt;
+pub mod emit;
+pub mod ir;
+pub mod nfor;
+pub mod nuwork;
+pub mod syntax;

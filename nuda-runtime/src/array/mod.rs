@@ -1,10 +1,12 @@
 //! `NuArray1<T>`, `NuArray2<T>`, `NuArray3<T>`: arrays that live on the host, on devices, or
 //! both, and move between them only when needed (see `memory/README.md`).
 
+mod constant;
 mod shape;
 #[cfg(test)]
 mod test;
 
+pub use constant::NuConst;
 pub use shape::Shape;
 
 use crate::device::Device;

@@ -5,10 +5,12 @@
 //! `barrier()` cannot be honoured by running work-items one after another, so kernels that
 //! need it get their native form from the macros, split at barriers.
 
+mod barrier;
 #[cfg(test)]
 mod test;
 mod views;
 
+pub use barrier::GroupBarrier;
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
 
@@ -114,38 +116,47 @@ impl NativeLaunch {
     /// Runs `kernel` for every work-item and returns when all have finished. A panic in the
     /// kernel (an out-of-range index, say) is returned as `Error::Launch`.
     pub fn run(self, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
-        let start = Instant::now();
+        let (shape, device) = self.shape()?;
+        guarded(&self.name, device.as_ref(), || {
+            (0..shape.groups())
+                .into_par_iter()
+                .for_each(|g| shape.run_group(g, &kernel));
+        })
+    }
+
+    fn shape(&self) -> Result<(GroupShape, Option<Device>)> {
         let device = native_device();
         let info = device
             .as_ref()
             .map_or_else(|| crate::device::native_info(0), |d| d.info().clone());
         let geo = Geometry::new(&self.global, self.local.as_deref(), &info)?;
-        let shape = GroupShape::new(&geo);
-        let ran = catch_unwind(AssertUnwindSafe(|| {
-            (0..shape.groups())
-                .into_par_iter()
-                .for_each(|g| shape.run_group(g, &kernel));
-        }));
-        let kernel_time = start.elapsed();
-        ran.map_err(|p| self.panicked(device.as_ref(), p))?;
-        record(device.map(|d| d.index()), Event::Launch);
-        Ok(Timing {
-            kernel: Some(kernel_time),
-            wall: start.elapsed(),
-        })
+        Ok((GroupShape::new(&geo), device))
     }
+}
 
-    fn panicked(&self, device: Option<&Device>, payload: Box<dyn std::any::Any + Send>) -> Error {
-        let msg = payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "a panic without a message".into());
-        Error::Launch {
-            kernel: self.name.clone(),
-            device: device.map_or_else(|| "the native engine".into(), Device::label),
-            reason: format!("a work-item panicked: {msg}"),
-        }
+/// Runs `work` on rayon, turning a panic into `Error::Launch` and counting the launch.
+pub(crate) fn guarded(name: &str, device: Option<&Device>, work: impl FnOnce()) -> Result<Timing> {
+    let start = Instant::now();
+    let ran = catch_unwind(AssertUnwindSafe(work));
+    let kernel_time = start.elapsed();
+    ran.map_err(|p| panicked(name, device, p))?;
+    record(device.map(Device::index), Event::Launch);
+    Ok(Timing {
+        kernel: Some(kernel_time),
+        wall: start.elapsed(),
+    })
+}
+
+fn panicked(name: &str, device: Option<&Device>, payload: Box<dyn std::any::Any + Send>) -> Error {
+    let msg = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".into());
+    Error::Launch {
+        kernel: name.into(),
+        device: device.map_or_else(|| "the native engine".into(), Device::label),
+        reason: format!("a work-item panicked: {msg}"),
     }
 }
 
@@ -178,25 +189,35 @@ impl GroupShape {
         self.groups.iter().product()
     }
 
-    fn run_group(&self, linear: usize, kernel: &(impl Fn(&WorkItem) + Sync)) {
+    fn group_id(&self, linear: usize) -> [usize; 3] {
         let g = self.groups;
-        let group_id = [linear / (g[1] * g[2]), linear / g[2] % g[1], linear % g[2]];
-        let mut w = WorkItem {
-            dims: self.dims,
-            global_id: [0; 3],
-            local_id: [0; 3],
-            group_id,
-            global_size: self.global,
-            local_size: self.local,
-        };
-        for a in 0..self.local[0] {
-            for b in 0..self.local[1] {
-                for c in 0..self.local[2] {
-                    w.local_id = [a, b, c];
-                    w.global_id = [0, 1, 2].map(|d| group_id[d] * self.local[d] + w.local_id[d]);
-                    kernel(&w);
-                }
+        [linear / (g[1] * g[2]), linear / g[2] % g[1], linear % g[2]]
+    }
+
+    /// The work-items of group `linear`, last dimension fastest.
+    fn items(&self, linear: usize) -> impl Iterator<Item = WorkItem> + '_ {
+        let group_id = self.group_id(linear);
+        let [l0, l1, l2] = self.local;
+        (0..l0 * l1 * l2).map(move |k| {
+            let local_id = [k / (l1 * l2), k / l2 % l1, k % l2];
+            WorkItem {
+                dims: self.dims,
+                global_id: [0, 1, 2].map(|d| group_id[d] * self.local[d] + local_id[d]),
+                local_id,
+                group_id,
+                global_size: self.global,
+                local_size: self.local,
             }
+        })
+    }
+
+    fn group_size(&self) -> usize {
+        self.local.iter().product()
+    }
+
+    fn run_group(&self, linear: usize, kernel: &(impl Fn(&WorkItem) + Sync)) {
+        for w in self.items(linear) {
+            kernel(&w);
         }
     }
 }

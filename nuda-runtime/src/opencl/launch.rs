@@ -74,6 +74,8 @@ fn largest_size(l: &Launch<'_>, geo: &Geometry) -> u64 {
                 dims.iter().product::<usize>() as u64
             }
             Arg::Index(v) => *v,
+            // A signed value needs twice its magnitude to fit the signed type.
+            Arg::SIndex(v) => v.unsigned_abs().saturating_mul(2),
             _ => 0,
         };
         max = max.max(m);
@@ -166,6 +168,7 @@ fn set_args(dev: &ClDevice, k: &Kernel, l: &Launch<'_>, index: IndexType) -> Res
         match (arg, arg.memory()) {
             (Arg::Scalar(bytes), _) => set(Value::Bytes(bytes))?,
             (Arg::Index(v), _) => set(Value::Bytes(&index_bytes(*v, index)))?,
+            (Arg::SIndex(v), _) => set(Value::Bytes(&index_bytes(*v as u64, index)))?,
             (Arg::Local(bytes), _) => set(Value::Local(*bytes))?,
             (_, Some((mem, dims))) => {
                 set(Value::Bytes(&handle(mem.prepare(dev)?)))?;

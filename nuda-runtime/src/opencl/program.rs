@@ -28,21 +28,31 @@ impl Prelude {
             IndexType::U32 => "every size fits in 32 bits",
             IndexType::U64 => "a size needs 64 bits",
         };
-        let mut t = format!(
-            "/* nuda prelude: nu_idx is {} ({why}) */\n",
-            self.index.cl_name()
-        );
-        t += &format!("typedef {} nu_idx;\n", self.index.cl_name());
+        let (u, i) = (self.index.cl_name(), self.index.signed_cl_name());
+        let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
+        t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
+        t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
+        t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
+        t += "#define nu_irem(a, b) ((a) % (b))\n";
         if self.fp64 {
             t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
         }
         if self.images {
             t += "__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | \
                   CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n";
+            t += IMAGE_HELPERS;
         }
         t
     }
 }
+
+/// Image access as the macros emit it: `nu_read1(img, x, y)` for one-channel images.
+const IMAGE_HELPERS: &str = "\
+#define nu_read1(img, x, y) read_imagef(img, nu_sampler, (int2)(x, y)).x
+#define nu_read4(img, x, y) read_imagef(img, nu_sampler, (int2)(x, y))
+#define nu_write1(img, x, y, v) write_imagef(img, (int2)(x, y), (float4)((v), 0.0f, 0.0f, 1.0f))
+#define nu_write4(img, x, y, v) write_imagef(img, (int2)(x, y), (v))
+";
 
 type Slot = Arc<OnceLock<Result<Arc<Built>>>>;
 

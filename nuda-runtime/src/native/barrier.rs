@@ -1,0 +1,103 @@
+//! Work-group barriers on the native engine. Running a group's work-items one after another
+//! cannot honour `barrier()`, so kernels that call it run each work-item of a group on its own
+//! thread, meeting at a `GroupBarrier`. A work-item that panics poisons the barrier, so its
+//! siblings stop waiting and the launch reports the panic instead of hanging.
+
+use super::{guarded, NativeLaunch, WorkItem};
+use crate::error::Result;
+use crate::launch::Timing;
+use rayon::prelude::*;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Condvar, Mutex, PoisonError};
+
+/// A barrier for the work-items of one work-group.
+pub struct GroupBarrier {
+    size: usize,
+    state: Mutex<State>,
+    turn: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: usize,
+    generation: u64,
+    poisoned: bool,
+}
+
+impl GroupBarrier {
+    fn new(size: usize) -> Self {
+        GroupBarrier {
+            size,
+            state: Mutex::default(),
+            turn: Condvar::new(),
+        }
+    }
+
+    /// Waits until every work-item of the group has reached this barrier.
+    pub fn wait(&self) {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let generation = st.generation;
+        st.waiting += 1;
+        if st.waiting == self.size {
+            st.waiting = 0;
+            st.generation += 1;
+            self.turn.notify_all();
+            return;
+        }
+        while st.generation == generation && !st.poisoned {
+            st = self.turn.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+        if st.poisoned {
+            drop(st);
+            panic!("nuda: another work-item of this group panicked");
+        }
+    }
+
+    fn poison(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .poisoned = true;
+        self.turn.notify_all();
+    }
+}
+
+impl NativeLaunch {
+    /// Runs a kernel that calls `barrier()`: each work-item of a group on its own thread.
+    pub fn run_with_barrier(
+        self,
+        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
+    ) -> Result<Timing> {
+        let (shape, device) = self.shape()?;
+        guarded(&self.name, device.as_ref(), || {
+            (0..shape.groups()).into_par_iter().for_each(|g| {
+                let barrier = GroupBarrier::new(shape.group_size());
+                let items: Vec<WorkItem> = shape.items(g).collect();
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = items
+                        .iter()
+                        .map(|w| {
+                            let (barrier, kernel) = (&barrier, &kernel);
+                            std::thread::Builder::new()
+                                .stack_size(256 << 10)
+                                .spawn_scoped(s, move || {
+                                    let r = catch_unwind(AssertUnwindSafe(|| kernel(w, barrier)));
+                                    if r.is_err() {
+                                        barrier.poison();
+                                    }
+                                    r
+                                })
+                                .expect("nuda: cannot start a work-item thread")
+                        })
+                        .collect();
+                    let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+                    for r in results.into_iter().flatten() {
+                        if let Err(p) = r {
+                            resume_unwind(p);
+                        }
+                    }
+                });
+            });
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! How values captured by a kernel reach it: their OpenCL C parameter declaration, their
+//! native-engine view, and the launch arguments they push. The macros call these traits on
+//! every captured value, so the types come from rustc, never from the macro guessing.
+
+use super::template::{CaptureDesc, Space};
+use crate::array::{NuArray, Shape};
+use crate::element::{Element, Texel};
+use crate::error::Result;
+use crate::image::NuImage2;
+use crate::launch::Launch;
+use crate::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+
+/// A value type kernels compute with, and its OpenCL C name.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a value in a nuda kernel",
+    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]"
+)]
+pub trait ClType: Copy {
+    /// The OpenCL C type name.
+    const CL: &'static str;
+}
+
+macro_rules! cl_types {
+    ($($t:ty => $cl:literal),* $(,)?) => { $( impl ClType for $t { const CL: &'static str = $cl; } )* };
+}
+cl_types!(f32 => "float", f64 => "double", i8 => "char", i16 => "short", i32 => "int", i64 => "long",
+    u8 => "uchar", u16 => "ushort", u32 => "uint", u64 => "ulong", usize => "nu_idx", isize => "nu_sidx",
+    bool => "bool", [f32; 4] => "float4");
+
+/// The OpenCL C type of a witness slot.
+pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
+    T::CL
+}
+
+/// A value a kernel may read: scalars, arrays, images, constant arrays.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be captured by a nuda kernel",
+    label = "kernels capture scalars, NuArray1/2/3, NuImage2 and NuConst (from `.as_const()`)"
+)]
+pub trait KernelRef {
+    /// What the native engine sees.
+    type Native<'a>: Sync
+    where
+        Self: 'a;
+    /// The parameter this value becomes.
+    fn desc(&self) -> CaptureDesc;
+    /// The native engine's view (the host copy, downloaded if a device wrote it).
+    fn native_ref(&self) -> Result<Self::Native<'_>>;
+    /// Pushes the kernel arguments.
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a>;
+}
+
+/// A value a kernel may write: arrays and images.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written by a nuda kernel",
+    label = "kernels write NuArray1/2/3 and NuImage2 elements; scalars are passed by value and NuConst is read-only constant memory"
+)]
+pub trait KernelMut {
+    /// What the native engine sees.
+    type NativeMut<'a>: Sync
+    where
+        Self: 'a;
+    /// The parameter this value becomes.
+    fn desc_mut(&self) -> CaptureDesc;
+    /// The native engine's writable view; device copies become stale.
+    fn native_mut(&mut self) -> Result<Self::NativeMut<'_>>;
+    /// Pushes the kernel arguments.
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a>;
+}
+
+macro_rules! scalar_capture {
+    ($($t:ty => $push:ident),* $(,)?) => {$(
+        impl KernelRef for $t {
+            type Native<'a> = $t;
+            fn desc(&self) -> CaptureDesc {
+                CaptureDesc::Scalar(<$t as ClType>::CL)
+            }
+            fn native_ref(&self) -> Result<$t> {
+                Ok(*self)
+            }
+            fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+                l.$push(*self)
+            }
+        }
+    )*};
+}
+scalar_capture!(f32 => arg, f64 => arg, i8 => arg, i16 => arg, i32 => arg, i64 => arg,
+    u8 => arg, u16 => arg, u32 => arg, u64 => arg, usize => index, isize => sindex);
+
+impl KernelRef for bool {
+    type Native<'a> = bool;
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Scalar("bool")
+    }
+    fn native_ref(&self) -> Result<bool> {
+        Ok(*self)
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        // OpenCL forbids bool parameters; the template declares it `uchar`.
+        l.arg(u8::from(*self))
+    }
+}
+
+impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
+    type Native<'a> = ArrayView<'a, T, S>;
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalRead)
+    }
+    fn native_ref(&self) -> Result<ArrayView<'_, T, S>> {
+        self.read_view()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        l.array(self)
+    }
+}
+
+impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
+    type NativeMut<'a> = ArrayViewMut<'a, T, S>;
+    fn desc_mut(&self) -> CaptureDesc {
+        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalWrite)
+    }
+    fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
+        self.write_view()
+    }
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        l.array_mut(self)
+    }
+}
+
+impl<T: Texel> KernelRef for NuImage2<T> {
+    type Native<'a> = ImageView<'a, T>;
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Image(T::CHANNELS, false)
+    }
+    fn native_ref(&self) -> Result<ImageView<'_, T>> {
+        self.read_view()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        let (w, h) = self.dims();
+        l.image(self).index(w).index(h)
+    }
+}
+
+impl<T: Texel> KernelMut for NuImage2<T> {
+    type NativeMut<'a> = ImageViewMut<'a, T>;
+    fn desc_mut(&self) -> CaptureDesc {
+        CaptureDesc::Image(T::CHANNELS, true)
+    }
+    fn native_mut(&mut self) -> Result<ImageViewMut<'_, T>> {
+        self.write_view()
+    }
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        let (w, h) = self.dims();
+        l.image_mut(self).index(w).index(h)
+    }
+}
+
+impl<T: Element, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
+    type Native<'a>
+        = ArrayView<'a, T, S>
+    where
+        Self: 'a;
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::Constant)
+    }
+    fn native_ref(&self) -> Result<ArrayView<'_, T, S>> {
+        self.array().read_view()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        l.constant(self.array())
+    }
+}
+
+impl<C: KernelRef + ?Sized> KernelRef for &C {
+    type Native<'a>
+        = C::Native<'a>
+    where
+        Self: 'a;
+    fn desc(&self) -> CaptureDesc {
+        (**self).desc()
+    }
+    fn native_ref(&self) -> Result<C::Native<'_>> {
+        (**self).native_ref()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        (**self).push_ref(l)
+    }
+}
+
+impl<C: KernelRef + ?Sized> KernelRef for &mut C {
+    type Native<'a>
+        = C::Native<'a>
+    where
+        Self: 'a;
+    fn desc(&self) -> CaptureDesc {
+        (**self).desc()
+    }
+    fn native_ref(&self) -> Result<C::Native<'_>> {
+        (**self).native_ref()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        (**self).push_ref(l)
+    }
+}
+
+impl<C: KernelMut + ?Sized> KernelMut for &mut C {
+    type NativeMut<'a>
+        = C::NativeMut<'a>
+    where
+        Self: 'a;
+    fn desc_mut(&self) -> CaptureDesc {
+        (**self).desc_mut()
+    }
+    fn native_mut(&mut self) -> Result<C::NativeMut<'_>> {
+        (**self).native_mut()
+    }
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        (**self).push_mut(l)
+    }
+}
+
+/// The native view type of a read capture, for the type witness. Never runs.
+pub fn witness_ref<C: KernelRef + ?Sized>(_: &C) -> C::Native<'_> {
+    unreachable!("nuda: the type witness is never called")
+}
+
+/// The native view type of a written capture, for the type witness. Never runs.
+pub fn witness_mut<C: KernelMut + ?Sized>(_: &C) -> C::NativeMut<'_> {
+    unreachable!("nuda: the type witness is never called")
+}

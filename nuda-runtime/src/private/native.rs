@@ -1,0 +1,155 @@
+//! What generated code runs on the native engine: `nuwork!` loops as rayon tasks, and
+//! `#[nukernel]` launches described by `nucall!`.
+
+use super::range::IntoSize;
+use crate::device::{device, Device};
+use crate::error::{Error, Result};
+use crate::launch::{KernelSource, Launch, Timing};
+use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
+use rayon::prelude::*;
+
+/// Runs `body` once per iteration of the mapped loops, `trips` iterations per dimension.
+/// Iterations are independent (the user's promise, as on a GPU), so they run in parallel: the
+/// outer dimensions and chunks of the last one are rayon tasks, and each task runs its part
+/// of the last dimension in order, so the body inlines into a plain loop.
+pub fn native_nuwork<const K: usize>(
+    dev: &Device,
+    _local: [usize; K],
+    trips: [usize; K],
+    body: impl Fn([usize; K]) + Sync,
+) -> Result<Timing> {
+    if trips.contains(&0) {
+        return Ok(Timing::default());
+    }
+    let last = trips[K - 1];
+    let outer: usize = trips[..K - 1].iter().product();
+    let want = rayon::current_num_threads() * 8;
+    let chunks = want.div_ceil(outer).clamp(1, last);
+    let chunk = last.div_ceil(chunks);
+    guarded("nuwork!", Some(dev), || {
+        (0..outer * chunks).into_par_iter().for_each(|task| {
+            let mut idx = [0usize; K];
+            let mut o = task / chunks;
+            for d in (0..K - 1).rev() {
+                idx[d] = o % trips[d];
+                o /= trips[d];
+            }
+            let start = (task % chunks) * chunk;
+            for g in start..(start + chunk).min(last) {
+                idx[K - 1] = g;
+                body(idx);
+            }
+        });
+    })
+}
+
+/// The device and sizes `nucall!` passes to a `#[nukernel]`.
+#[derive(Debug, Clone)]
+pub struct Call {
+    device: Result<usize>,
+    global: Result<Vec<usize>>,
+    local: Result<Vec<usize>>,
+}
+
+fn sizes<T: IntoSize>(what: &str, v: &[T]) -> Result<Vec<usize>> {
+    v.iter()
+        .map(|x| x.size())
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::DimsMismatch {
+            what: format!("nucall! {what} sizes"),
+            expected: "non-negative sizes".into(),
+            found: format!("{v:?}"),
+        })
+}
+
+impl Call {
+    /// `nucall!(device, [global..], [local..]; ..)`.
+    pub fn new<D: IntoSize, G: IntoSize, L: IntoSize>(
+        device: D,
+        global: &[G],
+        local: &[L],
+    ) -> Call {
+        let dev = device.size().ok_or_else(|| Error::BadSelection {
+            source: "nucall!".into(),
+            value: format!("{device:?}"),
+            reason: "not a device index".into(),
+            choices: "an index from `nuda::devices()`".into(),
+        });
+        Call {
+            device: dev,
+            global: sizes("global", global),
+            local: sizes("local", local),
+        }
+    }
+
+    /// The device the call names.
+    pub fn device(&self) -> Result<Device> {
+        device(self.device.clone()?)
+    }
+
+    /// An OpenCL launch of `kernel` in `src` with the call's sizes.
+    pub fn launch<'a>(
+        &self,
+        src: &'a KernelSource,
+        kernel: &'a str,
+        dev: &Device,
+    ) -> Result<Launch<'a>> {
+        Ok(Launch::new(src, kernel)
+            .on(dev)
+            .global(self.global.clone()?)
+            .local(self.local.clone()?))
+    }
+
+    fn native(&self, name: &str) -> Result<NativeLaunch> {
+        Ok(NativeLaunch::new(self.global.clone()?)
+            .local(self.local.clone()?)
+            .name(name))
+    }
+
+    /// Runs a kernel's native form.
+    pub fn run_native(&self, name: &str, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
+        self.native(name)?.run(kernel)
+    }
+
+    /// Runs the native form of a kernel that calls `barrier()`.
+    pub fn run_native_barrier(
+        &self,
+        name: &str,
+        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
+    ) -> Result<Timing> {
+        self.native(name)?.run_with_barrier(kernel)
+    }
+}
+
+/// A work-item, for the type witness. Never runs.
+pub fn witness_item() -> &'static WorkItem {
+    unreachable!("nuda: the type witness is never called")
+}
+
+/// A barrier, for the type witness. Never runs.
+pub fn witness_barrier() -> &'static GroupBarrier {
+    unreachable!("nuda: the type witness is never called")
+}
+
+/// Floating-point functions kernels call as free functions.
+pub trait Float: Copy {
+    /// `1 / sqrt(x)`.
+    fn rsqrt(self) -> Self;
+}
+
+impl Float for f32 {
+    fn rsqrt(self) -> f32 {
+        1.0 / self.sqrt()
+    }
+}
+
+impl Float for f64 {
+    fn rsqrt(self) -> f64 {
+        1.0 / self.sqrt()
+    }
+}
+
+/// `rsqrt(x)`: the reciprocal square root, as OpenCL's builtin.
+pub fn rsqrt<T: Float>(x: T) -> T {
+    x.rsqrt()
+}

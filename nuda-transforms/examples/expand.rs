@@ -1,0 +1,15 @@
+//! Prints what a macro expands to: `cargo run -p nuda-transforms --example expand -- nuwork 'ARGS'`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let input: proc_macro2::TokenStream = args[2].parse().expect("tokens");
+    let out = match args[1].as_str() {
+        "nuwork" => nuda_transforms::nuwork::expand(input),
+        "nfor" => nuda_transforms::nfor::expand(input),
+        other => panic!("unknown form {other}"),
+    };
+    match out {
+        Ok(ts) => println!("{ts}"),
+        Err(e) => println!("error: {e}"),
+    }
+}

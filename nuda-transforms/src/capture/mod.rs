@@ -1,0 +1,368 @@
+//! Capture analysis: which variables a kernel body uses without binding them (they become
+//! kernel parameters), whether each is written through, which `#[nucode]` functions it calls,
+//! and the checks that need scopes: no assignment to captured scalars, `dims()`/`read()` only on
+//! captured memory, work-item builtins only in `#[nukernel]`.
+
+#[cfg(test)]
+mod test;
+
+use crate::ctxt::Ctxt;
+use crate::ir::*;
+use crate::syntax::methods::{is_builtin_fn, MethodKind, WORK_ITEM_FNS};
+use proc_macro2::Span;
+use syn::Ident;
+
+/// Where a body sits, which decides what it may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// A `nuwork!` body: loop variables are the work-item's coordinates.
+    Nuwork,
+    /// A `#[nukernel]` body: work-item builtins, `barrier()` and `return` are available.
+    Kernel,
+    /// A `#[nucode]` function: callable from kernels and the host alike.
+    Nucode,
+}
+
+/// A variable the body uses but does not bind.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// Its name.
+    pub name: Ident,
+    /// Whether the body writes through it (`a[i] = ..`, `img.write(..)`).
+    pub written: bool,
+    /// Where it is first used.
+    pub span: Span,
+}
+
+/// What capture analysis found.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// Captured variables in order of first use.
+    pub captures: Vec<Capture>,
+    /// `#[nucode]` functions called, in order of first call.
+    pub calls: Vec<syn::Path>,
+    /// Whether `barrier()` is called.
+    pub barrier: bool,
+}
+
+impl Analysis {
+    /// The capture named `name`, if any.
+    pub fn capture(&self, name: &Ident) -> Option<&Capture> {
+        self.captures.iter().find(|c| c.name == *name)
+    }
+}
+
+/// Analyses `block`, with `bound` already in scope (loop variables of mapped loops, kernel
+/// parameters), and rewrites indexing of local texel values into lane accesses.
+pub fn analyze(cx: &Ctxt, block: &mut Block, bound: &[Ident], context: Context) -> Analysis {
+    let mut w = Walker {
+        cx,
+        context,
+        scopes: vec![bound.to_vec()],
+        out: Analysis::default(),
+        depth: 0,
+    };
+    w.block(block);
+    w.out
+}
+
+/// Analyses ranges evaluated in the kernel (bounds of inner loops), with `bound` in scope.
+pub fn analyze_expr(
+    cx: &Ctxt,
+    e: &mut Expr,
+    bound: &[Ident],
+    context: Context,
+    into: &mut Analysis,
+) {
+    let mut w = Walker {
+        cx,
+        context,
+        scopes: vec![bound.to_vec()],
+        out: std::mem::take(into),
+        depth: 0,
+    };
+    w.expr(e);
+    *into = w.out;
+}
+
+struct Walker<'a> {
+    cx: &'a Ctxt,
+    context: Context,
+    scopes: Vec<Vec<Ident>>,
+    out: Analysis,
+    /// Loops entered inside the body (the nest's own loops not counted).
+    depth: usize,
+}
+
+impl Walker<'_> {
+    fn is_local(&self, name: &Ident) -> bool {
+        self.scopes.iter().rev().any(|s| s.contains(name))
+    }
+
+    fn bind(&mut self, name: &Ident) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.push(name.clone());
+        }
+    }
+
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.scopes.push(Vec::new());
+        f(self);
+        self.scopes.pop();
+    }
+
+    fn capture(&mut self, name: &Ident, written: bool) {
+        if self.is_local(name) {
+            return;
+        }
+        match self.out.captures.iter_mut().find(|c| c.name == *name) {
+            Some(c) => c.written |= written,
+            None => self.out.captures.push(Capture {
+                name: name.clone(),
+                written,
+                span: name.span(),
+            }),
+        }
+    }
+
+    fn block(&mut self, b: &mut Block) {
+        self.scoped(|w| {
+            b.stmts.iter_mut().for_each(|s| w.stmt(s));
+            if let Some(t) = &mut b.tail {
+                w.expr(t);
+            }
+        });
+    }
+
+    fn stmt(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Let(l) => {
+                if let Some(e) = &mut l.init {
+                    self.expr(e);
+                }
+                match &l.pat {
+                    Pat::Ident { name, .. } => self.bind(&name.clone()),
+                    Pat::Tuple(list) => list
+                        .iter()
+                        .flatten()
+                        .for_each(|(n, _)| self.bind(&n.clone())),
+                }
+            }
+            Stmt::Assign { place, value, .. } => {
+                self.place(place);
+                self.expr(value);
+            }
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond);
+                self.looped(|w| w.block(body));
+            }
+            Stmt::Loop { body, .. } => self.looped(|w| w.block(body)),
+            Stmt::For {
+                var, range, body, ..
+            } => {
+                self.range(range);
+                let var = var.clone();
+                self.looped(|w| {
+                    w.scoped(|w| {
+                        w.bind(&var);
+                        w.block(body);
+                    })
+                });
+            }
+            Stmt::Nest(n) => self.nest(n),
+            Stmt::Break(span) | Stmt::Continue(span) => {
+                self.jump(*span, matches!(s, Stmt::Break(_)))
+            }
+            Stmt::Return(e, span) => {
+                if self.context == Context::Nuwork {
+                    self.cx.error(*span, "nuwork!: `return` is not supported in a nuwork! body (it would leave the enclosing function on the host); use `continue` to skip an iteration");
+                }
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+        }
+    }
+
+    fn jump(&mut self, span: Span, is_break: bool) {
+        if self.depth == 0 && is_break && self.context == Context::Nuwork {
+            self.cx.error(span, "nuwork!: `break` cannot leave a loop whose iterations run in parallel; use `continue` to skip an iteration");
+        }
+        if self.depth == 0 && self.context != Context::Nuwork {
+            self.cx
+                .error(span, "`break` and `continue` must be inside a loop");
+        }
+    }
+
+    fn looped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.depth += 1;
+        f(self);
+        self.depth -= 1;
+    }
+
+    fn nest(&mut self, n: &mut Nest) {
+        self.scoped(|w| {
+            for l in &mut n.loops {
+                w.range(&mut l.range);
+                w.bind(&l.var.clone());
+            }
+            w.looped(|w| w.block(&mut n.body));
+        });
+    }
+
+    fn range(&mut self, r: &mut Range) {
+        self.expr(&mut r.start);
+        self.expr(&mut r.end);
+        if let Some(s) = &mut r.step {
+            self.expr(s);
+        }
+    }
+
+    fn place(&mut self, p: &mut Place) {
+        match p {
+            Place::Var(name) => {
+                if !self.is_local(name) {
+                    self.assigned_capture(name);
+                }
+            }
+            Place::Index { base, index } => {
+                index.iter_mut().for_each(|e| self.expr(e));
+                if self.is_local(base) {
+                    self.cx.error(base.span(), format!("`{base}` is a local value: only captured arrays can be assigned element by element"));
+                } else {
+                    self.capture(&base.clone(), true);
+                }
+            }
+        }
+    }
+
+    fn assigned_capture(&self, name: &Ident) {
+        let msg = match self.context {
+            Context::Nuwork => format!("nuwork!: `{name}` is captured from outside the loop and passed to every work-item by value, so it cannot be assigned; copy it into a local (`let mut x = {name};`) or write an array element"),
+            _ => format!("`{name}` is a kernel parameter passed by value; copy it into a local (`let mut x = {name};`) to change it"),
+        };
+        self.cx.error(name.span(), msg);
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Var(name) => {
+                let name = name.clone();
+                self.capture(&name, false);
+            }
+            ExprKind::Index { base, .. } if self.is_local(base) => self.lane(e),
+            ExprKind::Index { base, index } => {
+                index.iter_mut().for_each(|x| self.expr(x));
+                self.capture(&base.clone(), false);
+            }
+            ExprKind::Call { func, args } => {
+                args.iter_mut().for_each(|x| self.expr(x));
+                self.call(func, e.span);
+            }
+            ExprKind::Method { recv, method, args } => {
+                args.iter_mut().for_each(|x| self.expr(x));
+                self.method(recv, method, args.len());
+            }
+            ExprKind::If { cond, then, els } => {
+                self.expr(cond);
+                self.block(then);
+                if let Some(x) = els {
+                    self.expr(x);
+                }
+            }
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::Lit(_) => {}
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
+                self.expr(expr)
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            ExprKind::Tuple(items) | ExprKind::Array(items) => {
+                items.iter_mut().for_each(|x| self.expr(x))
+            }
+            ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => self.expr(base),
+        }
+    }
+
+    /// `v[k]` on a local value: a lane of an RGBA texel, `k` a constant 0 to 3.
+    fn lane(&mut self, e: &mut Expr) {
+        let ExprKind::Index { base, index } = &e.kind else {
+            return;
+        };
+        let lane = match index.as_slice() {
+            [Expr {
+                kind: ExprKind::Lit(Lit::Int { text, .. }),
+                ..
+            }] => text.parse::<u32>().ok().filter(|k| *k < 4),
+            _ => None,
+        };
+        let Some(lane) = lane else {
+            self.cx.error(e.span, format!("`{base}` is a local value: only [f32; 4] texels can be indexed in kernels, with a constant 0 to 3"));
+            return;
+        };
+        let var = Expr::new(ExprKind::Var(base.clone()), base.span());
+        e.kind = ExprKind::Lane {
+            base: Box::new(var),
+            lane,
+        };
+    }
+
+    fn call(&mut self, func: &syn::Path, span: Span) {
+        let name = func.get_ident().map(|i| i.to_string());
+        let builtin = name.as_deref().filter(|n| is_builtin_fn(n));
+        match builtin {
+            Some(n) if WORK_ITEM_FNS.contains(&n) || n == "barrier" => self.work_item_fn(n, span),
+            Some(_) => {}
+            None => {
+                let text = quote::quote!(#func).to_string();
+                if !self
+                    .out
+                    .calls
+                    .iter()
+                    .any(|p| quote::quote!(#p).to_string() == text)
+                {
+                    self.out.calls.push(func.clone());
+                }
+            }
+        }
+    }
+
+    fn work_item_fn(&mut self, name: &str, span: Span) {
+        match self.context {
+            Context::Kernel => self.out.barrier |= name == "barrier",
+            Context::Nuwork => self.cx.error(span, format!("nuwork!: `{name}()` is for #[nukernel] kernels; in nuwork! the loop variables are the work-item's coordinates")),
+            Context::Nucode => self.cx.error(span, format!("#[nucode] functions run on the host too, where `{name}()` has no meaning; call it in the #[nukernel] and pass the value")),
+        }
+    }
+
+    fn method(&mut self, recv: &mut Expr, method: &Ident, nargs: usize) {
+        let Some(kind) = MethodKind::of(&method.to_string()) else {
+            return;
+        };
+        if kind.arity() != nargs {
+            self.cx.error(
+                method.span(),
+                format!("`{method}` takes {} argument(s) in kernels", kind.arity()),
+            );
+        }
+        if !kind.on_memory() {
+            return self.expr(recv);
+        }
+        let ExprKind::Var(name) = &recv.kind else {
+            self.cx.error(
+                recv.span,
+                format!("`.{method}()` applies to a captured array or image, named directly"),
+            );
+            return;
+        };
+        if self.is_local(name) {
+            self.cx.error(recv.span, format!("`{name}` is a local value; `.{method}()` applies to captured arrays and images"));
+            return;
+        }
+        let name = name.clone();
+        self.capture(&name, kind == MethodKind::Write);
+    }
+}

@@ -1,0 +1,268 @@
+//! Statements and loops in OpenCL C. Loops keep Rust's semantics exactly: bounds and steps are
+//! evaluated once, and stepped or inclusive ranges iterate over a trip count, so no value
+//! overflows past the end of its type.
+
+use super::ClEmitter;
+use crate::capture::Context;
+use crate::emit::template::Ph;
+use crate::ir::*;
+
+impl ClEmitter<'_> {
+    /// A kernel body: the tail, if any, is a statement.
+    pub(super) fn body(&mut self, b: &Block) {
+        self.stmts(&b.stmts);
+        if let Some(t) = &b.tail {
+            self.expr_stmt(t);
+        }
+    }
+
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    /// A nested block with its own scope; the tail is a statement.
+    fn scoped_block(&mut self, b: &Block) {
+        self.names.push();
+        self.indent += 1;
+        self.body(b);
+        self.indent -= 1;
+        self.names.pop();
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let(l) => self.let_stmt(l),
+            Stmt::Assign {
+                place,
+                op,
+                value,
+                slot,
+                ..
+            } => self.assign(place, *op, value, *slot),
+            Stmt::Expr(e) => self.expr_stmt(e),
+            Stmt::While { cond, body, .. } => {
+                let c = self.no_hoist(cond);
+                self.line(format!("while ({c}) {{"));
+                self.looped(body);
+            }
+            Stmt::Loop { body, .. } => {
+                self.line("for (;;) {");
+                self.looped(body);
+            }
+            Stmt::For {
+                var,
+                slot,
+                range,
+                body,
+                ..
+            } => {
+                self.for_loop(var, *slot, range, &mut |e| e.looped_inner(body));
+            }
+            Stmt::Nest(n) => self.nest(&n.loops, &n.body),
+            Stmt::Break(_) => self.line("break;"),
+            Stmt::Continue(_) if self.depth == 0 && self.env.context == Context::Nuwork => {
+                self.line("return;")
+            }
+            Stmt::Continue(_) => self.line("continue;"),
+            Stmt::Return(None, _) => self.line("return;"),
+            Stmt::Return(Some(e), _) => {
+                let v = self.expr(e);
+                self.line(format!("return {v};"));
+            }
+        }
+    }
+
+    fn looped(&mut self, body: &Block) {
+        self.looped_inner(body);
+        self.line("}");
+    }
+
+    fn looped_inner(&mut self, body: &Block) {
+        self.depth += 1;
+        self.scoped_block(body);
+        self.depth -= 1;
+    }
+
+    fn nest(&mut self, loops: &[Loop], body: &Block) {
+        match loops.split_first() {
+            None => {
+                self.depth += 1;
+                self.scoped_block(body);
+                self.depth -= 1;
+            }
+            Some((l, rest)) => self.for_loop(&l.var, l.slot, &l.range, &mut |e| e.nest(rest, body)),
+        }
+    }
+
+    fn no_hoist(&mut self, e: &Expr) -> String {
+        let saved = std::mem::replace(&mut self.hoist_ok, false);
+        let v = self.expr(e);
+        self.hoist_ok = saved;
+        v
+    }
+
+    /// `for var in range { inner }`, where `inner` writes the loop body.
+    fn for_loop(
+        &mut self,
+        var: &syn::Ident,
+        slot: Slot,
+        r: &Range,
+        inner: &mut dyn FnMut(&mut Self),
+    ) {
+        let t = Ph::ty(slot);
+        let (start, end) = (self.expr(&r.start), self.expr(&r.end));
+        self.names.push();
+        if r.step.is_none() && !r.inclusive {
+            let c = self.names.declare(var);
+            let e = self.names.fresh(&format!("{c}_end"));
+            self.line(format!(
+                "for ({t} {c} = {start}, {e} = {end}; {c} < {e}; {c}++) {{"
+            ));
+            inner(self);
+            self.line("}");
+        } else {
+            self.counted_loop(var, &t, r, (start, end), inner);
+        }
+        self.names.pop();
+    }
+
+    fn counted_loop(
+        &mut self,
+        var: &syn::Ident,
+        t: &str,
+        r: &Range,
+        (start, end): (String, String),
+        inner: &mut dyn FnMut(&mut Self),
+    ) {
+        let step = r
+            .step
+            .as_ref()
+            .map_or_else(|| "1".to_string(), |s| self.expr(s));
+        let (a, b, s) = (
+            self.names.fresh("nu_a"),
+            self.names.fresh("nu_b"),
+            self.names.fresh("nu_st"),
+        );
+        let (n, k) = (self.names.fresh("nu_n"), self.names.fresh("nu_k"));
+        let trips = if r.inclusive {
+            format!("({b} >= {a} ? (nu_idx)({b} - {a}) / (nu_idx){s} + 1 : 0)")
+        } else {
+            format!("({b} > {a} ? ((nu_idx)({b} - {a}) + (nu_idx){s} - 1) / (nu_idx){s} : 0)")
+        };
+        self.line("{");
+        self.indent += 1;
+        self.line(format!("{t} {a} = {start}, {b} = {end}, {s} = {step};"));
+        self.line(format!("nu_idx {n} = {trips};"));
+        self.line(format!("for (nu_idx {k} = 0; {k} < {n}; {k}++) {{"));
+        self.indent += 1;
+        let c = self.names.declare(var);
+        self.line(format!("{t} {c} = {a} + ({t}){k} * {s};"));
+        self.indent -= 1;
+        inner(self);
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn let_stmt(&mut self, l: &Let) {
+        match &l.pat {
+            Pat::Ident { name, .. } => {
+                let t =
+                    l.ty.map_or_else(|| Ph::ty(l.slots[0]), |t| t.cl_name().to_string());
+                let init = l.init.as_ref().map(|e| self.expr(e));
+                let c = self.names.declare(name);
+                match init {
+                    Some(v) => self.line(format!("{t} {c} = {v};")),
+                    None => self.line(format!("{t} {c};")),
+                }
+            }
+            Pat::Tuple(names) => self.let_tuple(l, names),
+        }
+    }
+
+    fn let_tuple(&mut self, l: &Let, names: &[Option<(syn::Ident, bool)>]) {
+        let values: Vec<String> = match l.init.as_ref().map(|e| &e.kind) {
+            Some(ExprKind::Tuple(items)) if items.len() == names.len() => {
+                items.iter().map(|x| self.expr(x)).collect()
+            }
+            Some(ExprKind::Method { recv, method, .. }) if method == "dims" => {
+                let base = match &recv.kind {
+                    ExprKind::Var(v) => self.var(v),
+                    _ => String::new(),
+                };
+                (0..names.len()).map(|k| format!("{base}__d{k}")).collect()
+            }
+            _ => {
+                self.cx.error(l.span, "kernels destructure only `a.dims()` and tuples of values, as in `let (n, m) = a.dims();`");
+                return;
+            }
+        };
+        for ((name, v), slot) in names.iter().zip(values).zip(&l.slots) {
+            if let Some((n, _)) = name {
+                let c = self.names.declare(n);
+                self.line(format!("{} {c} = {v};", Ph::ty(*slot)));
+            }
+        }
+    }
+
+    fn assign(&mut self, place: &Place, op: Option<BinOp>, value: &Expr, slot: Option<Slot>) {
+        let v = self.expr(value);
+        let target = match place {
+            Place::Var(name) => self.var(name),
+            Place::Index { base, index } => self.element(base, index),
+        };
+        match (op, slot) {
+            (Some(BinOp::Rem), Some(s)) => {
+                self.line(format!("{target} = {}({target}, {v});", Ph::func(s, "rem")))
+            }
+            (Some(op), _) => self.line(format!("{target} {}= {v};", op.symbol())),
+            (None, _) => self.line(format!("{target} = {v};")),
+        }
+    }
+
+    /// An expression in statement position: `if` and blocks become statements.
+    pub(super) fn expr_stmt(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::If { cond, then, els } => self.if_stmt(cond, then, els.as_deref()),
+            ExprKind::Block(b) => {
+                self.line("{");
+                self.scoped_block(b);
+                self.line("}");
+            }
+            ExprKind::Paren(x) => self.expr_stmt(x),
+            _ => {
+                let v = self.expr(e);
+                self.line(format!("{v};"));
+            }
+        }
+    }
+
+    fn if_stmt(&mut self, cond: &Expr, then: &Block, els: Option<&Expr>) {
+        let c = self.expr(cond);
+        self.line(format!("if ({c}) {{"));
+        self.scoped_block(then);
+        match els.map(|e| &e.kind) {
+            None => self.line("}"),
+            Some(nested @ ExprKind::If { .. }) => {
+                // `else { if .. }` rather than `else if`: hoisted statements of the inner
+                // condition then land inside the else branch, where they belong.
+                self.line("} else {");
+                self.indent += 1;
+                let ExprKind::If { cond, then, els } = nested else {
+                    unreachable!()
+                };
+                self.if_stmt(cond, then, els.as_deref());
+                self.indent -= 1;
+                self.line("}");
+            }
+            Some(ExprKind::Block(b)) => {
+                self.line("} else {");
+                self.scoped_block(b);
+                self.line("}");
+            }
+            Some(_) => self.line("}"),
+        }
+    }
+}

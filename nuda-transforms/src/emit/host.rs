@@ -1,0 +1,34 @@
+//! Host loops for `nfor!`: plain Rust `for` loops around the body as the user wrote it, which
+//! may use anything Rust allows (it never runs on a device).
+
+use crate::syntax::nfor::{NforSyntax, RangeSyntax};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+/// The loops of an `nfor!` on the host.
+pub fn nfor(n: &NforSyntax) -> TokenStream {
+    let body = &n.body;
+    let mut out = quote!(#body);
+    for (var, r) in n.vars.iter().zip(&n.ranges).rev() {
+        let it = range(r);
+        out = quote!(for #var in #it #out);
+        out = quote!({ #out });
+    }
+    out
+}
+
+/// A range with Rust's semantics: `a..b`, `a..=b`, or nuda's stepped range.
+pub fn range(r: &RangeSyntax) -> TokenStream {
+    let start = r
+        .start
+        .as_ref()
+        .map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
+    let end = &r.end;
+    match (&r.step, r.inclusive) {
+        (None, false) => quote_spanned!(r.span=> (#start..#end)),
+        (None, true) => quote_spanned!(r.span=> (#start..=#end)),
+        (Some(s), incl) => {
+            quote_spanned!(r.span=> ::nuda::__private::steps(#start, #end, #s, #incl))
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Emitters: OpenCL C templates (`cl`), native and witness Rust (`native`), host loops
+//! (`host`), and the glue that launches kernels (`launch`).
+
+pub mod cl;
+pub mod host;
+pub mod native;
+pub mod template;

@@ -1,0 +1,73 @@
+//! Rust emission of kernel bodies, for the native engine and for the type witness.
+//!
+//! The native form runs on host views: reads of arrays the kernel only reads index an
+//! `ArrayView`; arrays it writes go through `ArrayViewMut::get`/`set`; work-item builtins ask
+//! the `WorkItem`. The witness form is the same code inside a closure that is never called,
+//! with captures bound to phantom views and every slotted expression recorded into a
+//! `__nuda_s<k>` variable, so rustc infers the types the OpenCL C needs.
+
+mod expr;
+mod stmt;
+
+use crate::capture::{Analysis, Context};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::HashMap;
+
+/// Emits Rust tokens for a body.
+pub struct RustEmitter<'a> {
+    analysis: &'a Analysis,
+    context: Context,
+    witness: bool,
+    depth: usize,
+    /// Variables declared without a value, by name: their slot, recorded at assignment.
+    pending: HashMap<String, usize>,
+}
+
+/// The identifier of slot `k`'s recording variable.
+pub fn slot_ident(k: usize) -> Ident {
+    format_ident!("__nuda_s{}", k)
+}
+
+impl<'a> RustEmitter<'a> {
+    /// An emitter for the native engine (`witness == false`) or the type witness.
+    pub fn new(analysis: &'a Analysis, context: Context, witness: bool) -> Self {
+        RustEmitter {
+            analysis,
+            context,
+            witness,
+            depth: 0,
+            pending: HashMap::new(),
+        }
+    }
+
+    /// Records `value` into slot `slot` in the witness; the native form is just `value`.
+    fn record(&self, slot: Option<usize>, value: TokenStream, span: Span) -> TokenStream {
+        match (self.witness, slot) {
+            (true, Some(k)) => {
+                let s = slot_ident(k);
+                quote::quote_spanned!(span=> { let __nuda_v = #value; #s = ::core::option::Option::Some(__nuda_v); __nuda_v })
+            }
+            _ => value,
+        }
+    }
+
+    /// The statement that records variable `var` into `slot` (witness only).
+    fn record_var(&self, slot: usize, var: &syn::Ident) -> TokenStream {
+        if !self.witness {
+            return TokenStream::new();
+        }
+        let s = slot_ident(slot);
+        quote!(#s = ::core::option::Option::Some(#var);)
+    }
+
+    fn written(&self, name: &syn::Ident) -> bool {
+        self.analysis.capture(name).is_some_and(|c| c.written)
+    }
+}
+
+/// `let mut __nuda_s0 = None; ..` for `n` slots.
+pub fn slot_decls(n: usize) -> TokenStream {
+    let ids = (0..n).map(slot_ident);
+    quote!(#( let mut #ids = ::core::option::Option::None; )*)
+}

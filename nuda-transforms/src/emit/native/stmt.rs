@@ -1,0 +1,169 @@
+//! Statements and loops in native Rust.
+
+use super::RustEmitter;
+use crate::capture::Context;
+use crate::ir::*;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+impl RustEmitter<'_> {
+    /// A block, as `{ .. }` tokens.
+    pub fn block(&mut self, b: &Block) -> TokenStream {
+        let inner = self.block_inner(b);
+        quote!({ #inner })
+    }
+
+    /// A block's statements and tail, without braces.
+    pub fn block_inner(&mut self, b: &Block) -> TokenStream {
+        let stmts: Vec<TokenStream> = b.stmts.iter().map(|s| self.stmt(s)).collect();
+        let tail = b.tail.as_ref().map(|t| self.expr(t));
+        quote!(#(#stmts)* #tail)
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+        match s {
+            Stmt::Let(l) => self.let_stmt(l),
+            Stmt::Assign {
+                place,
+                op,
+                value,
+                span,
+                ..
+            } => self.assign(place, *op, value, *span),
+            Stmt::Expr(e) => {
+                let e = self.expr(e);
+                quote!(#e;)
+            }
+            Stmt::While { cond, body, span } => {
+                let c = self.expr(cond);
+                let b = self.looped(body);
+                quote_spanned!(*span=> while #c #b)
+            }
+            Stmt::Loop { body, span } => {
+                let b = self.looped(body);
+                quote_spanned!(*span=> loop #b)
+            }
+            Stmt::For {
+                var,
+                slot,
+                range,
+                body,
+                span,
+            } => {
+                let it = self.range(range);
+                let rec = self.record_var(*slot, var);
+                let b = self.looped(body);
+                quote_spanned!(*span=> for #var in #it { #rec #b })
+            }
+            Stmt::Nest(n) => self.nest(&n.loops, &n.body),
+            Stmt::Break(span) => quote_spanned!(*span=> break;),
+            Stmt::Continue(span) if self.depth == 0 && self.context == Context::Nuwork => {
+                quote_spanned!(*span=> return;)
+            }
+            Stmt::Continue(span) => quote_spanned!(*span=> continue;),
+            Stmt::Return(e, span) => {
+                let e = e.as_ref().map(|x| self.expr(x));
+                quote_spanned!(*span=> return #e;)
+            }
+        }
+    }
+
+    fn looped(&mut self, body: &Block) -> TokenStream {
+        self.depth += 1;
+        let b = self.block(body);
+        self.depth -= 1;
+        b
+    }
+
+    /// Nested loops for a nest's loops around its body.
+    pub fn nest(&mut self, loops: &[Loop], body: &Block) -> TokenStream {
+        let Some((l, rest)) = loops.split_first() else {
+            return self.looped(body);
+        };
+        let it = self.range(&l.range);
+        let rec = self.record_var(l.slot, &l.var);
+        let inner = self.nest(rest, body);
+        let var = &l.var;
+        quote!(for #var in #it { #rec #inner })
+    }
+
+    /// An iterator over a range with Rust's own semantics.
+    pub fn range(&mut self, r: &Range) -> TokenStream {
+        let (a, b) = (self.expr(&r.start), self.expr(&r.end));
+        match (&r.step, r.inclusive) {
+            (None, false) => quote_spanned!(r.span=> (#a..#b)),
+            (None, true) => quote_spanned!(r.span=> (#a..=#b)),
+            (Some(s), incl) => {
+                let s = self.expr(s);
+                quote_spanned!(r.span=> ::nuda::__private::steps(#a, #b, #s, #incl))
+            }
+        }
+    }
+
+    fn let_stmt(&mut self, l: &Let) -> TokenStream {
+        let init = l.init.as_ref().map(|e| self.expr(e));
+        let ty = l.ty.map(|t| {
+            let t = super::expr::ty_tokens(t);
+            quote!(: #t)
+        });
+        let span = l.span;
+        match &l.pat {
+            Pat::Ident { name, mutable } => {
+                let m = mutable.then(|| quote!(mut));
+                let rec = match (&init, l.ty) {
+                    (None, None) => {
+                        self.pending.insert(name.to_string(), l.slots[0]);
+                        TokenStream::new()
+                    }
+                    _ => self.record_var(l.slots[0], name),
+                };
+                let init = init.map(|i| quote!(= #i));
+                quote_spanned!(span=> let #m #name #ty #init; #rec)
+            }
+            Pat::Tuple(names) => {
+                let parts = names.iter().map(|n| match n {
+                    Some((id, true)) => quote!(mut #id),
+                    Some((id, false)) => quote!(#id),
+                    None => quote!(_),
+                });
+                let recs: Vec<TokenStream> = names
+                    .iter()
+                    .zip(&l.slots)
+                    .filter_map(|(n, s)| n.as_ref().map(|(id, _)| self.record_var(*s, id)))
+                    .collect();
+                let init = init.map(|i| quote!(= #i));
+                quote_spanned!(span=> let (#(#parts),*) #ty #init; #(#recs)*)
+            }
+        }
+    }
+
+    fn assign(
+        &mut self,
+        place: &Place,
+        op: Option<BinOp>,
+        value: &Expr,
+        span: proc_macro2::Span,
+    ) -> TokenStream {
+        let v = self.expr(value);
+        match place {
+            Place::Var(name) => {
+                let op = super::expr::assign_op(op, span);
+                let rec = self
+                    .pending
+                    .get(&name.to_string())
+                    .map(|s| self.record_var(*s, name));
+                quote_spanned!(span=> #name #op #v; #rec)
+            }
+            Place::Index { base, index } => {
+                let idx = self.index(index);
+                match op {
+                    None => quote_spanned!(span=> #base.set(#idx, #v);),
+                    Some(op) => {
+                        let o = super::expr::bin_op_tokens(op, span);
+                        quote_spanned!(span=> { let __nuda_i = #idx; #base.set(__nuda_i, #base.get(__nuda_i) #o (#v)); })
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Printing the IR as Rust-like text, for snapshot tests and for debugging the annotations.
+
+use super::*;
+use std::fmt::{self, Display, Write};
+
+struct Printer {
+    out: String,
+    indent: usize,
+}
+
+impl Printer {
+    fn line(&mut self, text: impl Display) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        let _ = writeln!(self.out, "{text}");
+    }
+
+    fn block(&mut self, b: &Block) {
+        self.indent += 1;
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        if let Some(t) = &b.tail {
+            self.line(expr(t));
+        }
+        self.indent -= 1;
+    }
+
+    fn nest(&mut self, n: &Nest) {
+        let vars: Vec<String> = n.loops.iter().map(|l| l.var.to_string()).collect();
+        let ranges: Vec<String> = n.loops.iter().map(|l| range(&l.range)).collect();
+        self.line(format_args!(
+            "nfor!(({}) in ({}) {{",
+            vars.join(", "),
+            ranges.join(", ")
+        ));
+        self.block(&n.body);
+        self.line("});");
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let(l) => {
+                let ty =
+                    l.ty.map(|t| format!(": {}", ty_name(t)))
+                        .unwrap_or_default();
+                let init = l
+                    .init
+                    .as_ref()
+                    .map(|e| format!(" = {}", expr(e)))
+                    .unwrap_or_default();
+                self.line(format_args!("let {}{ty}{init};", pat(&l.pat)));
+            }
+            Stmt::Assign {
+                place, op, value, ..
+            } => {
+                let op = op.map(|o| o.symbol()).unwrap_or("");
+                self.line(format_args!("{} {op}= {};", place_text(place), expr(value)));
+            }
+            Stmt::Expr(e) => self.line(format_args!("{};", expr(e))),
+            Stmt::While { cond, body, .. } => self.braced(format!("while {}", expr(cond)), body),
+            Stmt::Loop { body, .. } => self.braced("loop".into(), body),
+            Stmt::For {
+                var,
+                range: r,
+                body,
+                ..
+            } => self.braced(format!("for {var} in {}", range(r)), body),
+            Stmt::Nest(n) => self.nest(n),
+            Stmt::Break(_) => self.line("break;"),
+            Stmt::Continue(_) => self.line("continue;"),
+            Stmt::Return(e, _) => match e {
+                Some(e) => self.line(format_args!("return {};", expr(e))),
+                None => self.line("return;"),
+            },
+        }
+    }
+
+    fn braced(&mut self, head: String, body: &Block) {
+        self.line(format_args!("{head} {{"));
+        self.block(body);
+        self.line("}");
+    }
+}
+
+fn ty_name(t: Ty) -> &'static str {
+    match t {
+        Ty::Scalar(s) => s.rust_name(),
+        Ty::Float4 => "[f32; 4]",
+    }
+}
+
+fn pat(p: &Pat) -> String {
+    let one = |n: &Ident, m: bool| if m { format!("mut {n}") } else { n.to_string() };
+    match p {
+        Pat::Ident { name, mutable } => one(name, *mutable),
+        Pat::Tuple(list) => {
+            let parts: Vec<String> = list
+                .iter()
+                .map(|x| x.as_ref().map_or("_".into(), |(n, m)| one(n, *m)))
+                .collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+fn place_text(p: &Place) -> String {
+    match p {
+        Place::Var(v) => v.to_string(),
+        Place::Index { base, index } => format!("{base}[{}]", index_text(index)),
+    }
+}
+
+fn index_text(index: &[Expr]) -> String {
+    let parts: Vec<String> = index.iter().map(expr).collect();
+    if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("({})", parts.join(", "))
+    }
+}
+
+/// A range as `nfor!` writes it.
+pub fn range(r: &Range) -> String {
+    let op = if r.inclusive { "..=" } else { ".." };
+    let base = format!("{}{op}{}", expr(&r.start), expr(&r.end));
+    match &r.step {
+        Some(s) => format!("({base}).step_by({})", expr(s)),
+        None => base,
+    }
+}
+
+fn list(items: &[Expr]) -> String {
+    items.iter().map(expr).collect::<Vec<_>>().join(", ")
+}
+
+/// An expression as Rust text.
+pub fn expr(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { text, suffix }) | ExprKind::Lit(Lit::Float { text, suffix }) => {
+            format!("{text}{}", suffix.map(|s| s.rust_name()).unwrap_or(""))
+        }
+        ExprKind::Lit(Lit::Bool(b)) => b.to_string(),
+        ExprKind::Var(v) => v.to_string(),
+        ExprKind::Unary { op, expr: x } => {
+            format!("{}{}", if *op == UnOp::Neg { "-" } else { "!" }, expr(x))
+        }
+        ExprKind::Binary { op, lhs, rhs } => format!("{} {} {}", expr(lhs), op.symbol(), expr(rhs)),
+        ExprKind::Cast { expr: x, ty } => format!("{} as {}", expr(x), ty_name(*ty)),
+        ExprKind::Index { base, index } => format!("{base}[{}]", index_text(index)),
+        ExprKind::Call { func, args } => format!("{}({})", path_text(func), list(args)),
+        ExprKind::Method { recv, method, args } => {
+            format!("{}.{method}({})", expr(recv), list(args))
+        }
+        ExprKind::If { cond, then, els } => {
+            let mut p = Printer {
+                out: String::new(),
+                indent: 0,
+            };
+            p.block(then);
+            let els = els
+                .as_ref()
+                .map(|x| format!(" else {}", expr(x)))
+                .unwrap_or_default();
+            format!(
+                "if {} {{ {} }}{els}",
+                expr(cond),
+                p.out.trim().replace('\n', " ")
+            )
+        }
+        ExprKind::Block(b) => {
+            let mut p = Printer {
+                out: String::new(),
+                indent: 0,
+            };
+            p.block(b);
+            format!("{{ {} }}", p.out.trim().replace('\n', " "))
+        }
+        ExprKind::Paren(x) => format!("({})", expr(x)),
+        ExprKind::Tuple(items) => format!("({})", list(items)),
+        ExprKind::Array(items) => format!("[{}]", list(items)),
+        ExprKind::Field { base, index } => format!("{}.{index}", expr(base)),
+        ExprKind::Lane { base, lane } => format!("{}[{lane}]", expr(base)),
+    }
+}
+
+fn path_text(p: &syn::Path) -> String {
+    p.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+impl Display for Nest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut p = Printer {
+            out: String::new(),
+            indent: 0,
+        };
+        p.nest(self);
+        f.write_str(&p.out)
+    }
+}
+
+impl Display for Block {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut p = Printer {
+            out: String::new(),
+            indent: 0,
+        };
+        p.block(self);
+        f.write_str(&p.out)
+    }
+}

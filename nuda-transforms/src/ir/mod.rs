@@ -1,0 +1,398 @@
+//! The loop-nest IR: what the macros parse Rust into, what capture analysis and the annotations
+//! work on, and what the emitters turn into OpenCL C, native Rust and host Rust.
+//!
+//! A [`Nest`] is a perfectly nested set of loops (`nfor!`) with a body. Bodies are blocks of a
+//! small statement and expression language: the Rust subset kernels may use. Expressions whose
+//! OpenCL C depends on a type carry a [`Slot`]: rustc fills it, through a never-called witness
+//! closure, and the runtime substitutes the type when it first launches the kernel.
+
+mod display;
+pub mod visit;
+
+use proc_macro2::Span;
+use syn::Ident;
+
+/// A type slot: the index of an expression whose Rust type the kernel text needs.
+pub type Slot = usize;
+
+/// A perfectly nested loop nest, outermost loop first, with its body and annotations.
+#[derive(Debug, Clone)]
+pub struct Nest {
+    /// The loops, outermost first.
+    pub loops: Vec<Loop>,
+    /// The body, run once per iteration of the innermost loop.
+    pub body: Block,
+    /// Where the nest was written.
+    pub span: Span,
+}
+
+/// One loop of a nest: `var` over `range`.
+#[derive(Debug, Clone)]
+pub struct Loop {
+    /// The loop variable.
+    pub var: Ident,
+    /// The values it takes.
+    pub range: Range,
+    /// Slot of the loop variable's type.
+    pub slot: Slot,
+}
+
+/// The values a loop variable takes: from `start`, stepping by `step`, up to `end`.
+#[derive(Debug, Clone)]
+pub struct Range {
+    /// First value.
+    pub start: Expr,
+    /// Bound: exclusive, or inclusive when `inclusive`.
+    pub end: Expr,
+    /// Whether `end` itself is included (`a..=b`, `a <> b`).
+    pub inclusive: bool,
+    /// Step; 1 when absent.
+    pub step: Option<Expr>,
+    /// Where the range was written.
+    pub span: Span,
+}
+
+/// A block: statements, then an optional tail expression giving its value.
+#[derive(Debug, Clone, Default)]
+pub struct Block {
+    /// The statements in order.
+    pub stmts: Vec<Stmt>,
+    /// The value of the block, if it has one.
+    pub tail: Option<Box<Expr>>,
+}
+
+/// A statement. (Variant fields are named for what they hold.)
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum Stmt {
+    /// `let pat (: ty)? (= init)?;`
+    Let(Let),
+    /// `place = value;` or `place op= value;` (a compound assignment has a slot: its type)
+    Assign {
+        place: Place,
+        op: Option<BinOp>,
+        value: Expr,
+        slot: Option<Slot>,
+        span: Span,
+    },
+    /// An expression in statement position (calls, `if`, blocks).
+    Expr(Expr),
+    /// `while cond { body }`
+    While { cond: Expr, body: Block, span: Span },
+    /// `loop { body }`
+    Loop { body: Block, span: Span },
+    /// `for var in range { body }`
+    For {
+        var: Ident,
+        slot: Slot,
+        range: Range,
+        body: Block,
+        span: Span,
+    },
+    /// A nested `nfor!`, possibly under an `annot!`.
+    Nest(Box<Nest>),
+    /// `break;`
+    Break(Span),
+    /// `continue;`
+    Continue(Span),
+    /// `return value?;`
+    Return(Option<Expr>, Span),
+}
+
+/// A `let` statement.
+#[derive(Debug, Clone)]
+pub struct Let {
+    /// What it binds.
+    pub pat: Pat,
+    /// The written type, if any.
+    pub ty: Option<Ty>,
+    /// The initial value, if any.
+    pub init: Option<Expr>,
+    /// Slots of the bound variables' types, one per name in `pat`.
+    pub slots: Vec<Slot>,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// A pattern in a `let`.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum Pat {
+    /// `x` or `mut x`.
+    Ident { name: Ident, mutable: bool },
+    /// `(x, mut y, _)`: only from `a.dims()` or a tuple of values.
+    Tuple(Vec<Option<(Ident, bool)>>),
+}
+
+/// Where an assignment stores.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum Place {
+    /// A local variable.
+    Var(Ident),
+    /// An element of an array: `a[i]`, `a[(i, j)]`.
+    Index { base: Ident, index: Vec<Expr> },
+}
+
+/// A type written in the source: a scalar, or `[f32; 4]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A Rust scalar type.
+    Scalar(Scalar),
+    /// `[f32; 4]`, an RGBA texel: `float4` in OpenCL C.
+    Float4,
+}
+
+/// The Rust scalar types kernels use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Scalar {
+    F32,
+    F64,
+    I8,
+    I16,
+    I32,
+    I64,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,
+    Bool,
+}
+
+/// An expression with its source span and, where the kernel text needs its type, a slot.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    /// What kind of expression.
+    pub kind: ExprKind,
+    /// Where it was written.
+    pub span: Span,
+    /// Type slot, where the emitted C depends on the type.
+    pub slot: Option<Slot>,
+}
+
+/// Expression kinds. (Variant fields are named for what they hold.)
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum ExprKind {
+    /// A literal; `suffix` is the written type suffix, if any.
+    Lit(Lit),
+    /// A variable.
+    Var(Ident),
+    /// `-e` or `!e`.
+    Unary { op: UnOp, expr: Box<Expr> },
+    /// `lhs op rhs`.
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `e as ty`.
+    Cast { expr: Box<Expr>, ty: Ty },
+    /// `a[i]`, `a[(i, j)]`: an element of a captured array.
+    Index { base: Ident, index: Vec<Expr> },
+    /// `f(args)`: a builtin or a `#[nucode]` function.
+    Call { func: syn::Path, args: Vec<Expr> },
+    /// `recv.method(args)`: a builtin method.
+    Method {
+        recv: Box<Expr>,
+        method: Ident,
+        args: Vec<Expr>,
+    },
+    /// `if cond { then } else { els }`; `els` is a block or another `if`.
+    If {
+        cond: Box<Expr>,
+        then: Block,
+        els: Option<Box<Expr>>,
+    },
+    /// `{ stmts; tail }`.
+    Block(Block),
+    /// `(e)`.
+    Paren(Box<Expr>),
+    /// `(a, b)`: only as an index or a value to destructure.
+    Tuple(Vec<Expr>),
+    /// `[r, g, b, a]`: a `float4`.
+    Array(Vec<Expr>),
+    /// `e.0`: a component of a tuple (`a.dims().1`) or of an RGBA texel.
+    Field { base: Box<Expr>, index: u32 },
+    /// `v[k]` with a constant `k` on an RGBA texel value.
+    Lane { base: Box<Expr>, lane: u32 },
+}
+
+/// A literal.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub enum Lit {
+    /// An integer; `suffix` is the written type, if any.
+    Int {
+        text: String,
+        suffix: Option<Scalar>,
+    },
+    /// A float; `suffix` is the written type, if any.
+    Float {
+        text: String,
+        suffix: Option<Scalar>,
+    },
+    /// `true` or `false`.
+    Bool(bool),
+}
+
+/// Unary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-e`
+    Neg,
+    /// `!e`: logical on bool, bitwise on integers.
+    Not,
+}
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinOp {
+    /// The operator's text, the same in Rust and OpenCL C.
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            And => "&&",
+            Or => "||",
+            BitAnd => "&",
+            BitOr => "|",
+            BitXor => "^",
+            Shl => "<<",
+            Shr => ">>",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+        }
+    }
+
+    /// Whether the result is a number of the operands' type (not a bool).
+    pub fn is_arithmetic(self) -> bool {
+        use BinOp::*;
+        matches!(
+            self,
+            Add | Sub | Mul | Div | Rem | BitAnd | BitOr | BitXor | Shl | Shr
+        )
+    }
+}
+
+impl Scalar {
+    /// Parses a Rust type name such as `f32` or `usize`.
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        use Scalar::*;
+        Some(match name {
+            "f32" => F32,
+            "f64" => F64,
+            "i8" => I8,
+            "i16" => I16,
+            "i32" => I32,
+            "i64" => I64,
+            "isize" => Isize,
+            "u8" => U8,
+            "u16" => U16,
+            "u32" => U32,
+            "u64" => U64,
+            "usize" => Usize,
+            "bool" => Bool,
+            _ => return None,
+        })
+    }
+
+    /// The Rust type name.
+    pub fn rust_name(self) -> &'static str {
+        use Scalar::*;
+        match self {
+            F32 => "f32",
+            F64 => "f64",
+            I8 => "i8",
+            I16 => "i16",
+            I32 => "i32",
+            I64 => "i64",
+            Isize => "isize",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            Usize => "usize",
+            Bool => "bool",
+        }
+    }
+
+    /// The OpenCL C type name (`nu_idx` for usize: 32 or 64 bits, chosen at launch).
+    pub fn cl_name(self) -> &'static str {
+        use Scalar::*;
+        match self {
+            F32 => "float",
+            F64 => "double",
+            I8 => "char",
+            I16 => "short",
+            I32 => "int",
+            I64 => "long",
+            Isize => "nu_sidx",
+            U8 => "uchar",
+            U16 => "ushort",
+            U32 => "uint",
+            U64 => "ulong",
+            Usize => "nu_idx",
+            Bool => "bool",
+        }
+    }
+
+    /// Whether it is f32 or f64.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+}
+
+impl Ty {
+    /// The OpenCL C type name.
+    pub fn cl_name(self) -> &'static str {
+        match self {
+            Ty::Scalar(s) => s.cl_name(),
+            Ty::Float4 => "float4",
+        }
+    }
+}
+
+impl Expr {
+    /// An expression without a slot.
+    pub fn new(kind: ExprKind, span: Span) -> Expr {
+        Expr {
+            kind,
+            span,
+            slot: None,
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! From macro input to IR: `nfor!` headers, kernel bodies, and the argument lists of
+//! `nuwork!`, `nucall!`, `#[nukernel]` and `#[nucode]`.
+
+pub mod body;
+pub mod methods;
+pub mod nfor;
+#[cfg(test)]
+mod test;
+
+pub use body::Lower;

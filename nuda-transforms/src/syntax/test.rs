@@ -1,0 +1,1 @@
+//! Tests of parsing and lowering.
