@@ -19,3 +19,21 @@ pub fn nfor(input: TokenStream) -> TokenStream {
 pub fn nuwork(input: TokenStream) -> TokenStream {
     finish(nuda_transforms::nuwork::expand(input.into()))
 }
+
+/// Launches a `#[nukernel]`: `nucall!(device, [global..], [local..]; kernel(args))`.
+#[proc_macro]
+pub fn nucall(input: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nucall::expand(input.into()))
+}
+
+/// An explicit kernel, launched with `nucall!`.
+#[proc_macro_attribute]
+pub fn nukernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nukernel::expand(attr.into(), item.into()))
+}
+
+/// A function callable from kernels and, unchanged, from the host.
+#[proc_macro_attribute]
+pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nucode::expand(attr.into(), item.into()))
+}

@@ -12,5 +12,8 @@ pub mod ctxt;
 pub mod emit;
 pub mod ir;
 pub mod nfor;
+pub mod nucall;
+pub mod nucode;
+pub mod nukernel;
 pub mod nuwork;
 pub mod syntax;

@@ -2,13 +2,14 @@
 //! of k dimensions, one per outer loop, with a native-engine twin. Loops beyond the k outermost
 //! stay sequential inside the kernel.
 
-use crate::capture::{self, Analysis, Capture, Context};
+use crate::capture::{self, Analysis, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env};
+use crate::emit::glue::{bind_captures, capture_views, companions, fills, push_captures};
 use crate::emit::native::{slot_decls, slot_ident, RustEmitter};
 use crate::ir::*;
 use crate::syntax::Lower;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
@@ -182,87 +183,6 @@ fn witness_ranges(analysis: &Analysis, mapped: &[Loop]) -> TokenStream {
     quote!(#(#parts)*)
 }
 
-fn capture_ident(i: usize) -> syn::Ident {
-    format_ident!("__nuda_c{}", i)
-}
-
-/// `let __nuda_c0 = &mut b;` for each capture.
-pub fn bind_captures(captures: &[Capture]) -> TokenStream {
-    let binds = captures.iter().enumerate().map(|(i, c)| {
-        let (id, name) = (capture_ident(i), &c.name);
-        if c.written {
-            quote_spanned!(c.span=> let #id = &mut #name;)
-        } else {
-            quote_spanned!(c.span=> let #id = &#name;)
-        }
-    });
-    quote!(#(#binds)*)
-}
-
-/// Rebinds each capture's name to a view (native) or a phantom view (witness).
-pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
-    let binds = captures.iter().enumerate().map(|(i, c)| {
-        let (id, name) = (capture_ident(i), &c.name);
-        match (witness, c.written) {
-            (true, false) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_ref(#id);)
-            }
-            (true, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_mut(&*#id);)
-            }
-            (false, false) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelRef::native_ref(#id)?;)
-            }
-            (false, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelMut::native_mut(#id)?;)
-            }
-        }
-    });
-    quote!(#(#binds)*)
-}
-
-/// The fills of a template: type slots, then capture descriptors.
-pub fn fills(slots: usize, captures: &[Capture]) -> TokenStream {
-    let types = (0..slots).map(|k| {
-        let s = slot_ident(k);
-        quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
-    });
-    let caps = captures.iter().enumerate().map(|(i, c)| {
-        let id = capture_ident(i);
-        if c.written {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelMut::desc_mut(#id)))
-        } else {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelRef::desc(#id)))
-        }
-    });
-    quote!([#(#types,)* #(#caps,)*])
-}
-
-/// Pushes each capture's kernel arguments onto `__nuda_l`.
-pub fn push_captures(captures: &[Capture]) -> TokenStream {
-    let pushes = captures.iter().enumerate().map(|(i, c)| {
-        let id = capture_ident(i);
-        if c.written {
-            quote!(__nuda_l = ::nuda::__private::KernelMut::push_mut(#id, __nuda_l);)
-        } else {
-            quote!(__nuda_l = ::nuda::__private::KernelRef::push_ref(#id, __nuda_l);)
-        }
-    });
-    quote!(#(#pushes)*)
-}
-
-/// References to the companions of called `#[nucode]` functions.
-pub fn companions(calls: &[syn::Path]) -> TokenStream {
-    let refs = calls.iter().map(|p| {
-        let mut p = p.clone();
-        if let Some(last) = p.segments.last_mut() {
-            last.ident = format_ident!("__nuda_nucode_{}", last.ident, span = last.ident.span());
-        }
-        quote_spanned!(p.span()=> &#p)
-    });
-    quote!(&[#(#refs),*])
-}
-
 fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let sizes = input
         .sizes
@@ -332,9 +252,4 @@ fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
             __nuda_timing.map(drop)
         })()
     }
-}
-
-/// The span of the whole input, for errors about it.
-pub fn input_span(input: &NuworkInput) -> Span {
-    input.nest.span()
 }

@@ -27,6 +27,11 @@ cl_types!(f32 => "float", f64 => "double", i8 => "char", i16 => "short", i32 => 
     u8 => "uchar", u16 => "ushort", u32 => "uint", u64 => "ulong", usize => "nu_idx", isize => "nu_sidx",
     bool => "bool", [f32; 4] => "float4");
 
+// An `if` or block in statement position has a slot too; its type is `()`, never used as one.
+impl ClType for () {
+    const CL: &'static str = "void";
+}
+
 /// The OpenCL C type of a witness slot.
 pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
     T::CL

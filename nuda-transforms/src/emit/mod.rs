@@ -2,6 +2,7 @@
 //! (`host`), and the glue that launches kernels (`launch`).
 
 pub mod cl;
+pub mod glue;
 pub mod host;
 pub mod native;
 pub mod template;

@@ -1,0 +1,90 @@
+//! Glue shared by the kernel-launching macros: binding captured values, their native views and
+//! type-witness phantoms, template fills, launch arguments, and `#[nucode]` companions.
+
+use crate::capture::Capture;
+use crate::emit::native::slot_ident;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// The local that holds capture `i` (a reference to the captured value).
+pub fn capture_ident(i: usize) -> syn::Ident {
+    format_ident!("__nuda_c{}", i)
+}
+
+/// `let __nuda_c0 = &mut b;` for each capture.
+pub fn bind_captures(captures: &[Capture]) -> TokenStream {
+    let binds = captures.iter().enumerate().map(|(i, c)| {
+        let (id, name) = (capture_ident(i), &c.name);
+        if c.written {
+            quote_spanned!(c.span=> let #id = &mut #name;)
+        } else {
+            quote_spanned!(c.span=> let #id = &#name;)
+        }
+    });
+    quote!(#(#binds)*)
+}
+
+/// Rebinds each capture's name to a view (native) or a phantom view (witness).
+pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
+    let binds = captures.iter().enumerate().map(|(i, c)| {
+        let (id, name) = (capture_ident(i), &c.name);
+        match (witness, c.written) {
+            (true, false) => {
+                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_ref(#id);)
+            }
+            (true, true) => {
+                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_mut(&*#id);)
+            }
+            (false, false) => {
+                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelRef::native_ref(#id)?;)
+            }
+            (false, true) => {
+                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelMut::native_mut(#id)?;)
+            }
+        }
+    });
+    quote!(#(#binds)*)
+}
+
+/// The fills of a template: type slots, then capture descriptors.
+pub fn fills(slots: usize, captures: &[Capture]) -> TokenStream {
+    let types = (0..slots).map(|k| {
+        let s = slot_ident(k);
+        quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+    });
+    let caps = captures.iter().enumerate().map(|(i, c)| {
+        let id = capture_ident(i);
+        if c.written {
+            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelMut::desc_mut(#id)))
+        } else {
+            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelRef::desc(#id)))
+        }
+    });
+    quote!([#(#types,)* #(#caps,)*])
+}
+
+/// Pushes each capture's kernel arguments onto `__nuda_l`.
+pub fn push_captures(captures: &[Capture]) -> TokenStream {
+    let pushes = captures.iter().enumerate().map(|(i, c)| {
+        let id = capture_ident(i);
+        if c.written {
+            quote!(__nuda_l = ::nuda::__private::KernelMut::push_mut(#id, __nuda_l);)
+        } else {
+            quote!(__nuda_l = ::nuda::__private::KernelRef::push_ref(#id, __nuda_l);)
+        }
+    });
+    quote!(#(#pushes)*)
+}
+
+/// References to the companions of called `#[nucode]` functions.
+pub fn companions(calls: &[syn::Path]) -> TokenStream {
+    let refs = calls.iter().map(|p| {
+        let mut p = p.clone();
+        if let Some(last) = p.segments.last_mut() {
+            last.ident = format_ident!("__nuda_nucode_{}", last.ident, span = last.ident.span());
+        }
+        quote_spanned!(p.span()=> &#p)
+    });
+    quote!(&[#(#refs),*])
+}

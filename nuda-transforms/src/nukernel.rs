@@ -1,0 +1,220 @@
+//! `#[nukernel] fn name(params) { body }`: an explicit kernel, as NUDA's `nukernel`. The
+//! function becomes a launcher taking a `Call` first; `nucall!` supplies it. Parameters are
+//! `&mut` arrays and images (written), `&` arrays and images (read), `NuConst<'_, ..>`
+//! (constant memory) and scalars by value.
+
+use crate::capture::{self, Capture, Context};
+use crate::ctxt::Ctxt;
+use crate::emit::cl::{sanitize, ClEmitter, Env};
+use crate::emit::glue::{capture_ident, capture_views, companions, fills, push_captures};
+use crate::emit::native::{slot_decls, RustEmitter};
+use crate::syntax::Lower;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, Type};
+
+/// How a parameter reaches the kernel.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `&mut T`
+    Mut,
+    /// `&T`
+    Ref,
+    /// `T`
+    Value,
+}
+
+struct Param {
+    name: syn::Ident,
+    mode: Mode,
+}
+
+/// Expands `#[nukernel]`.
+pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(
+            attr.span(),
+            "#[nukernel] takes no arguments",
+        ));
+    }
+    let f: ItemFn = syn::parse2(item)?;
+    let cx = Ctxt::new();
+    let params = params(&cx, &f);
+    check_signature(&cx, &f);
+    let mut lower = Lower::new(&cx);
+    let mut body = lower.block(&f.block);
+    let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
+    analysis.captures = order_captures(&cx, &params, analysis.captures);
+    let slots = lower.slots;
+    let name = sanitize(&f.sig.ident.to_string());
+    let env = Env {
+        analysis: &analysis,
+        capture_base: slots,
+        context: Context::Kernel,
+    };
+    let template = ClEmitter::new(&cx, env).kernel(&name, &body);
+    let native = RustEmitter::new(&analysis, Context::Kernel, false).block_inner(&body);
+    let witness = RustEmitter::new(&analysis, Context::Kernel, true).block_inner(&body);
+    cx.check()?;
+    let parts = Parts {
+        params,
+        captures: analysis.captures.clone(),
+        barrier: analysis.barrier,
+        slots,
+        template,
+        native,
+        witness,
+        calls: analysis.calls,
+    };
+    Ok(glue(&f, &name, &parts))
+}
+
+fn params(cx: &Ctxt, f: &ItemFn) -> Vec<Param> {
+    let mut out = Vec::new();
+    for arg in &f.sig.inputs {
+        let FnArg::Typed(pt) = arg else {
+            cx.error(arg.span(), "#[nukernel] functions take no `self`");
+            continue;
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            cx.error(
+                pt.pat.span(),
+                "#[nukernel] parameters are plain names, as in `a: &NuArray1<f32>`",
+            );
+            continue;
+        };
+        let mode = match &*pt.ty {
+            Type::Reference(r) if r.mutability.is_some() => Mode::Mut,
+            Type::Reference(_) => Mode::Ref,
+            _ => Mode::Value,
+        };
+        out.push(Param {
+            name: pi.ident.clone(),
+            mode,
+        });
+    }
+    out
+}
+
+fn check_signature(cx: &Ctxt, f: &ItemFn) {
+    let sig = &f.sig;
+    if !sig.generics.params.is_empty() {
+        cx.error(sig.generics.span(), "#[nukernel] functions cannot be generic: the kernel is compiled once per call site's types by nuwork!, not by #[nukernel]");
+    }
+    if sig.asyncness.is_some() || sig.unsafety.is_some() || sig.constness.is_some() {
+        cx.error(sig.span(), "#[nukernel] functions are plain `fn`s");
+    }
+    if let syn::ReturnType::Type(_, t) = &sig.output {
+        cx.error(
+            t.span(),
+            "#[nukernel] functions return nothing; kernels write their results into arrays",
+        );
+    }
+}
+
+/// Parameters first, in declared order, then free names (constants) the body uses.
+fn order_captures(cx: &Ctxt, params: &[Param], found: Vec<Capture>) -> Vec<Capture> {
+    let mut out: Vec<Capture> = params
+        .iter()
+        .map(|p| {
+            let used = found.iter().find(|c| c.name == p.name);
+            if let (Some(c), Mode::Ref | Mode::Value) = (used, p.mode) {
+                if c.written {
+                    cx.error(c.span, format!("`{}` is a read-only parameter; declare it `&mut` to write it (a NuConst is read-only constant memory)", p.name));
+                }
+            }
+            Capture { name: p.name.clone(), written: p.mode == Mode::Mut, span: p.name.span() }
+        })
+        .collect();
+    out.extend(
+        found
+            .into_iter()
+            .filter(|c| !params.iter().any(|p| p.name == c.name)),
+    );
+    out
+}
+
+struct Parts {
+    params: Vec<Param>,
+    captures: Vec<Capture>,
+    barrier: bool,
+    slots: usize,
+    template: String,
+    native: TokenStream,
+    witness: TokenStream,
+    calls: Vec<syn::Path>,
+}
+
+/// `let __nuda_c<i> = ..;` for parameters (by mode) and extra captures (by reference).
+fn bind(p: &Parts) -> TokenStream {
+    let binds = p.captures.iter().enumerate().map(|(i, c)| {
+        let (id, name) = (capture_ident(i), &c.name);
+        match p.params.iter().find(|q| q.name == *name).map(|q| q.mode) {
+            Some(Mode::Mut) => quote!(let #id = &mut *#name;),
+            Some(Mode::Ref) => quote!(let #id = #name;),
+            Some(Mode::Value) | None => quote_spanned!(c.span=> let #id = &#name;),
+        }
+    });
+    quote!(#(#binds)*)
+}
+
+fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
+    let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
+    let inputs = &f.sig.inputs;
+    let (binds, wviews, nviews) = (
+        bind(p),
+        capture_views(&p.captures, true),
+        capture_views(&p.captures, false),
+    );
+    let (decls, fills, pushes) = (
+        slot_decls(p.slots),
+        fills(p.slots, &p.captures),
+        push_captures(&p.captures),
+    );
+    let calls = companions(&p.calls);
+    let (native, witness, template) = (&p.native, &p.witness, &p.template);
+    let run_native = if p.barrier {
+        quote! {
+            #[allow(unused_parens, unused_variables)]
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
+            __nuda_call.run_native_barrier(#name, __nuda_body)
+        }
+    } else {
+        quote! {
+            #[allow(unused_parens, unused_variables)]
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
+            __nuda_call.run_native(#name, __nuda_body)
+        }
+    };
+    quote! {
+        #(#attrs)*
+        #[must_use = "a kernel launch returns a Result that reports launch errors"]
+        #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
+            #binds
+            #decls
+            {
+                #[allow(unused, unreachable_code, clippy::all)]
+                let __nuda_witness = || {
+                    let __nuda_w = ::nuda::__private::witness_item();
+                    let __nuda_b = ::nuda::__private::witness_barrier();
+                    #wviews
+                    #witness
+                };
+            }
+            let __nuda_dev = __nuda_call.device()?;
+            let __nuda_timing = if __nuda_dev.is_native() {
+                #nviews
+                #run_native
+            } else {
+                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #name);
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls);
+                let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?;
+                #pushes
+                __nuda_l.run()
+            };
+            __nuda_timing.map(drop)
+        }
+    }
+}
