@@ -218,7 +218,7 @@ fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     quote! {
         (|| -> ::nuda::Result<()> {
             let __nuda_local = [#(#sizes),*];
-            #( let #rnames = #ranges; )*
+            #( #[allow(unused_parens)] let #rnames = #ranges; )*
             #bind
             #decls
             {

@@ -34,6 +34,8 @@ impl Prelude {
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
         t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
         t += "#define nu_irem(a, b) ((a) % (b))\n";
+        // Rust never fuses `a * b + c`; OpenCL C may unless told not to.
+        t += "#pragma OPENCL FP_CONTRACT OFF\n";
         if self.fp64 {
             t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
         }
@@ -48,10 +50,10 @@ impl Prelude {
 
 /// Image access as the macros emit it: `nu_read1(img, x, y)` for one-channel images.
 const IMAGE_HELPERS: &str = "\
-#define nu_read1(img, x, y) read_imagef(img, nu_sampler, (int2)(x, y)).x
-#define nu_read4(img, x, y) read_imagef(img, nu_sampler, (int2)(x, y))
-#define nu_write1(img, x, y, v) write_imagef(img, (int2)(x, y), (float4)((v), 0.0f, 0.0f, 1.0f))
-#define nu_write4(img, x, y, v) write_imagef(img, (int2)(x, y), (v))
+#define nu_read1(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)).x
+#define nu_read4(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y))
+#define nu_write1(nu_i, nu_x, nu_y, nu_v) write_imagef(nu_i, (int2)(nu_x, nu_y), (float4)((nu_v), 0.0f, 0.0f, 1.0f))
+#define nu_write4(nu_i, nu_x, nu_y, nu_v) write_imagef(nu_i, (int2)(nu_x, nu_y), (nu_v))
 ";
 
 type Slot = Arc<OnceLock<Result<Arc<Built>>>>;

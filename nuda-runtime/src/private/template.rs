@@ -154,7 +154,7 @@ pub fn fill(text: &str, fills: &[Fill], calls: &[String], own: &str) -> String {
 }
 
 fn expand(ph: &str, fills: &[Fill], calls: &[String], own: &str) -> String {
-    let mut parts = ph[1..].split(':');
+    let mut parts = ph[1..].splitn(2, ':');
     let index: usize = parts
         .next()
         .and_then(|i| i.parse().ok())
@@ -224,6 +224,8 @@ pub fn spell(op: &str, ty: &str) -> String {
         "wrap" if narrow => format!("({ty})"),
         "wrap" => String::new(),
         "not" if ty == "bool" => "!".into(),
+        // `~` promotes a narrow operand to int; Rust's `!` stays in the type.
+        "not" if narrow => format!("({ty})~"),
         "not" => "~".into(),
         "abs" if is_float(ty) => "fabs".into(),
         "abs" if signed => format!("({ty})abs"),

@@ -304,8 +304,10 @@ impl Walker<'_> {
             return;
         };
         let var = Expr::new(ExprKind::Var(base.clone()), base.span());
+        let index = Box::new(index[0].clone());
         e.kind = ExprKind::Lane {
             base: Box::new(var),
+            index,
             lane,
         };
     }

@@ -181,7 +181,7 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Tuple(items) => format!("({})", list(items)),
         ExprKind::Array(items) => format!("[{}]", list(items)),
         ExprKind::Field { base, index } => format!("{}.{index}", expr(base)),
-        ExprKind::Lane { base, lane } => format!("{}[{lane}]", expr(base)),
+        ExprKind::Lane { base, lane, .. } => format!("{}[{lane}]", expr(base)),
     }
 }
 

@@ -218,7 +218,11 @@ pub enum ExprKind {
     /// `e.0`: a component of a tuple (`a.dims().1`) or of an RGBA texel.
     Field { base: Box<Expr>, index: u32 },
     /// `v[k]` with a constant `k` on an RGBA texel value.
-    Lane { base: Box<Expr>, lane: u32 },
+    Lane {
+        base: Box<Expr>,
+        index: Box<Expr>,
+        lane: u32,
+    },
 }
 
 /// A literal.

@@ -62,7 +62,7 @@ impl ClEmitter<'_> {
                 format!("((float4)({}))", parts.join(", "))
             }
             ExprKind::Field { base, index } => self.field(base, *index),
-            ExprKind::Lane { base, lane } => format!("({}).s{lane}", self.expr(base)),
+            ExprKind::Lane { base, lane, .. } => format!("({}).s{lane}", self.expr(base)),
             ExprKind::Tuple(_) => {
                 self.cx.error(e.span, "tuples in kernels are only indices `a[(i, j)]` and values to destructure with `let (x, y) = ..`");
                 String::new()

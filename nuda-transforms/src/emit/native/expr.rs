@@ -108,9 +108,8 @@ impl RustEmitter<'_> {
                 };
                 quote_spanned!(span=> #b.#i)
             }
-            ExprKind::Lane { base, lane } => {
-                let b = self.expr(base);
-                let i = *lane as usize;
+            ExprKind::Lane { base, index, .. } => {
+                let (b, i) = (self.expr(base), self.expr(index));
                 quote_spanned!(span=> #b[#i])
             }
         };

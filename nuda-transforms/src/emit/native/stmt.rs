@@ -27,9 +27,13 @@ impl RustEmitter<'_> {
                 place,
                 op,
                 value,
+                slot,
                 span,
-                ..
-            } => self.assign(place, *op, value, *span),
+            } => {
+                let a = self.assign(place, *op, value, *span);
+                let rec = slot.map(|k| self.record_place(k, place));
+                quote!(#a #rec)
+            }
             Stmt::Expr(e) => {
                 let e = self.expr(e);
                 quote!(#e;)
@@ -135,6 +139,22 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> let (#(#parts),*) #ty #init; #(#recs)*)
             }
         }
+    }
+
+    /// Records a compound assignment's type: the assigned place's value (witness only).
+    fn record_place(&mut self, slot: Slot, place: &Place) -> TokenStream {
+        if !self.witness {
+            return TokenStream::new();
+        }
+        let s = super::slot_ident(slot);
+        let value = match place {
+            Place::Var(name) => quote!(#name),
+            Place::Index { base, index } => {
+                let idx = self.index(index);
+                quote!(#base.get(#idx))
+            }
+        };
+        quote!(#s = ::core::option::Option::Some(#value);)
     }
 
     fn assign(

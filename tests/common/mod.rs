@@ -1,0 +1,50 @@
+//! Helpers for the macro tests: the devices to run on (the first OpenCL device, then the
+//! native engine), and running a computation on each and comparing it with a reference.
+
+#![allow(dead_code)]
+
+use nuda::{DeviceInfo, DeviceKind};
+use std::fmt::Debug;
+
+/// The first OpenCL device (required when `NUDA_REQUIRE_OPENCL=1`) and the native engine.
+pub fn engines() -> Vec<DeviceInfo> {
+    let all = nuda::devices();
+    let mut out: Vec<DeviceInfo> = all
+        .iter()
+        .filter(|d| d.kind != DeviceKind::Native)
+        .take(1)
+        .cloned()
+        .collect();
+    if out.is_empty() {
+        if std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1") {
+            panic!("NUDA_REQUIRE_OPENCL=1 but no OpenCL device was found: {all:?}");
+        }
+        eprintln!("no OpenCL device: testing the native engine only");
+    }
+    out.extend(all.into_iter().filter(|d| d.kind == DeviceKind::Native));
+    out
+}
+
+/// Runs `f` on every engine with that device current, and checks it returns `want`.
+pub fn check<R: PartialEq + Debug>(want: R, f: impl Fn() -> nuda::Result<R>) {
+    for d in engines() {
+        let got = nuda::with_device(d.index, &f)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        assert_eq!(got, want, "on {}", d.name);
+    }
+}
+
+/// Like `check`, for floats compared with a relative tolerance.
+pub fn check_close(want: &[f32], tol: f32, f: impl Fn() -> nuda::Result<Vec<f32>>) {
+    for d in engines() {
+        let got = nuda::with_device(d.index, &f)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        assert_eq!(got.len(), want.len(), "on {}", d.name);
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            let ok = (g - w).abs() <= tol * w.abs().max(1.0) || (g.is_nan() && w.is_nan());
+            assert!(ok, "on {}: element {k}: got {g}, want {w}", d.name);
+        }
+    }
+}
