@@ -4,26 +4,36 @@
 
 use proc_macro::TokenStream;
 
+/// An item macro's output: several `compile_error!` items may stand side by side.
 fn finish(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
     r.unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// An expression macro's output: several `compile_error!`s need a block around them.
+fn finish_expr(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
+    r.unwrap_or_else(|e| {
+        let errors = e.into_compile_error();
+        quote::quote!({ #errors })
+    })
+    .into()
 }
 
 /// Perfectly nested loops on the host: `nfor!((i, j) in (n, m) { .. })`.
 #[proc_macro]
 pub fn nfor(input: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nfor::expand(input.into()))
+    finish_expr(nuda_transforms::nfor::expand(input.into()))
 }
 
 /// Runs a loop nest on the current device: `nuwork!(1, 128; nfor!((i, j) in (n, n) { .. }))`.
 #[proc_macro]
 pub fn nuwork(input: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nuwork::expand(input.into()))
+    finish_expr(nuda_transforms::nuwork::expand(input.into()))
 }
 
 /// Launches a `#[nukernel]`: `nucall!(device, [global..], [local..]; kernel(args))`.
 #[proc_macro]
 pub fn nucall(input: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nucall::expand(input.into()))
+    finish_expr(nuda_transforms::nucall::expand(input.into()))
 }
 
 /// An explicit kernel, launched with `nucall!`.

@@ -289,7 +289,9 @@ impl<'a> Lower<'a> {
 
     fn no_label(&self, label: Option<&syn::Label>) {
         if let Some(l) = label {
-            self.cx.error(l.span(), unsupported("loop labels"));
+            // The label's name: a lifetime's own span would start the compile_error! tokens.
+            self.cx
+                .error(l.name.ident.span(), unsupported("loop labels"));
         }
     }
 
@@ -666,7 +668,7 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::Match(_) => "match expressions (use if/else)",
         syn::Expr::Range(_) => "ranges outside for loops and nfor!",
         syn::Expr::Struct(_) => "struct literals",
-        syn::Expr::Try(_) => "the `?` operator",
+        syn::Expr::Try(_) => "`?` operators",
         syn::Expr::Async(_) | syn::Expr::Await(_) => "async code",
         syn::Expr::Macro(_) => "macros in expressions (println! and the like)",
         syn::Expr::Repeat(_) => "array repeat expressions",

@@ -1,0 +1,4 @@
+use nuda::prelude::*;
+#[nucode]
+fn scaled(x: f32) -> f32 { x * factor }
+fn main() {}

@@ -1,0 +1,4 @@
+use nuda::prelude::*;
+#[nukernel]
+fn fill(a: &NuArray1<f32>) { a[global_id(0)] = 1.0; }
+fn main() {}
