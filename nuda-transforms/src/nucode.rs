@@ -20,9 +20,20 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         return Err(syn::Error::new(attr.span(), "#[nucode] takes no arguments"));
     }
     let f: ItemFn = syn::parse2(item)?;
+    let (slots, template, witness, calls) = build(&f)?;
+    Ok(glue(&f, slots, &template, &witness, &calls))
+}
+
+/// The function template `#[nucode]` would embed, for inspection and snapshot tests.
+pub fn template(item: TokenStream) -> syn::Result<String> {
+    let f: ItemFn = syn::parse2(item)?;
+    Ok(build(&f)?.1)
+}
+
+fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)> {
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
-    let params = params(&cx, &mut lower, &f);
+    let params = params(&cx, &mut lower, f);
     let ret = match &f.sig.output {
         ReturnType::Default => None,
         ReturnType::Type(_, t) => lower.ty(t),
@@ -55,7 +66,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     let slots = lower.slots;
     drop(lower);
     cx.check()?;
-    Ok(glue(&f, slots, &template, &witness, &analysis.calls))
+    Ok((slots, template, witness, analysis.calls))
 }
 
 fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)> {

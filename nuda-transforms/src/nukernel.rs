@@ -39,9 +39,20 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         ));
     }
     let f: ItemFn = syn::parse2(item)?;
+    let (name, parts) = build(&f)?;
+    Ok(glue(&f, &name, &parts))
+}
+
+/// The kernel template `#[nukernel]` would embed, for inspection and snapshot tests.
+pub fn template(item: TokenStream) -> syn::Result<String> {
+    let f: ItemFn = syn::parse2(item)?;
+    Ok(build(&f)?.1.template)
+}
+
+fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     let cx = Ctxt::new();
-    let params = params(&cx, &f);
-    check_signature(&cx, &f);
+    let params = params(&cx, f);
+    check_signature(&cx, f);
     let mut lower = Lower::new(&cx);
     let mut body = lower.block(&f.block);
     let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
@@ -67,7 +78,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         witness,
         calls: analysis.calls,
     };
-    Ok(glue(&f, &name, &parts))
+    Ok((name, parts))
 }
 
 fn params(cx: &Ctxt, f: &ItemFn) -> Vec<Param> {

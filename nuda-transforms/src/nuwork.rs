@@ -78,6 +78,15 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(parts.map(|p| glue(&input, &p)).unwrap_or_default())
 }
 
+/// The kernel template `nuwork!` would embed, for inspection and snapshot tests.
+pub fn template(input: TokenStream) -> syn::Result<String> {
+    let input: NuworkInput = syn::parse2(input)?;
+    let cx = Ctxt::new();
+    let parts = build(&cx, &input);
+    cx.check()?;
+    Ok(parts.map(|p| p.template).unwrap_or_default())
+}
+
 fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let mut lower = Lower::new(cx);
     let nest = lower_nest_macro(&mut lower, &input.nest, "nuwork!")?;
