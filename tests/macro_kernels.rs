@@ -844,3 +844,185 @@ fn nukernel_with_constant_and_scalar_parameters() {
         );
     }
 }
+
+// ---- more shapes and types -------------------------------------------------------------------
+
+#[test]
+fn three_mapped_dimensions() {
+    let d = (4usize, 5usize, 6usize);
+    let want: Vec<u32> = (0..d.0 * d.1 * d.2).map(|f| (f as u32) * 2).collect();
+    check(want, || {
+        let mut out = NuArray3::<u32>::new(d);
+        let (d0, d1, d2) = d;
+        nuwork!(2, 1, 3; nfor!((i, j, k) in (d0, d1, d2) {
+            out[(i, j, k)] = (((i * d1 + j) * d2 + k) * 2) as u32;
+        }))?;
+        Ok(out.to_vec())
+    });
+}
+
+#[test]
+fn f64_math() {
+    let n = 32usize;
+    let f = |i: usize| {
+        let x = i as f64 * 0.25 + 1.0;
+        x.sqrt() * x.ln() + x.powi(2) - x.floor() + x.mul_add(0.5, 1.0)
+    };
+    let want: Vec<f64> = (0..n).map(f).collect();
+    for d in common::engines() {
+        let mut out = NuArray1::<f64>::new(n);
+        nuda::with_device(d.index, || {
+            nuwork!(8; nfor!(i in n {
+                let x = i as f64 * 0.25 + 1.0;
+                out[i] = x.sqrt() * x.ln() + x.powi(2) - x.floor() + x.mul_add(0.5, 1.0);
+            }))
+        })
+        .unwrap()
+        .unwrap();
+        assert!(
+            out.to_vec()
+                .iter()
+                .zip(&want)
+                .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0)),
+            "{}",
+            d.name
+        );
+    }
+}
+
+#[test]
+fn isize_and_u64_arithmetic() {
+    let n = 20usize;
+    let f = |i: usize| {
+        let s = i as isize - 10;
+        let u = (i as u64) << 35;
+        (s * s * s) as i64 + (u / 3 % 1_000_003) as i64
+    };
+    check((0..n).map(f).collect::<Vec<i64>>(), || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let s = i as isize - 10;
+            let u = (i as u64) << 35;
+            out[i] = (s * s * s) as i64 + (u / 3 % 1_000_003) as i64;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn bool_captures_and_compound_conditions() {
+    let n = 30usize;
+    let (flip, limit) = (true, 17u32);
+    let f = |i: usize| {
+        let k = i as u32;
+        if (k < limit && flip) || (k % 5 == 0 && !flip) {
+            k
+        } else {
+            0
+        }
+    };
+    check((0..n).map(f).collect::<Vec<u32>>(), || {
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(8; nfor!(i in n {
+            let k = i as u32;
+            out[i] = if (k < limit && flip) || (k % 5 == 0 && !flip) { k } else { 0 };
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn tuple_destructuring_of_values() {
+    check(vec![(3 - 8) * 10 + 7i32; 4], || {
+        let mut out = NuArray1::<i32>::new(4);
+        nuwork!(2; nfor!(i in 4 {
+            let (p, mut q) = (3i32, 8i32);
+            let (q2, _) = (q, p);
+            q = q2 - 1;
+            out[i] = (p - q - 1) * 10 + q;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[nukernel]
+fn blur_image(dst: &mut NuImage2<f32>, src: &NuImage2<f32>) {
+    let x = global_id(0) as i32;
+    let y = global_id(1) as i32;
+    let (w, h) = dst.dims();
+    if (x as usize) < w && (y as usize) < h {
+        let s = src.read(x - 1, y) + src.read(x, y) + src.read(x + 1, y);
+        dst.write(x, y, s / 3.0);
+    }
+}
+
+#[test]
+fn nukernel_with_images() {
+    let (w, h) = (19usize, 7usize);
+    let src = NuImage2::<f32>::from_fn((w, h), |(x, y)| (x * x + y) as f32);
+    let mut want = Vec::new();
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            want.push((src.read(x - 1, y) + src.read(x, y) + src.read(x + 1, y)) / 3.0);
+        }
+    }
+    for d in common::engines() {
+        let mut dst = NuImage2::<f32>::new((w, h));
+        nucall!(d.index, [w, h], [4, 4]; blur_image(&mut dst, &src)).unwrap();
+        let got = dst.to_vec();
+        assert!(
+            got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-4),
+            "{}",
+            d.name
+        );
+    }
+}
+
+#[nukernel]
+fn cube_sum(out: &mut NuArray3<u64>, scale: u64) {
+    let (i, j, k) = (global_id(0), global_id(1), global_id(2));
+    let (a, b, c) = out.dims();
+    if i < a && j < b && k < c {
+        out[(i, j, k)] = collatz_steps(scale * (i + j + k + 1) as u64) as u64;
+    }
+}
+
+#[test]
+fn nukernel_three_dimensional_calling_nucode() {
+    let d = (3usize, 4usize, 5usize);
+    let mut want = Vec::new();
+    for i in 0..d.0 {
+        for j in 0..d.1 {
+            for k in 0..d.2 {
+                want.push(collatz_steps(3 * (i + j + k + 1) as u64) as u64);
+            }
+        }
+    }
+    for dev in common::engines() {
+        let mut out = NuArray3::<u64>::new(d);
+        nucall!(dev.index, [d.0, d.1, d.2], [1, 2, 5]; cube_sum(&mut out, 3)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", dev.name);
+    }
+}
+
+#[test]
+fn sgemm_shaped_nest_with_inner_sequential_loop() {
+    let n = 24usize;
+    let a = NuArray2::<f32>::from_fn((n, n), |(i, j)| ((i * 3 + j) % 7) as f32);
+    let b = NuArray2::<f32>::from_fn((n, n), |(i, j)| ((i + 2 * j) % 5) as f32);
+    let mut want = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            want[i * n + j] = (0..n).map(|k| a[(k, i)] * b[(k, j)]).sum();
+        }
+    }
+    check(want, || {
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuwork!(8, 8; nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        }))?;
+        Ok(c.to_vec())
+    });
+}

@@ -2,6 +2,7 @@
 //! (the native engine where there is no OpenCL) and reports, as figures measured in this run:
 //! host-device transfer bandwidth and launch overhead, then the model problems.
 
+mod overhead;
 mod runtime;
 
 use clap::Parser;
@@ -30,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = nuda::current_device()?;
     println!("nuda bench on {}", device.info());
     runtime::report(&device, args.quick)?;
+    overhead::report(&device, args.quick)?;
     println!("\nno model problems yet");
     Ok(())
 }

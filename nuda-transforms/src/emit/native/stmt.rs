@@ -125,15 +125,27 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> let #m #name #ty #init; #rec)
             }
             Pat::Tuple(names) => {
-                let parts = names.iter().map(|n| match n {
+                // The witness binds `_` too, so its slot gets a type like the others.
+                let bound: Vec<syn::Ident> = names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| {
+                        n.as_ref().map_or_else(
+                            || quote::format_ident!("__nuda_wild{}", k),
+                            |(id, _)| id.clone(),
+                        )
+                    })
+                    .collect();
+                let parts = names.iter().zip(&bound).map(|(n, b)| match n {
                     Some((id, true)) => quote!(mut #id),
                     Some((id, false)) => quote!(#id),
+                    None if self.witness => quote!(#b),
                     None => quote!(_),
                 });
-                let recs: Vec<TokenStream> = names
+                let recs: Vec<TokenStream> = bound
                     .iter()
                     .zip(&l.slots)
-                    .filter_map(|(n, s)| n.as_ref().map(|(id, _)| self.record_var(*s, id)))
+                    .map(|(b, s)| self.record_var(*s, b))
                     .collect();
                 let init = init.map(|i| quote!(= #i));
                 quote_spanned!(span=> let (#(#parts),*) #ty #init; #(#recs)*)

@@ -1,0 +1,97 @@
+//! What the macros hand to the OpenCL compiler, read back through `NUDA_DUMP`: f32 kernels
+//! contain no `double`, index arithmetic is 32-bit when sizes fit, and the text is the embedded
+//! template with only types filled in.
+
+use nuda::prelude::*;
+use std::process::Command;
+
+fn is_child() -> bool {
+    std::env::var_os("NUDA_TEST_CHILD").is_some()
+}
+
+/// Run in a child with `NUDA_DUMP` set: one f32 kernel, one f64 kernel.
+#[test]
+fn child_dump_kernels() {
+    if !is_child() {
+        return;
+    }
+    let n = 64usize;
+    let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+    let mut b = NuArray1::<f32>::new(n);
+    nuwork!(16; nfor!(i in n {
+        let x = a[i] * 0.5 + 1.0;
+        let y = x.sqrt().max(2.0) / 3.0;
+        let k = (y * 10.0) as i32;
+        b[i] = if k > 3 { y } else { -y } + (i as f32).floor();
+    }))
+    .unwrap();
+    let mut c = NuArray1::<f64>::new(n);
+    nuwork!(16; nfor!(i in n { c[i] = (i as f64).sqrt() * 0.5; })).unwrap();
+}
+
+fn dumped() -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("nuda-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(exe)
+        .args(["child_dump_kernels", "--exact", "--nocapture"])
+        .env("NUDA_TEST_CHILD", "1")
+        .env("NUDA_DUMP", &dir)
+        .env("NUDA_ENGINE", "opencl")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut texts: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    texts.sort_by_key(|t| t.contains("double")); // the f32 kernel first
+    texts
+}
+
+fn kernel_part(text: &str) -> &str {
+    &text[text
+        .find("/* nuwork! at")
+        .expect("the kernel follows the prelude")..]
+}
+
+#[test]
+fn f32_kernels_have_no_double_and_32_bit_indices() {
+    if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
+        assert!(
+            std::env::var("NUDA_REQUIRE_OPENCL").as_deref() != Ok("1"),
+            "no OpenCL device"
+        );
+        return;
+    }
+    let texts = dumped();
+    assert_eq!(texts.len(), 2, "two kernels dumped");
+    let f32_kernel = kernel_part(&texts[0]);
+    assert!(
+        !f32_kernel.contains("double"),
+        "an f32 kernel must not mention double:\n{f32_kernel}"
+    );
+    assert!(
+        f32_kernel.contains("0.5f") && f32_kernel.contains("1.0f"),
+        "literals are float:\n{f32_kernel}"
+    );
+    assert!(
+        texts[0].contains("typedef uint nu_idx;"),
+        "32-bit index type when sizes fit"
+    );
+    for wide in ["ulong", "size_t", "long "] {
+        assert!(
+            !f32_kernel.contains(wide),
+            "no 64-bit index math ({wide}):\n{f32_kernel}"
+        );
+    }
+    let f64_kernel = kernel_part(&texts[1]);
+    assert!(
+        f64_kernel.contains("double"),
+        "the user wrote f64:\n{f64_kernel}"
+    );
+}
