@@ -48,6 +48,7 @@ fn loop_variables_take_the_type_of_their_bounds() {
 }
 
 #[test]
+#[allow(clippy::reversed_empty_ranges)]
 fn empty_ranges_run_nothing_and_bodies_may_use_any_rust() {
     let mut hits = 0;
     nfor!((i, j) in (5..5, 3) { hits += i + j; });

@@ -89,6 +89,18 @@ fn a_second_process_loads_the_binary_from_disk() {
         ("0".into(), "1".into()),
         "and replaced"
     );
+    // A well-formed entry the driver rejects (as after a driver change) is stale: rebuilt.
+    write_entry(&entries(&dir)[0], b"not a program binary");
+    assert_eq!(
+        build_in_child(&env),
+        ("1".into(), "0".into()),
+        "stale entry is rebuilt"
+    );
+    assert_eq!(
+        build_in_child(&env),
+        ("0".into(), "1".into()),
+        "and replaced again"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

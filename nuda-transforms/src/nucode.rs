@@ -64,7 +64,8 @@ fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)
     let template = ClEmitter::new(&cx, env).function(&params, ret, &body);
     let witness = RustEmitter::new(&analysis, Context::Nucode, true).block_inner(&body);
     let slots = lower.slots;
-    drop(lower);
+    // `lower` borrows `cx`, which `check` consumes; it ends here.
+    let _ = lower;
     cx.check()?;
     Ok((slots, template, witness, analysis.calls))
 }

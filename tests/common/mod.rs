@@ -48,3 +48,20 @@ pub fn check_close(want: &[f32], tol: f32, f: impl Fn() -> nuda::Result<Vec<f32>
         }
     }
 }
+
+/// The elements of a 1-D array.
+pub fn vec_of<T: nuda::Element>(a: &nuda::NuArray1<T>) -> Vec<T> {
+    a.to_vec()
+}
+
+/// `unwrap` for setup steps, with nuda's message.
+pub trait OrPanic<T> {
+    /// The value, or a panic with the error.
+    fn _or_panic(self) -> T;
+}
+
+impl<T> OrPanic<T> for nuda::Result<T> {
+    fn _or_panic(self) -> T {
+        self.unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -25,8 +25,9 @@ pub fn range(r: &RangeSyntax) -> TokenStream {
         .map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
     let end = &r.end;
     match (&r.step, r.inclusive) {
-        (None, false) => quote_spanned!(r.span=> (#start..#end)),
-        (None, true) => quote_spanned!(r.span=> (#start..=#end)),
+        // No parentheses: `for i in (0..n)` draws an unused_parens warning in the user's crate.
+        (None, false) => quote_spanned!(r.span=> #start..#end),
+        (None, true) => quote_spanned!(r.span=> #start..=#end),
         (Some(s), incl) => {
             quote_spanned!(r.span=> ::nuda::__private::steps(#start, #end, #s, #incl))
         }

@@ -2,6 +2,7 @@
 //! `nuwork!`, `nucall!`, `#[nukernel]` and `#[nucode]`.
 
 pub mod body;
+mod expr;
 pub mod methods;
 pub mod nfor;
 #[cfg(test)]

@@ -1,0 +1,246 @@
+//! Lowering expressions from `syn` to the IR, rejecting constructs outside the subset.
+
+use super::body::{unsupported, Lower};
+use super::methods::{method_needs_receiver_type, MethodKind};
+use crate::ir::*;
+use syn::spanned::Spanned;
+
+impl Lower<'_> {
+    /// Lowers an expression.
+    pub fn expr(&mut self, e: &syn::Expr) -> Expr {
+        let span = e.span();
+        let kind = match e {
+            syn::Expr::Lit(l) => return self.lit(&l.lit),
+            syn::Expr::Path(p) => match p.path.get_ident() {
+                Some(id) if p.qself.is_none() => ExprKind::Var(id.clone()),
+                _ => return self.err(span, "paths are not supported in kernels; bind the value to a local variable outside the kernel and use that"),
+            },
+            syn::Expr::Unary(u) => return self.unary(u),
+            syn::Expr::Binary(b) => return self.binary(b),
+            syn::Expr::Cast(c) => return self.cast(c),
+            syn::Expr::Index(ix) => match self.index_base(&ix.expr) {
+                Some(base) => ExprKind::Index { base, index: self.index_list(&ix.index) },
+                None => return self.err(span, "bad index"),
+            },
+            syn::Expr::Call(c) => return self.call(c),
+            syn::Expr::MethodCall(m) => return self.method(m),
+            syn::Expr::If(i) => return self.if_expr(i),
+            syn::Expr::Block(b) if b.label.is_none() => ExprKind::Block(self.block(&b.block)),
+            syn::Expr::Paren(p) => ExprKind::Paren(Box::new(self.expr(&p.expr))),
+            syn::Expr::Group(g) => return self.expr(&g.expr),
+            syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
+            syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Unnamed(i) => ExprKind::Field { base: Box::new(self.expr(&f.base)), index: i.index },
+                syn::Member::Named(_) => return self.err(span, unsupported("struct fields")),
+            },
+            other => return self.err(span, unsupported(construct_name(other))),
+        };
+        let slot = matches!(kind, ExprKind::Block(_)).then(|| self.slot());
+        Expr { kind, span, slot }
+    }
+
+    fn lit(&mut self, l: &syn::Lit) -> Expr {
+        let span = l.span();
+        let (lit, slot) = match l {
+            syn::Lit::Int(i) => {
+                let suffix = Scalar::from_name(i.suffix());
+                let slot = suffix.is_none().then(|| self.slot());
+                (
+                    Lit::Int {
+                        text: i.base10_digits().to_string(),
+                        suffix,
+                    },
+                    slot,
+                )
+            }
+            syn::Lit::Float(f) => {
+                let suffix = Scalar::from_name(f.suffix());
+                let slot = suffix.is_none().then(|| self.slot());
+                (
+                    Lit::Float {
+                        text: f.base10_digits().to_string(),
+                        suffix,
+                    },
+                    slot,
+                )
+            }
+            syn::Lit::Bool(b) => (Lit::Bool(b.value), None),
+            syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_) => {
+                return self.err(span, unsupported("string literals"))
+            }
+            _ => return self.err(span, unsupported("character and byte literals")),
+        };
+        Expr {
+            kind: ExprKind::Lit(lit),
+            span,
+            slot,
+        }
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
+        let span = u.span();
+        let op = match u.op {
+            syn::UnOp::Neg(_) => UnOp::Neg,
+            syn::UnOp::Not(_) => UnOp::Not,
+            _ => {
+                return self.err(
+                    span,
+                    unsupported("references and dereferences (`&x`, `*x`)"),
+                )
+            }
+        };
+        let expr = Box::new(self.expr(&u.expr));
+        Expr {
+            kind: ExprKind::Unary { op, expr },
+            span,
+            slot: Some(self.slot()),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
+        let span = b.span();
+        let Some(op) = bin_op(&b.op) else {
+            return self.err(
+                b.op.span(),
+                "compound assignment is a statement in kernels, as in `s += x;`",
+            );
+        };
+        let (lhs, rhs) = (Box::new(self.expr(&b.left)), Box::new(self.expr(&b.right)));
+        let slot = op.is_arithmetic().then(|| self.slot());
+        Expr {
+            kind: ExprKind::Binary { op, lhs, rhs },
+            span,
+            slot,
+        }
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast) -> Expr {
+        let span = c.span();
+        let mut expr = self.expr(&c.expr);
+        let Some(ty) = self.ty(&c.ty) else {
+            return expr;
+        };
+        if expr.slot.is_none() {
+            // The C conversion of float to integer depends on the source type.
+            expr.slot = Some(self.slot());
+        }
+        Expr::new(
+            ExprKind::Cast {
+                expr: Box::new(expr),
+                ty,
+            },
+            span,
+        )
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = c.span();
+        let syn::Expr::Path(p) = &*c.func else {
+            return self.err(
+                c.func.span(),
+                unsupported("calls of closures and function values"),
+            );
+        };
+        if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return self.err(span, unsupported("generic function calls"));
+        }
+        let args = c.args.iter().map(|a| self.expr(a)).collect();
+        Expr::new(
+            ExprKind::Call {
+                func: p.path.clone(),
+                args,
+            },
+            span,
+        )
+    }
+
+    fn method(&mut self, m: &syn::ExprMethodCall) -> Expr {
+        let span = m.span();
+        if m.turbofish.is_some() {
+            return self.err(span, unsupported("generic method calls"));
+        }
+        let name = m.method.to_string();
+        let Some(kind) = MethodKind::of(&name) else {
+            return self.err(
+                m.method.span(),
+                format!(
+                    "the method `{name}` is not supported in nuda kernels; supported methods: {}",
+                    MethodKind::list()
+                ),
+            );
+        };
+        let mut recv = self.expr(&m.receiver);
+        if method_needs_receiver_type(kind) && recv.slot.is_none() {
+            recv.slot = Some(self.slot());
+        }
+        let args = m.args.iter().map(|a| self.expr(a)).collect();
+        Expr::new(
+            ExprKind::Method {
+                recv: Box::new(recv),
+                method: m.method.clone(),
+                args,
+            },
+            span,
+        )
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.err(l.span(), unsupported("`if let` expressions"));
+        }
+        let cond = Box::new(self.expr(&i.cond));
+        let then = self.block(&i.then_branch);
+        let els = i.else_branch.as_ref().map(|(_, e)| Box::new(self.expr(e)));
+        Expr {
+            kind: ExprKind::If { cond, then, els },
+            span: i.span(),
+            slot: Some(self.slot()),
+        }
+    }
+}
+
+fn bin_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as S;
+    Some(match op {
+        S::Add(_) => BinOp::Add,
+        S::Sub(_) => BinOp::Sub,
+        S::Mul(_) => BinOp::Mul,
+        S::Div(_) => BinOp::Div,
+        S::Rem(_) => BinOp::Rem,
+        S::And(_) => BinOp::And,
+        S::Or(_) => BinOp::Or,
+        S::BitAnd(_) => BinOp::BitAnd,
+        S::BitOr(_) => BinOp::BitOr,
+        S::BitXor(_) => BinOp::BitXor,
+        S::Shl(_) => BinOp::Shl,
+        S::Shr(_) => BinOp::Shr,
+        S::Eq(_) => BinOp::Eq,
+        S::Ne(_) => BinOp::Ne,
+        S::Lt(_) => BinOp::Lt,
+        S::Le(_) => BinOp::Le,
+        S::Gt(_) => BinOp::Gt,
+        S::Ge(_) => BinOp::Ge,
+        _ => return None,
+    })
+}
+
+/// A plural name for an unsupported expression kind.
+fn construct_name(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::Closure(_) => "closures",
+        syn::Expr::Reference(_) => "references (`&x`)",
+        syn::Expr::Match(_) => "match expressions (use if/else)",
+        syn::Expr::Range(_) => "ranges outside for loops and nfor!",
+        syn::Expr::Struct(_) => "struct literals",
+        syn::Expr::Try(_) => "`?` operators",
+        syn::Expr::Async(_) | syn::Expr::Await(_) => "async code",
+        syn::Expr::Macro(_) => "macros in expressions (println! and the like)",
+        syn::Expr::Repeat(_) => "array repeat expressions",
+        syn::Expr::Unsafe(_) => "unsafe blocks",
+        syn::Expr::Let(_) => "let expressions",
+        syn::Expr::Block(_) => "labelled blocks",
+        syn::Expr::Field(_) => "struct fields",
+        _ => "these expressions",
+    }
+}

@@ -1,0 +1,175 @@
+//! The kernel suite, #[nucode] functions and #[nukernel] kernels with work-item builtins and barriers.
+//! Each kernel runs on an OpenCL device (PoCL in CI) and on the native engine and is
+//! compared with plain Rust.
+
+mod common;
+
+use common::{check, check_close, vec_of, OrPanic};
+use nuda::prelude::*;
+
+#[nucode]
+fn clamp01(x: f32) -> f32 {
+    if x < 0.0 {
+        return 0.0;
+    }
+    if x > 1.0 {
+        1.0
+    } else {
+        x
+    }
+}
+
+#[nucode]
+fn smooth(x: f32) -> f32 {
+    let t = clamp01(x);
+    t * t * (3.0 - 2.0 * t)
+}
+
+#[nucode]
+fn mix(a: f32, b: f32, x: f32) -> f32 {
+    a + (b - a) * smooth(x)
+}
+
+#[nucode]
+fn collatz_steps(mut_n: u64) -> u32 {
+    let mut n = mut_n;
+    let mut steps = 0u32;
+    while n != 1 {
+        n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+        steps += 1;
+    }
+    steps
+}
+
+#[test]
+fn nucode_functions_call_each_other_and_run_on_the_host_unchanged() {
+    let n = 50usize;
+    let want: Vec<f32> = (0..n)
+        .map(|i| mix(2.0, 4.0, i as f32 / 25.0 - 0.5))
+        .collect();
+    check_close(&want, 1e-6, || {
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; nfor!(i in n { out[i] = mix(2.0, 4.0, i as f32 / 25.0 - 0.5); }))?;
+        Ok(vec_of(&out))
+    });
+    let steps: Vec<u32> = (1..40u64).map(collatz_steps).collect();
+    check(steps, || {
+        let mut out = NuArray1::<u32>::new(39);
+        nuwork!(8; nfor!(i in 39 { out[i] = collatz_steps(i as u64 + 1); }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[nukernel]
+fn ids(out: &mut NuArray2<u32>) {
+    let (i, j) = (global_id(0), global_id(1));
+    if i >= out.dims().0 || j >= out.dims().1 {
+        return;
+    }
+    let v = local_id(0) * 1000 + local_id(1) * 100 + group_id(0) * 10 + group_id(1);
+    out[(i, j)] =
+        (v + global_size(0) * 100000 + local_size(1) * 10000000 + num_groups(1) * 1000000000)
+            as u32;
+}
+
+#[test]
+fn work_item_builtins_in_nukernel() {
+    let (n, m) = (6usize, 10usize);
+    let mut want = vec![0u32; n * m];
+    for i in 0..n {
+        for j in 0..m {
+            let v = (i % 2) * 1000 + (j % 4) * 100 + (i / 2) * 10 + j / 4;
+            want[i * m + j] = (v + 6 * 100000 + 4 * 10000000 + 3 * 1000000000) as u32;
+        }
+    }
+    for d in common::engines() {
+        let mut out = NuArray2::<u32>::new((n, m));
+        nucall!(d.index, [n, m], [2, 4]; ids(&mut out)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", d.name);
+    }
+}
+
+#[nukernel]
+fn block_reverse(out: &mut NuArray1<i32>, a: &NuArray1<i32>, scratch: &mut NuArray1<i32>) {
+    let g = global_id(0);
+    let l = local_id(0);
+    let size = local_size(0);
+    scratch[g] = a[g];
+    barrier();
+    out[g] = scratch[g - l + (size - 1 - l)];
+}
+
+#[test]
+fn barrier_synchronises_a_work_group() {
+    let n = 64usize;
+    let a = NuArray1::<i32>::from_fn(n, |i| i as i32 * 3);
+    let want: Vec<i32> = (0..n)
+        .map(|g| ((g / 16) * 16 + 15 - g % 16) as i32 * 3)
+        .collect();
+    for d in common::engines() {
+        let (mut out, mut scratch) = (NuArray1::<i32>::new(n), NuArray1::<i32>::new(n));
+        nucall!(d.index, [n], [16]; block_reverse(&mut out, &a, &mut scratch)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", d.name);
+    }
+}
+
+#[nukernel]
+fn poly_const(y: &mut NuArray1<f32>, x: &NuArray1<f32>, c: NuConst<'_, NuArray1<f32>>, n: usize) {
+    let i = global_id(0);
+    if i < n {
+        let mut acc = 0.0;
+        for k in 0..c.len() {
+            acc = acc * x[i] + c[c.len() - 1 - k];
+        }
+        y[i] = acc;
+    }
+}
+
+#[test]
+fn nukernel_with_constant_and_scalar_parameters() {
+    let n = 100usize;
+    let x = NuArray1::<f32>::from_fn(n, |i| i as f32 * 0.01);
+    let c = NuArray1::<f32>::from_vec(3, vec![1.0, 2.0, 3.0])._or_panic();
+    let want: Vec<f32> = x
+        .to_vec()
+        .iter()
+        .map(|v| (3.0 * v + 2.0) * v + 1.0)
+        .collect();
+    for d in common::engines() {
+        let mut y = NuArray1::<f32>::new(n);
+        nucall!(d.index, [n], [32]; poly_const(&mut y, &x, c.as_const(), n)).unwrap();
+        let got = y.to_vec();
+        assert!(
+            got.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-5),
+            "{}",
+            d.name
+        );
+    }
+}
+
+#[nukernel]
+fn cube_sum(out: &mut NuArray3<u64>, scale: u64) {
+    let (i, j, k) = (global_id(0), global_id(1), global_id(2));
+    let (a, b, c) = out.dims();
+    if i < a && j < b && k < c {
+        out[(i, j, k)] = collatz_steps(scale * (i + j + k + 1) as u64) as u64;
+    }
+}
+
+#[test]
+fn nukernel_three_dimensional_calling_nucode() {
+    let d = (3usize, 4usize, 5usize);
+    let mut want = Vec::new();
+    for i in 0..d.0 {
+        for j in 0..d.1 {
+            for k in 0..d.2 {
+                want.push(collatz_steps(3 * (i + j + k + 1) as u64) as u64);
+            }
+        }
+    }
+    for dev in common::engines() {
+        let mut out = NuArray3::<u64>::new(d);
+        nucall!(dev.index, [d.0, d.1, d.2], [1, 2, 5]; cube_sum(&mut out, 3)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", dev.name);
+    }
+}
