@@ -47,3 +47,11 @@ pub fn nukernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
     finish(nuda_transforms::nucode::expand(attr.into(), item.into()))
 }
+
+/// Transforms a loop nest at compile time: `annot!(tilem(8, 8), dmine(2, 2); nfor!(..))`.
+/// On the host it expands to the transformed loops; inside `nuwork!` and kernels the macro
+/// there reads it.
+#[proc_macro]
+pub fn annot(input: TokenStream) -> TokenStream {
+    finish_expr(nuda_transforms::annot::host::expand(input.into()))
+}

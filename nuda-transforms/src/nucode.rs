@@ -6,7 +6,7 @@ use crate::capture::{self, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env};
 use crate::emit::glue::companions;
-use crate::emit::native::{slot_decls, slot_ident, RustEmitter};
+use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::Ty;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
@@ -45,6 +45,7 @@ fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)
         );
     }
     let mut body = lower.block(&f.block);
+    crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
     let names: Vec<syn::Ident> = params.iter().map(|(n, _)| n.clone()).collect();
     let analysis = capture::analyze(&cx, &mut body, &names, Context::Nucode);
     for c in &analysis.captures {
@@ -62,7 +63,7 @@ fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)
         context: Context::Nucode,
     };
     let template = ClEmitter::new(&cx, env).function(&params, ret, &body);
-    let witness = RustEmitter::new(&analysis, Context::Nucode, true).block_inner(&body);
+    let witness = RustEmitter::new(&analysis, Context::Nucode, Mode::Witness).block_inner(&body);
     let slots = lower.slots;
     // `lower` borrows `cx`, which `check` consumes; it ends here.
     let _ = lower;
@@ -107,8 +108,17 @@ fn glue(
     let (vis, ident, inputs, output) = (&f.vis, &f.sig.ident, &f.sig.inputs, &f.sig.output);
     let companion = format_ident!("__nuda_nucode_{}", ident);
     let name = ident.to_string();
-    let decls = slot_decls(slots);
-    let types = (0..slots).map(slot_ident);
+    let mut recorded = std::collections::BTreeSet::new();
+    recorded_slots(witness, &mut recorded);
+    let decls = slot_decls(&recorded);
+    let types = (0..slots).map(|k| {
+        if recorded.contains(&k) {
+            let s = slot_ident(k);
+            quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+        } else {
+            quote!(::nuda::__private::Fill::Type("void"))
+        }
+    });
     let calls = companions(calls);
     quote! {
         #f
@@ -125,7 +135,7 @@ fn glue(
                         #[allow(unused, unreachable_code, clippy::all)]
                         let __nuda_witness = |#inputs| #output { #witness };
                     }
-                    ::std::vec![#(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#types))),*]
+                    ::std::vec![#(#types),*]
                 }
                 __nuda_types
             },

@@ -7,7 +7,7 @@ use crate::capture::{self, Capture, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::cl::{sanitize, ClEmitter, Env};
 use crate::emit::glue::{capture_ident, capture_views, companions, fills, push_captures};
-use crate::emit::native::{slot_decls, RustEmitter};
+use crate::emit::native::{self as native, slot_decls, RustEmitter};
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -55,6 +55,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     check_signature(&cx, f);
     let mut lower = Lower::new(&cx);
     let mut body = lower.block(&f.block);
+    crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
     let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
     analysis.captures = order_captures(&cx, &params, analysis.captures);
     let slots = lower.slots;
@@ -65,8 +66,10 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         context: Context::Kernel,
     };
     let template = ClEmitter::new(&cx, env).kernel(&name, &body);
-    let native = RustEmitter::new(&analysis, Context::Kernel, false).block_inner(&body);
-    let witness = RustEmitter::new(&analysis, Context::Kernel, true).block_inner(&body);
+    let native =
+        RustEmitter::new(&analysis, Context::Kernel, native::Mode::Native).block_inner(&body);
+    let witness =
+        RustEmitter::new(&analysis, Context::Kernel, native::Mode::Witness).block_inner(&body);
     cx.check()?;
     let parts = Parts {
         params,
@@ -178,9 +181,11 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         capture_views(&p.captures, true),
         capture_views(&p.captures, false),
     );
+    let mut recorded = std::collections::BTreeSet::new();
+    native::recorded_slots(&p.witness, &mut recorded);
     let (decls, fills, pushes) = (
-        slot_decls(p.slots),
-        fills(p.slots, &p.captures),
+        slot_decls(&recorded),
+        fills(p.slots, &recorded, &p.captures),
         push_captures(&p.captures),
     );
     let calls = companions(&p.calls);

@@ -6,7 +6,7 @@ use crate::capture::{self, Analysis, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env};
 use crate::emit::glue::{bind_captures, capture_views, companions, fills, push_captures};
-use crate::emit::native::{slot_decls, slot_ident, RustEmitter};
+use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::*;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
@@ -56,15 +56,23 @@ pub fn lower_nest_macro(lower: &mut Lower<'_>, mac: &syn::Macro, form: &str) -> 
     }
 }
 
+/// One kernel of a `nuwork!`: the main nest or a remainder of the annotations.
+struct Kernel {
+    /// The mapped loops.
+    mapped: Vec<Loop>,
+    /// The rest of the nest, run by each work-item.
+    body: Block,
+}
+
 /// Everything emitted for one `nuwork!`.
 struct Parts {
-    mapped: Vec<Loop>,
+    kernels: Vec<Kernel>,
     analysis: Analysis,
     slots: usize,
     template: String,
-    native: TokenStream,
-    witness: TokenStream,
-    ranges: Vec<TokenStream>,
+    natives: Vec<TokenStream>,
+    witnesses: Vec<TokenStream>,
+    ranges: Vec<Vec<TokenStream>>,
     /// The mapped ranges in the witness, so their literals get types too.
     witness_ranges: TokenStream,
 }
@@ -96,34 +104,114 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         cx.error(input.sizes[k.min(input.sizes.len()) - 1].span(), msg);
         return None;
     }
-    let (mapped, mut body) = split(nest, k);
-    let bound: Vec<syn::Ident> = mapped.iter().map(|l| l.var.clone()).collect();
-    check_host_ranges(cx, &mapped);
-    let analysis = capture::analyze(cx, &mut body, &bound, Context::Nuwork);
-    let slots = lower.slots;
-    let env = Env {
-        analysis: &analysis,
-        capture_base: slots,
-        context: Context::Nuwork,
-    };
-    let template = ClEmitter::new(cx, env).nuwork_kernel(&mapped, &body);
-    let native = RustEmitter::new(&analysis, Context::Nuwork, false).block_inner(&body);
-    let witness = RustEmitter::new(&analysis, Context::Nuwork, true).block_inner(&body);
-    let ranges = mapped
-        .iter()
-        .map(|l| host_range(&analysis, &l.range))
+    let span = input.nest.span();
+    let tops = crate::annot::apply(cx, &mut lower.slots, nest);
+    let mut kernels: Vec<Kernel> = tops
+        .into_iter()
+        .filter_map(|s| kernel_of(cx, s, k, span))
         .collect();
-    let witness_ranges = witness_ranges(&analysis, &mapped);
+    if kernels.is_empty() {
+        return None;
+    }
+    let analysis = analyze(cx, &mut kernels);
+    let slots = lower.slots;
+    let template = templates(cx, &analysis, slots, &kernels);
+    let emit = |mode| {
+        kernels
+            .iter()
+            .map(|kern| RustEmitter::new(&analysis, Context::Nuwork, mode).block_inner(&kern.body))
+            .collect()
+    };
+    let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
+    let ranges = kernels
+        .iter()
+        .map(|kern| {
+            kern.mapped
+                .iter()
+                .map(|l| host_range(&analysis, &l.range))
+                .collect()
+        })
+        .collect();
+    let all_mapped: Vec<Loop> = kernels
+        .iter()
+        .flat_map(|kern| kern.mapped.clone())
+        .collect();
+    let witness_ranges = witness_ranges(&analysis, &all_mapped);
     Some(Parts {
-        mapped,
+        kernels,
         analysis,
         slots,
         template,
-        native,
-        witness,
+        natives,
+        witnesses,
         ranges,
         witness_ranges,
     })
+}
+
+/// A top-level statement of the annotated nest as a kernel over its `k` outer loops.
+fn kernel_of(cx: &Ctxt, s: Stmt, k: usize, span: proc_macro2::Span) -> Option<Kernel> {
+    let Stmt::Nest(n) = s else {
+        cx.error(span, "nuwork!: the annotations leave no loop to map here (inline unrolls its loop completely); annotate an inner loop instead");
+        return None;
+    };
+    let n = crate::annot::collapse(*n);
+    if n.loops.len() < k {
+        let msg = format!("nuwork!: the annotated nest has {} perfectly nested loops before its body splits, but nuwork! maps {k}; give fewer work-group sizes", n.loops.len());
+        cx.error(span, msg);
+        return None;
+    }
+    let (mapped, body) = split(n, k);
+    check_host_ranges(cx, &mapped);
+    Some(Kernel { mapped, body })
+}
+
+/// Capture analysis of every kernel, merged: all kernels take the same parameters.
+fn analyze(cx: &Ctxt, kernels: &mut [Kernel]) -> Analysis {
+    let mut merged = Analysis::default();
+    for kern in kernels.iter_mut() {
+        let bound: Vec<syn::Ident> = kern.mapped.iter().map(|l| l.var.clone()).collect();
+        let a = capture::analyze(cx, &mut kern.body, &bound, Context::Nuwork);
+        for c in a.captures {
+            match merged.captures.iter_mut().find(|m| m.name == c.name) {
+                Some(m) => m.written |= c.written,
+                None => merged.captures.push(c),
+            }
+        }
+        for p in a.calls {
+            let text = quote!(#p).to_string();
+            if !merged.calls.iter().any(|q| quote!(#q).to_string() == text) {
+                merged.calls.push(p);
+            }
+        }
+    }
+    merged
+}
+
+/// The kernel name of kernel `i` of `n`.
+fn kernel_name(i: usize, n: usize) -> String {
+    if n == 1 {
+        "nuwork".into()
+    } else {
+        format!("nuwork_{i}")
+    }
+}
+
+fn templates(cx: &Ctxt, analysis: &Analysis, slots: usize, kernels: &[Kernel]) -> String {
+    let n = kernels.len();
+    let texts: Vec<String> = kernels
+        .iter()
+        .enumerate()
+        .map(|(i, kern)| {
+            let env = Env {
+                analysis,
+                capture_base: slots,
+                context: Context::Nuwork,
+            };
+            ClEmitter::new(cx, env).nuwork_kernel(&kernel_name(i, n), &kern.mapped, &kern.body)
+        })
+        .collect();
+    texts.join("\n")
 }
 
 /// The k outermost loops, and the body with the other loops left as a sequential nest.
@@ -136,6 +224,7 @@ fn split(nest: Nest, k: usize) -> (Vec<Loop>, Block) {
     let inner = Nest {
         loops: rest,
         body: nest.body,
+        annots: Vec::new(),
         span: nest.span,
     };
     (
@@ -167,7 +256,7 @@ fn check_host_ranges(cx: &Ctxt, mapped: &[Loop]) {
 
 /// `LoopRange::new(start, end, step, inclusive)?`, evaluated on the host.
 fn host_range(analysis: &Analysis, r: &Range) -> TokenStream {
-    let mut em = RustEmitter::new(analysis, Context::Nucode, false);
+    let mut em = RustEmitter::new(analysis, Context::Nucode, Mode::Native);
     let (a, b) = (em.expr(&r.start), em.expr(&r.end));
     let step = r.step.as_ref().map_or_else(
         || quote!(::core::option::Option::None),
@@ -182,7 +271,7 @@ fn host_range(analysis: &Analysis, r: &Range) -> TokenStream {
 
 /// `let _ = (start, end, step);` per mapped loop, recorded for the witness.
 fn witness_ranges(analysis: &Analysis, mapped: &[Loop]) -> TokenStream {
-    let mut em = RustEmitter::new(analysis, Context::Nucode, true);
+    let mut em = RustEmitter::new(analysis, Context::Nucode, Mode::Witness);
     let parts = mapped.iter().map(|l| {
         let r = &l.range;
         let (a, b) = (em.expr(&r.start), em.expr(&r.end));
@@ -192,42 +281,86 @@ fn witness_ranges(analysis: &Analysis, mapped: &[Loop]) -> TokenStream {
     quote!(#(#parts)*)
 }
 
+/// Per kernel: its ranges on the host, its witness block, its native run, its launch.
+struct KernelGlue {
+    ranges: TokenStream,
+    witness: TokenStream,
+    native: TokenStream,
+    launch: TokenStream,
+}
+
+fn kernel_glue(p: &Parts, i: usize) -> KernelGlue {
+    let kern = &p.kernels[i];
+    let k = kern.mapped.len();
+    let rnames: Vec<syn::Ident> = (0..k)
+        .map(|d| format_ident!("__nuda_r{}_{}", i, d))
+        .collect();
+    let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
+    let vars: Vec<&syn::Ident> = kern.mapped.iter().map(|l| &l.var).collect();
+    let host = &p.ranges[i];
+    let ranges = quote!(#( #[allow(unused_parens)] let #rnames = #host; )*);
+    let records = kern.mapped.iter().zip(&rnames).map(|(l, r)| {
+        let (v, s) = (&l.var, slot_ident(l.slot));
+        quote!(let #v = #r.first(); #s = ::core::option::Option::Some(#v);)
+    });
+    let body = &p.witnesses[i];
+    let witness = quote!({ #(#records)* #body });
+    let native_body = &p.natives[i];
+    let native = quote! {
+        #[allow(unused_parens)]
+        let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
+            #( let #vars = #rnames.at(#gnames); )*
+            #native_body
+        };
+        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_body)?;
+    };
+    let name = kernel_name(i, p.kernels.len());
+    let pushes = push_captures(&p.analysis.captures);
+    let launch = quote! {
+        let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev).global([#(#rnames.trips()),*]).local(__nuda_local);
+        #( __nuda_l = #rnames.push(__nuda_l); )*
+        #pushes
+        __nuda_l.run()?;
+    };
+    KernelGlue {
+        ranges,
+        witness,
+        native,
+        launch,
+    }
+}
+
 fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let sizes = input
         .sizes
         .iter()
         .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
-    let rnames: Vec<syn::Ident> = (0..p.mapped.len())
-        .map(|d| format_ident!("__nuda_r{}", d))
-        .collect();
-    let gnames: Vec<syn::Ident> = (0..p.mapped.len())
-        .map(|d| format_ident!("__nuda_g{}", d))
-        .collect();
-    let vars: Vec<&syn::Ident> = p.mapped.iter().map(|l| &l.var).collect();
-    let witness_loops = p.mapped.iter().zip(&rnames).map(|(l, r)| {
-        let (v, s) = (&l.var, slot_ident(l.slot));
-        quote!(let #v = #r.first(); #s = ::core::option::Option::Some(#v);)
-    });
-    let ranges = &p.ranges;
+    let parts: Vec<KernelGlue> = (0..p.kernels.len()).map(|i| kernel_glue(p, i)).collect();
+    let (ranges, witnesses) = (
+        parts.iter().map(|g| &g.ranges),
+        parts.iter().map(|g| &g.witness),
+    );
+    let (natives, launches) = (
+        parts.iter().map(|g| &g.native),
+        parts.iter().map(|g| &g.launch),
+    );
     let caps = &p.analysis.captures;
     let (bind, wviews, nviews) = (
         bind_captures(caps),
         capture_views(caps, true),
         capture_views(caps, false),
     );
-    let (decls, fills, pushes) = (
-        slot_decls(p.slots),
-        fills(p.slots, caps),
-        push_captures(caps),
-    );
+    let mut recorded = std::collections::BTreeSet::new();
+    for w in parts.iter().map(|g| &g.witness).chain([&p.witness_ranges]) {
+        recorded_slots(w, &mut recorded);
+    }
+    let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
     let calls = companions(&p.analysis.calls);
-    let (native, witness, template, wranges) =
-        (&p.native, &p.witness, &p.template, &p.witness_ranges);
-    let k = p.mapped.len();
+    let (template, wranges) = (&p.template, &p.witness_ranges);
     quote! {
         (|| -> ::nuda::Result<()> {
             let __nuda_local = [#(#sizes),*];
-            #( #[allow(unused_parens)] let #rnames = #ranges; )*
+            #(#ranges)*
             #bind
             #decls
             {
@@ -235,30 +368,20 @@ fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
                 let __nuda_witness = || {
                     #wranges
                     #wviews
-                    #(#witness_loops)*
-                    #witness
+                    #(#witnesses)*
                 };
             }
             let __nuda_dev = ::nuda::current_device()?;
-            let __nuda_trips = [#(#rnames.trips()),*];
-            let __nuda_timing = if __nuda_dev.is_native() {
+            if __nuda_dev.is_native() {
                 #nviews
-                #[allow(unused_parens)]
-                let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
-                    #( let #vars = #rnames.at(#gnames); )*
-                    #native
-                };
-                ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, __nuda_trips, __nuda_body)
+                #(#natives)*
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template =
                     ::nuda::__private::Template::new(concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork");
                 let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls);
-                let mut __nuda_l = ::nuda::Launch::new(__nuda_src, "nuwork").on(&__nuda_dev).global(__nuda_trips).local(__nuda_local);
-                #( __nuda_l = #rnames.push(__nuda_l); )*
-                #pushes
-                __nuda_l.run()
-            };
-            __nuda_timing.map(drop)
+                #(#launches)*
+            }
+            ::core::result::Result::Ok(())
         })()
     }
 }

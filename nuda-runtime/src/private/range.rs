@@ -59,6 +59,20 @@ fn trips<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Result<usi
     Ok(n as usize)
 }
 
+/// The trip count of a range, for loops the annotations rewrite over a counter.
+pub fn trips_of<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> usize {
+    match trips(start, end, step, inclusive) {
+        Ok(n) => n,
+        Err(_) => panic!("nuda: a loop step must be positive, found {step:?}"),
+    }
+}
+
+/// `start + count * step`, for a `count` that keeps the value inside its loop's range.
+#[inline(always)]
+pub fn offset<T: LoopIndex>(start: T, count: usize, step: T) -> T {
+    start.offset(count, step)
+}
+
 /// A mapped loop's range, evaluated on the host before the launch.
 #[derive(Debug, Clone, Copy)]
 pub struct LoopRange<T> {

@@ -1,12 +1,292 @@
-//! Annotations: `annot!(chain; nfor!(..))`. The chain is parsed here; the transformations
-//! arrive with the annotations issue.
+//! Annotations: `annot!(chain; nfor!(..))` rewrites a loop nest at compile time, NUDA's way.
+//! The chain applies left to right: the first annotation transforms the nest, every later one
+//! transforms the *main part* of the previous result (the loops doing the bulk of the work, not
+//! remainders or peeled loops). Parameters refer to loop dimensions counted from the outermost,
+//! starting at 1; fewer parameters than dimensions apply to the outermost ones.
+//!
+//! One file per transformation; each documents its main part with a before/after loop.
+//! Annotated loops are first rewritten over `usize` counters from 0 (`counter.rs`), which keeps
+//! every transformation exact for any bounds, steps and integer types: each iteration runs
+//! exactly once, including empty ranges and trip counts no factor divides.
 
-use crate::ir::Nest;
+mod build;
+mod counter;
+mod dmine;
+pub mod host;
+mod inline;
+pub mod parse;
+mod peel;
+mod permut;
+mod rename;
+#[cfg(test)]
+mod test;
+mod tile;
+mod unroll;
+
+use crate::ctxt::Ctxt;
+use crate::ir::visit::{self, VisitMut};
+use crate::ir::*;
 use crate::syntax::Lower;
-use syn::spanned::Spanned;
+use build::Gen;
+use parse::AnnotInput;
 
-/// Lowers an `annot!( .. )` invocation found in a kernel body.
+/// The rest of the chain, applied to a main part.
+pub type Cont<'c> = &'c mut dyn FnMut(&mut Gen<'_>, Nest) -> Vec<Stmt>;
+
+/// Lowers an `annot!( .. )` invocation: the nest, with the chain attached.
 pub fn lower_annot(lower: &mut Lower<'_>, mac: &syn::Macro) -> Option<Nest> {
-    lower.cx.error(mac.span(), "annot! is not available yet");
+    let input: AnnotInput = match syn::parse2(mac.tokens.clone()) {
+        Ok(i) => i,
+        Err(e) => {
+            lower.cx.push(e);
+            return None;
+        }
+    };
+    let nest = crate::nuwork::lower_nest_macro(lower, &input.nest, "annot!")?;
+    Some(parse::attach(lower, &input, nest))
+}
+
+/// Applies the annotation chain of `nest`, and of every annotated nest inside it.
+pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest) -> Vec<Stmt> {
+    expand_block(cx, slots, &mut nest.body);
+    let chain = std::mem::take(&mut nest.annots);
+    if chain.is_empty() {
+        return vec![Stmt::Nest(Box::new(nest))];
+    }
+    let mut g = Gen::new(cx, slots, &nest);
+    chain_apply(&mut g, nest, &chain)
+}
+
+/// Replaces every annotated nest inside `block` by its transformation.
+pub fn expand_block(cx: &Ctxt, slots: &mut usize, block: &mut Block) {
+    Expand { cx, slots }.visit_block(block);
+}
+
+struct Expand<'a, 'b> {
+    cx: &'a Ctxt,
+    slots: &'b mut usize,
+}
+
+impl VisitMut for Expand<'_, '_> {
+    fn visit_block(&mut self, b: &mut Block) {
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for mut s in std::mem::take(&mut b.stmts) {
+            match s {
+                Stmt::Nest(n) => out.extend(apply(self.cx, self.slots, *n)),
+                _ => {
+                    self.visit_stmt(&mut s);
+                    out.push(s);
+                }
+            }
+        }
+        b.stmts = out;
+        if let Some(t) = &mut b.tail {
+            self.visit_expr(t);
+        }
+    }
+}
+
+fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot]) -> Vec<Stmt> {
+    let Some((a, rest)) = chain.split_first() else {
+        return vec![Stmt::Nest(Box::new(nest))];
+    };
+    let Some(params) = check(g, a, &nest, rest) else {
+        return vec![Stmt::Nest(Box::new(nest))];
+    };
+    let mut cont = |g: &mut Gen<'_>, main: Nest| chain_apply(g, main, rest);
+    match a.kind {
+        AnnotKind::Tile => tile::tile(g, nest, &a.args, &mut cont),
+        AnnotKind::Tilem => tile::tilem(g, nest, &a.args, &mut cont),
+        AnnotKind::Unroll => unroll::unroll(g, nest, &params, &mut cont),
+        AnnotKind::Dmine => dmine::dmine(g, nest, &params, &mut cont),
+        AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),
+        AnnotKind::Inline => inline::inline(g, nest),
+        AnnotKind::Permut => {
+            let order: Vec<usize> = params.iter().map(|&p| p as usize).collect();
+            permut::permut(g, nest, &order, &mut cont)
+        }
+    }
+}
+
+/// Checks an annotation against the nest it applies to; its constant parameters if valid.
+fn check(g: &Gen<'_>, a: &Annot, nest: &Nest, rest: &[Annot]) -> Option<Vec<u128>> {
+    let name = a.kind.name();
+    let loops = nest.loops.len();
+    let arity_ok = match a.kind {
+        AnnotKind::Inline => a.args.is_empty(),
+        AnnotKind::Peel => a.args.len() == 2,
+        _ => (1..=loops.max(1)).contains(&a.args.len()),
+    };
+    if a.args.len() > loops && !matches!(a.kind, AnnotKind::Peel) {
+        g.cx.error(
+            a.span,
+            format!(
+                "annot!: {name} has {} parameters but the nest it applies to has {loops} loops",
+                a.args.len()
+            ),
+        );
+        return None;
+    }
+    if !arity_ok {
+        let want = match a.kind {
+            AnnotKind::Inline => "no parameters".to_string(),
+            AnnotKind::Peel => "two parameters, `peel(first, last)`".to_string(),
+            _ => format!("1 to {loops} parameters, one per loop from the outermost"),
+        };
+        g.cx.error(a.span, format!("annot!: {name} takes {want}"));
+        return None;
+    }
+    if let (AnnotKind::Inline, Some(next)) = (a.kind, rest.first()) {
+        g.cx.error(
+            next.span,
+            "annot!: inline unrolls its loop completely, so nothing follows it in the chain",
+        );
+        return None;
+    }
+    check_body(g, a.kind, &nest.body)?;
+    params(g, a)
+}
+
+/// Constant parameters where the annotation needs them.
+fn params(g: &Gen<'_>, a: &Annot) -> Option<Vec<u128>> {
+    let name = a.kind.name();
+    let needs_constants = matches!(
+        a.kind,
+        AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Peel | AnnotKind::Permut
+    );
+    if !needs_constants {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    for e in &a.args {
+        match constant(e) {
+            Some(v) if v > 0 || (a.kind == AnnotKind::Peel) => out.push(v),
+            Some(_) => g.cx.error(
+                e.span,
+                format!("annot!: the factors of {name} are at least 1"),
+            ),
+            None => g.cx.error(
+                e.span,
+                format!(
+                    "annot!: {name} needs a constant here (an integer literal), found `{}`",
+                    display::expr(e)
+                ),
+            ),
+        }
+    }
+    if out.len() != a.args.len() {
+        return None;
+    }
+    if a.kind == AnnotKind::Permut {
+        check_permutation(g, a, &out)?;
+    }
+    Some(out)
+}
+
+fn check_permutation(g: &Gen<'_>, a: &Annot, order: &[u128]) -> Option<()> {
+    let mut sorted = order.to_vec();
+    sorted.sort_unstable();
+    if sorted.iter().enumerate().all(|(i, &p)| p == i as u128 + 1) {
+        return Some(());
+    }
+    let list: Vec<String> = order.iter().map(u128::to_string).collect();
+    g.cx.error(
+        a.span,
+        format!(
+            "annot!: permut({}) is not a permutation of 1..={}; give each loop position once",
+            list.join(", "),
+            order.len()
+        ),
+    );
     None
+}
+
+/// An integer literal, possibly parenthesised.
+fn constant(e: &Expr) -> Option<u128> {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { text, .. }) => text.parse().ok(),
+        ExprKind::Paren(x) => constant(x),
+        _ => None,
+    }
+}
+
+/// Copying or splitting a body is exact only if it does not jump out of its iteration.
+fn check_body(g: &Gen<'_>, kind: AnnotKind, body: &Block) -> Option<()> {
+    let mut jumps = Jumps {
+        depth: 0,
+        found: Vec::new(),
+    };
+    jumps.visit_block(&mut body.clone());
+    let copies = matches!(
+        kind,
+        AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Inline
+    );
+    let bad = jumps
+        .found
+        .iter()
+        .find(|(what, _)| *what != "continue" || copies);
+    if let Some((what, span)) = bad {
+        g.cx.error(
+            *span,
+            format!(
+                "annot!: {} cannot transform a body that uses `{what}` outside its own loops",
+                kind.name()
+            ),
+        );
+        return None;
+    }
+    Some(())
+}
+
+struct Jumps {
+    depth: usize,
+    found: Vec<(&'static str, proc_macro2::Span)>,
+}
+
+impl VisitMut for Jumps {
+    fn visit_stmt(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Break(sp) if self.depth == 0 => self.found.push(("break", *sp)),
+            Stmt::Continue(sp) if self.depth == 0 => self.found.push(("continue", *sp)),
+            Stmt::Return(_, sp) => self.found.push(("return", *sp)),
+            Stmt::While { .. } | Stmt::Loop { .. } | Stmt::For { .. } | Stmt::Nest(_) => {
+                self.depth += 1;
+                visit::walk_stmt(self, s);
+                self.depth -= 1;
+            }
+            _ => visit::walk_stmt(self, s),
+        }
+    }
+}
+
+/// A nest whose body is exactly one plain nest, merged into one.
+pub fn collapse(mut n: Nest) -> Nest {
+    while n.body.tail.is_none() && n.body.stmts.len() == 1 {
+        let Some(Stmt::Nest(inner)) = n.body.stmts.first() else {
+            break;
+        };
+        if !inner.annots.is_empty() {
+            break;
+        }
+        let Some(Stmt::Nest(inner)) = n.body.stmts.pop() else {
+            break;
+        };
+        n.loops.extend(inner.loops);
+        n.body = inner.body;
+    }
+    n
+}
+
+/// Every variable a range reads.
+pub fn collect_vars(r: &Range, out: &mut Vec<syn::Ident>) {
+    struct V<'o>(&'o mut Vec<syn::Ident>);
+    impl VisitMut for V<'_> {
+        fn visit_expr(&mut self, e: &mut Expr) {
+            if let ExprKind::Var(v) = &e.kind {
+                self.0.push(v.clone());
+            }
+            visit::walk_expr(self, e);
+        }
+    }
+    V(out).visit_range(&mut r.clone());
 }

@@ -55,11 +55,20 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
     quote!(#(#binds)*)
 }
 
-/// The fills of a template: type slots, then capture descriptors.
-pub fn fills(slots: usize, captures: &[Capture]) -> TokenStream {
+/// The fills of a template: type slots (those the witness records), then capture descriptors.
+pub fn fills(
+    slots: usize,
+    recorded: &std::collections::BTreeSet<usize>,
+    captures: &[Capture],
+) -> TokenStream {
     let types = (0..slots).map(|k| {
         let s = slot_ident(k);
-        quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+        if recorded.contains(&k) {
+            quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+        } else {
+            // Referenced by no template either: its fill is never read.
+            quote!(::nuda::__private::Fill::Type("void"))
+        }
     });
     let caps = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);

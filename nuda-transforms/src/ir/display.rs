@@ -135,6 +135,19 @@ fn list(items: &[Expr]) -> String {
     items.iter().map(expr).collect::<Vec<_>>().join(", ")
 }
 
+/// An operand as Rust text, in parentheses where precedence needs them.
+fn operand(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Binary { .. }
+        | ExprKind::Cast { .. }
+        | ExprKind::Unary { .. }
+        | ExprKind::Offset { .. } => {
+            format!("({})", expr(e))
+        }
+        _ => expr(e),
+    }
+}
+
 /// An expression as Rust text.
 pub fn expr(e: &Expr) -> String {
     match &e.kind {
@@ -144,14 +157,16 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Lit(Lit::Bool(b)) => b.to_string(),
         ExprKind::Var(v) => v.to_string(),
         ExprKind::Unary { op, expr: x } => {
-            format!("{}{}", if *op == UnOp::Neg { "-" } else { "!" }, expr(x))
+            format!("{}{}", if *op == UnOp::Neg { "-" } else { "!" }, operand(x))
         }
-        ExprKind::Binary { op, lhs, rhs } => format!("{} {} {}", expr(lhs), op.symbol(), expr(rhs)),
-        ExprKind::Cast { expr: x, ty } => format!("{} as {}", expr(x), ty_name(*ty)),
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!("{} {} {}", operand(lhs), op.symbol(), operand(rhs))
+        }
+        ExprKind::Cast { expr: x, ty } => format!("{} as {}", operand(x), ty_name(*ty)),
         ExprKind::Index { base, index } => format!("{base}[{}]", index_text(index)),
         ExprKind::Call { func, args } => format!("{}({})", path_text(func), list(args)),
         ExprKind::Method { recv, method, args } => {
-            format!("{}.{method}({})", expr(recv), list(args))
+            format!("{}.{method}({})", operand(recv), list(args))
         }
         ExprKind::If { cond, then, els } => {
             let mut p = Printer {
@@ -182,6 +197,11 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Array(items) => format!("[{}]", list(items)),
         ExprKind::Field { base, index } => format!("{}.{index}", expr(base)),
         ExprKind::Lane { base, lane, .. } => format!("{}[{lane}]", expr(base)),
+        ExprKind::Trips(r) => format!("trips({})", range(r)),
+        ExprKind::Offset { start, count, step } => match step {
+            Some(s) => format!("{} + {} * {}", operand(start), operand(count), operand(s)),
+            None => format!("{} + {}", operand(start), operand(count)),
+        },
     }
 }
 
@@ -205,12 +225,18 @@ impl Display for Nest {
 }
 
 impl Display for Block {
+    /// The statements and tail, not indented.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut p = Printer {
             out: String::new(),
             indent: 0,
         };
-        p.block(self);
+        for s in &self.stmts {
+            p.stmt(s);
+        }
+        if let Some(t) = &self.tail {
+            p.line(expr(t));
+        }
         f.write_str(&p.out)
     }
 }

@@ -6,7 +6,7 @@
 //! OpenCL C depends on a type carry a [`Slot`]: rustc fills it, through a never-called witness
 //! closure, and the runtime substitutes the type when it first launches the kernel.
 
-mod display;
+pub mod display;
 pub mod visit;
 
 use proc_macro2::Span;
@@ -22,8 +22,40 @@ pub struct Nest {
     pub loops: Vec<Loop>,
     /// The body, run once per iteration of the innermost loop.
     pub body: Block,
+    /// Annotations still to apply, left to right (`annot!`).
+    pub annots: Vec<Annot>,
     /// Where the nest was written.
     pub span: Span,
+}
+
+/// One annotation of an `annot!` chain.
+#[derive(Debug, Clone)]
+pub struct Annot {
+    /// Which transformation.
+    pub kind: AnnotKind,
+    /// Its parameters, as written.
+    pub args: Vec<Expr>,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// The annotations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnnotKind {
+    /// `tile(s1..sk)`: tile loops outside, element loops inside, partial tiles bounded by `min`.
+    Tile,
+    /// `tilem(s1..sk)`: tile with partial tiles split off as remainder nests.
+    Tilem,
+    /// `unroll(u1..uk)`: copies of the body one after another.
+    Unroll,
+    /// `dmine(u1..uk)`: unroll-and-jam.
+    Dmine,
+    /// `peel(a, b)`: the first `a` and last `b` iterations split off.
+    Peel,
+    /// `inline`: full unroll of a constant trip count.
+    Inline,
+    /// `permut(p1..pk)`: reorder the loops.
+    Permut,
 }
 
 /// One loop of a nest: `var` over `range`.
@@ -223,6 +255,15 @@ pub enum ExprKind {
         index: Box<Expr>,
         lane: u32,
     },
+    /// The number of values of a range, as a `usize` (made by the annotations).
+    Trips(Box<Range>),
+    /// `start + count * step` in `start`'s type, `count` a `usize` known to keep the value in
+    /// range (made by the annotations); the slot is the value's type.
+    Offset {
+        start: Box<Expr>,
+        count: Box<Expr>,
+        step: Option<Box<Expr>>,
+    },
 }
 
 /// A literal.
@@ -398,5 +439,26 @@ impl Expr {
             span,
             slot: None,
         }
+    }
+}
+
+impl AnnotKind {
+    /// Every annotation by name, for parsing and suggestions.
+    pub const ALL: &'static [(&'static str, AnnotKind)] = &[
+        ("tile", AnnotKind::Tile),
+        ("tilem", AnnotKind::Tilem),
+        ("unroll", AnnotKind::Unroll),
+        ("dmine", AnnotKind::Dmine),
+        ("peel", AnnotKind::Peel),
+        ("inline", AnnotKind::Inline),
+        ("permut", AnnotKind::Permut),
+    ];
+
+    /// The annotation's name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("?", |(n, _)| n)
     }
 }

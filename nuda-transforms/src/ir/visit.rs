@@ -69,10 +69,13 @@ pub fn walk_stmt<V: VisitMut + ?Sized>(v: &mut V, s: &mut Stmt) {
     }
 }
 
-/// Walks a nest's ranges and body.
+/// Walks a nest's ranges, annotation parameters and body.
 pub fn walk_nest<V: VisitMut + ?Sized>(v: &mut V, n: &mut Nest) {
     for l in &mut n.loops {
         v.visit_range(&mut l.range);
+    }
+    for a in &mut n.annots {
+        a.args.iter_mut().for_each(|e| v.visit_expr(e));
     }
     v.visit_block(&mut n.body);
 }
@@ -114,5 +117,13 @@ pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
         }
         ExprKind::Block(b) => v.visit_block(b),
         ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => v.visit_expr(base),
+        ExprKind::Trips(r) => v.visit_range(r),
+        ExprKind::Offset { start, count, step } => {
+            v.visit_expr(start);
+            v.visit_expr(count);
+            if let Some(s) = step {
+                v.visit_expr(s);
+            }
+        }
     }
 }

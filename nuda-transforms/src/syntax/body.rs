@@ -57,6 +57,7 @@ impl<'a> Lower<'a> {
         Nest {
             loops,
             body: self.block(&n.body),
+            annots: Vec::new(),
             span,
         }
     }

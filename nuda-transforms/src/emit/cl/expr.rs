@@ -63,10 +63,33 @@ impl ClEmitter<'_> {
             }
             ExprKind::Field { base, index } => self.field(base, *index),
             ExprKind::Lane { base, lane, .. } => format!("({}).s{lane}", self.expr(base)),
+            ExprKind::Trips(r) => self.trips(r),
+            ExprKind::Offset { start, count, step } => {
+                let (a, k) = (self.expr(start), self.expr(count));
+                let t = Ph::ty(e.slot.unwrap_or_default());
+                match step {
+                    Some(s) => format!("({a} + ({t})({k}) * {})", self.expr(s)),
+                    None => format!("({a} + ({t})({k}))"),
+                }
+            }
             ExprKind::Tuple(_) => {
                 self.cx.error(e.span, "tuples in kernels are only indices `a[(i, j)]` and values to destructure with `let (x, y) = ..`");
                 String::new()
             }
+        }
+    }
+
+    /// The trip count of a range, as `nu_idx`.
+    pub(super) fn trips(&mut self, r: &Range) -> String {
+        let (a, b) = (self.expr(&r.start), self.expr(&r.end));
+        let s = r
+            .step
+            .as_ref()
+            .map_or_else(|| "1".to_string(), |s| self.expr(s));
+        if r.inclusive {
+            format!("({b} >= {a} ? (nu_idx)({b} - {a}) / (nu_idx)({s}) + 1 : (nu_idx)0)")
+        } else {
+            format!("({b} > {a} ? ((nu_idx)({b} - {a}) + (nu_idx)({s}) - 1) / (nu_idx)({s}) : (nu_idx)0)")
         }
     }
 

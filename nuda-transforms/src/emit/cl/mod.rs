@@ -106,7 +106,7 @@ impl<'a> ClEmitter<'a> {
     }
 
     /// The `nuwork!` kernel: one work-item per iteration of the mapped loops.
-    pub fn nuwork_kernel(mut self, mapped: &[Loop], body: &Block) -> String {
+    pub fn nuwork_kernel(mut self, name: &str, mapped: &[Loop], body: &Block) -> String {
         let mut params: Vec<String> = Vec::new();
         for (d, l) in mapped.iter().enumerate() {
             let t = Ph::ty(l.slot);
@@ -131,7 +131,7 @@ impl<'a> ClEmitter<'a> {
         }
         self.body(body);
         format!(
-            "kernel void nuwork({}) {{\n{}}}\n",
+            "kernel void {name}({}) {{\n{}}}\n",
             params.join(", "),
             self.out
         )

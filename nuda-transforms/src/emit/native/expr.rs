@@ -108,6 +108,17 @@ impl RustEmitter<'_> {
                 };
                 quote_spanned!(span=> #b.#i)
             }
+            ExprKind::Trips(r) => {
+                let (a, b) = (self.expr(&r.start), self.expr(&r.end));
+                let s = r.step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
+                let incl = r.inclusive;
+                quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl))
+            }
+            ExprKind::Offset { start, count, step } => {
+                let (a, k) = (self.expr(start), self.expr(count));
+                let s = step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
+                quote_spanned!(span=> ::nuda::__private::offset(#a, #k, #s))
+            }
             ExprKind::Lane { base, index, .. } => {
                 let (b, i) = (self.expr(base), self.expr(index));
                 quote_spanned!(span=> #b[#i])

@@ -14,11 +14,23 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
 
+/// What the Rust is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The native engine: captures are views.
+    Native,
+    /// The type witness: the native code, never run, recording slot types.
+    Witness,
+    /// Host loops (`annot!` outside kernels): captures are the arrays themselves.
+    Host,
+}
+
 /// Emits Rust tokens for a body.
 pub struct RustEmitter<'a> {
     analysis: &'a Analysis,
     context: Context,
     witness: bool,
+    host: bool,
     depth: usize,
     /// Variables declared without a value, by name: their slot, recorded at assignment.
     pending: HashMap<String, usize>,
@@ -31,11 +43,13 @@ pub fn slot_ident(k: usize) -> Ident {
 
 impl<'a> RustEmitter<'a> {
     /// An emitter for the native engine (`witness == false`) or the type witness.
-    pub fn new(analysis: &'a Analysis, context: Context, witness: bool) -> Self {
+    pub fn new(analysis: &'a Analysis, context: Context, mode: Mode) -> Self {
+        let (witness, host) = (mode == Mode::Witness, mode == Mode::Host);
         RustEmitter {
             analysis,
             context,
             witness,
+            host,
             depth: 0,
             pending: HashMap::new(),
         }
@@ -61,13 +75,34 @@ impl<'a> RustEmitter<'a> {
         quote!(#s = ::core::option::Option::Some(#var);)
     }
 
+    /// Whether accesses to `name` go through a writable view's `get`/`set`.
     fn written(&self, name: &syn::Ident) -> bool {
-        self.analysis.capture(name).is_some_and(|c| c.written)
+        !self.host && self.analysis.capture(name).is_some_and(|c| c.written)
     }
 }
 
-/// `let mut __nuda_s0 = None; ..` for `n` slots.
-pub fn slot_decls(n: usize) -> TokenStream {
-    let ids = (0..n).map(slot_ident);
+/// The slots a witness records: the `__nuda_s<k>` identifiers in its tokens. A slot nothing
+/// records (an annotation's constant factor, say) is not declared, or rustc could not infer it.
+pub fn recorded_slots(witness: &TokenStream, out: &mut std::collections::BTreeSet<usize>) {
+    for tt in witness.clone() {
+        match tt {
+            proc_macro2::TokenTree::Ident(id) => {
+                if let Some(k) = id
+                    .to_string()
+                    .strip_prefix("__nuda_s")
+                    .and_then(|k| k.parse().ok())
+                {
+                    out.insert(k);
+                }
+            }
+            proc_macro2::TokenTree::Group(g) => recorded_slots(&g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+/// `let mut __nuda_s<k> = None;` for the recorded slots.
+pub fn slot_decls(recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
+    let ids = recorded.iter().map(|&k| slot_ident(k));
     quote!(#( let mut #ids = ::core::option::Option::None; )*)
 }

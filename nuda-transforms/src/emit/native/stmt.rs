@@ -186,6 +186,11 @@ impl RustEmitter<'_> {
                     .map(|s| self.record_var(*s, name));
                 quote_spanned!(span=> #name #op #v; #rec)
             }
+            Place::Index { base, index } if self.host => {
+                let idx = self.index(index);
+                let op = super::expr::assign_op(op, span);
+                quote_spanned!(span=> #base[#idx] #op #v;)
+            }
             Place::Index { base, index } => {
                 let idx = self.index(index);
                 match op {

@@ -1,0 +1,199 @@
+//! Building IR for the transformations: fresh names that clash with nothing the user wrote,
+//! new slots, and the counter arithmetic (`usize`) the loops are rewritten over.
+
+use crate::ctxt::Ctxt;
+use crate::ir::visit::{self, VisitMut};
+use crate::ir::*;
+use proc_macro2::Span;
+use std::collections::HashSet;
+use syn::Ident;
+
+/// Context of a transformation: errors, slots, taken names.
+pub struct Gen<'a> {
+    /// Where errors go.
+    pub cx: &'a Ctxt,
+    /// The next free slot.
+    pub slots: &'a mut usize,
+    names: HashSet<String>,
+}
+
+/// Every identifier a block mentions.
+struct Names<'s>(&'s mut HashSet<String>);
+
+impl VisitMut for Names<'_> {
+    fn visit_expr(&mut self, e: &mut Expr) {
+        match &e.kind {
+            ExprKind::Var(v) => {
+                self.0.insert(v.to_string());
+            }
+            ExprKind::Index { base, .. } => {
+                self.0.insert(base.to_string());
+            }
+            _ => {}
+        }
+        visit::walk_expr(self, e);
+    }
+    fn visit_stmt(&mut self, s: &mut Stmt) {
+        match s {
+            Stmt::Let(Let {
+                pat: Pat::Ident { name, .. },
+                ..
+            })
+            | Stmt::For { var: name, .. } => {
+                self.0.insert(name.to_string());
+            }
+            Stmt::Let(Let {
+                pat: Pat::Tuple(list),
+                ..
+            }) => {
+                self.0
+                    .extend(list.iter().flatten().map(|(n, _)| n.to_string()));
+            }
+            _ => {}
+        }
+        visit::walk_stmt(self, s);
+    }
+    fn visit_nest(&mut self, n: &mut Nest) {
+        self.0.extend(n.loops.iter().map(|l| l.var.to_string()));
+        visit::walk_nest(self, n);
+    }
+}
+
+impl<'a> Gen<'a> {
+    /// A context whose fresh names avoid every name in `nest`.
+    pub fn new(cx: &'a Ctxt, slots: &'a mut usize, nest: &Nest) -> Self {
+        let mut names = HashSet::new();
+        Names(&mut names).visit_nest(&mut nest.clone());
+        Gen { cx, slots, names }
+    }
+
+    /// A new slot.
+    pub fn slot(&mut self) -> Slot {
+        *self.slots += 1;
+        *self.slots - 1
+    }
+
+    /// A name starting with `stem` used nowhere yet, with the span of `like` (so it resolves
+    /// in the user's hygiene context).
+    pub fn fresh(&mut self, stem: &str, like: &Ident) -> Ident {
+        let mut name = stem.to_string();
+        let mut k = 1;
+        while self.names.contains(&name) {
+            name = format!("{stem}_{k}");
+            k += 1;
+        }
+        self.names.insert(name.clone());
+        Ident::new(&name, like.span())
+    }
+
+    /// A `usize` literal.
+    pub fn usize_lit(&self, n: u128, span: Span) -> Expr {
+        Expr::new(
+            ExprKind::Lit(Lit::Int {
+                text: n.to_string(),
+                suffix: Some(Scalar::Usize),
+            }),
+            span,
+        )
+    }
+
+    /// A variable.
+    pub fn var(&self, id: &Ident) -> Expr {
+        Expr::new(ExprKind::Var(id.clone()), id.span())
+    }
+
+    /// `a op b`, with a slot for arithmetic.
+    pub fn bin(&mut self, op: BinOp, a: Expr, b: Expr) -> Expr {
+        let span = a.span;
+        let slot = op.is_arithmetic().then(|| self.slot());
+        Expr {
+            kind: ExprKind::Binary {
+                op,
+                lhs: Box::new(a),
+                rhs: Box::new(b),
+            },
+            span,
+            slot,
+        }
+    }
+
+    /// `a.min(b)` or `a.max(b)`.
+    pub fn method(&mut self, name: &str, a: Expr, b: Expr) -> Expr {
+        let span = a.span;
+        let mut recv = a;
+        if recv.slot.is_none() {
+            recv.slot = Some(self.slot());
+        }
+        let method = Ident::new(name, span);
+        Expr::new(
+            ExprKind::Method {
+                recv: Box::new(recv),
+                method,
+                args: vec![b],
+            },
+            span,
+        )
+    }
+
+    /// `e as usize`.
+    pub fn as_usize(&mut self, e: Expr) -> Expr {
+        let span = e.span;
+        let mut e = e;
+        if e.slot.is_none() {
+            e.slot = Some(self.slot());
+        }
+        Expr::new(
+            ExprKind::Cast {
+                expr: Box::new(e),
+                ty: Ty::Scalar(Scalar::Usize),
+            },
+            span,
+        )
+    }
+
+    /// The trip count of `r`.
+    pub fn trips(&self, r: &Range) -> Expr {
+        Expr::new(ExprKind::Trips(Box::new(r.clone())), r.span)
+    }
+
+    /// The value of iteration `count` of a loop over `r`, typed by the loop's `slot`.
+    pub fn offset(&self, r: &Range, count: Expr, slot: Slot) -> Expr {
+        let kind = ExprKind::Offset {
+            start: Box::new(r.start.clone()),
+            count: Box::new(count),
+            step: r.step.clone().map(Box::new),
+        };
+        Expr {
+            kind,
+            span: r.span,
+            slot: Some(slot),
+        }
+    }
+
+    /// A loop `var in start..end` (step `step`) over `usize` counters.
+    pub fn counter(&mut self, var: Ident, start: Expr, end: Expr, step: Option<Expr>) -> Loop {
+        let span = start.span;
+        let range = Range {
+            start,
+            end,
+            inclusive: false,
+            step,
+            span,
+        };
+        Loop {
+            var,
+            range,
+            slot: self.slot(),
+        }
+    }
+}
+
+/// A nest of `loops` around `body`.
+pub fn nest(loops: Vec<Loop>, body: Block, span: Span) -> Nest {
+    Nest {
+        loops,
+        body,
+        annots: Vec::new(),
+        span,
+    }
+}

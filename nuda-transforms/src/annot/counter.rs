@@ -1,0 +1,158 @@
+//! Rewriting annotated loops over `usize` counters: `for i in a..b` (any step, any integer
+//! type, inclusive or not) becomes `for i_t in 0..trips` with every use of `i` replaced by
+//! `a + i_t * step`. Every transformation then works on plain counters from 0, and stays exact
+//! for any bounds, steps and types: no value is ever computed past the end of its range.
+
+use super::build::Gen;
+use super::rename::Rewrite;
+use crate::ir::visit::VisitMut;
+use crate::ir::*;
+use std::collections::HashMap;
+use syn::Ident;
+
+/// One annotated loop, as a counter.
+#[derive(Clone)]
+pub struct Dim {
+    /// The counter.
+    pub counter: Ident,
+    /// Its trip count.
+    pub trips: Expr,
+    /// The original loop variable, for naming.
+    pub like: Ident,
+}
+
+/// A nest whose first loops are counters.
+#[derive(Clone)]
+pub struct Normal {
+    /// The annotated loops, outermost first.
+    pub dims: Vec<Dim>,
+    /// The loops inside them, untouched.
+    pub inner: Vec<Loop>,
+    /// The body, with the annotated variables replaced by counter values.
+    pub body: Block,
+    /// Where the nest was written.
+    pub span: proc_macro2::Span,
+}
+
+/// Rewrites the first `k` loops of `nest` over counters.
+pub fn normalize(g: &mut Gen<'_>, nest: Nest, k: usize) -> Normal {
+    let mut loops = nest.loops;
+    let inner = loops.split_off(k);
+    check_independent(g, &loops);
+    let mut subst = HashMap::new();
+    let mut dims = Vec::new();
+    for l in &loops {
+        let counter = g.fresh(&format!("{}_t", l.var), &l.var);
+        subst.insert(
+            l.var.to_string(),
+            g.offset(&l.range, g.var(&counter), l.slot),
+        );
+        dims.push(Dim {
+            counter,
+            trips: g.trips(&l.range),
+            like: l.var.clone(),
+        });
+    }
+    let (inner, body) = substitute(inner, nest.body, subst);
+    Normal {
+        dims,
+        inner,
+        body,
+        span: nest.span,
+    }
+}
+
+/// Applies `subst` to the inner loops' ranges and the body, in their scopes.
+pub fn substitute(
+    mut inner: Vec<Loop>,
+    mut body: Block,
+    subst: HashMap<String, Expr>,
+) -> (Vec<Loop>, Block) {
+    let mut n = super::build::nest(
+        std::mem::take(&mut inner),
+        std::mem::take(&mut body),
+        proc_macro2::Span::call_site(),
+    );
+    Rewrite::new(subst, None).visit_nest(&mut n);
+    (n.loops, n.body)
+}
+
+/// The annotated loops may not depend on each other: the transformations reorder them.
+fn check_independent(g: &Gen<'_>, loops: &[Loop]) {
+    let names: Vec<String> = loops.iter().map(|l| l.var.to_string()).collect();
+    for l in loops {
+        let mut found = Vars(Vec::new());
+        found.visit_range(&mut l.range.clone());
+        if let Some(v) = found.0.iter().find(|v| names.contains(&v.to_string())) {
+            g.cx.error(v.span(), format!("annot!: the range of `{}` uses `{v}`, another annotated loop; annotated loops must be independent of each other", l.var));
+        }
+    }
+}
+
+struct Vars(Vec<Ident>);
+
+impl VisitMut for Vars {
+    fn visit_expr(&mut self, e: &mut Expr) {
+        if let ExprKind::Var(v) = &e.kind {
+            self.0.push(v.clone());
+        }
+        crate::ir::visit::walk_expr(self, e);
+    }
+}
+
+impl Normal {
+    /// The whole nest again: `loops` for the annotated dims, then the inner loops and body.
+    pub fn rebuild(&self, loops: Vec<Loop>) -> Nest {
+        let mut all = loops;
+        all.extend(self.inner.iter().cloned());
+        super::build::nest(all, self.body.clone(), self.span)
+    }
+
+    /// Remainder nests of a split at `main[d]` per dim: for each dim `d`, the points whose
+    /// first counter past its main part is `d`'s. Together with the main part (every counter
+    /// below `main`) they cover each point exactly once.
+    pub fn remainders(&self, g: &mut Gen<'_>, main: &[Expr]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for d in 0..self.dims.len() {
+            let loops = self
+                .dims
+                .iter()
+                .enumerate()
+                .map(|(e, dim)| {
+                    let zero = g.usize_lit(0, self.span);
+                    let (from, to) = match e.cmp(&d) {
+                        std::cmp::Ordering::Less => (zero, main[e].clone()),
+                        std::cmp::Ordering::Equal => (main[e].clone(), dim.trips.clone()),
+                        std::cmp::Ordering::Greater => (zero, dim.trips.clone()),
+                    };
+                    g.counter(dim.counter.clone(), from, to, None)
+                })
+                .collect();
+            out.push(Stmt::Nest(Box::new(self.rebuild(loops))));
+        }
+        out
+    }
+
+    /// A copy with counters replaced by expressions (`i_t` becomes `i_tile + i_e`).
+    pub fn with_counters(&self, subst: HashMap<String, Expr>) -> Normal {
+        let (inner, body) = substitute(self.inner.clone(), self.body.clone(), subst);
+        Normal {
+            dims: self.dims.clone(),
+            inner,
+            body,
+            span: self.span,
+        }
+    }
+
+    /// `trips / u * u` per dim: the extent the main part covers.
+    pub fn main_extents(&self, g: &mut Gen<'_>, factors: &[Expr]) -> Vec<Expr> {
+        self.dims
+            .iter()
+            .zip(factors)
+            .map(|(d, u)| {
+                let q = g.bin(BinOp::Div, d.trips.clone(), u.clone());
+                g.bin(BinOp::Mul, q, u.clone())
+            })
+            .collect()
+    }
+}

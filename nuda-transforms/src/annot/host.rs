@@ -1,0 +1,29 @@
+//! `annot!` on the host: the annotated nest becomes plain Rust loops, transformed at compile
+//! time. Bodies use the kernel subset here too, since the transformations rewrite them.
+
+use super::parse::{attach, AnnotInput};
+use crate::capture::{Analysis, Context};
+use crate::ctxt::Ctxt;
+use crate::emit::native::{Mode, RustEmitter};
+use crate::ir::Block;
+use crate::syntax::Lower;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Expands `annot!(chain; nfor!(..))` outside kernels.
+pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
+    let input: AnnotInput = syn::parse2(input)?;
+    let cx = Ctxt::new();
+    let mut lower = Lower::new(&cx);
+    let nest = crate::nuwork::lower_nest_macro(&mut lower, &input.nest, "annot!");
+    let nest = nest.map(|n| attach(&mut lower, &input, n));
+    let stmts = nest
+        .map(|n| super::apply(&cx, &mut lower.slots, n))
+        .unwrap_or_default();
+    let _ = lower;
+    cx.check()?;
+    let analysis = Analysis::default();
+    let body = RustEmitter::new(&analysis, Context::Nucode, Mode::Host)
+        .block_inner(&Block { stmts, tail: None });
+    Ok(quote!({ #body }))
+}

@@ -1,0 +1,85 @@
+//! `inline`: fully unroll the outermost loop, whose trip count must be a constant: each
+//! iteration becomes a copy of the body with the loop variable replaced by its value.
+//!
+//! ```text
+//! nfor!(k in 0..3 { s += w[k]; })    inline    { s += w[0]; } { s += w[1]; } { s += w[2]; }
+//! ```
+//! Main part: none; `inline` ends the chain.
+
+use super::build::{nest, Gen};
+use super::counter::substitute;
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// Copies allowed before `inline` refuses: a kernel is not a place for thousands of copies.
+const MAX_COPIES: i128 = 1024;
+
+fn constant(e: &Expr) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { text, .. }) => text.parse().ok(),
+        ExprKind::Unary {
+            op: UnOp::Neg,
+            expr,
+        } => constant(expr).map(|v| -v),
+        ExprKind::Paren(x) => constant(x),
+        _ => None,
+    }
+}
+
+/// The values the loop variable takes, if its range is made of integer literals.
+pub fn values(r: &Range) -> Option<Vec<i128>> {
+    let (a, b) = (constant(&r.start)?, constant(&r.end)?);
+    let s = r.step.as_ref().map_or(Some(1), constant)?;
+    if s <= 0 {
+        return None;
+    }
+    let end = if r.inclusive { b + 1 } else { b };
+    let n = if end > a { (end - a + s - 1) / s } else { 0 };
+    (n <= MAX_COPIES).then(|| (0..n).map(|k| a + k * s).collect())
+}
+
+/// A literal of the loop variable's type (its slot).
+fn literal(v: i128, slot: Slot, span: proc_macro2::Span) -> Expr {
+    let lit = Expr {
+        kind: ExprKind::Lit(Lit::Int {
+            text: v.unsigned_abs().to_string(),
+            suffix: None,
+        }),
+        span,
+        slot: Some(slot),
+    };
+    if v >= 0 {
+        return lit;
+    }
+    Expr {
+        kind: ExprKind::Unary {
+            op: UnOp::Neg,
+            expr: Box::new(lit),
+        },
+        span,
+        slot: Some(slot),
+    }
+}
+
+/// Fully unrolls the outermost loop of `n`.
+pub fn inline(g: &mut Gen<'_>, n: Nest) -> Vec<Stmt> {
+    let mut loops = n.loops;
+    let inner = loops.split_off(1);
+    let l = &loops[0];
+    let Some(values) = values(&l.range) else {
+        g.cx.error(l.range.span, format!("annot!: inline needs a constant trip count of at most {MAX_COPIES}: a range of integer literals, as in `0..4`"));
+        return Vec::new();
+    };
+    values
+        .into_iter()
+        .map(|v| {
+            let subst = HashMap::from([(l.var.to_string(), literal(v, l.slot, l.var.span()))]);
+            let (inner, body) = substitute(inner.clone(), n.body.clone(), subst);
+            if inner.is_empty() {
+                Stmt::Expr(Expr::new(ExprKind::Block(body), n.span))
+            } else {
+                Stmt::Nest(Box::new(nest(inner, body, n.span)))
+            }
+        })
+        .collect()
+}

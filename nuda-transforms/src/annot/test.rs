@@ -1,0 +1,241 @@
+//! Snapshots of each annotation on the IR, before and after, printed as Rust-like text.
+//! Update with `UPDATE_EXPECT=1`.
+
+use super::{apply, lower_annot};
+use crate::ctxt::Ctxt;
+use crate::ir::Block;
+use crate::syntax::Lower;
+use expect_test::{expect, Expect};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+fn transformed(input: TokenStream) -> Result<String, String> {
+    let cx = Ctxt::new();
+    let mut lower = Lower::new(&cx);
+    let mac: syn::Macro = syn::parse2(quote!(annot!(#input))).unwrap();
+    let nest = lower_annot(&mut lower, &mac);
+    let mut slots = lower.slots;
+    let stmts = nest.map(|n| apply(&cx, &mut slots, n)).unwrap_or_default();
+    cx.check().map_err(|e| e.to_string())?;
+    Ok(Block { stmts, tail: None }.to_string())
+}
+
+fn check(input: TokenStream, want: Expect) {
+    want.assert_eq(&transformed(input).unwrap());
+}
+
+fn error(input: TokenStream) -> String {
+    transformed(input).unwrap_err()
+}
+
+#[test]
+fn tile_bounds_the_last_tile_with_min() {
+    check(
+        quote!(tile(4); nfor!((i, j) in (n, 1..=m) { a[(i, j)] += 1; })),
+        expect![[r#"
+            nfor!((i_tile) in ((0usize..trips(0..n)).step_by(4 as usize)) {
+                nfor!((i_e, j) in (0usize..(4 as usize).min(trips(0..n) - i_tile), 1..=m) {
+                    a[(0 + (i_tile + i_e), j)] += 1;
+                });
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn tilem_splits_partial_tiles_off() {
+    check(
+        quote!(tilem(8, 8); nfor!((i, j) in (n, m) { c[(i, j)] = 1.0; })),
+        expect![[r#"
+            nfor!((i_tile, j_tile) in ((0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
+                nfor!((i_e, j_e) in (0usize..8 as usize, 0usize..8 as usize) {
+                    c[(0 + (i_tile + i_e), 0 + (j_tile + j_e))] = 1.0;
+                });
+            });
+            nfor!((i_t, j_t) in ((trips(0..n) / (8 as usize)) * (8 as usize)..trips(0..n), 0usize..trips(0..m)) {
+                c[(0 + i_t, 0 + j_t)] = 1.0;
+            });
+            nfor!((i_t, j_t) in (0usize..(trips(0..n) / (8 as usize)) * (8 as usize), (trips(0..m) / (8 as usize)) * (8 as usize)..trips(0..m)) {
+                c[(0 + i_t, 0 + j_t)] = 1.0;
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn unroll_copies_the_body_in_order() {
+    check(
+        quote!(unroll(2); nfor!(i in 2 <> n :/ 3 { let t = x[i]; y[i] = t; })),
+        expect![[r#"
+            nfor!((i_t) in ((0usize..(trips((2..=n).step_by(3)) / 2usize) * 2usize).step_by(2usize)) {
+                { let t = x[2 + i_t * 3];     y[2 + i_t * 3] = t; };
+                { let t = x[2 + (i_t + 1usize) * 3];     y[2 + (i_t + 1usize) * 3] = t; };
+            });
+            nfor!((i_t) in ((trips((2..=n).step_by(3)) / 2usize) * 2usize..trips((2..=n).step_by(3))) {
+                let t = x[2 + i_t * 3];
+                y[2 + i_t * 3] = t;
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn dmine_jams_into_inner_loops_with_four_accumulators() {
+    check(
+        quote!(dmine(2, 2); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        })),
+        expect![[r#"
+            nfor!((i_t, j_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
+                let mut s_0_0 = 0.0f32;
+                let mut s_0_1 = 0.0f32;
+                let mut s_1_0 = 0.0f32;
+                let mut s_1_1 = 0.0f32;
+                nfor!((k) in (0..n) {
+                    s_0_0 += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
+                    s_0_1 += a[(k, 0 + i_t)] * b[(k, 0 + (j_t + 1usize))];
+                    s_1_0 += a[(k, 0 + (i_t + 1usize))] * b[(k, 0 + j_t)];
+                    s_1_1 += a[(k, 0 + (i_t + 1usize))] * b[(k, 0 + (j_t + 1usize))];
+                });
+                c[(0 + i_t, 0 + j_t)] = s_0_0;
+                c[(0 + i_t, 0 + (j_t + 1usize))] = s_0_1;
+                c[(0 + (i_t + 1usize), 0 + j_t)] = s_1_0;
+                c[(0 + (i_t + 1usize), 0 + (j_t + 1usize))] = s_1_1;
+            });
+            nfor!((i_t, j_t) in ((trips(0..n) / 2usize) * 2usize..trips(0..n), 0usize..trips(0..n)) {
+                let mut s = 0.0f32;
+                nfor!((k) in (0..n) {
+                    s += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
+                });
+                c[(0 + i_t, 0 + j_t)] = s;
+            });
+            nfor!((i_t, j_t) in (0usize..(trips(0..n) / 2usize) * 2usize, (trips(0..n) / 2usize) * 2usize..trips(0..n)) {
+                let mut s = 0.0f32;
+                nfor!((k) in (0..n) {
+                    s += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
+                });
+                c[(0 + i_t, 0 + j_t)] = s;
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn dmine_copies_inner_loops_that_depend_on_the_unrolled_variable() {
+    check(
+        quote!(dmine(2); nfor!(i in n { for k in 0..i { y[i] += x[k]; } })),
+        expect![[r#"
+            nfor!((i_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
+                for k_0 in 0..0 + i_t {
+                    y[0 + i_t] += x[k_0];
+                }
+                for k_1 in 0..0 + (i_t + 1usize) {
+                    y[0 + (i_t + 1usize)] += x[k_1];
+                }
+            });
+            nfor!((i_t) in ((trips(0..n) / 2usize) * 2usize..trips(0..n)) {
+                for k in 0..0 + i_t {
+                    y[0 + i_t] += x[k];
+                }
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn peel_splits_first_and_last_iterations() {
+    check(
+        quote!(peel(1, 2); nfor!(i in n { y[i] = 0.0; })),
+        expect![[r#"
+            nfor!((i_t) in (0usize..1usize.min(trips(0..n))) {
+                y[0 + i_t] = 0.0;
+            });
+            nfor!((i_t) in (1usize.min(trips(0..n))..(trips(0..n).max(2usize) - 2usize).max(1usize.min(trips(0..n)))) {
+                y[0 + i_t] = 0.0;
+            });
+            nfor!((i_t) in ((trips(0..n).max(2usize) - 2usize).max(1usize.min(trips(0..n)))..trips(0..n)) {
+                y[0 + i_t] = 0.0;
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn inline_unrolls_a_constant_loop() {
+    check(
+        quote!(inline; nfor!(k in -1..2 { s += w[(k + 1) as usize]; })),
+        expect![[r#"
+            { s += w[((-1) + 1) as usize]; };
+            { s += w[(0 + 1) as usize]; };
+            { s += w[(1 + 1) as usize]; };
+    "#]],
+    );
+}
+
+#[test]
+fn permut_swaps_the_outer_loops() {
+    check(
+        quote!(permut(2, 1); nfor!((i, j, k) in (m, n, p) { c[(i, j)] += k; })),
+        expect![[r#"
+            nfor!((j, i, k) in (0..n, 0..m, 0..p) {
+                c[(i, j)] += k;
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn chains_apply_to_the_main_part() {
+    check(
+        quote!(tilem(8, 8), dmine(2, 2), permut(2, 1); nfor!((i, j) in (m, n) {
+            c[(j, i)] = a[i] * b[j];
+        })),
+        expect![[r#"
+            nfor!((i_tile, j_tile) in ((0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
+                nfor!((j_e_t, i_e_t) in ((0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize)) {
+                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
+                    c[(0 + (j_tile + (0usize + (j_e_t + 1usize))), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + (j_e_t + 1usize)))];
+                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + (i_e_t + 1usize))))] = a[0 + (i_tile + (0usize + (i_e_t + 1usize)))] * b[0 + (j_tile + (0usize + j_e_t))];
+                    c[(0 + (j_tile + (0usize + (j_e_t + 1usize))), 0 + (i_tile + (0usize + (i_e_t + 1usize))))] = a[0 + (i_tile + (0usize + (i_e_t + 1usize)))] * b[0 + (j_tile + (0usize + (j_e_t + 1usize)))];
+                });
+                nfor!((i_e_t, j_e_t) in ((trips(0usize..8 as usize) / 2usize) * 2usize..trips(0usize..8 as usize), 0usize..trips(0usize..8 as usize)) {
+                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
+                });
+                nfor!((i_e_t, j_e_t) in (0usize..(trips(0usize..8 as usize) / 2usize) * 2usize, (trips(0usize..8 as usize) / 2usize) * 2usize..trips(0usize..8 as usize)) {
+                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
+                });
+            });
+            nfor!((i_t, j_t) in ((trips(0..m) / (8 as usize)) * (8 as usize)..trips(0..m), 0usize..trips(0..n)) {
+                c[(0 + j_t, 0 + i_t)] = a[0 + i_t] * b[0 + j_t];
+            });
+            nfor!((i_t, j_t) in (0usize..(trips(0..m) / (8 as usize)) * (8 as usize), (trips(0..n) / (8 as usize)) * (8 as usize)..trips(0..n)) {
+                c[(0 + j_t, 0 + i_t)] = a[0 + i_t] * b[0 + j_t];
+            });
+    "#]],
+    );
+}
+
+#[test]
+fn diagnostics() {
+    let e = error(quote!(dmine(u); nfor!(i in n { y[i] = 1; })));
+    assert!(e.contains("dmine needs a constant here"), "{e}");
+    let e = error(quote!(permut(2, 2); nfor!((i, j) in (n, n) { y[i] = 1; })));
+    assert!(e.contains("not a permutation"), "{e}");
+    let e = error(quote!(unroll(2, 2, 2); nfor!((i, j) in (n, n) { y[i] = 1; })));
+    assert!(
+        e.contains("has 3 parameters but the nest it applies to has 2 loops"),
+        "{e}"
+    );
+    let e = error(quote!(inline; nfor!(i in n { y[i] = 1; })));
+    assert!(e.contains("inline needs a constant trip count"), "{e}");
+    let e = error(quote!(dmien(2); nfor!(i in n { y[i] = 1; })));
+    assert!(e.contains("did you mean `dmine`"), "{e}");
+    let e = error(quote!(unroll(2); nfor!(i in n { if i > 2 { continue; } y[i] = 1; })));
+    assert!(e.contains("`continue`"), "{e}");
+    let e = error(quote!(tile(4, 4); nfor!((i, j) in (n, i) { y[i] = 1; })));
+    assert!(e.contains("annotated loops must be independent"), "{e}");
+    let e = error(quote!(inline, unroll(2); nfor!(i in 4 { y[i] = 1; })));
+    assert!(e.contains("nothing follows it"), "{e}");
+}

@@ -1,0 +1,143 @@
+//! Annotations end to end: on host `nfor!` nests, inside `nuwork!` (mapped to the NDRange, with
+//! remainder kernels), and on inner loops of kernel bodies, each on OpenCL and on the native
+//! engine, compared with the plain loops.
+
+mod common;
+
+use common::{check, check_close, vec_of};
+use nuda::prelude::*;
+
+fn sgemm_reference(n: usize, a: &NuArray2<f32>, b: &NuArray2<f32>) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            c[i * n + j] = (0..n).map(|k| a[(k, i)] * b[(k, j)]).sum();
+        }
+    }
+    c
+}
+
+fn inputs(n: usize) -> (NuArray2<f32>, NuArray2<f32>) {
+    let a = NuArray2::<f32>::from_fn((n, n), |(i, j)| ((i * 7 + j * 3) % 11) as f32 - 5.0);
+    let b = NuArray2::<f32>::from_fn((n, n), |(i, j)| ((i * 5 + j) % 13) as f32 * 0.25);
+    (a, b)
+}
+
+#[test]
+fn sgemm_variants_agree_with_the_host() {
+    // 37 is divisible by none of the factors: every remainder kernel runs.
+    let n = 37;
+    let (a, b) = inputs(n);
+    let want = sgemm_reference(n, &a, &b);
+    check_close(&want, 1e-5, || {
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuwork!(4, 4; annot!(dmine(2, 2); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        })))?;
+        Ok(c.to_vec())
+    });
+    check_close(&want, 1e-5, || {
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuwork!(2, 2; annot!(tilem(8, 8), dmine(4, 4); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        })))?;
+        Ok(c.to_vec())
+    });
+    check_close(&want, 1e-5, || {
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuwork!(4, 4; nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            annot!(unroll(4); nfor!(k in n { s += a[(k, i)] * b[(k, j)]; }));
+            c[(i, j)] = s;
+        }))?;
+        Ok(c.to_vec())
+    });
+}
+
+#[test]
+fn every_annotation_inside_nuwork_runs_each_iteration_once() {
+    let (n, m) = (13usize, 10usize);
+    let want: Vec<u32> = (0..n * m).map(|f| f as u32 * 3 + 1).collect();
+    macro_rules! variant {
+        ($($chain:tt)*) => {
+            check(want.clone(), || {
+                let mut out = NuArray2::<u32>::new((n, m));
+                nuwork!(2; annot!($($chain)*; nfor!((i, j) in (n, m) { out[(i, j)] += (i * m + j) as u32 * 3 + 1; })))?;
+                Ok(out.to_vec())
+            });
+        };
+    }
+    variant!(tile(4, 3));
+    variant!(tilem(4, 3));
+    variant!(unroll(3));
+    variant!(unroll(2, 3));
+    variant!(dmine(3, 4));
+    variant!(peel(2, 3));
+    variant!(permut(2, 1));
+    variant!(tilem(5), dmine(2, 2), permut(2, 1));
+    variant!(peel(1, 1), tile(4, 4), unroll(2));
+}
+
+#[test]
+fn annot_on_host_nests() {
+    let n = 11usize;
+    let mut hits = NuArray2::<u32>::new((n, n));
+    annot!(tilem(4, 4), dmine(2, 2), permut(2, 1); nfor!((i, j) in (n, n) {
+        hits[(i, j)] += (i * n + j) as u32;
+    }));
+    assert_eq!(hits.to_vec(), (0..(n * n) as u32).collect::<Vec<u32>>());
+    let mut total = 0i64;
+    let mut steps = NuArray1::<i64>::new(1);
+    annot!(unroll(3); nfor!(k in -7i64 <> 20 :/ 4 { steps[0] += k; }));
+    for k in (-7i64..=20).step_by(4) {
+        total += k;
+    }
+    assert_eq!(steps[0], total);
+}
+
+#[test]
+fn inline_fully_unrolls_an_inner_loop() {
+    let n = 20usize;
+    let x = NuArray1::<f32>::from_fn(n + 2, |i| i as f32);
+    let w = NuArray1::<f32>::from_vec(3, vec![0.25, 0.5, 0.25]).unwrap();
+    let want: Vec<f32> = (0..n)
+        .map(|i| 0.25 * x[i] + 0.5 * x[i + 1] + 0.25 * x[i + 2])
+        .collect();
+    check_close(&want, 1e-6, || {
+        let mut y = NuArray1::<f32>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let mut s = 0.0f32;
+            annot!(inline; nfor!(k in 0..3 { s += w[k] * x[i + k]; }));
+            y[i] = s;
+        }))?;
+        Ok(vec_of(&y))
+    });
+}
+
+#[nukernel]
+fn row_sums(y: &mut NuArray1<f32>, a: &NuArray2<f32>) {
+    let i = global_id(0);
+    if i < y.len() {
+        let mut s = 0.0f32;
+        annot!(dmine(4); nfor!(k in a.dims().1 { s += a[(i, k)]; }));
+        y[i] = s;
+    }
+}
+
+#[test]
+fn annotations_on_inner_loops_of_kernels() {
+    let (n, m) = (9usize, 23usize);
+    let a = NuArray2::<f32>::from_fn((n, m), |(i, k)| (i + k) as f32);
+    let want: Vec<f32> = (0..n)
+        .map(|i| (0..m).map(|k| (i + k) as f32).sum())
+        .collect();
+    for d in common::engines() {
+        let mut y = NuArray1::<f32>::new(n);
+        nucall!(d.index, [n], [4]; row_sums(&mut y, &a)).unwrap();
+        assert_eq!(y.to_vec(), want, "{}", d.name);
+    }
+}
