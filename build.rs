@@ -1,133 +1,40 @@
-//! Writes the random expressions of `tests/random_expressions.rs` into `OUT_DIR`.
+//! Writes the random test programs of `tests/random_expressions.rs` and
+//! `tests/random_nests.rs` into `OUT_DIR`.
 //!
-//! Kernels are compiled by rustc and the macros, so random expressions must exist before the
-//! test compiles: this script draws them, from `NUDA_EXPR_SEED` (a fixed default keeps runs
-//! reproducible; set it to explore others). The test then draws random captured values with
-//! proptest and checks OpenCL, the native engine and plain Rust agree.
+//! Kernels are compiled by rustc and the macros, so random programs must exist before the
+//! tests compile: this script draws them, from `NUDA_EXPR_SEED` and `NUDA_NEST_SEED` (fixed
+//! defaults keep runs reproducible; set them to explore others). The tests then draw random
+//! values with proptest and check OpenCL, the native engine and plain Rust agree.
 
-use std::fmt::Write;
+#[path = "build/exprs.rs"]
+mod exprs;
+#[path = "build/nests.rs"]
+mod nests;
+#[path = "build/rng.rs"]
+mod rng;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn pick(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+fn seed(var: &str, default: u64) -> u64 {
+    println!("cargo:rerun-if-env-changed={var}");
+    std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
-/// A method receiver, cast to the expression's type: a receiver whose type hangs on a
-/// literal (`(3 >> a).min(b)`) is ambiguous to rustc, as in Rust itself.
-fn recv(p: String, t: &str) -> String {
-    format!("(({p}) as {t})")
-}
-
-fn int(r: &mut Rng, t: &str, depth: u32) -> String {
-    let (v1, v2, other) = if t == "i32" {
-        ("a", "b", "c")
-    } else {
-        ("c", "d", "a")
-    };
-    if depth == 0 {
-        return match r.pick(4) {
-            0 => v1.into(),
-            1 => v2.into(),
-            2 => format!("{}", r.pick(100)),
-            _ => format!("({other} as {t})"),
-        };
-    }
-    let mut e = || int(r, t, depth - 1);
-    let (p, q) = (e(), e());
-    let (m, n) = (recv(p.clone(), t), recv(q.clone(), t));
-    match r.pick(16) {
-        0 => format!("{m}.wrapping_add({q})"),
-        1 => format!("{m}.wrapping_sub({q})"),
-        2 => format!("{m}.wrapping_mul({q})"),
-        3 => format!("({p} & {q})"),
-        4 => format!("({p} | {q})"),
-        5 => format!("({p} ^ {q})"),
-        6 => format!("({p} >> ({q} & 31))"),
-        7 => format!("({p} << ({q} & 15))"),
-        8 => format!("({p} / (({q} & 255) | 1))"),
-        9 => format!("({p} % (({q} & 255) | 1))"),
-        10 => format!("(!{p})"),
-        11 => format!("{m}.min({q})"),
-        12 => format!("{m}.max({q})"),
-        13 => format!("{m}.rotate_left(({q} & 31) as u32)"),
-        14 => format!("(({}) as {t})", float(r, depth - 1)),
-        _ => format!("(if {p} < {q} {{ {p} }} else {{ {n}.wrapping_add(1) }})"),
-    }
-}
-
-fn float(r: &mut Rng, depth: u32) -> String {
-    if depth == 0 {
-        return match r.pick(5) {
-            0 => "x".into(),
-            1 => "y".into(),
-            2 => format!("{}.{}", r.pick(5), r.pick(10)),
-            3 => "(a as f32)".into(),
-            _ => "(c as f32)".into(),
-        };
-    }
-    let mut e = || float(r, depth - 1);
-    let (p, q) = (e(), e());
-    let (m, n) = (recv(p.clone(), "f32"), recv(q.clone(), "f32"));
-    match r.pick(13) {
-        0 => format!("({p} + {q})"),
-        1 => format!("({p} - {q})"),
-        2 => format!("({p} * {q})"),
-        3 => format!("({p} / ({n}.abs() + 1.0))"),
-        4 => format!("{m}.abs().sqrt()"),
-        5 => format!("{m}.min({q})"),
-        6 => format!("{m}.max({q})"),
-        7 => format!("{m}.mul_add({q}, 0.5)"),
-        8 => format!("{m}.floor()"),
-        9 => format!("{m}.ceil()"),
-        10 => format!("(-{p})"),
-        11 => format!("(if {p} < {q} {{ {p} }} else {{ {q} * 2.0 }})"),
-        _ => format!("(({}) as f32)", int(r, "i32", depth - 1)),
-    }
+fn write(name: &str, text: String) {
+    let dir = std::env::var("OUT_DIR").expect("OUT_DIR");
+    std::fs::write(std::path::Path::new(&dir).join(name), text).expect("write a generated test");
 }
 
 fn main() {
-    println!("cargo:rerun-if-env-changed=NUDA_EXPR_SEED");
     println!("cargo:rerun-if-changed=build.rs");
-    let seed = std::env::var("NUDA_EXPR_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_2026);
-    let mut r = Rng(seed);
-    let mut out =
-        format!("/// The seed these expressions were drawn from.\nconst SEED: u64 = {seed};\n");
-    let mut table = String::from("const EXPRESSIONS: &[Expression] = &[\n");
-    for k in 0..48 {
-        let (t, e) = match k % 3 {
-            0 => ("i32", int(&mut r, "i32", 3)),
-            1 => ("u32", int(&mut r, "u32", 3)),
-            _ => ("f32", float(&mut r, 3)),
-        };
-        let _ = write!(out, "
-#[allow(unused_parens, clippy::all)]
-fn host_{k}(a: i32, b: i32, c: u32, d: u32, x: f32, y: f32) -> {t} {{ let _ = (a, b, c, d, x, y); {e} }}
-#[allow(unused_parens, clippy::all)]
-fn device_{k}(a: i32, b: i32, c: u32, d: u32, x: f32, y: f32) -> nuda::Result<{t}> {{
-    let _ = (a, b, c, d, x, y);
-    let mut out = NuArray1::<{t}>::new(1);
-    nuwork!(1; nfor!(i in 1 {{ out[i] = {e}; }}))?;
-    Ok(out[0])
-}}
-");
-        let _ = writeln!(table, "    Expression {{ text: {e:?}, run: |v| compare(host_{k}(v.0, v.1, v.2, v.3, v.4, v.5), || device_{k}(v.0, v.1, v.2, v.3, v.4, v.5)) }},");
-    }
-    table.push_str("];\n");
-    let path = std::path::Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR"))
-        .join("random_expressions.rs");
-    std::fs::write(path, out + &table).expect("write random expressions");
+    println!("cargo:rerun-if-changed=build");
+    write(
+        "random_expressions.rs",
+        exprs::file(seed("NUDA_EXPR_SEED", 0x5eed_2026)),
+    );
+    write(
+        "random_nests.rs",
+        nests::file(seed("NUDA_NEST_SEED", 0x2e57_2026)),
+    );
 }

@@ -242,3 +242,65 @@ fn nucode_with_early_return_and_calls() {
     "#]],
     );
 }
+
+#[test]
+fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
+    check(
+        nuda_transforms::nuwork::template(
+            quote!(16, 16; annot!(dmine(2, 2); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            }))),
+        ),
+        expect![[r#"
+            kernel void nuwork_0($T19 nu_s0, $T19 nu_st0, nu_idx nu_n0, $T20 nu_s1, $T20 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T19 i_t = nu_s0 + ($T19)nu_g0 * nu_st0;
+                $T20 j_t = nu_s1 + ($T20)nu_g1 * nu_st1;
+                $T4 s_0_0 = 0.0f;
+                $T4 s_0_1 = 0.0f;
+                $T4 s_1_0 = 0.0f;
+                $T4 s_1_1 = 0.0f;
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s_0_0 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                    s_0_1 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)($F15(wrap)(j_t + ((nu_idx)1)))))]);
+                    s_1_0 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)($F16(wrap)(i_t + ((nu_idx)1)))))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                    s_1_1 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)($F17(wrap)(i_t + ((nu_idx)1)))))] * b[(k) * b__d1 + (($L2(0) + ($T3)($F18(wrap)(j_t + ((nu_idx)1)))))]);
+                }
+                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s_0_0;
+                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)($F15(wrap)(j_t + ((nu_idx)1)))))] = s_0_1;
+                c[(($L0(0) + ($T1)($F16(wrap)(i_t + ((nu_idx)1))))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s_1_0;
+                c[(($L0(0) + ($T1)($F17(wrap)(i_t + ((nu_idx)1))))) * c__d1 + (($L2(0) + ($T3)($F18(wrap)(j_t + ((nu_idx)1)))))] = s_1_1;
+            }
+
+            kernel void nuwork_1($T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T21 i_t = nu_s0 + ($T21)nu_g0 * nu_st0;
+                $T22 j_t = nu_s1 + ($T22)nu_g1 * nu_st1;
+                $T4 s = 0.0f;
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                }
+                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s;
+            }
+
+            kernel void nuwork_2($T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T23 i_t = nu_s0 + ($T23)nu_g0 * nu_st0;
+                $T24 j_t = nu_s1 + ($T24)nu_g1 * nu_st1;
+                $T4 s = 0.0f;
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                }
+                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s;
+            }
+        "#]],
+    );
+}

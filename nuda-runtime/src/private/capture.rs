@@ -224,6 +224,17 @@ impl<C: KernelMut + ?Sized> KernelMut for &mut C {
     }
 }
 
+/// A mutable borrow through method syntax, which auto-dereferences: `x.__nuda_by_mut()` gives
+/// `&mut NuArray` both for an owned `mut x` and for `x: &mut NuArray` bound without `mut`.
+pub trait ByMut {
+    /// `self`.
+    fn __nuda_by_mut(&mut self) -> &mut Self {
+        self
+    }
+}
+
+impl<T: ?Sized> ByMut for T {}
+
 /// The native view type of a read capture, for the type witness. Never runs.
 pub fn witness_ref<C: KernelRef + ?Sized>(_: &C) -> C::Native<'_> {
     unreachable!("nuda: the type witness is never called")

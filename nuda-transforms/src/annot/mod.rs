@@ -54,8 +54,12 @@ pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest) -> Vec<Stmt> {
         return vec![Stmt::Nest(Box::new(nest))];
     }
     let mut g = Gen::new(cx, slots, &nest);
-    chain_apply(&mut g, nest, &chain)
+    chain_apply(&mut g, nest, &chain, 1)
 }
+
+/// Copies of a body one chain may make: beyond this, kernels stop fitting in registers and
+/// the compilers (rustc's type check of the witness included) slow to a crawl.
+const MAX_COPIES: u128 = 256;
 
 /// Replaces every annotated nest inside `block` by its transformation.
 pub fn expand_block(cx: &Ctxt, slots: &mut usize, block: &mut Block) {
@@ -86,14 +90,23 @@ impl VisitMut for Expand<'_, '_> {
     }
 }
 
-fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot]) -> Vec<Stmt> {
+fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Vec<Stmt> {
     let Some((a, rest)) = chain.split_first() else {
         return vec![Stmt::Nest(Box::new(nest))];
     };
     let Some(params) = check(g, a, &nest, rest) else {
         return vec![Stmt::Nest(Box::new(nest))];
     };
-    let mut cont = |g: &mut Gen<'_>, main: Nest| chain_apply(g, main, rest);
+    let copies = match a.kind {
+        AnnotKind::Unroll | AnnotKind::Dmine => copies.saturating_mul(params.iter().product()),
+        _ => copies,
+    };
+    if copies > MAX_COPIES {
+        let msg = format!("annot!: this chain copies the loop body {copies} times, more than {MAX_COPIES}; use smaller unroll or dmine factors");
+        g.cx.error(a.span, msg);
+        return vec![Stmt::Nest(Box::new(nest))];
+    }
+    let mut cont = |g: &mut Gen<'_>, main: Nest| chain_apply(g, main, rest, copies);
     match a.kind {
         AnnotKind::Tile => tile::tile(g, nest, &a.args, &mut cont),
         AnnotKind::Tilem => tile::tilem(g, nest, &a.args, &mut cont),

@@ -17,7 +17,9 @@ pub fn bind_captures(captures: &[Capture]) -> TokenStream {
     let binds = captures.iter().enumerate().map(|(i, c)| {
         let (id, name) = (capture_ident(i), &c.name);
         if c.written {
-            quote_spanned!(c.span=> let #id = &mut #name;)
+            // Method syntax auto-dereferences: a captured `&mut NuArray` reborrows without
+            // needing a `mut` binding, and an owned array borrows mutably as usual.
+            quote_spanned!(c.span=> let #id = { use ::nuda::__private::ByMut as _; #name.__nuda_by_mut() };)
         } else {
             quote_spanned!(c.span=> let #id = &#name;)
         }

@@ -84,6 +84,13 @@ fn take_until_brace(input: ParseStream) -> syn::Result<TokenStream> {
 fn split_ranges(tokens: TokenStream, vars: usize) -> syn::Result<Vec<RangeSyntax>> {
     let span = tokens.span();
     if vars == 1 {
+        // `(i) in (a <> b)`: a one-element tuple of ranges.
+        let mut iter = tokens.clone().into_iter();
+        if let (Some(TokenTree::Group(g)), None) = (iter.next(), iter.next()) {
+            if g.delimiter() == Delimiter::Parenthesis {
+                return Ok(vec![range(g.stream())?]);
+            }
+        }
         return Ok(vec![range(tokens)?]);
     }
     let mut iter = tokens.into_iter();
