@@ -27,6 +27,15 @@ fn child_dump_kernels() {
     .unwrap();
     let mut c = NuArray1::<f64>::new(n);
     nuwork!(16; nfor!(i in n { c[i] = (i as f64).sqrt() * 0.5; })).unwrap();
+    let m = 9usize;
+    let (x, y) = (NuArray2::<f32>::new((m, m)), NuArray2::<f32>::new((m, m)));
+    let mut z = NuArray2::<f32>::new((m, m));
+    nuwork!(4, 4; annot!(dmine(2, 2); nfor!((i, j) in (m, m) {
+        let mut s = 0.0f32;
+        nfor!(k in m { s += x[(k, i)] * y[(k, j)]; });
+        z[(i, j)] = s;
+    })))
+    .unwrap();
 }
 
 fn dumped() -> Vec<String> {
@@ -69,8 +78,16 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         return;
     }
     let texts = dumped();
-    assert_eq!(texts.len(), 2, "two kernels dumped");
-    let f32_kernel = kernel_part(&texts[0]);
+    assert_eq!(texts.len(), 3, "three programs dumped");
+    let find = |needle: &str| {
+        texts
+            .iter()
+            .find(|t| t.contains(needle))
+            .expect(needle)
+            .clone()
+    };
+    let f32_text = find("floor(");
+    let f32_kernel = kernel_part(&f32_text);
     assert!(
         !f32_kernel.contains("double"),
         "an f32 kernel must not mention double:\n{f32_kernel}"
@@ -80,7 +97,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         "literals are float:\n{f32_kernel}"
     );
     assert!(
-        texts[0].contains("typedef uint nu_idx;"),
+        f32_text.contains("typedef uint nu_idx;"),
         "32-bit index type when sizes fit"
     );
     for wide in ["ulong", "size_t", "long "] {
@@ -89,9 +106,20 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
             "no 64-bit index math ({wide}):\n{f32_kernel}"
         );
     }
-    let f64_kernel = kernel_part(&texts[1]);
+    let f64_text = find("global double*");
     assert!(
-        f64_kernel.contains("double"),
-        "the user wrote f64:\n{f64_kernel}"
+        kernel_part(&f64_text).contains("double"),
+        "the user wrote f64"
+    );
+    let dmine = find("nuwork_0");
+    for acc in ["s_0_0", "s_0_1", "s_1_0", "s_1_1"] {
+        assert!(
+            dmine.contains(&format!("float {acc} = 0.0f;")),
+            "dmine(2, 2) shows four accumulators:\n{dmine}"
+        );
+    }
+    assert!(
+        dmine.contains("kernel void nuwork_1") && dmine.contains("kernel void nuwork_2"),
+        "and two remainder kernels"
     );
 }

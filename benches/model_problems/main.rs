@@ -4,6 +4,7 @@
 
 mod overhead;
 mod runtime;
+mod sgemm_annot;
 
 use clap::Parser;
 
@@ -32,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("nuda bench on {}", device.info());
     runtime::report(&device, args.quick)?;
     overhead::report(&device, args.quick)?;
+    sgemm_annot::report(&device, args.quick)?;
     println!("\nno model problems yet");
     Ok(())
 }
