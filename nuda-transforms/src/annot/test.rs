@@ -14,10 +14,14 @@ fn transformed(input: TokenStream) -> Result<String, String> {
     let mut lower = Lower::new(&cx);
     let mac: syn::Macro = syn::parse2(quote!(annot!(#input))).unwrap();
     let nest = lower_annot(&mut lower, &mac);
+    let before = nest.as_ref().map(|n| n.to_string()).unwrap_or_default();
     let mut slots = lower.slots;
     let stmts = nest.map(|n| apply(&cx, &mut slots, n)).unwrap_or_default();
     cx.check().map_err(|e| e.to_string())?;
-    Ok(Block { stmts, tail: None }.to_string())
+    Ok(format!(
+        "before:\n{before}after:\n{}",
+        Block { stmts, tail: None }
+    ))
 }
 
 fn check(input: TokenStream, want: Expect) {
@@ -33,12 +37,17 @@ fn tile_bounds_the_last_tile_with_min() {
     check(
         quote!(tile(4); nfor!((i, j) in (n, 1..=m) { a[(i, j)] += 1; })),
         expect![[r#"
+            before:
+            annot!(tile(4); nfor!((i, j) in (0..n, 1..=m) {
+                a[(i, j)] += 1;
+            }));
+            after:
             nfor!((i_tile) in ((0usize..trips(0..n)).step_by(4 as usize)) {
                 nfor!((i_e, j) in (0usize..(4 as usize).min(trips(0..n) - i_tile), 1..=m) {
                     a[(0 + (i_tile + i_e), j)] += 1;
                 });
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -47,6 +56,11 @@ fn tilem_splits_partial_tiles_off() {
     check(
         quote!(tilem(8, 8); nfor!((i, j) in (n, m) { c[(i, j)] = 1.0; })),
         expect![[r#"
+            before:
+            annot!(tilem(8, 8); nfor!((i, j) in (0..n, 0..m) {
+                c[(i, j)] = 1.0;
+            }));
+            after:
             nfor!((i_tile, j_tile) in ((0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
                 nfor!((i_e, j_e) in (0usize..8 as usize, 0usize..8 as usize) {
                     c[(0 + (i_tile + i_e), 0 + (j_tile + j_e))] = 1.0;
@@ -58,7 +72,7 @@ fn tilem_splits_partial_tiles_off() {
             nfor!((i_t, j_t) in (0usize..(trips(0..n) / (8 as usize)) * (8 as usize), (trips(0..m) / (8 as usize)) * (8 as usize)..trips(0..m)) {
                 c[(0 + i_t, 0 + j_t)] = 1.0;
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -67,6 +81,12 @@ fn unroll_copies_the_body_in_order() {
     check(
         quote!(unroll(2); nfor!(i in 2 <> n :/ 3 { let t = x[i]; y[i] = t; })),
         expect![[r#"
+            before:
+            annot!(unroll(2); nfor!((i) in ((2..=n).step_by(3)) {
+                let t = x[i];
+                y[i] = t;
+            }));
+            after:
             nfor!((i_t) in ((0usize..(trips((2..=n).step_by(3)) / 2usize) * 2usize).step_by(2usize)) {
                 { let t = x[2 + i_t * 3];     y[2 + i_t * 3] = t; };
                 { let t = x[2 + (i_t + 1usize) * 3];     y[2 + (i_t + 1usize) * 3] = t; };
@@ -75,7 +95,7 @@ fn unroll_copies_the_body_in_order() {
                 let t = x[2 + i_t * 3];
                 y[2 + i_t * 3] = t;
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -88,6 +108,15 @@ fn dmine_jams_into_inner_loops_with_four_accumulators() {
             c[(i, j)] = s;
         })),
         expect![[r#"
+            before:
+            annot!(dmine(2, 2); nfor!((i, j) in (0..n, 0..n) {
+                let mut s = 0.0f32;
+                nfor!((k) in (0..n) {
+                    s += a[(k, i)] * b[(k, j)];
+                });
+                c[(i, j)] = s;
+            }));
+            after:
             nfor!((i_t, j_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
                 let mut s_0_0 = 0.0f32;
                 let mut s_0_1 = 0.0f32;
@@ -118,7 +147,7 @@ fn dmine_jams_into_inner_loops_with_four_accumulators() {
                 });
                 c[(0 + i_t, 0 + j_t)] = s;
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -127,6 +156,13 @@ fn dmine_copies_inner_loops_that_depend_on_the_unrolled_variable() {
     check(
         quote!(dmine(2); nfor!(i in n { for k in 0..i { y[i] += x[k]; } })),
         expect![[r#"
+            before:
+            annot!(dmine(2); nfor!((i) in (0..n) {
+                for k in 0..i {
+                    y[i] += x[k];
+                }
+            }));
+            after:
             nfor!((i_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
                 for k_0 in 0..0 + i_t {
                     y[0 + i_t] += x[k_0];
@@ -140,7 +176,7 @@ fn dmine_copies_inner_loops_that_depend_on_the_unrolled_variable() {
                     y[0 + i_t] += x[k];
                 }
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -149,6 +185,11 @@ fn peel_splits_first_and_last_iterations() {
     check(
         quote!(peel(1, 2); nfor!(i in n { y[i] = 0.0; })),
         expect![[r#"
+            before:
+            annot!(peel(1, 2); nfor!((i) in (0..n) {
+                y[i] = 0.0;
+            }));
+            after:
             nfor!((i_t) in (0usize..1usize.min(trips(0..n))) {
                 y[0 + i_t] = 0.0;
             });
@@ -158,7 +199,7 @@ fn peel_splits_first_and_last_iterations() {
             nfor!((i_t) in ((trips(0..n).max(2usize) - 2usize).max(1usize.min(trips(0..n)))..trips(0..n)) {
                 y[0 + i_t] = 0.0;
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -167,10 +208,15 @@ fn inline_unrolls_a_constant_loop() {
     check(
         quote!(inline; nfor!(k in -1..2 { s += w[(k + 1) as usize]; })),
         expect![[r#"
+            before:
+            annot!(inline(); nfor!((k) in (-1..2) {
+                s += w[(k + 1) as usize];
+            }));
+            after:
             { s += w[((-1) + 1) as usize]; };
             { s += w[(0 + 1) as usize]; };
             { s += w[(1 + 1) as usize]; };
-    "#]],
+        "#]],
     );
 }
 
@@ -179,10 +225,15 @@ fn permut_swaps_the_outer_loops() {
     check(
         quote!(permut(2, 1); nfor!((i, j, k) in (m, n, p) { c[(i, j)] += k; })),
         expect![[r#"
+            before:
+            annot!(permut(2, 1); nfor!((i, j, k) in (0..m, 0..n, 0..p) {
+                c[(i, j)] += k;
+            }));
+            after:
             nfor!((j, i, k) in (0..n, 0..m, 0..p) {
                 c[(i, j)] += k;
             });
-    "#]],
+        "#]],
     );
 }
 
@@ -193,6 +244,11 @@ fn chains_apply_to_the_main_part() {
             c[(j, i)] = a[i] * b[j];
         })),
         expect![[r#"
+            before:
+            annot!(tilem(8, 8), dmine(2, 2), permut(2, 1); nfor!((i, j) in (0..m, 0..n) {
+                c[(j, i)] = a[i] * b[j];
+            }));
+            after:
             nfor!((i_tile, j_tile) in ((0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
                 nfor!((j_e_t, i_e_t) in ((0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize)) {
                     c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
@@ -213,7 +269,7 @@ fn chains_apply_to_the_main_part() {
             nfor!((i_t, j_t) in (0usize..(trips(0..m) / (8 as usize)) * (8 as usize), (trips(0..n) / (8 as usize)) * (8 as usize)..trips(0..n)) {
                 c[(0 + j_t, 0 + i_t)] = a[0 + i_t] * b[0 + j_t];
             });
-    "#]],
+        "#]],
     );
 }
 

@@ -30,13 +30,19 @@ impl Printer {
     fn nest(&mut self, n: &Nest) {
         let vars: Vec<String> = n.loops.iter().map(|l| l.var.to_string()).collect();
         let ranges: Vec<String> = n.loops.iter().map(|l| range(&l.range)).collect();
-        self.line(format_args!(
-            "nfor!(({}) in ({}) {{",
-            vars.join(", "),
-            ranges.join(", ")
-        ));
+        let annots: Vec<String> = n
+            .annots
+            .iter()
+            .map(|a| format!("{}({})", a.kind.name(), list(&a.args)))
+            .collect();
+        let head = format!("nfor!(({}) in ({}) {{", vars.join(", "), ranges.join(", "));
+        if annots.is_empty() {
+            self.line(head);
+        } else {
+            self.line(format_args!("annot!({}; {head}", annots.join(", ")));
+        }
         self.block(&n.body);
-        self.line("});");
+        self.line(if annots.is_empty() { "});" } else { "}));" });
     }
 
     fn stmt(&mut self, s: &Stmt) {
