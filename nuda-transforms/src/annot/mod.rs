@@ -21,6 +21,7 @@ mod rename;
 #[cfg(test)]
 mod test;
 mod tile;
+mod tilem;
 mod unroll;
 
 use crate::ctxt::Ctxt;
@@ -109,7 +110,7 @@ fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Ve
     let mut cont = |g: &mut Gen<'_>, main: Nest| chain_apply(g, main, rest, copies);
     match a.kind {
         AnnotKind::Tile => tile::tile(g, nest, &a.args, &mut cont),
-        AnnotKind::Tilem => tile::tilem(g, nest, &a.args, &mut cont),
+        AnnotKind::Tilem => tilem::tilem(g, nest, &a.args, &mut cont),
         AnnotKind::Unroll => unroll::unroll(g, nest, &params, &mut cont),
         AnnotKind::Dmine => dmine::dmine(g, nest, &params, &mut cont),
         AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),

@@ -7,7 +7,8 @@
 //!                                              }
 //! ```
 //! Main part: the element loops (and the loops inside them). They count from 0, so a later
-//! annotation sees their trip count, constant when the tile size is.
+//! annotation sees their trip count, constant when the tile size is (`tilem` shares the
+//! element loops, from `elements`).
 
 use super::build::{nest, Gen};
 use super::counter::{normalize, Normal};
@@ -17,7 +18,7 @@ use std::collections::HashMap;
 
 /// The main part of a tiling: element counters from 0 to `extent(tile, dim)`, and the body
 /// with each counter replaced by `tile + element`.
-fn elements(
+pub(super) fn elements(
     g: &mut Gen<'_>,
     norm: &Normal,
     tiles: &[syn::Ident],
@@ -61,38 +62,4 @@ pub fn tile(g: &mut Gen<'_>, n: Nest, sizes: &[Expr], cont: Cont<'_>) -> Vec<Stm
         tail: None,
     };
     vec![Stmt::Nest(Box::new(nest(tiles, body, norm.span)))]
-}
-
-/// `tilem(s1..sk)`: tile, with the partial tiles split off as remainder nests, so the main
-/// nest has exact trip counts (constant when the sizes are).
-///
-/// ```text
-/// nfor!(i in n { body })     tilem(4)    for i_tile in (0..n / 4 * 4).step_by(4) {
-///                            ────────▶       for i_t in i_tile..i_tile + 4 { body }
-///                                        }
-///                                        for i_t in n / 4 * 4..n { body }
-/// ```
-/// Main part: the element loops of the full tiles.
-pub fn tilem(g: &mut Gen<'_>, n: Nest, sizes: &[Expr], cont: Cont<'_>) -> Vec<Stmt> {
-    let norm = normalize(g, n, sizes.len());
-    let sizes: Vec<Expr> = sizes.iter().map(|s| g.as_usize(s.clone())).collect();
-    let full = norm.main_extents(g, &sizes);
-    let names: Vec<syn::Ident> = norm
-        .dims
-        .iter()
-        .map(|d| g.fresh(&format!("{}_tile", d.like), &d.like))
-        .collect();
-    let mut tiles = Vec::new();
-    for ((s, m), t) in sizes.iter().zip(&full).zip(&names) {
-        let zero = g.usize_lit(0, norm.span);
-        tiles.push(g.counter(t.clone(), zero, m.clone(), Some(s.clone())));
-    }
-    let main = elements(g, &norm, &names, &mut |_, d| sizes[d].clone());
-    let body = Block {
-        stmts: cont(g, main),
-        tail: None,
-    };
-    let mut out = vec![Stmt::Nest(Box::new(nest(tiles, body, norm.span)))];
-    out.extend(norm.remainders(g, &full));
-    out
 }
