@@ -1,39 +1,137 @@
 //! `cargo bench --bench model_problems`: nuda's benchmark. It runs on the best device found
 //! (the native engine where there is no OpenCL) and reports, as figures measured in this run:
-//! host-device transfer bandwidth and launch overhead, then the model problems.
+//! host-device bandwidth and launch overhead, the cost of `nuwork!` over a raw launch, and
+//! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5) with every annotation variant,
+//! base first, and their peers, as a table like NUDA's Table 3.
 
+#[path = "../../examples/imgconv/kernels.rs"]
+mod imgconv;
+#[path = "../../examples/md5/kernels.rs"]
+mod md5;
+#[path = "../../examples/nbody/kernels.rs"]
+mod nbody;
 mod overhead;
+#[path = "../../examples/common/problem.rs"]
+mod problem;
+mod problems;
 mod runtime;
-mod sgemm_annot;
+#[path = "../../examples/sgemm/kernels.rs"]
+mod sgemm;
+mod table;
 
 use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+
+const ALL: &[&str] = &["runtime", "imgconv", "nbody", "sgemm", "dgemm", "md5"];
 
 /// Command-line options; `cargo bench` passes `--bench`, which is accepted and ignored.
 #[derive(Parser, Debug)]
 #[command(about = "nuda's model problems and runtime figures")]
 struct Args {
-    /// Small sizes and few repetitions, for CI.
+    /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
+    /// Problems to run, comma-separated: runtime, imgconv, nbody, sgemm, dgemm, md5.
+    #[arg(
+        long,
+        short,
+        value_delimiter = ',',
+        default_value = "runtime,imgconv,nbody,sgemm,dgemm,md5"
+    )]
+    problems: Vec<String>,
     /// Device index or name substring (as NUDA_DEVICE).
     #[arg(long, short)]
     device: Option<String>,
+    /// Engine: auto, opencl or native (as NUDA_ENGINE).
+    #[arg(long, short)]
+    engine: Option<String>,
+    /// Timed repetitions per variant (the best is reported).
+    #[arg(long, short, default_value_t = 3)]
+    reps: u32,
+    /// Write the table as JSON.
+    #[arg(long)]
+    json: Option<String>,
+    /// Write a bar chart of the speedups as SVG.
+    #[arg(long)]
+    svg: Option<String>,
     #[arg(long, hide = true)]
     bench: bool,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
+    // The runtime reads the environment once, at first use, which is below.
     if let Some(d) = &args.device {
-        // The runtime reads the environment once, at first use, which is below.
         std::env::set_var("NUDA_DEVICE", d);
+    }
+    if let Some(e) = &args.engine {
+        std::env::set_var("NUDA_ENGINE", e);
+    }
+    if let Some(bad) = args.problems.iter().find(|p| !ALL.contains(&p.as_str())) {
+        return Err(format!("unknown problem `{bad}`; choose from {}", ALL.join(", ")).into());
     }
     nuda::init()?;
     let device = nuda::current_device()?;
     println!("nuda bench on {}", device.info());
-    runtime::report(&device, args.quick)?;
-    overhead::report(&device, args.quick)?;
-    sgemm_annot::report(&device, args.quick)?;
-    println!("\nno model problems yet");
+    if args.problems.iter().any(|p| p == "runtime") {
+        runtime::report(&device, args.quick)?;
+        overhead::report(&device, args.quick)?;
+    }
+    let rows = problems(&args, device)?;
+    if rows.is_empty() {
+        return Ok(());
+    }
+    table::print(&rows);
+    if let Some(path) = &args.json {
+        table::write_json(&rows, path)?;
+    }
+    if let Some(path) = &args.svg {
+        table::write_svg(&rows, path)?;
+    }
+    if rows.iter().any(|r| !r.verified) {
+        return Err("a result did not match its CPU reference".into());
+    }
     Ok(())
+}
+
+fn problems(
+    args: &Args,
+    device: nuda::Device,
+) -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
+    let native = nuda::devices()
+        .iter()
+        .find(|d| d.kind == nuda::DeviceKind::Native && d.index != device.index())
+        .map(|d| d.index);
+    let chosen: Vec<String> = args
+        .problems
+        .iter()
+        .filter(|p| *p != "runtime")
+        .cloned()
+        .collect();
+    let opencl = !device.is_native();
+    let bar = ProgressBar::new(problems::steps(&chosen, native.is_some(), opencl));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let reps = if args.quick { 1 } else { args.reps };
+    let mut bench = problems::Bench {
+        device,
+        native,
+        reps,
+        bar,
+        rows: Vec::new(),
+    };
+    for p in &chosen {
+        match p.as_str() {
+            "imgconv" => problems::conv(&mut bench, args.quick)?,
+            "nbody" => problems::bodies(&mut bench, args.quick)?,
+            "sgemm" => problems::gemm(&mut bench, args.quick, false)?,
+            "dgemm" => problems::gemm(&mut bench, args.quick, true)?,
+            "md5" => problems::hashes(&mut bench, args.quick)?,
+            _ => {}
+        }
+    }
+    bench.bar.finish_and_clear();
+    Ok(bench.rows)
 }

@@ -30,6 +30,10 @@ pub struct Counts {
     pub allocations: Transfers,
     /// Kernel launches (OpenCL and native).
     pub launches: u64,
+    /// Summed run time of those kernels in nanoseconds: profiling events on OpenCL (the wall
+    /// time of the launch where the driver gives none), the parallel loop on the native engine.
+    /// Benches read it as a delta, so a variant that launches several kernels is timed whole.
+    pub kernel_nanos: u64,
     /// Programs compiled from source.
     pub programs_compiled: u64,
     /// Programs loaded from the on-disk binary cache.
@@ -54,7 +58,8 @@ pub(crate) enum Event {
     ToHost(u64),
     Fill(u64),
     Alloc(u64),
-    Launch,
+    /// A finished launch and its kernel time in nanoseconds.
+    Launch(u64),
     Compiled,
     FromDisk,
     FromMemory,
@@ -68,7 +73,10 @@ impl Counts {
             Event::ToHost(b) => t(&mut self.to_host, b),
             Event::Fill(b) => t(&mut self.fills, b),
             Event::Alloc(b) => t(&mut self.allocations, b),
-            Event::Launch => self.launches += 1,
+            Event::Launch(nanos) => {
+                self.launches += 1;
+                self.kernel_nanos += nanos;
+            }
             Event::Compiled => self.programs_compiled += 1,
             Event::FromDisk => self.programs_from_disk += 1,
             Event::FromMemory => self.programs_from_memory += 1,
@@ -87,6 +95,7 @@ const ZERO: Counts = Counts {
     fills: Transfers { count: 0, bytes: 0 },
     allocations: Transfers { count: 0, bytes: 0 },
     launches: 0,
+    kernel_nanos: 0,
     programs_compiled: 0,
     programs_from_disk: 0,
     programs_from_memory: 0,
@@ -111,6 +120,11 @@ pub(crate) fn record(device: Option<usize>, event: Event) {
         c.add(event);
         t.set(c);
     });
+}
+
+/// A duration in whole nanoseconds, saturating (585 years fit).
+pub(crate) fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// Counters for the whole process.
@@ -152,6 +166,7 @@ impl std::ops::Sub for Counts {
             fills: self.fills - o.fills,
             allocations: self.allocations - o.allocations,
             launches: self.launches - o.launches,
+            kernel_nanos: self.kernel_nanos - o.kernel_nanos,
             programs_compiled: self.programs_compiled - o.programs_compiled,
             programs_from_disk: self.programs_from_disk - o.programs_from_disk,
             programs_from_memory: self.programs_from_memory - o.programs_from_memory,
@@ -160,6 +175,11 @@ impl std::ops::Sub for Counts {
 }
 
 impl Counts {
+    /// Summed kernel time, as a `Duration`.
+    pub fn kernel_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.kernel_nanos)
+    }
+
     /// Whether no byte moved between host and device.
     pub fn no_transfers(&self) -> bool {
         self.to_device.count == 0 && self.to_host.count == 0

@@ -144,6 +144,43 @@ fn copy_from_slice_over_device_data_downloads_nothing() {
 }
 
 #[test]
+fn fill_over_device_data_downloads_nothing_and_the_next_launch_uploads() {
+    let Some(dev) = opencl() else { return };
+    let a = NuArray1::<f32>::from_fn(N, |i| i as f32);
+    let mut b = NuArray1::<f32>::new(N);
+    scale(&dev, &a, &mut b, 1.0);
+    let d = moved(|| b.fill(f32::NAN));
+    assert!(d.no_transfers(), "{d:?}");
+    assert!(b[7].is_nan());
+    let d = moved(|| {
+        Launch::new(&SCALE, "bump")
+            .on(&dev)
+            .global([N])
+            .array_mut(&mut b)
+            .run()
+            .unwrap()
+    });
+    assert_eq!(d.to_device.bytes, BYTES, "{d:?}");
+    assert!(
+        b[7].is_nan(),
+        "NaN + 1 is NaN: the filled data reached the device"
+    );
+}
+
+#[test]
+fn launches_add_their_kernel_time() {
+    let Some(dev) = opencl() else { return };
+    let a = NuArray1::<f32>::from_fn(N, |i| i as f32);
+    let mut b = NuArray1::<f32>::new(N);
+    let d = moved(|| scale(&dev, &a, &mut b, 1.0));
+    assert_eq!(d.launches, 1);
+    assert!(d.kernel_nanos > 0, "{d:?}");
+    let d = moved(|| NativeLaunch::new([N]).run(|_| {}).unwrap());
+    assert_eq!(d.launches, 1);
+    assert!(d.kernel_nanos > 0, "{d:?}");
+}
+
+#[test]
 fn data_follows_writes_between_opencl_and_the_native_engine() {
     let Some(dev) = opencl() else { return };
     let _native = native();

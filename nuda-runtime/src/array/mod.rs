@@ -127,6 +127,12 @@ impl<T: Element, S: Shape> NuArray<T, S> {
         Ok(())
     }
 
+    /// Sets every element to `value` on the host. Nothing is downloaded first, since nothing
+    /// of the old data survives; every device copy becomes stale.
+    pub fn fill(&mut self, value: T) {
+        self.storage.host_overwrite().fill(value);
+    }
+
     /// Makes the data valid on `device` now (allocating and uploading only if needed), so a
     /// later launch finds it there. The native engine works on the host copy.
     pub fn prefetch(&self, device: &Device) -> Result<()> {

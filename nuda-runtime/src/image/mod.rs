@@ -114,6 +114,22 @@ impl<T: Texel> NuImage2<T> {
         self.try_as_slice().unwrap_or_else(|e| panic!("nuda: {e}"))
     }
 
+    /// The texels row by row for writing; every device copy becomes stale.
+    pub fn try_as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.storage.host_mut()
+    }
+
+    /// The texels row by row for writing. Panics if a download fails; see `try_as_mut_slice`.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.try_as_mut_slice()
+            .unwrap_or_else(|e| panic!("nuda: {e}"))
+    }
+
+    /// Sets every texel to `value` on the host, downloading nothing first.
+    pub fn fill(&mut self, value: T) {
+        self.storage.host_overwrite().fill(value);
+    }
+
     /// A copy of the texels, row by row.
     pub fn to_vec(&self) -> Vec<T> {
         self.as_slice().to_vec()

@@ -32,3 +32,12 @@ fn writes_outside_panic() {
 fn from_vec_checks_the_length() {
     assert!(NuImage2::<f32>::from_vec((2, 2), vec![0.0; 3]).is_err());
 }
+
+#[test]
+fn fill_and_mutable_slices_write_every_texel() {
+    let mut im = NuImage2::<f32>::from_fn((3, 2), |(x, y)| (x + y) as f32);
+    im.fill(-1.0);
+    assert_eq!(im.to_vec(), vec![-1.0; 6]);
+    im.as_mut_slice()[4] = 9.0;
+    assert_eq!(im.read(1, 1), 9.0);
+}

@@ -17,7 +17,7 @@ pub use views::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
 use crate::device::{native_device, Device};
 use crate::error::{Error, Result};
 use crate::launch::{Geometry, Timing};
-use crate::stats::{record, Event};
+use crate::stats::{nanos, record, Event};
 use rayon::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -140,7 +140,7 @@ pub(crate) fn guarded(name: &str, device: Option<&Device>, work: impl FnOnce()) 
     let ran = catch_unwind(AssertUnwindSafe(work));
     let kernel_time = start.elapsed();
     ran.map_err(|p| panicked(name, device, p))?;
-    record(device.map(Device::index), Event::Launch);
+    record(device.map(Device::index), Event::Launch(nanos(kernel_time)));
     Ok(Timing {
         kernel: Some(kernel_time),
         wall: start.elapsed(),

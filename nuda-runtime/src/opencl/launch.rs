@@ -41,11 +41,13 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
     event
         .wait()
         .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"))?;
-    record(Some(dev.index), StatEvent::Launch);
-    Ok(Timing {
+    let timing = Timing {
         kernel: kernel_time(&event),
         wall: start.elapsed(),
-    })
+    };
+    let nanos = crate::stats::nanos(timing.kernel.unwrap_or(timing.wall));
+    record(Some(dev.index), StatEvent::Launch(nanos));
+    Ok(timing)
 }
 
 fn failed(dev: &ClDevice, kernel: &str, code: i32, what: &str) -> Error {

@@ -25,5 +25,10 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let analysis = Analysis::default();
     let body = RustEmitter::new(&analysis, Context::Nucode, Mode::Host)
         .block_inner(&Block { stmts, tail: None });
-    Ok(quote!({ #body }))
+    // The emitter parenthesises every subexpression, with the user's spans; without the allow
+    // the user's crate would see an unused_parens warning for each.
+    Ok(quote!({
+        #[allow(unused_parens)]
+        let () = { #body };
+    }))
 }

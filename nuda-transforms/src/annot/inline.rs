@@ -1,5 +1,5 @@
-//! `inline`: fully unroll the outermost loop, whose trip count must be a constant: each
-//! iteration becomes a copy of the body with the loop variable replaced by its value.
+//! `inline`: fully unroll the nest, whose loops must all have constant trip counts: each
+//! iteration becomes a copy of the body with the loop variables replaced by their values.
 //!
 //! ```text
 //! nfor!(k in 0..3 { s += w[k]; })    inline    { s += w[0]; } { s += w[1]; } { s += w[2]; }
@@ -61,7 +61,7 @@ fn literal(v: i128, slot: Slot, span: proc_macro2::Span) -> Expr {
     }
 }
 
-/// Fully unrolls the outermost loop of `n`.
+/// Fully unrolls every loop of `n`, outermost first.
 pub fn inline(g: &mut Gen<'_>, n: Nest) -> Vec<Stmt> {
     let mut loops = n.loops;
     let inner = loops.split_off(1);
@@ -75,11 +75,15 @@ pub fn inline(g: &mut Gen<'_>, n: Nest) -> Vec<Stmt> {
         .map(|v| {
             let subst = HashMap::from([(l.var.to_string(), literal(v, l.slot, l.var.span()))]);
             let (inner, body) = substitute(inner.clone(), n.body.clone(), subst);
-            if inner.is_empty() {
-                Stmt::Expr(Expr::new(ExprKind::Block(body), n.span))
+            let body = if inner.is_empty() {
+                body
             } else {
-                Stmt::Nest(Box::new(nest(inner, body, n.span)))
-            }
+                Block {
+                    stmts: inline(g, nest(inner, body, n.span)),
+                    tail: None,
+                }
+            };
+            Stmt::Expr(Expr::new(ExprKind::Block(body), n.span))
         })
         .collect()
 }

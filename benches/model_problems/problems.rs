@@ -1,0 +1,394 @@
+//! Running the model problems: every variant on the selected device, base first, then the
+//! peers measured in the same run: the native engine on the best variant, matrixmultiply for
+//! sgemm/dgemm, and hand-written OpenCL C for sgemm and imgconv.
+
+use super::problem::{measure, source_lines, Check, Variant};
+use super::table::{peaks, Row};
+use super::{imgconv, md5, nbody, sgemm};
+use indicatif::ProgressBar;
+use nuda::{Device, DeviceKind, Result};
+
+/// Which peak a rate is a share of.
+#[derive(Clone, Copy)]
+pub enum Peak {
+    Fp32,
+    Fp64,
+    Bandwidth,
+    Unknown,
+}
+
+/// What one problem needs measured.
+pub struct Spec<'a, S> {
+    pub problem: &'a str,
+    pub size: String,
+    pub source: &'static str,
+    pub variants: &'a [Variant<S>],
+    /// Work per run in the rate's unit times its scale: `rate = ops / seconds / scale`.
+    pub ops: f64,
+    pub unit: &'a str,
+    pub scale: f64,
+    /// Floating-point operations per run, for the GFLOP/s column.
+    pub flops: Option<f64>,
+    pub peak: Peak,
+    pub check: &'a Check<S>,
+    /// Peers run on the selected device (hand-written OpenCL C), with their source lines.
+    pub same_device_peers: Vec<(&'a str, fn(&mut S) -> Result<()>, usize)>,
+    /// Peers run on the host, outside nuda (matrixmultiply).
+    pub host_peers: Vec<(&'a str, fn(&mut S) -> Result<()>)>,
+}
+
+/// The run's state: device, progress, rows.
+pub struct Bench {
+    pub device: Device,
+    pub native: Option<usize>,
+    pub reps: u32,
+    pub bar: ProgressBar,
+    pub rows: Vec<Row>,
+}
+
+impl Bench {
+    fn row<S>(
+        &self,
+        spec: &Spec<'_, S>,
+        variant: &str,
+        kind: &str,
+        seconds: f64,
+        base: f64,
+        lines: Option<usize>,
+        verified: bool,
+    ) -> Row {
+        let rate = spec.ops / seconds / spec.scale;
+        let per_second = rate * spec.scale;
+        let peak_percent =
+            peaks(&self.device.info().name).and_then(|(fp32, fp64, bw)| match spec.peak {
+                Peak::Fp32 => Some(100.0 * per_second / fp32),
+                Peak::Fp64 => Some(100.0 * per_second / fp64),
+                Peak::Bandwidth => Some(100.0 * per_second / bw),
+                Peak::Unknown => None,
+            });
+        Row {
+            problem: spec.problem.into(),
+            size: spec.size.clone(),
+            device: self.device.info().name.clone(),
+            variant: variant.into(),
+            kind: kind.into(),
+            seconds,
+            rate,
+            gflops: spec.flops.map(|f| f / seconds / 1e9),
+            unit: spec.unit.into(),
+            speedup: base / seconds,
+            peak_percent,
+            source_lines: lines,
+            verified,
+        }
+    }
+
+    /// Seconds per run of `run`, and whether its result was right (a wrong one is reported on
+    /// stderr and marked in the table, and the run goes on).
+    fn measure<S>(
+        &self,
+        spec: &Spec<'_, S>,
+        name: &str,
+        state: &mut S,
+        run: fn(&mut S) -> Result<()>,
+    ) -> Result<(f64, bool)> {
+        let (t, verified) = measure(state, run, self.reps, spec.check)?;
+        if let Err(e) = &verified {
+            self.bar
+                .suspend(|| eprintln!("{} {name}: WRONG: {e}", spec.problem));
+        }
+        Ok((t.as_secs_f64(), verified.is_ok()))
+    }
+
+    /// Measures every variant and peer of one problem on `state`.
+    pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
+        let mut base = None;
+        let mut best: Option<(f64, &Variant<S>)> = None;
+        for v in spec.variants {
+            self.bar.set_message(format!("{} {}", spec.problem, v.name));
+            let (t, verified) = self.measure(spec, v.name, state, v.run)?;
+            let b = *base.get_or_insert(t);
+            let lines = Some(source_lines(spec.source, v.function));
+            self.rows
+                .push(self.row(spec, v.name, "nuda", t, b, lines, verified));
+            if best.is_none_or(|(bt, _)| t < bt) {
+                best = Some((t, v));
+            }
+            self.bar.inc(1);
+        }
+        let base = base.unwrap_or(1.0);
+        self.peers(spec, state, base, best.map(|(_, v)| v))
+    }
+
+    fn peers<S>(
+        &mut self,
+        spec: &Spec<'_, S>,
+        state: &mut S,
+        base: f64,
+        best: Option<&Variant<S>>,
+    ) -> Result<()> {
+        if let (Some(native), Some(v)) = (self.native, best) {
+            self.bar
+                .set_message(format!("{} native engine", spec.problem));
+            let name = format!("native engine, {}", v.name);
+            let (t, verified) =
+                nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
+            self.rows.push(self.row(
+                spec,
+                &name,
+                "peer",
+                t,
+                base,
+                Some(source_lines(spec.source, v.function)),
+                verified,
+            ));
+            self.bar.inc(1);
+        }
+        if self.device.info().kind != DeviceKind::Native {
+            for (name, run, lines) in &spec.same_device_peers {
+                self.bar.set_message(format!("{} {name}", spec.problem));
+                let (t, verified) = self.measure(spec, name, state, *run)?;
+                self.rows
+                    .push(self.row(spec, name, "peer", t, base, Some(*lines), verified));
+                self.bar.inc(1);
+            }
+        }
+        for (name, run) in &spec.host_peers {
+            self.bar.set_message(format!("{} {name}", spec.problem));
+            let (t, verified) = self.measure(spec, name, state, *run)?;
+            self.rows
+                .push(self.row(spec, name, "peer", t, base, None, verified));
+            self.bar.inc(1);
+        }
+        Ok(())
+    }
+}
+
+/// Steps the progress bar will count for the given problems.
+pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
+    problems
+        .iter()
+        .map(|p| {
+            let (variants, same, host) = match p.as_str() {
+                "imgconv" => (
+                    imgconv::VARIANTS.len()
+                        + imgconv::BUFFER_VARIANTS.len()
+                        + usize::from(has_native_peer),
+                    1,
+                    0,
+                ),
+                "nbody" => (nbody::VARIANTS.len(), 0, 0),
+                "sgemm" => (sgemm::f32::VARIANTS.len(), 1, 1),
+                "dgemm" => (sgemm::f64::VARIANTS.len(), 0, 1),
+                "md5" => (md5::VARIANTS.len(), 0, 0),
+                _ => (0, 0, 0),
+            };
+            (variants + usize::from(has_native_peer) + if opencl { same } else { 0 } + host) as u64
+        })
+        .sum()
+}
+
+/// Whether the device is a CPU (PoCL, native): sizes shrink so a run stays in minutes.
+pub fn on_cpu(device: &Device) -> bool {
+    matches!(device.info().kind, DeviceKind::Cpu | DeviceKind::Native)
+}
+
+fn lines_of(text: &str) -> usize {
+    text.trim().lines().count()
+}
+
+fn matmul_f32(g: &mut sgemm::Gemm<f32>) -> Result<()> {
+    let n = g.n;
+    let (a, b) = (g.a.as_slice(), g.b.as_slice());
+    let c = g.c.as_mut_slice();
+    // SAFETY: the pointers cover n x n elements each with the strides given; C is exclusive.
+    // A is read transposed: element (i, k) of Aᵀ is a[k * n + i], row stride 1, column stride n.
+    unsafe {
+        matrixmultiply::sgemm(
+            n,
+            n,
+            n,
+            1.0,
+            a.as_ptr(),
+            1,
+            n as isize,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+    Ok(())
+}
+
+fn matmul_f64(g: &mut sgemm::Gemm<f64>) -> Result<()> {
+    let n = g.n;
+    let (a, b) = (g.a.as_slice(), g.b.as_slice());
+    let c = g.c.as_mut_slice();
+    // SAFETY: as in `matmul_f32`.
+    unsafe {
+        matrixmultiply::dgemm(
+            n,
+            n,
+            n,
+            1.0,
+            a.as_ptr(),
+            1,
+            n as isize,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+    Ok(())
+}
+
+/// sgemm (or dgemm with `f64`).
+pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
+    let n = if quick {
+        256
+    } else if on_cpu(&bench.device) {
+        1024
+    } else {
+        2048
+    };
+    let size = format!("{n}x{n}");
+    let ops = sgemm::flops(n);
+    if double {
+        let spec = Spec {
+            problem: "dgemm",
+            size,
+            source: SGEMM_SOURCE,
+            variants: sgemm::f64::VARIANTS,
+            ops,
+            unit: "GFLOP/s",
+            scale: 1e9,
+            flops: Some(ops),
+            peak: Peak::Fp64,
+            check: &sgemm::f64::CHECK,
+            same_device_peers: vec![],
+            host_peers: vec![("matrixmultiply (CPU)", matmul_f64)],
+        };
+        return bench.run(&spec, &mut sgemm::f64::setup(n));
+    }
+    let hand = (
+        "hand-written OpenCL C",
+        sgemm::hand_sgemm as fn(&mut sgemm::Gemm<f32>) -> Result<()>,
+        lines_of(sgemm::HAND_SGEMM.source),
+    );
+    let spec = Spec {
+        problem: "sgemm",
+        size,
+        source: SGEMM_SOURCE,
+        variants: sgemm::f32::VARIANTS,
+        ops,
+        unit: "GFLOP/s",
+        scale: 1e9,
+        flops: Some(ops),
+        peak: Peak::Fp32,
+        check: &sgemm::f32::CHECK,
+        same_device_peers: vec![hand],
+        host_peers: vec![("matrixmultiply (CPU)", matmul_f32)],
+    };
+    bench.run(&spec, &mut sgemm::f32::setup(n))
+}
+
+/// imgconv, rated in GB/s (its target is a share of memory bandwidth), with GFLOP/s too:
+/// once with the input as an image, once as a buffer, each against its own base.
+pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
+    let n = if quick { 512 } else { 4096 };
+    let mut c = imgconv::setup(n, n);
+    let size = format!("{n}x{n}");
+    let (ops, flops) = (imgconv::bytes(n, n), Some(imgconv::flops(n, n)));
+    let spec = Spec {
+        problem: "imgconv",
+        size: size.clone(),
+        source: IMGCONV_SOURCE,
+        variants: imgconv::VARIANTS,
+        ops,
+        unit: "GB/s",
+        scale: 1e9,
+        flops,
+        peak: Peak::Bandwidth,
+        check: &imgconv::CHECK,
+        same_device_peers: vec![],
+        host_peers: vec![],
+    };
+    bench.run(&spec, &mut c)?;
+    let hand = (
+        "hand-written OpenCL C",
+        imgconv::hand_conv as fn(&mut imgconv::Conv) -> Result<()>,
+        lines_of(imgconv::HAND_CONV.source),
+    );
+    let spec = Spec {
+        problem: "imgconv buffer",
+        variants: imgconv::BUFFER_VARIANTS,
+        same_device_peers: vec![hand],
+        ..spec
+    };
+    bench.run(&spec, &mut c)
+}
+
+/// nbody, one step's accelerations.
+pub fn bodies(bench: &mut Bench, quick: bool) -> Result<()> {
+    let n = if quick {
+        2048
+    } else if on_cpu(&bench.device) {
+        16384
+    } else {
+        65536
+    };
+    let spec = Spec {
+        problem: "nbody",
+        size: format!("{n} bodies"),
+        source: NBODY_SOURCE,
+        variants: nbody::VARIANTS,
+        ops: nbody::flops(n),
+        unit: "GFLOP/s",
+        scale: 1e9,
+        flops: Some(nbody::flops(n)),
+        peak: Peak::Fp32,
+        check: &nbody::CHECK,
+        same_device_peers: vec![],
+        host_peers: vec![],
+    };
+    bench.run(&spec, &mut nbody::setup(n))
+}
+
+/// md5 search, rated in Mhash/s.
+pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
+    let count: u64 = if quick {
+        1 << 20
+    } else if on_cpu(&bench.device) {
+        1 << 24
+    } else {
+        1 << 32
+    };
+    let spec = Spec {
+        problem: "md5",
+        size: format!("2^{} cand.", count.trailing_zeros()),
+        source: MD5_SOURCE,
+        variants: md5::VARIANTS,
+        ops: count as f64,
+        unit: "Mhash/s",
+        scale: 1e6,
+        flops: None,
+        peak: Peak::Unknown,
+        check: &md5::CHECK,
+        same_device_peers: vec![],
+        host_peers: vec![],
+    };
+    bench.run(&spec, &mut md5::setup(count, 32))
+}
+
+const SGEMM_SOURCE: &str = include_str!("../../examples/sgemm/kernels.rs");
+const IMGCONV_SOURCE: &str = include_str!("../../examples/imgconv/kernels.rs");
+const NBODY_SOURCE: &str = include_str!("../../examples/nbody/kernels.rs");
+const MD5_SOURCE: &str = include_str!("../../examples/md5/kernels.rs");

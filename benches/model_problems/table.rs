@@ -1,0 +1,140 @@
+//! The bench's results: one row per variant or peer, printed as NUDA's Table 3, and written as
+//! JSON (`--json`) and as an SVG bar chart of the speedup each annotation buys (`--svg`).
+
+use plotters::prelude::*;
+use serde::Serialize;
+
+/// One measured variant or peer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// imgconv, nbody, sgemm, dgemm, md5.
+    pub problem: String,
+    /// Problem size as run.
+    pub size: String,
+    /// Device name.
+    pub device: String,
+    /// Variant or peer name.
+    pub variant: String,
+    /// `nuda` for the loop variants, `peer` for comparisons.
+    pub kind: String,
+    /// Best time of one run, in seconds.
+    pub seconds: f64,
+    /// Rate in `unit`.
+    pub rate: f64,
+    /// GFLOP/s, where the problem counts flops (imgconv's headline rate is GB/s).
+    pub gflops: Option<f64>,
+    /// GFLOP/s, GB/s or Mhash/s.
+    pub unit: String,
+    /// Time of the base variant over this one's.
+    pub speedup: f64,
+    /// Percent of the device's peak, where the peak is known.
+    pub peak_percent: Option<f64>,
+    /// Lines of source of the variant.
+    pub source_lines: Option<usize>,
+    /// Whether the result matched the CPU reference.
+    pub verified: bool,
+}
+
+/// Device peaks, for the devices whose peaks we know (NVIDIA's published figures, without
+/// tensor cores): FP32 FLOP/s, FP64 FLOP/s, memory bytes/s.
+pub fn peaks(device: &str) -> Option<(f64, f64, f64)> {
+    if device.contains("H200") {
+        Some((67e12, 34e12, 4.8e12))
+    } else if device.contains("H100") {
+        Some((67e12, 34e12, 3.35e12))
+    } else {
+        None
+    }
+}
+
+/// Prints the table.
+pub fn print(rows: &[Row]) {
+    println!(
+        "\n{:<15} {:<11} {:<44} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6}",
+        "problem", "size", "variant", "rate", "unit", "GFLOP/s", "speedup", "% peak", "lines"
+    );
+    let mut last = String::new();
+    for r in rows {
+        if r.problem != last {
+            println!("{:-<128}", "");
+            last = r.problem.clone();
+        }
+        let peak = r.peak_percent.map_or("-".into(), |p| format!("{p:.1}"));
+        let lines = r.source_lines.map_or("-".into(), |l| l.to_string());
+        let flag = if r.verified { "" } else { "  WRONG RESULT" };
+        let name = if r.kind == "peer" {
+            format!("[peer] {}", r.variant)
+        } else {
+            r.variant.clone()
+        };
+        let gflops = r.gflops.map_or("-".into(), |g| format!("{g:.2}"));
+        println!(
+            "{:<15} {:<11} {:<44} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6}{flag}",
+            r.problem, r.size, name, r.rate, r.unit, r.speedup
+        );
+    }
+}
+
+/// Writes the rows as JSON.
+pub fn write_json(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::write(path, serde_json::to_string_pretty(rows)?)?;
+    Ok(())
+}
+
+/// Writes a bar chart of the speedup of every nuda variant over its problem's base.
+pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let bars: Vec<&Row> = rows.iter().filter(|r| r.kind == "nuda").collect();
+    let top = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.15;
+    let root = SVGBackend::new(path, (160 + 64 * bars.len() as u32, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let device = bars.first().map_or(String::new(), |r| r.device.clone());
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("speedup of each annotation over its problem's base — {device}"),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(170)
+        .y_label_area_size(50)
+        .build_cartesian_2d((0..bars.len()).into_segmented(), 0.0..top)?;
+    let label = |i: &SegmentValue<usize>| match i {
+        SegmentValue::CenterOf(k) | SegmentValue::Exact(k) => bars
+            .get(*k)
+            .map_or(String::new(), |r| format!("{}: {}", r.problem, r.variant)),
+        SegmentValue::Last => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .x_labels(bars.len())
+        .x_label_formatter(&label)
+        .x_label_style(
+            ("sans-serif", 11)
+                .into_font()
+                .transform(FontTransform::Rotate90),
+        )
+        .y_desc("speedup over base (x)")
+        .draw()?;
+    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
+    let problems: Vec<&str> =
+        bars.iter()
+            .map(|r| r.problem.as_str())
+            .fold(Vec::new(), |mut v, p| {
+                if !v.contains(&p) {
+                    v.push(p);
+                }
+                v
+            });
+    for (k, r) in bars.iter().enumerate() {
+        let color =
+            colors[problems.iter().position(|p| *p == r.problem).unwrap_or(0) % colors.len()];
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [
+                (SegmentValue::Exact(k), 0.0),
+                (SegmentValue::Exact(k + 1), r.speedup),
+            ],
+            color.mix(0.7).filled(),
+        )))?;
+    }
+    root.present()?;
+    Ok(())
+}

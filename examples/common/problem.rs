@@ -1,0 +1,85 @@
+//! What every model problem shares, for its example and for the bench: variants, timing,
+//! verification, and the rates they report.
+
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+/// One way to run a problem: the base (`nuwork!` only), an annotated version, or a peer.
+pub struct Variant<S> {
+    /// Shown in tables: `base`, `dmine(4, 4)`.
+    pub name: &'static str,
+    /// The function in the problem's source, for its line count.
+    pub function: &'static str,
+    /// Runs once on the calling thread's current device.
+    pub run: fn(&mut S) -> nuda::Result<()>,
+}
+
+/// Lines of `fn function` in `source`, from its signature to its closing brace: what a NUDA
+/// user writes for that variant.
+pub fn source_lines(source: &str, function: &str) -> usize {
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(&format!("fn {function}(")));
+    let Some(start) = start else { return 0 };
+    let indent = lines[start].len() - lines[start].trim_start().len();
+    let end = lines[start..]
+        .iter()
+        .position(|l| l.trim_end() == format!("{}}}", " ".repeat(indent)))
+        .map_or(lines.len(), |e| start + e);
+    end - start + 1
+}
+
+/// Best time of `reps` runs, after one run that builds the program and moves the data.
+///
+/// A run that launches kernels is timed by their summed kernel time (profiling events on
+/// OpenCL, the parallel loop on the native engine), so launch overhead and host work are left
+/// out, as in NUDA's tables. A run that launches nothing (a CPU library peer) is timed by the
+/// wall clock.
+pub fn best_time<S>(
+    state: &mut S,
+    run: fn(&mut S) -> nuda::Result<()>,
+    reps: u32,
+) -> nuda::Result<Duration> {
+    run(state)?;
+    let mut best = Duration::MAX;
+    for _ in 0..reps.max(1) {
+        let (before, t) = (nuda::thread_stats(), Instant::now());
+        run(state)?;
+        let (wall, launched) = (t.elapsed(), nuda::thread_stats() - before);
+        best = best.min(if launched.launches > 0 {
+            launched.kernel_time()
+        } else {
+            wall
+        });
+    }
+    Ok(best)
+}
+
+/// How a problem's result is checked. `clear` poisons the outputs (NaN, or no match) before
+/// each variant runs, so `verify` judges only what that variant wrote, never a result a
+/// previous variant left behind.
+pub struct Check<S> {
+    /// Poisons the outputs.
+    pub clear: fn(&mut S),
+    /// Compares the outputs with a plain Rust reference.
+    pub verify: fn(&S) -> Result<(), String>,
+}
+
+/// Clears the outputs, times `run` (see [`best_time`]) and verifies what it wrote.
+pub fn measure<S>(
+    state: &mut S,
+    run: fn(&mut S) -> nuda::Result<()>,
+    reps: u32,
+    check: &Check<S>,
+) -> nuda::Result<(Duration, Result<(), String>)> {
+    (check.clear)(state);
+    let t = best_time(state, run, reps)?;
+    Ok((t, (check.verify)(state)))
+}
+
+/// Relative difference within `tol`, for float results.
+pub fn close(got: f64, want: f64, tol: f64) -> bool {
+    (got - want).abs() <= tol * want.abs().max(1.0) || (got.is_nan() && want.is_nan())
+}

@@ -1,0 +1,292 @@
+//! imgconv: a 3x3 filter over an image, edges clamped. The input is a `NuImage2` (read through
+//! the sampler, which clamps); a buffer variant reads a `NuArray2` and clamps by hand.
+
+#![allow(dead_code)]
+
+use super::problem::{close, Check, Variant};
+use nuda::prelude::*;
+
+/// One filtering: input, filter taps (row-major 3x3), and outputs for each input kind.
+pub struct Conv {
+    /// Width.
+    pub w: usize,
+    /// Height.
+    pub h: usize,
+    /// The input as an image.
+    pub img: NuImage2<f32>,
+    /// The same input as an array, `(y, x)`.
+    pub buf: NuArray2<f32>,
+    /// The 3x3 filter.
+    pub taps: NuArray1<f32>,
+    /// Output of the image variants.
+    pub out_img: NuImage2<f32>,
+    /// Output of the buffer variants.
+    pub out_buf: NuArray2<f32>,
+}
+
+/// Floating-point operations of one filtering: a multiply and an add per tap and pixel.
+pub fn flops(w: usize, h: usize) -> f64 {
+    18.0 * (w * h) as f64
+}
+
+/// Bytes one filtering must move at least: each input and output pixel once.
+pub fn bytes(w: usize, h: usize) -> f64 {
+    8.0 * (w * h) as f64
+}
+
+/// The unannotated filter: loops over the taps inside each work-item.
+pub fn base(c: &mut Conv) -> Result<()> {
+    let (w, h, img, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.img,
+        &mut c.out_img,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        nfor!((dy, dx) in (3, 3) { s += taps[(dy * 3 + dx) as usize] * img.read(x + dx - 1, y + dy - 1); });
+        out.write(x, y, s);
+    }))
+}
+
+/// The tap loops fully unrolled: nine reads and multiply-adds, no loop left.
+pub fn inline(c: &mut Conv) -> Result<()> {
+    let (w, h, img, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.img,
+        &mut c.out_img,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) { s += taps[(dy * 3 + dx) as usize] * img.read(x + dx - 1, y + dy - 1); }));
+        out.write(x, y, s);
+    }))
+}
+
+/// Unrolled taps, and a 4x4 block of pixels per work-item.
+pub fn inline_dmine(c: &mut Conv) -> Result<()> {
+    let (w, h, img, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.img,
+        &mut c.out_img,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; annot!(dmine(4, 4); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) { s += taps[(dy * 3 + dx) as usize] * img.read(x + dx - 1, y + dy - 1); }));
+        out.write(x, y, s);
+    })))
+}
+
+/// Buffer input, clamping by hand; tap loops left in.
+pub fn buffer_base(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.buf,
+        &mut c.out_buf,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        nfor!((dy, dx) in (3, 3) {
+            let yy = (y + dy - 1).max(0).min(h - 1) as usize;
+            let xx = (x + dx - 1).max(0).min(w - 1) as usize;
+            s += taps[(dy * 3 + dx) as usize] * a[(yy, xx)];
+        });
+        out[(y as usize, x as usize)] = s;
+    }))
+}
+
+/// Buffer input with the tap loops fully unrolled.
+pub fn buffer_inline(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.buf,
+        &mut c.out_buf,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) {
+            let yy = (y + dy - 1).max(0).min(h - 1) as usize;
+            let xx = (x + dx - 1).max(0).min(w - 1) as usize;
+            s += taps[(dy * 3 + dx) as usize] * a[(yy, xx)];
+        }));
+        out[(y as usize, x as usize)] = s;
+    }))
+}
+
+/// Buffer input, unrolled taps, a 2x8 block of pixels per work-item.
+pub fn buffer_dmine(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.buf,
+        &mut c.out_buf,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; annot!(dmine(2, 8); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) {
+            let yy = (y + dy - 1).max(0).min(h - 1) as usize;
+            let xx = (x + dx - 1).max(0).min(w - 1) as usize;
+            s += taps[(dy * 3 + dx) as usize] * a[(yy, xx)];
+        }));
+        out[(y as usize, x as usize)] = s;
+    })))
+}
+
+/// The image variants, base first.
+pub const VARIANTS: &[Variant<Conv>] = &[
+    Variant {
+        name: "base",
+        function: "base",
+        run: base,
+    },
+    Variant {
+        name: "inline",
+        function: "inline",
+        run: inline,
+    },
+    Variant {
+        name: "dmine(4, 4), inline",
+        function: "inline_dmine",
+        run: inline_dmine,
+    },
+];
+
+/// The buffer variants, their own base first.
+pub const BUFFER_VARIANTS: &[Variant<Conv>] = &[
+    Variant {
+        name: "base",
+        function: "buffer_base",
+        run: buffer_base,
+    },
+    Variant {
+        name: "inline",
+        function: "buffer_inline",
+        run: buffer_inline,
+    },
+    Variant {
+        name: "dmine(2, 8), inline",
+        function: "buffer_dmine",
+        run: buffer_dmine,
+    },
+];
+/// An image of `w` by `h` with a sharpening filter.
+pub fn setup(w: usize, h: usize) -> Conv {
+    let px = |x: usize, y: usize| ((x * 13 + y * 7) % 31) as f32 / 31.0;
+    let img = NuImage2::<f32>::from_fn((w, h), |(x, y)| px(x, y));
+    let buf = NuArray2::<f32>::from_fn((h, w), |(y, x)| px(x, y));
+    let taps = NuArray1::<f32>::from_fn(9, |k| {
+        if k == 4 {
+            5.0
+        } else if k % 2 == 1 {
+            -1.0
+        } else {
+            0.0
+        }
+    });
+    Conv {
+        w,
+        h,
+        img,
+        buf,
+        taps,
+        out_img: NuImage2::new((w, h)),
+        out_buf: NuArray2::new((h, w)),
+    }
+}
+
+fn reference(c: &Conv, x: i32, y: i32) -> f32 {
+    let t = c.taps.as_slice();
+    let mut s = 0.0f32;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            s += t[(dy * 3 + dx) as usize] * c.img.read(x + dx - 1, y + dy - 1);
+        }
+    }
+    s
+}
+
+/// How a filter is checked: both outputs poisoned with NaN, then compared.
+pub const CHECK: Check<Conv> = Check {
+    clear: |c| {
+        c.out_img.fill(f32::NAN);
+        c.out_buf.fill(f32::NAN);
+    },
+    verify,
+};
+
+/// Checks the output the variant wrote (image or buffer; the other stays NaN from `clear`)
+/// against plain Rust on sampled rows. Every sampled pixel of a written output must match.
+pub fn verify(c: &Conv) -> std::result::Result<(), String> {
+    let outputs = [
+        ("image", c.out_img.as_slice()),
+        ("buffer", c.out_buf.as_slice()),
+    ];
+    let written: Vec<_> = outputs
+        .iter()
+        .filter(|(_, o)| o.iter().any(|v| !v.is_nan()))
+        .collect();
+    if written.is_empty() {
+        return Err("neither output was written".into());
+    }
+    let rows = (0..c.h).step_by(c.h / 37 + 1).chain([c.h - 1]);
+    for y in rows {
+        for x in 0..c.w {
+            let want = reference(c, x as i32, y as i32) as f64;
+            for (what, out) in &written {
+                let got = out[y * c.w + x];
+                if !close(got as f64, want, 1e-5) {
+                    return Err(format!("{what} output at ({x}, {y}) = {got}, want {want}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The hand-written OpenCL C peer of the best buffer variant (`dmine(2, 8), inline`): a 2x8
+/// block of pixels per work-item, nine clamped loads and multiply-adds each, written by hand.
+pub static HAND_CONV: KernelSource = KernelSource::new(
+    "kernel void conv3(global float* restrict out, nu_idx o0, nu_idx o1,
+                       global const float* restrict a, nu_idx h, nu_idx w,
+                       constant float* restrict t, nu_idx tn) {
+         int y0 = 2 * get_global_id(0), x0 = 8 * get_global_id(1);
+         if (y0 + 2 > (int)h || x0 + 8 > (int)w) return; /* the bench's sizes are multiples */
+         #pragma unroll
+         for (int y = y0; y < y0 + 2; y++)
+             #pragma unroll
+             for (int x = x0; x < x0 + 8; x++) {
+                 float s = 0.0f;
+                 #pragma unroll
+                 for (int dy = 0; dy < 3; dy++) {
+                     int yy = clamp(y + dy - 1, 0, (int)h - 1);
+                     #pragma unroll
+                     for (int dx = 0; dx < 3; dx++)
+                         s += t[dy * 3 + dx] * a[yy * (int)w + clamp(x + dx - 1, 0, (int)w - 1)];
+                 }
+                 out[y * (int)w + x] = s;
+             }
+     }",
+);
+
+/// Runs the hand-written peer on the current OpenCL device.
+pub fn hand_conv(c: &mut Conv) -> Result<()> {
+    let groups = [c.h.div_ceil(2), c.w.div_ceil(8)];
+    Launch::new(&HAND_CONV, "conv3")
+        .global(groups)
+        .local([1, 64])
+        .array_mut(&mut c.out_buf)
+        .array(&c.buf)
+        .constant(&c.taps)
+        .run()
+        .map(drop)
+}

@@ -1,0 +1,241 @@
+//! nbody: one step of an all-pairs gravitational simulation, accelerations then integration,
+//! in structure-of-arrays layout. 20 flops per interaction, by convention.
+
+#![allow(dead_code)]
+
+use super::problem::{close, Check, Variant};
+use nuda::prelude::*;
+
+/// Bodies: positions, masses, velocities; `start` keeps the initial state so each run of a
+/// variant computes the same step.
+pub struct Bodies {
+    /// Number of bodies.
+    pub n: usize,
+    /// Positions and masses.
+    pub px: NuArray1<f32>,
+    /// y positions.
+    pub py: NuArray1<f32>,
+    /// z positions.
+    pub pz: NuArray1<f32>,
+    /// Masses.
+    pub m: NuArray1<f32>,
+    /// Velocities after the step.
+    pub vx: NuArray1<f32>,
+    /// y velocities.
+    pub vy: NuArray1<f32>,
+    /// z velocities.
+    pub vz: NuArray1<f32>,
+}
+
+/// Softening, squared.
+pub const EPS2: f32 = 1e-2;
+/// Time step.
+pub const DT: f32 = 1e-3;
+
+/// Floating-point operations of one step: 20 per interaction.
+pub fn flops(n: usize) -> f64 {
+    20.0 * (n as f64) * (n as f64)
+}
+
+/// The unannotated step: each work-item sums the pull of all bodies on one body.
+pub fn base(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    }))
+}
+
+/// The inner loop unrolled by 4.
+pub fn unroll4(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        annot!(unroll(4); nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }));
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    }))
+}
+
+/// Two bodies per work-item, jammed: each load of body j serves both.
+pub fn dmine2(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; annot!(dmine(2); nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    })))
+}
+
+/// Four bodies per work-item, jammed.
+pub fn dmine4(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; annot!(dmine(4); nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    })))
+}
+
+/// Four bodies per work-item, and their shared inner loop unrolled by 4.
+pub fn dmine4_unroll4(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; annot!(dmine(4); nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        annot!(unroll(4); nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }));
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    })))
+}
+
+/// The integration half of the step: positions move by the new velocities.
+pub fn integrate(b: &mut Bodies) -> Result<()> {
+    let (n, vx, vy, vz) = (b.n, &b.vx, &b.vy, &b.vz);
+    let (px, py, pz) = (&mut b.px, &mut b.py, &mut b.pz);
+    nuwork!(64; nfor!(i in n {
+        px[i] += vx[i] * DT;
+        py[i] += vy[i] * DT;
+        pz[i] += vz[i] * DT;
+    }))
+}
+
+/// The variants of the acceleration kernel, base first; integration is timed apart.
+pub const VARIANTS: &[Variant<Bodies>] = &[
+    Variant {
+        name: "base",
+        function: "base",
+        run: base,
+    },
+    Variant {
+        name: "unroll(4) on j",
+        function: "unroll4",
+        run: unroll4,
+    },
+    Variant {
+        name: "dmine(2)",
+        function: "dmine2",
+        run: dmine2,
+    },
+    Variant {
+        name: "dmine(4)",
+        function: "dmine4",
+        run: dmine4,
+    },
+    Variant {
+        name: "dmine(4), unroll(4) on j",
+        function: "dmine4_unroll4",
+        run: dmine4_unroll4,
+    },
+];
+
+/// `n` bodies on a jittered sphere shell.
+pub fn setup(n: usize) -> Bodies {
+    let f =
+        |i: usize, k: usize| (((i * 2654435761 + k * 40503) % 10007) as f32 / 10007.0) * 2.0 - 1.0;
+    Bodies {
+        n,
+        px: NuArray1::from_fn(n, |i| f(i, 1)),
+        py: NuArray1::from_fn(n, |i| f(i, 2)),
+        pz: NuArray1::from_fn(n, |i| f(i, 3)),
+        m: NuArray1::from_fn(n, |i| 0.5 + (i % 7) as f32 / 7.0),
+        vx: NuArray1::new(n),
+        vy: NuArray1::new(n),
+        vz: NuArray1::new(n),
+    }
+}
+
+/// How a step is checked: velocities poisoned, then compared.
+pub const CHECK: Check<Bodies> = Check {
+    clear: |b| {
+        b.vx.fill(f32::NAN);
+        b.vy.fill(f32::NAN);
+        b.vz.fill(f32::NAN);
+    },
+    verify,
+};
+
+/// Checks the velocities against plain Rust (in f64) on sampled bodies.
+pub fn verify(b: &Bodies) -> std::result::Result<(), String> {
+    let (px, py, pz, m) = (
+        b.px.as_slice(),
+        b.py.as_slice(),
+        b.pz.as_slice(),
+        b.m.as_slice(),
+    );
+    for i in (0..b.n).step_by(b.n / 53 + 1) {
+        let mut a = [0.0f64; 3];
+        for j in 0..b.n {
+            let d = [
+                (px[j] - px[i]) as f64,
+                (py[j] - py[i]) as f64,
+                (pz[j] - pz[i]) as f64,
+            ];
+            let inv = 1.0 / (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + EPS2 as f64).sqrt();
+            let s = m[j] as f64 * inv * inv * inv;
+            (0..3).for_each(|k| a[k] += d[k] * s);
+        }
+        let got = [b.vx[i], b.vy[i], b.vz[i]];
+        for k in 0..3 {
+            let want = a[k] * DT as f64;
+            // Written so that a NaN (an output the variant never wrote) fails.
+            if !(close(got[k] as f64, want, 1e-3) || (got[k] as f64 - want).abs() <= 1e-4) {
+                return Err(format!("body {i}, velocity {k}: {}, want {want}", got[k]));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! sgemm and dgemm, C = AᵀB, the NUDA way: one loop nest, and the annotations that speed it
+//! up. Each variant is one function; the bench counts their lines.
+
+#![allow(dead_code)]
+
+use nuda::prelude::*;
+
+/// The matrices of one product.
+pub struct Gemm<T: nuda::Element> {
+    /// Order of the square matrices.
+    pub n: usize,
+    /// A, read transposed.
+    pub a: NuArray2<T>,
+    /// B.
+    pub b: NuArray2<T>,
+    /// C = AᵀB.
+    pub c: NuArray2<T>,
+}
+
+/// Floating-point operations of one product.
+pub fn flops(n: usize) -> f64 {
+    2.0 * (n as f64).powi(3)
+}
+
+macro_rules! gemm {
+    ($t:ident, $zero:literal) => {
+        /// The variants of one element type.
+        pub mod $t {
+            use super::*;
+
+            /// The unannotated loop nest: one work-item per element of C.
+            pub fn base(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                }))
+            }
+
+            /// Each work-item computes a 2x2 block: 4 accumulators.
+            pub fn dmine22(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(2, 2); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// Each work-item computes a 4x4 block: 16 accumulators, each load used 4 times.
+            pub fn dmine44(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(4, 4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// Each work-item computes an 8x8 tile as four jammed 4x4 blocks.
+            pub fn tilem_dmine(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(8, 8), dmine(4, 4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// The k loop unrolled by 4, one accumulator: no reuse, no extra parallelism.
+            pub fn unroll4(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    annot!(unroll(4); nfor!(k in n { s += a[(k, i)] * b[(k, j)]; }));
+                    c[(i, j)] = s;
+                }))
+            }
+
+            /// The variants, base first.
+            pub const VARIANTS: &[Variant<Gemm<$t>>] = &[
+                Variant { name: "base", function: "base", run: base },
+                Variant { name: "dmine(2, 2)", function: "dmine22", run: dmine22 },
+                Variant { name: "dmine(4, 4)", function: "dmine44", run: dmine44 },
+                Variant { name: "tilem(8, 8), dmine(4, 4)", function: "tilem_dmine", run: tilem_dmine },
+                Variant { name: "unroll(4) on k", function: "unroll4", run: unroll4 },
+            ];
+
+            /// Random-looking inputs, exact in binary so results compare tightly.
+            pub fn setup(n: usize) -> Gemm<$t> {
+                let a = NuArray2::<$t>::from_fn((n, n), |(i, j)| ((i * 7 + j * 3) % 17) as $t * 0.125);
+                let b = NuArray2::<$t>::from_fn((n, n), |(i, j)| ((i * 5 + j) % 13) as $t * 0.25 - 1.0);
+                Gemm { n, a, b, c: NuArray2::new((n, n)) }
+            }
+
+            /// How a product is checked: C poisoned with NaN, then compared.
+            pub const CHECK: Check<Gemm<$t>> = Check { clear: |g| g.c.fill(<$t>::NAN), verify };
+
+            /// Checks C against a plain Rust product on `samples` rows (all when `n` is small).
+            pub fn verify(g: &Gemm<$t>) -> std::result::Result<(), String> {
+                let n = g.n;
+                let (a, b, c) = (g.a.as_slice(), g.b.as_slice(), g.c.as_slice());
+                let rows: Vec<usize> = if n <= 128 { (0..n).collect() } else { (0..n).step_by(n / 61 + 1).collect() };
+                for i in rows {
+                    for j in 0..n {
+                        let want: f64 = (0..n).map(|k| a[k * n + i] as f64 * b[k * n + j] as f64).sum();
+                        let got = c[i * n + j] as f64;
+                        if !close(got, want, 1e-4) {
+                            return Err(format!("c[({i}, {j})] = {got}, want {want}"));
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+gemm!(f32, 0.0f32);
+gemm!(f64, 0.0f64);
+
+/// The hand-written OpenCL C peer: what `dmine(4, 4)` does, written by hand, so the bench
+/// measures what the translation costs. Work-item (p, q) computes the 4x4 block of C at
+/// rows 4p.., columns 4q..; n must be a multiple of 4.
+pub static HAND_SGEMM: KernelSource = KernelSource::new(
+    "kernel void sgemm44(global float* restrict c, nu_idx c0, nu_idx c1,
+                         global const float* restrict a, nu_idx a0, nu_idx a1,
+                         global const float* restrict b, nu_idx b0, nu_idx b1) {
+         nu_idx n = a1, i = 4 * get_global_id(0), j = 4 * get_global_id(1);
+         if (i >= n || j >= n) return;
+         float4 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+         for (nu_idx k = 0; k < n; k++) {
+             float4 x = vload4(0, a + k * n + i), y = vload4(0, b + k * n + j);
+             s0 += x.x * y;
+             s1 += x.y * y;
+             s2 += x.z * y;
+             s3 += x.w * y;
+         }
+         vstore4(s0, 0, c + (i + 0) * n + j);
+         vstore4(s1, 0, c + (i + 1) * n + j);
+         vstore4(s2, 0, c + (i + 2) * n + j);
+         vstore4(s3, 0, c + (i + 3) * n + j);
+     }",
+);
+
+/// Runs the hand-written peer on the current OpenCL device.
+pub fn hand_sgemm(g: &mut Gemm<f32>) -> Result<()> {
+    let n = g.n;
+    Launch::new(&HAND_SGEMM, "sgemm44")
+        .global([n / 4, n / 4])
+        .local([16, 16])
+        .array_mut(&mut g.c)
+        .array(&g.a)
+        .array(&g.b)
+        .run()
+        .map(drop)
+}
+
+use super::problem::{close, Check, Variant};
