@@ -133,15 +133,9 @@ impl Bench {
             let name = format!("native engine, {}", v.name);
             let (t, verified) =
                 nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
-            self.rows.push(self.row(
-                spec,
-                &name,
-                "peer",
-                t,
-                base,
-                Some(source_lines(spec.source, v.function)),
-                verified,
-            ));
+            let lines = Some(source_lines(spec.source, v.function));
+            let row = self.row(spec, &name, "peer", t, base, lines, verified);
+            self.rows.push(elsewhere(row, "native engine"));
             self.bar.inc(1);
         }
         if self.device.info().kind != DeviceKind::Native {
@@ -156,12 +150,28 @@ impl Bench {
         for (name, run) in &spec.host_peers {
             self.bar.set_message(format!("{} {name}", spec.problem));
             let (t, verified) = self.measure(spec, name, state, *run)?;
-            self.rows
-                .push(self.row(spec, name, "peer", t, base, None, verified));
+            let row = self.row(spec, name, "peer", t, base, None, verified);
+            self.rows.push(elsewhere(row, &host_cpu()));
             self.bar.inc(1);
         }
         Ok(())
     }
+}
+
+/// A peer's row that ran off the selected device: its own device, and no share of a peak
+/// that is not its own.
+fn elsewhere(row: Row, device: &str) -> Row {
+    Row {
+        device: device.into(),
+        peak_percent: None,
+        ..row
+    }
+}
+
+/// The host CPU, as matrixmultiply uses it.
+fn host_cpu() -> String {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("host CPU ({threads} threads)")
 }
 
 /// Steps the progress bar will count for the given problems.
@@ -178,7 +188,7 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
                     0,
                 ),
                 "nbody" => (nbody::VARIANTS.len(), 0, 0),
-                "sgemm" => (sgemm::f32::VARIANTS.len(), 1, 1),
+                "sgemm" => (sgemm::f32::VARIANTS.len(), 2, 1),
                 "dgemm" => (sgemm::f64::VARIANTS.len(), 0, 1),
                 "md5" => (md5::VARIANTS.len(), 0, 0),
                 _ => (0, 0, 0),
@@ -278,11 +288,18 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
         };
         return bench.run(&spec, &mut sgemm::f64::setup(n));
     }
-    let hand = (
-        "hand-written OpenCL C",
-        sgemm::hand_sgemm as fn(&mut sgemm::Gemm<f32>) -> Result<()>,
-        lines_of(sgemm::HAND_SGEMM.source),
-    );
+    let hand: Vec<(&str, fn(&mut sgemm::Gemm<f32>) -> Result<()>, usize)> = vec![
+        (
+            "hand-written OpenCL C",
+            sgemm::hand_sgemm,
+            sgemm::hand_lines(false),
+        ),
+        (
+            "hand-written OpenCL C, float4",
+            sgemm::hand_sgemm_float4,
+            sgemm::hand_lines(true),
+        ),
+    ];
     let spec = Spec {
         problem: "sgemm",
         size,
@@ -294,7 +311,7 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
         flops: Some(ops),
         peak: Peak::Fp32,
         check: &sgemm::f32::CHECK,
-        same_device_peers: vec![hand],
+        same_device_peers: hand,
         host_peers: vec![("matrixmultiply (CPU)", matmul_f32)],
     };
     bench.run(&spec, &mut sgemm::f32::setup(n))

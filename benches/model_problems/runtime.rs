@@ -47,12 +47,6 @@ fn transfers(device: &Device, quick: bool) -> Result<()> {
             down
         );
     }
-    let (wall, kernel) = launch_overhead(device, if quick { 200 } else { 2000 })?;
-    let kernel = kernel.map_or("-".into(), |k| format!("{:.1} us", micros(k)));
-    println!(
-        "\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}",
-        micros(wall)
-    );
     Ok(())
 }
 

@@ -50,13 +50,22 @@ pub fn peaks(device: &str) -> Option<(f64, f64, f64)> {
 /// Prints the table.
 pub fn print(rows: &[Row]) {
     println!(
-        "\n{:<15} {:<11} {:<44} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6}",
-        "problem", "size", "variant", "rate", "unit", "GFLOP/s", "speedup", "% peak", "lines"
+        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6}",
+        "problem",
+        "size",
+        "device",
+        "variant",
+        "rate",
+        "unit",
+        "GFLOP/s",
+        "speedup",
+        "% peak",
+        "lines"
     );
     let mut last = String::new();
     for r in rows {
         if r.problem != last {
-            println!("{:-<128}", "");
+            println!("{:-<158}", "");
             last = r.problem.clone();
         }
         let peak = r.peak_percent.map_or("-".into(), |p| format!("{p:.1}"));
@@ -69,9 +78,24 @@ pub fn print(rows: &[Row]) {
         };
         let gflops = r.gflops.map_or("-".into(), |g| format!("{g:.2}"));
         println!(
-            "{:<15} {:<11} {:<44} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6}{flag}",
-            r.problem, r.size, name, r.rate, r.unit, r.speedup
+            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6}{flag}",
+            r.problem,
+            r.size,
+            short(&r.device),
+            name,
+            r.rate,
+            r.unit,
+            r.speedup
         );
+    }
+}
+
+/// The device name cut to its column.
+fn short(name: &str) -> String {
+    if name.chars().count() <= 22 {
+        name.into()
+    } else {
+        name.chars().take(21).chain(['…']).collect()
     }
 }
 

@@ -260,21 +260,30 @@ pub static HAND_CONV: KernelSource = KernelSource::new(
                        global const float* restrict a, nu_idx h, nu_idx w,
                        constant float* restrict t, nu_idx tn) {
          int y0 = 2 * get_global_id(0), x0 = 8 * get_global_id(1);
+         int hi = (int)h - 1, wi = (int)w - 1;
          if (y0 + 2 > (int)h || x0 + 8 > (int)w) return; /* the bench's sizes are multiples */
+         float s[2][8];
          #pragma unroll
-         for (int y = y0; y < y0 + 2; y++)
+         for (int r = 0; r < 2; r++)
              #pragma unroll
-             for (int x = x0; x < x0 + 8; x++) {
-                 float s = 0.0f;
+             for (int q = 0; q < 8; q++)
+                 s[r][q] = 0.0f;
+         #pragma unroll
+         for (int r = 0; r < 2; r++)
+             #pragma unroll
+             for (int q = 0; q < 8; q++)
                  #pragma unroll
                  for (int dy = 0; dy < 3; dy++) {
-                     int yy = clamp(y + dy - 1, 0, (int)h - 1);
+                     int yy = clamp(y0 + r + dy - 1, 0, hi);
                      #pragma unroll
                      for (int dx = 0; dx < 3; dx++)
-                         s += t[dy * 3 + dx] * a[yy * (int)w + clamp(x + dx - 1, 0, (int)w - 1)];
+                         s[r][q] += t[dy * 3 + dx] * a[yy * (int)w + clamp(x0 + q + dx - 1, 0, wi)];
                  }
-                 out[y * (int)w + x] = s;
-             }
+         #pragma unroll
+         for (int r = 0; r < 2; r++)
+             #pragma unroll
+             for (int q = 0; q < 8; q++)
+                 out[(y0 + r) * (int)w + x0 + q] = s[r][q];
      }",
 );
 

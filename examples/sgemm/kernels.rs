@@ -120,13 +120,34 @@ macro_rules! gemm {
 gemm!(f32, 0.0f32);
 gemm!(f64, 0.0f64);
 
-/// The hand-written OpenCL C peer: what `dmine(4, 4)` does, written by hand, so the bench
-/// measures what the translation costs. Work-item (p, q) computes the 4x4 block of C at
-/// rows 4p.., columns 4q..; n must be a multiple of 4.
+/// The hand-written OpenCL C peers of `dmine(4, 4)`, so the bench measures what the
+/// translation costs. Work-item (p, q) computes the 4x4 block of C at rows 4p.., columns 4q..;
+/// n must be a multiple of 4. `sgemm44` does exactly what the annotation does: 16 scalar
+/// accumulators, each load used four times. `sgemm44v` does it with `float4` loads and
+/// arithmetic, which nuda cannot express yet (vector types): the gap between the two is what
+/// vector types would buy.
 pub static HAND_SGEMM: KernelSource = KernelSource::new(
-    "kernel void sgemm44(global float* restrict c, nu_idx c0, nu_idx c1,
+    "#define ROW(r) float s##r##0 = 0.0f, s##r##1 = 0.0f, s##r##2 = 0.0f, s##r##3 = 0.0f;
+     #define MAC(r) { float x = a[k * n + i + r]; \\
+         s##r##0 += x * y0; s##r##1 += x * y1; s##r##2 += x * y2; s##r##3 += x * y3; }
+     #define STORE(r) c[(i + r) * n + j] = s##r##0; c[(i + r) * n + j + 1] = s##r##1; \\
+         c[(i + r) * n + j + 2] = s##r##2; c[(i + r) * n + j + 3] = s##r##3;
+     kernel void sgemm44(global float* restrict c, nu_idx c0, nu_idx c1,
                          global const float* restrict a, nu_idx a0, nu_idx a1,
                          global const float* restrict b, nu_idx b0, nu_idx b1) {
+         nu_idx n = a1, i = 4 * get_global_id(0), j = 4 * get_global_id(1);
+         if (i >= n || j >= n) return;
+         ROW(0) ROW(1) ROW(2) ROW(3)
+         for (nu_idx k = 0; k < n; k++) {
+             float y0 = b[k * n + j], y1 = b[k * n + j + 1], y2 = b[k * n + j + 2],
+                   y3 = b[k * n + j + 3];
+             MAC(0) MAC(1) MAC(2) MAC(3)
+         }
+         STORE(0) STORE(1) STORE(2) STORE(3)
+     }
+     kernel void sgemm44v(global float* restrict c, nu_idx c0, nu_idx c1,
+                          global const float* restrict a, nu_idx a0, nu_idx a1,
+                          global const float* restrict b, nu_idx b0, nu_idx b1) {
          nu_idx n = a1, i = 4 * get_global_id(0), j = 4 * get_global_id(1);
          if (i >= n || j >= n) return;
          float4 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
@@ -144,10 +165,28 @@ pub static HAND_SGEMM: KernelSource = KernelSource::new(
      }",
 );
 
-/// Runs the hand-written peer on the current OpenCL device.
+/// Lines of the scalar (`float4: false`, its macros included) or the `float4` hand-written
+/// kernel, for the bench's table.
+pub fn hand_lines(float4: bool) -> usize {
+    let src = HAND_SGEMM.source;
+    let split = src.find("kernel void sgemm44v(").unwrap_or(src.len());
+    let part = if float4 { &src[split..] } else { &src[..split] };
+    part.trim().lines().count()
+}
+
+/// Runs the scalar hand-written peer on the current OpenCL device.
 pub fn hand_sgemm(g: &mut Gemm<f32>) -> Result<()> {
+    hand(g, "sgemm44")
+}
+
+/// Runs the `float4` hand-written peer on the current OpenCL device.
+pub fn hand_sgemm_float4(g: &mut Gemm<f32>) -> Result<()> {
+    hand(g, "sgemm44v")
+}
+
+fn hand(g: &mut Gemm<f32>, kernel: &str) -> Result<()> {
     let n = g.n;
-    Launch::new(&HAND_SGEMM, "sgemm44")
+    Launch::new(&HAND_SGEMM, kernel)
         .global([n / 4, n / 4])
         .local([16, 16])
         .array_mut(&mut g.c)

@@ -61,29 +61,36 @@ fn literal(v: i128, slot: Slot, span: proc_macro2::Span) -> Expr {
     }
 }
 
-/// Fully unrolls every loop of `n`, outermost first.
+/// Fully unrolls every loop of `n`, outermost first. An inner range may use outer loop
+/// variables, so each inner loop is checked once they are substituted.
 pub fn inline(g: &mut Gen<'_>, n: Nest) -> Vec<Stmt> {
+    let mut budget = MAX_COPIES;
+    unroll_all(g, n, &mut budget).unwrap_or_default()
+}
+
+/// The copies of `n`'s body, or `None` after reporting the loop that cannot be unrolled
+/// (once: the error stops the expansion rather than repeating for every outer copy).
+fn unroll_all(g: &mut Gen<'_>, n: Nest, budget: &mut i128) -> Option<Vec<Stmt>> {
     let mut loops = n.loops;
     let inner = loops.split_off(1);
     let l = &loops[0];
-    let Some(values) = values(&l.range) else {
-        g.cx.error(l.range.span, format!("annot!: inline needs a constant trip count of at most {MAX_COPIES}: a range of integer literals, as in `0..4`"));
-        return Vec::new();
+    let Some(values) = values(&l.range).filter(|v| !inner.is_empty() || v.len() as i128 <= *budget)
+    else {
+        g.cx.error(l.range.span, format!("annot!: inline needs constant trip counts, at most {MAX_COPIES} copies in all: ranges of integer literals, as in `0..4`"));
+        return None;
     };
-    values
-        .into_iter()
-        .map(|v| {
-            let subst = HashMap::from([(l.var.to_string(), literal(v, l.slot, l.var.span()))]);
-            let (inner, body) = substitute(inner.clone(), n.body.clone(), subst);
-            let body = if inner.is_empty() {
-                body
-            } else {
-                Block {
-                    stmts: inline(g, nest(inner, body, n.span)),
-                    tail: None,
-                }
-            };
-            Stmt::Expr(Expr::new(ExprKind::Block(body), n.span))
-        })
-        .collect()
+    let mut out = Vec::with_capacity(values.len());
+    for v in values {
+        let subst = HashMap::from([(l.var.to_string(), literal(v, l.slot, l.var.span()))]);
+        let (inner, body) = substitute(inner.clone(), n.body.clone(), subst);
+        let body = if inner.is_empty() {
+            *budget -= 1;
+            body
+        } else {
+            let stmts = unroll_all(g, nest(inner, body, n.span), budget)?;
+            Block { stmts, tail: None }
+        };
+        out.push(Stmt::Expr(Expr::new(ExprKind::Block(body), n.span)));
+    }
+    Some(out)
 }

@@ -221,6 +221,22 @@ fn inline_unrolls_a_constant_loop() {
 }
 
 #[test]
+fn inline_unrolls_every_loop_of_the_nest() {
+    check(
+        quote!(inline; nfor!((i, j) in (2, 1..3) { c[(i, j)] = 0; })),
+        expect![[r#"
+            before:
+            annot!(inline(); nfor!((i, j) in (0..2, 1..3) {
+                c[(i, j)] = 0;
+            }));
+            after:
+            { { c[(0, 1)] = 0; };     { c[(0, 2)] = 0; }; };
+            { { c[(1, 1)] = 0; };     { c[(1, 2)] = 0; }; };
+        "#]],
+    );
+}
+
+#[test]
 fn permut_swaps_the_outer_loops() {
     check(
         quote!(permut(2, 1); nfor!((i, j, k) in (m, n, p) { c[(i, j)] += k; })),
@@ -285,7 +301,15 @@ fn diagnostics() {
         "{e}"
     );
     let e = error(quote!(inline; nfor!(i in n { y[i] = 1; })));
-    assert!(e.contains("inline needs a constant trip count"), "{e}");
+    assert!(e.contains("inline needs constant trip counts"), "{e}");
+    let e = error(quote!(inline; nfor!((i, j) in (4, n) { y[i] = j; })));
+    assert_eq!(
+        e.matches("inline needs").count(),
+        1,
+        "one error, not one per copy: {e}"
+    );
+    let e = error(quote!(inline; nfor!((i, j) in (64, 32) { y[i] = j; })));
+    assert!(e.contains("at most 1024 copies in all"), "{e}");
     let e = error(quote!(dmien(2); nfor!(i in n { y[i] = 1; })));
     assert!(e.contains("did you mean `dmine`"), "{e}");
     let e = error(quote!(unroll(2); nfor!(i in n { if i > 2 { continue; } y[i] = 1; })));
