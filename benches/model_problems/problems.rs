@@ -17,6 +17,16 @@ pub enum Peak {
     Unknown,
 }
 
+/// One run of a problem: a variant's or a peer's.
+pub type Run<S> = fn(&mut S) -> Result<()>;
+
+/// A comparison measured beside the variants, with its source lines where it has source.
+pub struct Peer<'a, S> {
+    pub name: &'a str,
+    pub run: Run<S>,
+    pub lines: Option<usize>,
+}
+
 /// What one problem needs measured.
 pub struct Spec<'a, S> {
     pub problem: &'a str,
@@ -31,10 +41,10 @@ pub struct Spec<'a, S> {
     pub flops: Option<f64>,
     pub peak: Peak,
     pub check: &'a Check<S>,
-    /// Peers run on the selected device (hand-written OpenCL C), with their source lines.
-    pub same_device_peers: Vec<(&'a str, fn(&mut S) -> Result<()>, usize)>,
+    /// Peers run on the selected OpenCL device (hand-written OpenCL C).
+    pub same_device_peers: Vec<Peer<'a, S>>,
     /// Peers run on the host, outside nuda (matrixmultiply).
-    pub host_peers: Vec<(&'a str, fn(&mut S) -> Result<()>)>,
+    pub host_peers: Vec<Peer<'a, S>>,
 }
 
 /// The run's state: device, progress, rows.
@@ -46,18 +56,18 @@ pub struct Bench {
     pub rows: Vec<Row>,
 }
 
+/// One measurement, before it becomes a row.
+struct Measured<'n> {
+    name: &'n str,
+    kind: &'static str,
+    seconds: f64,
+    verified: bool,
+    lines: Option<usize>,
+}
+
 impl Bench {
-    fn row<S>(
-        &self,
-        spec: &Spec<'_, S>,
-        variant: &str,
-        kind: &str,
-        seconds: f64,
-        base: f64,
-        lines: Option<usize>,
-        verified: bool,
-    ) -> Row {
-        let rate = spec.ops / seconds / spec.scale;
+    fn row<S>(&self, spec: &Spec<'_, S>, m: Measured<'_>, base: f64) -> Row {
+        let rate = spec.ops / m.seconds / spec.scale;
         let per_second = rate * spec.scale;
         let peak_percent =
             peaks(&self.device.info().name).and_then(|(fp32, fp64, bw)| match spec.peak {
@@ -70,34 +80,42 @@ impl Bench {
             problem: spec.problem.into(),
             size: spec.size.clone(),
             device: self.device.info().name.clone(),
-            variant: variant.into(),
-            kind: kind.into(),
-            seconds,
+            variant: m.name.into(),
+            kind: m.kind.into(),
+            seconds: m.seconds,
             rate,
-            gflops: spec.flops.map(|f| f / seconds / 1e9),
+            gflops: spec.flops.map(|f| f / m.seconds / 1e9),
             unit: spec.unit.into(),
-            speedup: base / seconds,
+            speedup: base / m.seconds,
             peak_percent,
-            source_lines: lines,
-            verified,
+            source_lines: m.lines,
+            verified: m.verified,
         }
     }
 
-    /// Seconds per run of `run`, and whether its result was right (a wrong one is reported on
-    /// stderr and marked in the table, and the run goes on).
-    fn measure<S>(
+    /// Times `run` and checks its result (a wrong one is reported on stderr and marked in the
+    /// table, and the bench goes on).
+    fn measure<'n, S>(
         &self,
         spec: &Spec<'_, S>,
-        name: &str,
+        name: &'n str,
         state: &mut S,
-        run: fn(&mut S) -> Result<()>,
-    ) -> Result<(f64, bool)> {
+        run: Run<S>,
+    ) -> Result<Measured<'n>> {
+        self.bar.set_message(format!("{} {name}", spec.problem));
         let (t, verified) = measure(state, run, self.reps, spec.check)?;
         if let Err(e) = &verified {
             self.bar
                 .suspend(|| eprintln!("{} {name}: WRONG: {e}", spec.problem));
         }
-        Ok((t.as_secs_f64(), verified.is_ok()))
+        self.bar.inc(1);
+        Ok(Measured {
+            name,
+            kind: "peer",
+            seconds: t.as_secs_f64(),
+            verified: verified.is_ok(),
+            lines: None,
+        })
     }
 
     /// Measures every variant and peer of one problem on `state`.
@@ -105,16 +123,23 @@ impl Bench {
         let mut base = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
         for v in spec.variants {
-            self.bar.set_message(format!("{} {}", spec.problem, v.name));
-            let (t, verified) = self.measure(spec, v.name, state, v.run)?;
+            let m = self.measure(spec, v.name, state, v.run)?;
+            let t = m.seconds;
             let b = *base.get_or_insert(t);
             let lines = Some(source_lines(spec.source, v.function));
-            self.rows
-                .push(self.row(spec, v.name, "nuda", t, b, lines, verified));
-            if best.is_none_or(|(bt, _)| t < bt) {
+            let row = self.row(
+                spec,
+                Measured {
+                    kind: "nuda",
+                    lines,
+                    ..m
+                },
+                b,
+            );
+            self.rows.push(row);
+            if best.is_none() || best.is_some_and(|(bt, _)| t < bt) {
                 best = Some((t, v));
             }
-            self.bar.inc(1);
         }
         let base = base.unwrap_or(1.0);
         self.peers(spec, state, base, best.map(|(_, v)| v))
@@ -128,31 +153,37 @@ impl Bench {
         best: Option<&Variant<S>>,
     ) -> Result<()> {
         if let (Some(native), Some(v)) = (self.native, best) {
-            self.bar
-                .set_message(format!("{} native engine", spec.problem));
             let name = format!("native engine, {}", v.name);
-            let (t, verified) =
-                nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
+            let m = nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
             let lines = Some(source_lines(spec.source, v.function));
-            let row = self.row(spec, &name, "peer", t, base, lines, verified);
+            let row = self.row(spec, Measured { lines, ..m }, base);
             self.rows.push(elsewhere(row, "native engine"));
-            self.bar.inc(1);
         }
         if self.device.info().kind != DeviceKind::Native {
-            for (name, run, lines) in &spec.same_device_peers {
-                self.bar.set_message(format!("{} {name}", spec.problem));
-                let (t, verified) = self.measure(spec, name, state, *run)?;
-                self.rows
-                    .push(self.row(spec, name, "peer", t, base, Some(*lines), verified));
-                self.bar.inc(1);
+            for p in &spec.same_device_peers {
+                let m = self.measure(spec, p.name, state, p.run)?;
+                let row = self.row(
+                    spec,
+                    Measured {
+                        lines: p.lines,
+                        ..m
+                    },
+                    base,
+                );
+                self.rows.push(row);
             }
         }
-        for (name, run) in &spec.host_peers {
-            self.bar.set_message(format!("{} {name}", spec.problem));
-            let (t, verified) = self.measure(spec, name, state, *run)?;
-            let row = self.row(spec, name, "peer", t, base, None, verified);
+        for p in &spec.host_peers {
+            let m = self.measure(spec, p.name, state, p.run)?;
+            let row = self.row(
+                spec,
+                Measured {
+                    lines: p.lines,
+                    ..m
+                },
+                base,
+            );
             self.rows.push(elsewhere(row, &host_cpu()));
-            self.bar.inc(1);
         }
         Ok(())
     }
@@ -284,21 +315,25 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
             peak: Peak::Fp64,
             check: &sgemm::f64::CHECK,
             same_device_peers: vec![],
-            host_peers: vec![("matrixmultiply (CPU)", matmul_f64)],
+            host_peers: vec![Peer {
+                name: "matrixmultiply (CPU)",
+                run: matmul_f64,
+                lines: None,
+            }],
         };
         return bench.run(&spec, &mut sgemm::f64::setup(n));
     }
-    let hand: Vec<(&str, fn(&mut sgemm::Gemm<f32>) -> Result<()>, usize)> = vec![
-        (
-            "hand-written OpenCL C",
-            sgemm::hand_sgemm,
-            sgemm::hand_lines(false),
-        ),
-        (
-            "hand-written OpenCL C, float4",
-            sgemm::hand_sgemm_float4,
-            sgemm::hand_lines(true),
-        ),
+    let hand = vec![
+        Peer {
+            name: "hand-written OpenCL C",
+            run: sgemm::hand_sgemm,
+            lines: Some(sgemm::hand_lines(false)),
+        },
+        Peer {
+            name: "hand-written OpenCL C, float4",
+            run: sgemm::hand_sgemm_float4,
+            lines: Some(sgemm::hand_lines(true)),
+        },
     ];
     let spec = Spec {
         problem: "sgemm",
@@ -312,7 +347,11 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
         peak: Peak::Fp32,
         check: &sgemm::f32::CHECK,
         same_device_peers: hand,
-        host_peers: vec![("matrixmultiply (CPU)", matmul_f32)],
+        host_peers: vec![Peer {
+            name: "matrixmultiply (CPU)",
+            run: matmul_f32,
+            lines: None,
+        }],
     };
     bench.run(&spec, &mut sgemm::f32::setup(n))
 }
@@ -339,11 +378,11 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         host_peers: vec![],
     };
     bench.run(&spec, &mut c)?;
-    let hand = (
-        "hand-written OpenCL C",
-        imgconv::hand_conv as fn(&mut imgconv::Conv) -> Result<()>,
-        lines_of(imgconv::HAND_CONV.source),
-    );
+    let hand = Peer {
+        name: "hand-written OpenCL C",
+        run: imgconv::hand_conv,
+        lines: Some(lines_of(imgconv::HAND_CONV.source)),
+    };
     let spec = Spec {
         problem: "imgconv buffer",
         variants: imgconv::BUFFER_VARIANTS,

@@ -108,7 +108,9 @@ pub fn write_json(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Er
 /// Writes a bar chart of the speedup of every nuda variant over its problem's base.
 pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
     let bars: Vec<&Row> = rows.iter().filter(|r| r.kind == "nuda").collect();
-    let top = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.15;
+    // A log scale: speedups span 0.8x to 20x and more, and a slowdown shows below the 1x line.
+    let top = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.3;
+    let bottom = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::min) / 1.3;
     let root = SVGBackend::new(path, (160 + 64 * bars.len() as u32, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let device = bars.first().map_or(String::new(), |r| r.device.clone());
@@ -120,7 +122,7 @@ pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Err
         .margin(12)
         .x_label_area_size(170)
         .y_label_area_size(50)
-        .build_cartesian_2d((0..bars.len()).into_segmented(), 0.0..top)?;
+        .build_cartesian_2d((0..bars.len()).into_segmented(), (bottom..top).log_scale())?;
     let label = |i: &SegmentValue<usize>| match i {
         SegmentValue::CenterOf(k) | SegmentValue::Exact(k) => bars
             .get(*k)
@@ -136,7 +138,7 @@ pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Err
                 .into_font()
                 .transform(FontTransform::Rotate90),
         )
-        .y_desc("speedup over base (x)")
+        .y_desc("speedup over base (x, log scale)")
         .draw()?;
     let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
     let problems: Vec<&str> =
@@ -153,7 +155,7 @@ pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Err
             colors[problems.iter().position(|p| *p == r.problem).unwrap_or(0) % colors.len()];
         chart.draw_series(std::iter::once(Rectangle::new(
             [
-                (SegmentValue::Exact(k), 0.0),
+                (SegmentValue::Exact(k), 1.0),
                 (SegmentValue::Exact(k + 1), r.speedup),
             ],
             color.mix(0.7).filled(),

@@ -192,13 +192,13 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let (native, witness, template) = (&p.native, &p.witness, &p.template);
     let run_native = if p.barrier {
         quote! {
-            #[allow(unused_parens, unused_variables)]
+            #[allow(unused_parens, unused_variables, clippy::all)]
             let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
             __nuda_call.run_native_barrier(#name, __nuda_body)
         }
     } else {
         quote! {
-            #[allow(unused_parens, unused_variables)]
+            #[allow(unused_parens, unused_variables, clippy::all)]
             let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
             __nuda_call.run_native(#name, __nuda_body)
         }

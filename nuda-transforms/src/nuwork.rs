@@ -306,8 +306,10 @@ fn kernel_glue(p: &Parts, i: usize) -> KernelGlue {
     let body = &p.witnesses[i];
     let witness = quote!({ #(#records)* #body });
     let native_body = &p.natives[i];
+    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
+    // that rustc and clippy would otherwise flag in the user's crate.
     let native = quote! {
-        #[allow(unused_parens)]
+        #[allow(unused_parens, clippy::all)]
         let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
             #( let #vars = #rnames.at(#gnames); )*
             #native_body

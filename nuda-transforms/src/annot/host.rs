@@ -25,10 +25,11 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let analysis = Analysis::default();
     let body = RustEmitter::new(&analysis, Context::Nucode, Mode::Host)
         .block_inner(&Block { stmts, tail: None });
-    // The emitter parenthesises every subexpression, with the user's spans; without the allow
-    // the user's crate would see an unused_parens warning for each.
+    // The emitter parenthesises every subexpression, and the transformations leave expressions
+    // such as `0 * 3`, all with the user's spans; without the allow the user's crate would see
+    // rustc's and clippy's warnings about code the user never wrote.
     Ok(quote!({
-        #[allow(unused_parens)]
+        #[allow(unused_parens, clippy::all)]
         let () = { #body };
     }))
 }
