@@ -253,3 +253,18 @@ fn continue_skips_an_iteration_of_a_mapped_loop() {
         },
     );
 }
+
+#[test]
+fn an_unsuffixed_integer_captured_from_a_host_loop_is_i32() {
+    // `d` has no type until rustc's integer fallback picks i32; the capture must not force
+    // one earlier (it once made `d` a `()`).
+    let n = 8usize;
+    let want: Vec<f32> = (0..n).map(|i| 1.0 + i as f32).collect();
+    check(want, || {
+        let mut out = NuArray1::<f32>::new(n);
+        for d in 0..2 {
+            nuwork!(8; nfor!(i in n { out[i] = d as f32 + i as f32; }))?;
+        }
+        Ok(vec_of(&out))
+    });
+}

@@ -25,6 +25,11 @@ pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync
     fn load(cell: &Self::Cell) -> Self;
     /// Writes a cell.
     fn store(cell: &Self::Cell, value: Self);
+    /// A new cell holding `value`.
+    fn cell(value: Self) -> Self::Cell;
+    /// Whether two values have the same bits. Merging shared writes compares bits, not
+    /// values: a NaN written over a NaN, or -0.0 over 0.0, must count as what it is.
+    fn same_bits(a: Self, b: Self) -> bool;
 }
 
 /// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64.
@@ -50,6 +55,14 @@ macro_rules! element {
             #[inline(always)]
             fn store(cell: &$cell, $v: $t) {
                 cell.store($to, Relaxed)
+            }
+            fn cell($v: $t) -> $cell {
+                <$cell>::new($to)
+            }
+            #[inline(always)]
+            fn same_bits(a: $t, b: $t) -> bool {
+                let bits = |$v: $t| $to;
+                bits(a) == bits(b)
             }
         }
         impl Element for $t {
@@ -105,6 +118,13 @@ impl Pod for [f32; 4] {
         for (c, v) in cell.iter().zip(value) {
             c.store(v.to_bits(), Relaxed);
         }
+    }
+    fn cell(value: Self) -> Self::Cell {
+        value.map(|v| AtomicU32::new(v.to_bits()))
+    }
+    #[inline(always)]
+    fn same_bits(a: Self, b: Self) -> bool {
+        a.map(f32::to_bits) == b.map(f32::to_bits)
     }
 }
 const _: () = assert!(

@@ -4,7 +4,7 @@
 //! A launch returns after the kernel has completed, as NUDA's stubs do, and reports the
 //! kernel's own time from OpenCL profiling events.
 
-use crate::array::{NuArray, Shape};
+use crate::array::{NuArray, NuShared, Shape};
 use crate::device::{current_device, Device};
 use crate::element::{Element, Pod, Texel};
 use crate::error::{Error, Result};
@@ -76,6 +76,8 @@ pub struct Timing {
 /// Device memory a kernel argument refers to.
 pub(crate) trait DeviceArg: Sync {
     fn prepare(&self, dev: &ClDevice) -> Result<cl_mem>;
+    /// As `prepare`, inside a shared-write scope (`NuShared`).
+    fn prepare_shared(&self, dev: &ClDevice, write: bool) -> Result<cl_mem>;
     fn wrote(&mut self, device: usize);
     fn bytes(&self) -> u64;
 }
@@ -83,6 +85,9 @@ pub(crate) trait DeviceArg: Sync {
 impl<T: Pod> DeviceArg for Storage<T> {
     fn prepare(&self, dev: &ClDevice) -> Result<cl_mem> {
         Storage::prepare(self, dev)
+    }
+    fn prepare_shared(&self, dev: &ClDevice, write: bool) -> Result<cl_mem> {
+        Storage::prepare_shared(self, dev, write)
     }
     fn wrote(&mut self, device: usize) {
         self.device_wrote(device);
@@ -106,17 +111,32 @@ pub(crate) enum Arg<'a> {
         mem: &'a mut dyn DeviceArg,
         dims: Vec<usize>,
     },
+    /// An array in a shared-write scope, read or written.
+    MemShared {
+        mem: &'a dyn DeviceArg,
+        dims: Vec<usize>,
+        write: bool,
+    },
     Image(&'a dyn DeviceArg),
     ImageMut(&'a mut dyn DeviceArg),
     Local(usize),
 }
 
 impl Arg<'_> {
+    /// Makes a memory argument valid on `dev` and returns its handle.
+    pub(crate) fn prepare(&self, dev: &ClDevice) -> Option<Result<cl_mem>> {
+        match self {
+            Arg::MemShared { mem, write, .. } => Some(mem.prepare_shared(dev, *write)),
+            _ => self.memory().map(|(mem, _)| mem.prepare(dev)),
+        }
+    }
+
     /// The memory an array or image argument refers to, with the dims passed after it.
     pub(crate) fn memory(&self) -> Option<(&dyn DeviceArg, &[usize])> {
         match self {
             Arg::Mem { mem, dims, .. } => Some((*mem, dims)),
             Arg::MemMut { mem, dims } => Some((&**mem, dims)),
+            Arg::MemShared { mem, dims, .. } => Some((*mem, dims)),
             Arg::Image(mem) => Some((*mem, &[])),
             Arg::ImageMut(mem) => Some((&**mem, &[])),
             _ => None,
@@ -217,6 +237,26 @@ impl<'a> Launch<'a> {
         self.args.push(Arg::MemMut {
             mem: a.storage_mut(),
             dims,
+        });
+        self
+    }
+
+    /// An array in a shared-write scope the kernel may write: `global T*` followed by one
+    /// `nu_idx` per dim. Kernels on other devices may write the same array at once; see
+    /// [`NuArray::as_shared`].
+    pub fn array_shared<T: Element, S: Shape>(self, a: NuShared<'a, NuArray<T, S>>) -> Self {
+        self.shared(a, true)
+    }
+
+    pub(crate) fn shared<T: Element, S: Shape>(
+        mut self,
+        a: NuShared<'a, NuArray<T, S>>,
+        write: bool,
+    ) -> Self {
+        self.args.push(Arg::MemShared {
+            mem: a.storage(),
+            dims: a.dims().to_vec(),
+            write,
         });
         self
     }

@@ -13,12 +13,13 @@ pub mod image;
 pub mod launch;
 mod memory;
 pub mod native;
+mod nudevs;
 mod opencl;
 #[doc(hidden)]
 pub mod private;
 mod stats;
 
-pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, Shape};
+pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, Shape};
 pub use config::{DeviceChoice, EngineChoice};
 pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
@@ -30,4 +31,5 @@ pub use launch::{Geometry, IndexType, KernelSource, Launch, Timing};
 pub use native::{
     ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, NativeLaunch, WorkItem,
 };
+pub use nudevs::nudevs;
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};

@@ -65,3 +65,42 @@ impl<T> OrPanic<T> for nuda::Result<T> {
         self.unwrap_or_else(|e| panic!("{e}"))
     }
 }
+
+/// Runs test `name` of this binary again in a child process that sees two PoCL CPU devices
+/// (`POCL_DEVICES="pthread pthread"`), and returns `true` in that child, where the test body
+/// should run. In the parent it checks the child passed and returns `false`.
+pub fn in_two_device_child(name: &str) -> bool {
+    if std::env::var_os("NUDA_TEST_CHILD").is_some() {
+        let opencl = nuda::devices()
+            .iter()
+            .filter(|d| d.kind != DeviceKind::Native)
+            .count();
+        if opencl < 2 && std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1") {
+            panic!(
+                "NUDA_REQUIRE_OPENCL=1 but POCL_DEVICES gave {opencl} OpenCL devices: {:?}",
+                nuda::devices()
+            );
+        }
+        if opencl < 2 {
+            eprintln!("skipped: fewer than two OpenCL devices (install pocl-opencl-icd)");
+        }
+        return opencl >= 2;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("NUDA_TEST_CHILD", "1")
+        .env("POCL_DEVICES", "pthread pthread")
+        .env_remove("NUDA_DEVICE")
+        .env_remove("NUDA_ENGINE")
+        .output()
+        .expect("child test process");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child {name} failed:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "child {name} ran no test:\n{text}"
+    );
+    false
+}

@@ -3,11 +3,13 @@
 
 mod constant;
 mod shape;
+mod shared;
 #[cfg(test)]
 mod test;
 
 pub use constant::NuConst;
 pub use shape::Shape;
+pub use shared::NuShared;
 
 use crate::device::Device;
 use crate::element::Element;

@@ -10,8 +10,11 @@
 //! launches never race), and that only `&mut self` methods clear. A device write therefore
 //! needs `&mut` access, which proves that no host reference is alive when the host copy dies.
 
+mod shared;
 #[cfg(test)]
 mod test;
+
+use shared::SharedWrites;
 
 use crate::device::cl_device;
 use crate::element::Pod;
@@ -27,6 +30,9 @@ pub(crate) struct Storage<T: Pod> {
     layout: Layout,
     /// The host copy, present exactly when it is valid.
     host: OnceLock<Vec<T>>,
+    /// The native engine's copy during shared writes (see `shared.rs`): atomic cells, since
+    /// native kernels in several host threads write it at once through `&self`.
+    native: OnceLock<Box<[T::Cell]>>,
     sync: Mutex<SyncState<T>>,
 }
 
@@ -37,6 +43,8 @@ struct SyncState<T> {
     spare: Vec<T>,
     /// Per nuda device index: device memory and whether it holds the current data.
     slots: Vec<Slot<T>>,
+    /// Set between `begin_shared` and the next access that is not a shared launch.
+    shared: Option<SharedWrites<T>>,
 }
 
 struct Slot<T> {
@@ -60,11 +68,13 @@ impl<T: Pod> Storage<T> {
             zero,
             spare: Vec::new(),
             slots: Vec::new(),
+            shared: None,
         });
         Storage {
             len,
             layout,
             host,
+            native: OnceLock::new(),
             sync,
         }
     }
@@ -86,6 +96,7 @@ impl<T: Pod> Storage<T> {
             return Ok(v);
         }
         let mut st = self.lock();
+        st.settle(&self.host, self.native_cells())?;
         if let Some(v) = self.host.get() {
             return Ok(v);
         }
@@ -97,6 +108,8 @@ impl<T: Pod> Storage<T> {
     /// The host copy for writing: every device copy becomes stale.
     pub fn host_mut(&mut self) -> Result<&mut [T]> {
         let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        st.settle(&self.host, self.native.get().map(|c| &**c))?;
+        self.native.take();
         if self.host.get().is_none() {
             let data = st.materialise(self.len)?;
             self.host.get_or_init(|| data);
@@ -112,6 +125,11 @@ impl<T: Pod> Storage<T> {
     /// The host copy about to be overwritten whole: allocated but never downloaded.
     pub fn host_overwrite(&mut self) -> &mut [T] {
         let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        // Shared writes not yet merged are overwritten too: nothing to merge.
+        if let Some(sh) = st.shared.take() {
+            st.spare = sh.into_base();
+        }
+        self.native.take();
         if self.host.get().is_none() {
             let mut buf = std::mem::take(&mut st.spare);
             buf.resize(self.len, T::default());
@@ -128,24 +146,17 @@ impl<T: Pod> Storage<T> {
     /// the device memory for a kernel argument. It stays valid while `self` lives.
     pub fn prepare(&self, dev: &ClDevice) -> Result<cl_mem> {
         let mut st = self.lock();
-        let i = dev.index;
-        if st.slots.len() <= i {
-            st.slots.resize_with(i + 1, || Slot {
-                mem: None,
-                valid: false,
-            });
-        }
-        if st.slots[i].mem.is_none() {
-            st.slots[i].mem = Some(alloc(dev, self.len, self.layout)?);
-        }
-        if !st.slots[i].valid {
+        st.settle(&self.host, self.native_cells())?;
+        st.allocate(dev, self.len, self.layout)?;
+        if !st.slots[dev.index].valid {
             self.refresh(&mut st, dev)?;
         }
-        Ok(st.slots[i]
-            .mem
-            .as_ref()
-            .map(DeviceMem::raw)
-            .unwrap_or(std::ptr::null_mut()))
+        Ok(st.raw(dev.index))
+    }
+
+    /// The native engine's shared copy, if a shared scope made one.
+    fn native_cells(&self) -> Option<&[T::Cell]> {
+        self.native.get().map(|c| &**c)
     }
 
     fn refresh(&self, st: &mut SyncState<T>, dev: &ClDevice) -> Result<()> {
@@ -173,6 +184,8 @@ impl<T: Pod> Storage<T> {
     /// Records that a kernel on device `device` wrote the data: only that copy stays valid.
     pub fn device_wrote(&mut self, device: usize) {
         let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        debug_assert!(st.shared.is_none(), "prepare settles shared writes first");
+        self.native.take();
         for (j, slot) in st.slots.iter_mut().enumerate() {
             slot.valid = j == device;
         }
@@ -184,7 +197,9 @@ impl<T: Pod> Storage<T> {
 
     /// Where the data is valid: (host, devices), for tests and `Debug`.
     pub fn validity(&self) -> (bool, Vec<usize>) {
-        let st = self.lock();
+        let mut st = self.lock();
+        // A failed merge leaves the shared writes pending; report what is valid now.
+        let _ = st.settle(&self.host, self.native_cells());
         let devices = st
             .slots
             .iter()
@@ -196,6 +211,30 @@ impl<T: Pod> Storage<T> {
 }
 
 impl<T: Pod> SyncState<T> {
+    /// Allocates device memory on `dev` on its first use.
+    fn allocate(&mut self, dev: &ClDevice, len: usize, layout: Layout) -> Result<()> {
+        let i = dev.index;
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || Slot {
+                mem: None,
+                valid: false,
+            });
+        }
+        if self.slots[i].mem.is_none() {
+            self.slots[i].mem = Some(alloc(dev, len, layout)?);
+        }
+        Ok(())
+    }
+
+    /// The device memory handle of slot `i` (allocated).
+    fn raw(&self, i: usize) -> cl_mem {
+        self.slots[i]
+            .mem
+            .as_ref()
+            .map(DeviceMem::raw)
+            .unwrap_or(std::ptr::null_mut())
+    }
+
     /// Builds a valid host copy: zeros if never written, else a download from a valid device.
     fn materialise(&mut self, len: usize) -> Result<Vec<T>> {
         let mut buf = std::mem::take(&mut self.spare);

@@ -81,6 +81,11 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         }
     }
 
+    /// A view of cells other views may share (a shared-write scope's native copy).
+    pub(crate) fn from_cells(cells: &'a [T::Cell], dims: S) -> Self {
+        ArrayViewMut { cells, dims }
+    }
+
     /// The dims, outermost first.
     pub fn dims(&self) -> S {
         self.dims

@@ -72,7 +72,7 @@ fn largest_size(l: &Launch<'_>, geo: &Geometry) -> u64 {
     let mut max = geo.global.iter().copied().max().unwrap_or(0) as u64;
     for arg in &l.args {
         let m = match arg {
-            Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } => {
+            Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } | Arg::MemShared { dims, .. } => {
                 dims.iter().product::<usize>() as u64
             }
             Arg::Index(v) => *v,
@@ -130,7 +130,9 @@ fn check_memory(dev: &ClDevice, args: &[Arg<'_>]) -> Result<()> {
 /// Kernel arguments an `Arg` takes: arrays pass a pointer plus one size per dim.
 fn arity(arg: &Arg<'_>) -> usize {
     match arg {
-        Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } => 1 + dims.len(),
+        Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } | Arg::MemShared { dims, .. } => {
+            1 + dims.len()
+        }
         _ => 1,
     }
 }
@@ -172,8 +174,11 @@ fn set_args(dev: &ClDevice, k: &Kernel, l: &Launch<'_>, index: IndexType) -> Res
             (Arg::Index(v), _) => set(Value::Bytes(&index_bytes(*v, index)))?,
             (Arg::SIndex(v), _) => set(Value::Bytes(&index_bytes(*v as u64, index)))?,
             (Arg::Local(bytes), _) => set(Value::Local(*bytes))?,
-            (_, Some((mem, dims))) => {
-                set(Value::Bytes(&handle(mem.prepare(dev)?)))?;
+            (_, Some((_, dims))) => {
+                let mem = arg
+                    .prepare(dev)
+                    .unwrap_or_else(|| unreachable!("memory argument"))?;
+                set(Value::Bytes(&handle(mem)))?;
                 for d in dims {
                     set(Value::Bytes(&index_bytes(*d as u64, index)))?;
                 }

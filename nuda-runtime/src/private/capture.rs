@@ -3,7 +3,7 @@
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
 use super::template::{CaptureDesc, Space};
-use crate::array::{NuArray, Shape};
+use crate::array::{NuArray, NuShared, Shape};
 use crate::element::{Element, Texel};
 use crate::error::Result;
 use crate::image::NuImage2;
@@ -40,7 +40,7 @@ pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
 /// A value a kernel may read: scalars, arrays, images, constant arrays.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be captured by a nuda kernel",
-    label = "kernels capture scalars, NuArray1/2/3, NuImage2 and NuConst (from `.as_const()`)"
+    label = "kernels capture scalars, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)"
 )]
 pub trait KernelRef {
     /// What the native engine sees.
@@ -49,8 +49,14 @@ pub trait KernelRef {
         Self: 'a;
     /// The parameter this value becomes.
     fn desc(&self) -> CaptureDesc;
-    /// The native engine's view (the host copy, downloaded if a device wrote it).
-    fn native_ref(&self) -> Result<Self::Native<'_>>;
+    /// Makes the value readable on the host (a download if a device wrote it). The macros
+    /// call it before `native_ref`.
+    fn native_ready(&self) -> Result<()> {
+        Ok(())
+    }
+    /// The native engine's view. Infallible, so that its type may stay an inference variable
+    /// (an unsuffixed integer) until rustc's fallback: a `?` here would fix it to `()`.
+    fn native_ref(&self) -> Self::Native<'_>;
     /// Pushes the kernel arguments.
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a>;
 }
@@ -58,7 +64,7 @@ pub trait KernelRef {
 /// A value a kernel may write: arrays and images.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written by a nuda kernel",
-    label = "kernels write NuArray1/2/3 and NuImage2 elements; scalars are passed by value and NuConst is read-only constant memory"
+    label = "kernels write NuArray1/2/3, NuImage2 and NuShared (from `.as_shared()`) elements; scalars are passed by value and NuConst is read-only constant memory"
 )]
 pub trait KernelMut {
     /// What the native engine sees.
@@ -80,8 +86,8 @@ macro_rules! scalar_capture {
             fn desc(&self) -> CaptureDesc {
                 CaptureDesc::Scalar(<$t as ClType>::CL)
             }
-            fn native_ref(&self) -> Result<$t> {
-                Ok(*self)
+            fn native_ref(&self) -> $t {
+                *self
             }
             fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
                 l.$push(*self)
@@ -97,8 +103,8 @@ impl KernelRef for bool {
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Scalar("bool")
     }
-    fn native_ref(&self) -> Result<bool> {
-        Ok(*self)
+    fn native_ref(&self) -> bool {
+        *self
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         // OpenCL forbids bool parameters; the template declares it `uchar`.
@@ -111,8 +117,11 @@ impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalRead)
     }
-    fn native_ref(&self) -> Result<ArrayView<'_, T, S>> {
-        self.read_view()
+    fn native_ready(&self) -> Result<()> {
+        self.try_as_slice().map(drop)
+    }
+    fn native_ref(&self) -> ArrayView<'_, T, S> {
+        self.read_view().unwrap_or_else(|e| panic!("nuda: {e}"))
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.array(self)
@@ -137,8 +146,11 @@ impl<T: Texel> KernelRef for NuImage2<T> {
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Image(T::CHANNELS, false)
     }
-    fn native_ref(&self) -> Result<ImageView<'_, T>> {
-        self.read_view()
+    fn native_ready(&self) -> Result<()> {
+        self.try_as_slice().map(drop)
+    }
+    fn native_ref(&self) -> ImageView<'_, T> {
+        self.read_view().unwrap_or_else(|e| panic!("nuda: {e}"))
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         let (w, h) = self.dims();
@@ -168,11 +180,49 @@ impl<T: Element, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::Constant)
     }
-    fn native_ref(&self) -> Result<ArrayView<'_, T, S>> {
-        self.array().read_view()
+    fn native_ready(&self) -> Result<()> {
+        self.array().try_as_slice().map(drop)
+    }
+    fn native_ref(&self) -> ArrayView<'_, T, S> {
+        self.array().native_ref()
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.constant(self.array())
+    }
+}
+
+// A shared-write handle: on OpenCL each device's copy (see `memory/shared.rs`); on the
+// native engine the scope's native copy, whose cells every host thread may write. Reads see
+// the scope's starting contents plus this device's own writes.
+impl<'s, T: Element, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
+    type Native<'a>
+        = ArrayViewMut<'a, T, S>
+    where
+        Self: 'a;
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalRead)
+    }
+    fn native_ref(&self) -> ArrayViewMut<'_, T, S> {
+        self.read_view()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        l.shared(*self, false)
+    }
+}
+
+impl<'s, T: Element, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
+    type NativeMut<'a>
+        = ArrayViewMut<'a, T, S>
+    where
+        Self: 'a;
+    fn desc_mut(&self) -> CaptureDesc {
+        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalWrite)
+    }
+    fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
+        Ok(self.write_view())
+    }
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        l.shared(*self, true)
     }
 }
 
@@ -184,7 +234,10 @@ impl<C: KernelRef + ?Sized> KernelRef for &C {
     fn desc(&self) -> CaptureDesc {
         (**self).desc()
     }
-    fn native_ref(&self) -> Result<C::Native<'_>> {
+    fn native_ready(&self) -> Result<()> {
+        (**self).native_ready()
+    }
+    fn native_ref(&self) -> C::Native<'_> {
         (**self).native_ref()
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
@@ -200,7 +253,10 @@ impl<C: KernelRef + ?Sized> KernelRef for &mut C {
     fn desc(&self) -> CaptureDesc {
         (**self).desc()
     }
-    fn native_ref(&self) -> Result<C::Native<'_>> {
+    fn native_ready(&self) -> Result<()> {
+        (**self).native_ready()
+    }
+    fn native_ref(&self) -> C::Native<'_> {
         (**self).native_ref()
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
@@ -234,6 +290,18 @@ pub trait ByMut {
 }
 
 impl<T: ?Sized> ByMut for T {}
+
+/// The same method for shared-write handles, found first because it takes `&self`: a
+/// `NuShared` captured by a `nudevs` body (by reference, from several threads) is written
+/// through a copy of the handle, with no mutable borrow.
+pub trait ByShared: Copy {
+    /// A copy of `self`.
+    fn __nuda_by_mut(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> ByShared for NuShared<'_, A> {}
 
 /// The native view type of a read capture, for the type witness. Never runs.
 pub fn witness_ref<C: KernelRef + ?Sized>(_: &C) -> C::Native<'_> {

@@ -13,6 +13,9 @@ use quote::quote;
 /// Expands `annot!(chain; nfor!(..))` outside kernels.
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: AnnotInput = syn::parse2(input)?;
+    if super::nudevs::wanted(&input) {
+        return super::nudevs::expand(&input);
+    }
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
     let nest = crate::nuwork::lower_nest_macro(&mut lower, &input.nest, "annot!");

@@ -14,6 +14,7 @@ mod counter;
 mod dmine;
 pub mod host;
 mod inline;
+mod nudevs;
 pub mod parse;
 mod peel;
 mod permut;

@@ -83,12 +83,17 @@ pub fn kind(name: &Ident) -> syn::Result<AnnotKind> {
     if let Some((_, k)) = AnnotKind::ALL.iter().find(|(n, _)| *n == text) {
         return Ok(*k);
     }
-    let nearest = AnnotKind::ALL
+    if text == super::nudevs::NAME {
+        let msg = "annot!: nudevs belongs on a host loop, alone: its iterations run as host threads on separate devices, which a kernel cannot start";
+        return Err(syn::Error::new(name.span(), msg));
+    }
+    let mut all: Vec<&str> = AnnotKind::ALL.iter().map(|(n, _)| *n).collect();
+    all.push(super::nudevs::NAME);
+    let nearest = all
         .iter()
-        .map(|(n, _)| *n)
+        .copied()
         .min_by_key(|n| distance(&text, n))
         .unwrap_or("tile");
-    let all: Vec<&str> = AnnotKind::ALL.iter().map(|(n, _)| *n).collect();
     Err(syn::Error::new(
         name.span(),
         format!(

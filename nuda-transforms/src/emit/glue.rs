@@ -18,8 +18,14 @@ pub fn bind_captures(captures: &[Capture]) -> TokenStream {
         let (id, name) = (capture_ident(i), &c.name);
         if c.written {
             // Method syntax auto-dereferences: a captured `&mut NuArray` reborrows without
-            // needing a `mut` binding, and an owned array borrows mutably as usual.
-            quote_spanned!(c.span=> let #id = { use ::nuda::__private::ByMut as _; #name.__nuda_by_mut() };)
+            // needing a `mut` binding, and an owned array borrows mutably as usual. A
+            // `NuShared` handle (shared writes) is copied instead, through `&self`; the `&mut`
+            // around either gives the traits the `&mut` they take.
+            quote_spanned!(c.span=> let #id = &mut {
+                #[allow(unused_imports)]
+                use ::nuda::__private::{ByMut as _, ByShared as _};
+                #name.__nuda_by_mut()
+            };)
         } else {
             quote_spanned!(c.span=> let #id = &#name;)
         }
@@ -47,7 +53,12 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
                 quote_spanned!(c.span=> let #name = ::nuda::__private::witness_mut(&*#id);)
             }
             (false, false) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelRef::native_ref(#id)?;)
+                // Two steps: the fallible one has a concrete type, and the view's type may
+                // still be an unsuffixed integer's inference variable (see `native_ref`).
+                quote_spanned!(c.span=>
+                    ::nuda::__private::KernelRef::native_ready(#id)?;
+                    let #name = ::nuda::__private::KernelRef::native_ref(#id);
+                )
             }
             (false, true) => {
                 quote_spanned!(c.span=> let #name = ::nuda::__private::KernelMut::native_mut(#id)?;)

@@ -66,7 +66,9 @@ impl RustEmitter<'_> {
             }
             ExprKind::Index { base, index } => {
                 let idx = self.index(index);
-                if self.written(base) {
+                // Captured arrays are views: `get` works on read views, written views and
+                // shared-write views alike, whose elements are atomic cells with no `&T`.
+                if self.view(base) {
                     quote_spanned!(span=> #base.get(#idx))
                 } else {
                     quote_spanned!(span=> #base[#idx])

@@ -76,8 +76,9 @@ impl<'a> RustEmitter<'a> {
     }
 
     /// Whether accesses to `name` go through a writable view's `get`/`set`.
-    fn written(&self, name: &syn::Ident) -> bool {
-        !self.host && self.analysis.capture(name).is_some_and(|c| c.written)
+    /// Whether `name` is a captured value the native engine sees as a view.
+    fn view(&self, name: &syn::Ident) -> bool {
+        !self.host && self.analysis.capture(name).is_some()
     }
 }
 
