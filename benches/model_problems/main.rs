@@ -15,14 +15,19 @@ mod overhead;
 mod problem;
 mod problems;
 mod runtime;
+mod scaling;
 #[path = "../../examples/sgemm/kernels.rs"]
 mod sgemm;
+#[path = "../../examples/common/split.rs"]
+mod split;
 mod table;
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
-const ALL: &[&str] = &["runtime", "imgconv", "nbody", "sgemm", "dgemm", "md5"];
+const ALL: &[&str] = &[
+    "runtime", "imgconv", "nbody", "sgemm", "dgemm", "md5", "scaling",
+];
 
 /// Command-line options; `cargo bench` passes `--bench`, which is accepted and ignored.
 #[derive(Parser, Debug)]
@@ -31,14 +36,18 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, imgconv, nbody, sgemm, dgemm, md5.
+    /// Problems to run, comma-separated: runtime, imgconv, nbody, sgemm, dgemm, md5, and
+    /// scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,imgconv,nbody,sgemm,dgemm,md5"
+        default_value = "runtime,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
+    /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
+    #[arg(long, default_value = "all")]
+    devices: String,
     /// Device index or name substring (as NUDA_DEVICE).
     #[arg(long, short)]
     device: Option<String>,
@@ -129,6 +138,10 @@ fn problems(
             "sgemm" => problems::gemm(&mut bench, args.quick, false)?,
             "dgemm" => problems::gemm(&mut bench, args.quick, true)?,
             "md5" => problems::hashes(&mut bench, args.quick)?,
+            "scaling" => {
+                let devices = split::parse_devices(&args.devices)?;
+                scaling::report(&mut bench, args.quick, &devices)?
+            }
             _ => {}
         }
     }

@@ -207,24 +207,26 @@ fn host_cpu() -> String {
 
 /// Steps the progress bar will count for the given problems.
 pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
+    let native = usize::from(has_native_peer);
     problems
         .iter()
         .map(|p| {
+            // Variants with the native peer, peers on the OpenCL device, peers on the host.
             let (variants, same, host) = match p.as_str() {
                 "imgconv" => (
-                    imgconv::VARIANTS.len()
-                        + imgconv::BUFFER_VARIANTS.len()
-                        + usize::from(has_native_peer),
+                    imgconv::VARIANTS.len() + imgconv::BUFFER_VARIANTS.len() + 2 * native,
                     1,
                     0,
                 ),
-                "nbody" => (nbody::VARIANTS.len(), 0, 0),
-                "sgemm" => (sgemm::f32::VARIANTS.len(), 2, 1),
-                "dgemm" => (sgemm::f64::VARIANTS.len(), 0, 1),
-                "md5" => (md5::VARIANTS.len(), 0, 0),
+                "nbody" => (nbody::VARIANTS.len() + native, 0, 0),
+                "sgemm" => (sgemm::f32::VARIANTS.len() + native, 2, 1),
+                "dgemm" => (sgemm::f64::VARIANTS.len() + native, 0, 1),
+                "md5" => (md5::VARIANTS.len() + native, 0, 0),
+                // sgemm and nbody, one step each.
+                "scaling" => (2, 0, 0),
                 _ => (0, 0, 0),
             };
-            (variants + usize::from(has_native_peer) + if opencl { same } else { 0 } + host) as u64
+            (variants + if opencl { same } else { 0 } + host) as u64
         })
         .sum()
 }
@@ -444,7 +446,7 @@ pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
     bench.run(&spec, &mut md5::setup(count, 32))
 }
 
-const SGEMM_SOURCE: &str = include_str!("../../examples/sgemm/kernels.rs");
+pub const SGEMM_SOURCE: &str = include_str!("../../examples/sgemm/kernels.rs");
 const IMGCONV_SOURCE: &str = include_str!("../../examples/imgconv/kernels.rs");
-const NBODY_SOURCE: &str = include_str!("../../examples/nbody/kernels.rs");
+pub const NBODY_SOURCE: &str = include_str!("../../examples/nbody/kernels.rs");
 const MD5_SOURCE: &str = include_str!("../../examples/md5/kernels.rs");

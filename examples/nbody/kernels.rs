@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use super::problem::{close, Check, Variant};
+use super::split::{part_of, Part};
 use nuda::prelude::*;
 
 /// Bodies: positions, masses, velocities; `start` keeps the initial state so each run of a
@@ -140,6 +141,36 @@ pub fn dmine4_unroll4(b: &mut Bodies) -> Result<()> {
         vy[i] = ay * DT;
         vz[i] = az * DT;
     })))
+}
+
+/// The best variant split over devices (NUDA's `nudevs`): each computes the velocities of
+/// its block of bodies from all positions, on its own host thread; the blocks merge on the
+/// host.
+pub fn split(b: &mut Bodies, parts: &[Part]) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (b.vx.as_shared(), b.vy.as_shared(), b.vz.as_shared());
+    nuda::nudevs(parts.iter().map(|p| p.device), |d| {
+        let (lo, hi) = part_of(parts, d);
+        nuwork!(64; annot!(dmine(4); nfor!(i in lo..hi {
+            let (xi, yi, zi) = (px[i], py[i], pz[i]);
+            let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+            annot!(unroll(4); nfor!(j in n {
+                let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+                let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+                let s = m[j] * inv * inv * inv;
+                ax += dx * s;
+                ay += dy * s;
+                az += dz * s;
+            }));
+            vx[i] = ax * DT;
+            vy[i] = ay * DT;
+            vz[i] = az * DT;
+        })))
+    })?;
+    // Timed to the merge: the velocities complete on the host, as with one device.
+    [&b.vx, &b.vy, &b.vz]
+        .iter()
+        .try_for_each(|v| v.try_as_slice().map(drop))
 }
 
 /// The integration half of the step: positions move by the new velocities.

@@ -11,6 +11,8 @@ mod kernels;
 mod problem;
 #[path = "../common/report.rs"]
 mod report;
+#[path = "../common/split.rs"]
+mod split;
 
 use clap::Parser;
 
@@ -19,6 +21,10 @@ use clap::Parser;
 struct Args {
     #[command(flatten)]
     common: cli::Common,
+    /// Split the best variant over these devices, `all` or a list such as `0,1`, and report
+    /// the scaling from 1 to k devices instead of the variants.
+    #[arg(long, env = "NUDA_DEVICES")]
+    devices: Option<String>,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,6 +40,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes: None,
     };
     let mut b = kernels::setup(n);
+    if let Some(spec) = &args.devices {
+        let devices = split::parse_devices(spec)?;
+        println!("split over devices {devices:?}");
+        let reps = args.common.reps;
+        let rows = split::scaling(&devices, n, 4, reps, |parts| kernels::split(&mut b, parts))?;
+        split::print_scaling(&rows, kernels::flops(n), "GFLOP/s", 1e9);
+        (kernels::CHECK.clear)(&mut b);
+        kernels::split(
+            &mut b,
+            &split::partition(n, &devices, &vec![1.0; devices.len()], 4),
+        )?;
+        (kernels::CHECK.verify)(&b)?;
+        println!("verified on {} devices", devices.len());
+        return Ok(());
+    }
     let ok = report::run_all(
         &mut b,
         kernels::VARIANTS,

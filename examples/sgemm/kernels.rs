@@ -78,6 +78,22 @@ macro_rules! gemm {
                 }))
             }
 
+            /// The best variant split over devices (NUDA's `nudevs`): each computes its block
+            /// of rows of C, on its own host thread; the blocks merge on the host.
+            pub fn split(g: &mut Gemm<$t>, parts: &[Part]) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, g.c.as_shared());
+                nuda::nudevs(parts.iter().map(|p| p.device), |d| {
+                    let (lo, hi) = part_of(parts, d);
+                    nuwork!(16, 16; annot!(tilem(8, 8), dmine(4, 4); nfor!((i, j) in (lo..hi, n) {
+                        let mut s = $zero;
+                        nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                        c[(i, j)] = s;
+                    })))
+                })?;
+                // Timed to the merge: C complete on the host, as with one device.
+                g.c.try_as_slice().map(drop)
+            }
+
             /// The variants, base first.
             pub const VARIANTS: &[Variant<Gemm<$t>>] = &[
                 Variant { name: "base", function: "base", run: base },
@@ -197,3 +213,4 @@ fn hand(g: &mut Gemm<f32>, kernel: &str) -> Result<()> {
 }
 
 use super::problem::{close, Check, Variant};
+use super::split::{part_of, Part};

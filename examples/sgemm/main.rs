@@ -11,6 +11,8 @@ mod kernels;
 mod problem;
 #[path = "../common/report.rs"]
 mod report;
+#[path = "../common/split.rs"]
+mod split;
 
 use clap::Parser;
 
@@ -22,6 +24,10 @@ struct Args {
     /// Double precision (dgemm).
     #[arg(long, env = "NUDA_F64")]
     f64: bool,
+    /// Split the best variant over these devices, `all` or a list such as `0,1`, and report
+    /// the scaling from 1 to k devices instead of the variants.
+    #[arg(long, env = "NUDA_DEVICES")]
+    devices: Option<String>,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,6 +41,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         scale: 1e9,
         bytes: None,
     };
+    if let Some(spec) = &args.devices {
+        let devices = split::parse_devices(spec)?;
+        return if args.f64 {
+            println!("dgemm C = AᵀB, n = {n}, split over devices {devices:?}");
+            scale(
+                &mut kernels::f64::setup(n),
+                &devices,
+                &args,
+                &kernels::f64::CHECK,
+                kernels::f64::split,
+            )
+        } else {
+            println!("sgemm C = AᵀB, n = {n}, split over devices {devices:?}");
+            scale(
+                &mut kernels::f32::setup(n),
+                &devices,
+                &args,
+                &kernels::f32::CHECK,
+                kernels::f32::split,
+            )
+        };
+    }
     let wants = |v: &str| args.common.wants(v);
     let ok = if args.f64 {
         println!("dgemm C = AᵀB, n = {n}");
@@ -62,5 +90,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !ok {
         return Err("a variant's result is wrong".into());
     }
+    Ok(())
+}
+
+/// The scaling from 1 to k devices, then one run on all of them, verified.
+fn scale<T: nuda::Element>(
+    g: &mut kernels::Gemm<T>,
+    devices: &[usize],
+    args: &Args,
+    check: &problem::Check<kernels::Gemm<T>>,
+    run: fn(&mut kernels::Gemm<T>, &[split::Part]) -> nuda::Result<()>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let n = g.n;
+    let rows = split::scaling(devices, n, 8, args.common.reps, |parts| run(g, parts))?;
+    split::print_scaling(&rows, kernels::flops(n), "GFLOP/s", 1e9);
+    (check.clear)(g);
+    run(
+        g,
+        &split::partition(n, devices, &vec![1.0; devices.len()], 8),
+    )?;
+    (check.verify)(g)?;
+    println!("verified on {} devices", devices.len());
     Ok(())
 }

@@ -13,6 +13,28 @@
 //! assert_eq!(c[0], 0.0);               // the scope ended: c is usable again
 //! ```
 //!
+//! Without a handle, two threads cannot write one array: each would need `&mut`.
+//!
+//! ```compile_fail
+//! # use nuda_runtime::*;
+//! let mut a = NuArray1::<f32>::new(8);
+//! std::thread::scope(|s| {
+//!     s.spawn(|| a[0] = 1.0);
+//!     s.spawn(|| a[1] = 2.0);          // error: a second mutable borrow of `a`
+//! });
+//! ```
+//!
+//! A handle cannot outlive its array:
+//!
+//! ```compile_fail
+//! # use nuda_runtime::*;
+//! let shared = {
+//!     let mut c = NuArray1::<f32>::new(8);
+//!     c.as_shared()                    // error: `c` does not live long enough
+//! };
+//! # let _ = shared;
+//! ```
+//!
 //! The host cannot read the array while a handle lives:
 //!
 //! ```compile_fail

@@ -58,3 +58,18 @@ fn clone_copies_and_empty_arrays_work() {
     let e = NuArray2::<f32>::new((0, 5));
     assert!(e.is_empty() && e.as_slice().is_empty());
 }
+
+#[test]
+fn arrays_handles_and_views_cross_threads() {
+    // Shared across host threads (Sync) and movable to them (Send): what nudevs needs.
+    fn both<T: Send + Sync>() {}
+    both::<NuArray1<f32>>();
+    both::<crate::NuArray3<u8>>();
+    both::<crate::NuImage2<[f32; 4]>>();
+    both::<crate::NuShared<'static, NuArray1<f64>>>();
+    both::<crate::NuConst<'static, NuArray1<i32>>>();
+    both::<crate::ArrayView<'static, f32, usize>>();
+    both::<crate::ArrayViewMut<'static, f32, (usize, usize)>>();
+    both::<crate::Device>();
+    both::<crate::Error>();
+}
