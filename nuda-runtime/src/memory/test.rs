@@ -45,3 +45,46 @@ fn concurrent_first_reads_agree() {
         "one host copy, made once"
     );
 }
+
+#[test]
+fn a_shared_scope_with_no_writer_gives_the_base_back() {
+    let mut s = Storage::from_vec(vec![1.0f32, 2.0, 3.0], Layout::Buffer);
+    s.begin_shared().unwrap();
+    assert_eq!(s.validity(), (true, vec![]));
+    assert_eq!(s.host().unwrap(), &[1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn native_shared_writes_from_threads_merge_on_the_next_read() {
+    use crate::element::Pod;
+    let mut s = Storage::from_vec(vec![0u32; 64], Layout::Buffer);
+    s.begin_shared().unwrap();
+    // Four host threads, each writing its own quarter through the shared cells.
+    std::thread::scope(|sc| {
+        for t in 0..4u32 {
+            let s = &s;
+            sc.spawn(move || {
+                let cells = s.native_shared(true);
+                for i in (t as usize * 16)..(t as usize + 1) * 16 {
+                    u32::store(&cells[i], t + 1);
+                }
+            });
+        }
+    });
+    let want: Vec<u32> = (0..64).map(|i| i / 16 + 1).collect();
+    assert_eq!(s.host().unwrap(), &want[..]);
+    // A new scope starts from the merged data, and a read-only native view changes nothing.
+    s.begin_shared().unwrap();
+    assert_eq!(u32::load(&s.native_shared(false)[20]), 2);
+    assert_eq!(s.host().unwrap(), &want[..]);
+}
+
+#[test]
+fn overwriting_discards_a_pending_scope() {
+    use crate::element::Pod;
+    let mut s = Storage::from_vec(vec![5i64; 4], Layout::Buffer);
+    s.begin_shared().unwrap();
+    i64::store(&s.native_shared(true)[0], 9);
+    s.host_overwrite().copy_from_slice(&[1, 2, 3, 4]);
+    assert_eq!(s.host().unwrap(), &[1, 2, 3, 4]);
+}

@@ -85,7 +85,13 @@ impl DiskCache {
         entry.extend_from_slice(&(binary.len() as u64).to_le_bytes());
         entry.extend_from_slice(&Sha256::digest(binary));
         entry.extend_from_slice(binary);
-        let tmp = self.dir.join(format!("{key}.{}.tmp", std::process::id()));
+        // Unique per process and per write: two threads (two devices of one model, say) may
+        // store the same key at once, and each must rename a file it wrote whole.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = self
+            .dir
+            .join(format!("{key}.{}.{n}.tmp", std::process::id()));
         std::fs::write(&tmp, &entry)?;
         std::fs::rename(&tmp, self.path(key))
     }
