@@ -293,7 +293,7 @@ fn matmul_f64(g: &mut sgemm::Gemm<f64>) -> Result<()> {
     Ok(())
 }
 
-/// sgemm (or dgemm with `f64`).
+/// sgemm (or dgemm with `double`).
 pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
     let n = if quick {
         256
@@ -302,29 +302,14 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
     } else {
         2048
     };
-    let size = format!("{n}x{n}");
-    let ops = sgemm::flops(n);
     if double {
-        let spec = Spec {
-            problem: "dgemm",
-            size,
-            source: SGEMM_SOURCE,
-            variants: sgemm::f64::VARIANTS,
-            ops,
-            unit: "GFLOP/s",
-            scale: 1e9,
-            flops: Some(ops),
-            peak: Peak::Fp64,
-            check: &sgemm::f64::CHECK,
-            same_device_peers: vec![],
-            host_peers: vec![Peer {
-                name: "matrixmultiply (CPU)",
-                run: matmul_f64,
-                lines: None,
-            }],
-        };
-        return bench.run(&spec, &mut sgemm::f64::setup(n));
+        bench.run(&dgemm_spec(n), &mut sgemm::f64::setup(n))
+    } else {
+        bench.run(&sgemm_spec(n), &mut sgemm::f32::setup(n))
     }
+}
+
+fn sgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f32>> {
     let hand = vec![
         Peer {
             name: "hand-written OpenCL C",
@@ -337,25 +322,53 @@ pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
             lines: Some(sgemm::hand_lines(true)),
         },
     ];
-    let spec = Spec {
-        problem: "sgemm",
-        size,
-        source: SGEMM_SOURCE,
-        variants: sgemm::f32::VARIANTS,
-        ops,
-        unit: "GFLOP/s",
-        scale: 1e9,
-        flops: Some(ops),
-        peak: Peak::Fp32,
-        check: &sgemm::f32::CHECK,
+    let (variants, check) = (sgemm::f32::VARIANTS, &sgemm::f32::CHECK);
+    Spec {
         same_device_peers: hand,
         host_peers: vec![Peer {
             name: "matrixmultiply (CPU)",
             run: matmul_f32,
             lines: None,
         }],
-    };
-    bench.run(&spec, &mut sgemm::f32::setup(n))
+        ..gemm_common(n, "sgemm", variants, check, Peak::Fp32)
+    }
+}
+
+fn dgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f64>> {
+    let (variants, check) = (sgemm::f64::VARIANTS, &sgemm::f64::CHECK);
+    Spec {
+        host_peers: vec![Peer {
+            name: "matrixmultiply (CPU)",
+            run: matmul_f64,
+            lines: None,
+        }],
+        ..gemm_common(n, "dgemm", variants, check, Peak::Fp64)
+    }
+}
+
+/// What sgemm and dgemm share, with no peers yet.
+fn gemm_common<T: nuda::Element>(
+    n: usize,
+    problem: &'static str,
+    variants: &'static [Variant<sgemm::Gemm<T>>],
+    check: &'static Check<sgemm::Gemm<T>>,
+    peak: Peak,
+) -> Spec<'static, sgemm::Gemm<T>> {
+    let ops = sgemm::flops(n);
+    Spec {
+        problem,
+        size: format!("{n}x{n}"),
+        source: SGEMM_SOURCE,
+        variants,
+        ops,
+        unit: "GFLOP/s",
+        scale: 1e9,
+        flops: Some(ops),
+        peak,
+        check,
+        same_device_peers: vec![],
+        host_peers: vec![],
+    }
 }
 
 /// imgconv, rated in GB/s (its target is a share of memory bandwidth), with GFLOP/s too:

@@ -30,64 +30,72 @@ struct Args {
     devices: Option<String>,
 }
 
+/// What differs between sgemm and dgemm.
+struct Precision<T: nuda::Element + 'static> {
+    name: &'static str,
+    setup: fn(usize) -> kernels::Gemm<T>,
+    variants: &'static [problem::Variant<kernels::Gemm<T>>],
+    check: &'static problem::Check<kernels::Gemm<T>>,
+    split: fn(&mut kernels::Gemm<T>, &[split::Part]) -> nuda::Result<()>,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     args.common.apply();
     nuda::init()?;
     let n = args.common.size_or(2048, 128);
+    if args.f64 {
+        run(
+            &args,
+            n,
+            Precision {
+                name: "dgemm",
+                setup: kernels::f64::setup,
+                variants: kernels::f64::VARIANTS,
+                check: &kernels::f64::CHECK,
+                split: kernels::f64::split,
+            },
+        )
+    } else {
+        run(
+            &args,
+            n,
+            Precision {
+                name: "sgemm",
+                setup: kernels::f32::setup,
+                variants: kernels::f32::VARIANTS,
+                check: &kernels::f32::CHECK,
+                split: kernels::f32::split,
+            },
+        )
+    }
+}
+
+/// The variants on the current device, or with `--devices` the best one split over several.
+fn run<T: nuda::Element>(
+    args: &Args,
+    n: usize,
+    p: Precision<T>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut g = (p.setup)(n);
+    if let Some(spec) = &args.devices {
+        let devices = split::parse_devices(spec)?;
+        println!(
+            "{} C = AᵀB, n = {n}, split over devices {devices:?}",
+            p.name
+        );
+        return scale(&mut g, &devices, args, p.check, p.split);
+    }
+    println!("{} C = AᵀB, n = {n}", p.name);
     let work = report::Work {
         ops: kernels::flops(n),
         unit: "GFLOP/s",
         scale: 1e9,
         bytes: None,
     };
-    if let Some(spec) = &args.devices {
-        let devices = split::parse_devices(spec)?;
-        return if args.f64 {
-            println!("dgemm C = AᵀB, n = {n}, split over devices {devices:?}");
-            scale(
-                &mut kernels::f64::setup(n),
-                &devices,
-                &args,
-                &kernels::f64::CHECK,
-                kernels::f64::split,
-            )
-        } else {
-            println!("sgemm C = AᵀB, n = {n}, split over devices {devices:?}");
-            scale(
-                &mut kernels::f32::setup(n),
-                &devices,
-                &args,
-                &kernels::f32::CHECK,
-                kernels::f32::split,
-            )
-        };
-    }
+    let reps = args.common.reps;
     let wants = |v: &str| args.common.wants(v);
-    let ok = if args.f64 {
-        println!("dgemm C = AᵀB, n = {n}");
-        let mut g = kernels::f64::setup(n);
-        report::run_all(
-            &mut g,
-            kernels::f64::VARIANTS,
-            &work,
-            args.common.reps,
-            wants,
-            &kernels::f64::CHECK,
-        )?
-    } else {
-        println!("sgemm C = AᵀB, n = {n}");
-        let mut g = kernels::f32::setup(n);
-        report::run_all(
-            &mut g,
-            kernels::f32::VARIANTS,
-            &work,
-            args.common.reps,
-            wants,
-            &kernels::f32::CHECK,
-        )?
-    };
-    if !ok {
+    if !report::run_all(&mut g, p.variants, &work, reps, wants, p.check)? {
         return Err("a variant's result is wrong".into());
     }
     Ok(())
