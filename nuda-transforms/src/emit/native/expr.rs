@@ -43,19 +43,18 @@ pub fn assign_op(op: Option<BinOp>, span: Span) -> TokenStream {
 }
 
 impl RustEmitter<'_> {
-    /// An expression as tokens.
+    /// An expression as tokens, recorded into its type slot in witness code.
     pub fn expr(&mut self, e: &Expr) -> TokenStream {
+        let value = self.value(e);
+        self.record(e.slot, value, e.span)
+    }
+
+    fn value(&mut self, e: &Expr) -> TokenStream {
         let span = e.span;
-        let value = match &e.kind {
+        match &e.kind {
             ExprKind::Lit(l) => lit_tokens(l, span),
             ExprKind::Var(v) => quote!(#v),
-            ExprKind::Unary { op, expr } => {
-                let x = self.expr(expr);
-                match op {
-                    UnOp::Neg => quote_spanned!(span=> (-#x)),
-                    UnOp::Not => quote_spanned!(span=> (!#x)),
-                }
-            }
+            ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
             ExprKind::Binary { op, lhs, rhs } => {
                 let (l, r, o) = (self.expr(lhs), self.expr(rhs), bin_op_tokens(*op, span));
                 quote_spanned!(span=> (#l #o #r))
@@ -64,69 +63,97 @@ impl RustEmitter<'_> {
                 let (x, t) = (self.expr(expr), ty_tokens(*ty));
                 quote_spanned!(span=> (#x as #t))
             }
-            ExprKind::Index { base, index } => {
-                let idx = self.index(index);
-                // Captured arrays are views: `get` works on read views, written views and
-                // shared-write views alike, whose elements are atomic cells with no `&T`.
-                if self.view(base) {
-                    quote_spanned!(span=> #base.get(#idx))
-                } else {
-                    quote_spanned!(span=> #base[#idx])
-                }
-            }
+            ExprKind::Index { base, index } => self.element(base, index, span),
             ExprKind::Call { func, args } => self.call(func, args, span),
             ExprKind::Method { recv, method, args } => {
-                let r = self.expr(recv);
-                let a: Vec<TokenStream> = args.iter().map(|x| self.expr(x)).collect();
+                let (r, a) = (self.expr(recv), self.exprs(args));
                 quote_spanned!(span=> #r.#method(#(#a),*))
             }
-            ExprKind::If { cond, then, els } => {
-                let c = self.expr(cond);
-                let t = self.block(then);
-                let e = els.as_ref().map(|x| {
-                    let x = self.expr(x);
-                    quote!(else #x)
-                });
-                quote_spanned!(span=> if #c #t #e)
-            }
+            ExprKind::If { cond, then, els } => self.if_else(cond, then, els.as_deref(), span),
             ExprKind::Block(b) => self.block(b),
             ExprKind::Paren(x) => {
                 let x = self.expr(x);
                 quote_spanned!(span=> (#x))
             }
             ExprKind::Tuple(items) => {
-                let a: Vec<TokenStream> = items.iter().map(|x| self.expr(x)).collect();
+                let a = self.exprs(items);
                 quote_spanned!(span=> (#(#a,)*))
             }
             ExprKind::Array(items) => {
-                let a: Vec<TokenStream> = items.iter().map(|x| self.expr(x)).collect();
+                let a = self.exprs(items);
                 quote_spanned!(span=> [#(#a),*])
             }
-            ExprKind::Field { base, index } => {
-                let b = self.expr(base);
-                let i = syn::Index {
-                    index: *index,
-                    span,
-                };
-                quote_spanned!(span=> #b.#i)
-            }
-            ExprKind::Trips(r) => {
-                let (a, b) = (self.expr(&r.start), self.expr(&r.end));
-                let s = r.step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
-                let incl = r.inclusive;
-                quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl))
-            }
-            ExprKind::Offset { start, count, step } => {
-                let (a, k) = (self.expr(start), self.expr(count));
-                let s = step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
-                quote_spanned!(span=> ::nuda::__private::offset(#a, #k, #s))
-            }
+            ExprKind::Field { base, index } => self.field(base, *index, span),
+            ExprKind::Trips(r) => self.trips(r, span),
+            ExprKind::Offset { start, count, step } => self.offset(start, count, step, span),
             ExprKind::Lane { base, index, .. } => {
                 let (b, i) = (self.expr(base), self.expr(index));
                 quote_spanned!(span=> #b[#i])
             }
-        };
-        self.record(e.slot, value, span)
+        }
+    }
+
+    fn exprs(&mut self, items: &[Expr]) -> Vec<TokenStream> {
+        items.iter().map(|x| self.expr(x)).collect()
+    }
+
+    fn unary(&mut self, op: UnOp, x: &Expr, span: Span) -> TokenStream {
+        let x = self.expr(x);
+        match op {
+            UnOp::Neg => quote_spanned!(span=> (-#x)),
+            UnOp::Not => quote_spanned!(span=> (!#x)),
+        }
+    }
+
+    /// An element read. Captured arrays are views: `get` works on read views, written views
+    /// and shared-write views alike, whose elements are atomic cells with no `&T`.
+    fn element(&mut self, base: &syn::Ident, index: &[Expr], span: Span) -> TokenStream {
+        let idx = self.index(index);
+        if self.view(base) {
+            quote_spanned!(span=> #base.get(#idx))
+        } else {
+            quote_spanned!(span=> #base[#idx])
+        }
+    }
+
+    fn if_else(
+        &mut self,
+        cond: &Expr,
+        then: &Block,
+        els: Option<&Expr>,
+        span: Span,
+    ) -> TokenStream {
+        let (c, t) = (self.expr(cond), self.block(then));
+        let e = els.map(|x| {
+            let x = self.expr(x);
+            quote!(else #x)
+        });
+        quote_spanned!(span=> if #c #t #e)
+    }
+
+    fn field(&mut self, base: &Expr, index: u32, span: Span) -> TokenStream {
+        let b = self.expr(base);
+        let i = syn::Index { index, span };
+        quote_spanned!(span=> #b.#i)
+    }
+
+    fn trips(&mut self, r: &Range, span: Span) -> TokenStream {
+        let (a, b) = (self.expr(&r.start), self.expr(&r.end));
+        let s = r.step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
+        let incl = r.inclusive;
+        quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl))
+    }
+
+    fn offset(
+        &mut self,
+        start: &Expr,
+        count: &Expr,
+        step: &Option<Box<Expr>>,
+        span: Span,
+    ) -> TokenStream {
+        let (a, k) = (self.expr(start), self.expr(count));
+        let s = step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
+        quote_spanned!(span=> ::nuda::__private::offset(#a, #k, #s))
     }
 
     /// An index: one expression, or a tuple of them.
