@@ -65,9 +65,8 @@ fn native_shared_writes_from_threads_merge_on_the_next_read() {
             let s = &s;
             sc.spawn(move || {
                 let cells = s.native_shared(true);
-                for i in (t as usize * 16)..(t as usize + 1) * 16 {
-                    u32::store(&cells[i], t + 1);
-                }
+                let quarter = t as usize * 16..(t as usize + 1) * 16;
+                cells[quarter].iter().for_each(|c| u32::store(c, t + 1));
             });
         }
     });
