@@ -173,6 +173,24 @@ fn bind(p: &Parts) -> TokenStream {
     quote!(#(#binds)*)
 }
 
+/// The native engine's launch of the body: a thread per work-item where it calls `barrier()`.
+fn run_native(name: &str, p: &Parts) -> TokenStream {
+    let native = &p.native;
+    if p.barrier {
+        quote! {
+            #[allow(unused_parens, unused_variables, clippy::all)]
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
+            __nuda_call.run_native_barrier(#name, __nuda_body)
+        }
+    } else {
+        quote! {
+            #[allow(unused_parens, unused_variables, clippy::all)]
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
+            __nuda_call.run_native(#name, __nuda_body)
+        }
+    }
+}
+
 fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
     let inputs = &f.sig.inputs;
@@ -189,20 +207,8 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         push_captures(&p.captures),
     );
     let calls = companions(&p.calls);
-    let (native, witness, template) = (&p.native, &p.witness, &p.template);
-    let run_native = if p.barrier {
-        quote! {
-            #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
-            __nuda_call.run_native_barrier(#name, __nuda_body)
-        }
-    } else {
-        quote! {
-            #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
-            __nuda_call.run_native(#name, __nuda_body)
-        }
-    };
+    let (witness, template) = (&p.witness, &p.template);
+    let run_native = run_native(name, p);
     quote! {
         #(#attrs)*
         #[must_use = "a kernel launch returns a Result that reports launch errors"]

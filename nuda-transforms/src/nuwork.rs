@@ -123,20 +123,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
             .collect()
     };
     let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
-    let ranges = kernels
-        .iter()
-        .map(|kern| {
-            kern.mapped
-                .iter()
-                .map(|l| host_range(&analysis, &l.range))
-                .collect()
-        })
-        .collect();
-    let all_mapped: Vec<Loop> = kernels
-        .iter()
-        .flat_map(|kern| kern.mapped.clone())
-        .collect();
-    let witness_ranges = witness_ranges(&analysis, &all_mapped);
+    let (ranges, witness_ranges) = mapped_ranges(&analysis, &kernels);
     Some(Parts {
         kernels,
         analysis,
@@ -147,6 +134,24 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         ranges,
         witness_ranges,
     })
+}
+
+/// The host ranges of each kernel's mapped loops, and the witness of all of them.
+fn mapped_ranges(analysis: &Analysis, kernels: &[Kernel]) -> (Vec<Vec<TokenStream>>, TokenStream) {
+    let ranges = kernels
+        .iter()
+        .map(|kern| {
+            kern.mapped
+                .iter()
+                .map(|l| host_range(analysis, &l.range))
+                .collect()
+        })
+        .collect();
+    let all_mapped: Vec<Loop> = kernels
+        .iter()
+        .flat_map(|kern| kern.mapped.clone())
+        .collect();
+    (ranges, witness_ranges(analysis, &all_mapped))
 }
 
 /// A top-level statement of the annotated nest as a kernel over its `k` outer loops.
@@ -332,6 +337,15 @@ fn kernel_glue(p: &Parts, i: usize) -> KernelGlue {
     }
 }
 
+/// The type slots the witnesses record, over every kernel and the range witnesses.
+fn recorded(parts: &[KernelGlue], p: &Parts) -> std::collections::BTreeSet<usize> {
+    let mut recorded = std::collections::BTreeSet::new();
+    for w in parts.iter().map(|g| &g.witness).chain([&p.witness_ranges]) {
+        recorded_slots(w, &mut recorded);
+    }
+    recorded
+}
+
 fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let sizes = input
         .sizes
@@ -352,10 +366,7 @@ fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         capture_views(caps, true),
         capture_views(caps, false),
     );
-    let mut recorded = std::collections::BTreeSet::new();
-    for w in parts.iter().map(|g| &g.witness).chain([&p.witness_ranges]) {
-        recorded_slots(w, &mut recorded);
-    }
+    let recorded = recorded(&parts, p);
     let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
     let calls = companions(&p.analysis.calls);
     let (template, wranges) = (&p.template, &p.witness_ranges);

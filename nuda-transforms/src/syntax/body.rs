@@ -230,61 +230,58 @@ impl<'a> Lower<'a> {
     fn expr_stmt(&mut self, e: &syn::Expr, out: &mut Vec<Stmt>) {
         let span = e.span();
         let stmt = match e {
-            syn::Expr::Assign(a) => {
-                let Some(place) = self.place(&a.left) else {
-                    return;
-                };
-                Stmt::Assign {
-                    place,
-                    op: None,
-                    value: self.expr(&a.right),
-                    slot: None,
-                    span,
-                }
-            }
+            syn::Expr::Assign(a) => self.assign(&a.left, None, &a.right, span),
             syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
-                let Some(place) = self.place(&b.left) else {
-                    return;
-                };
-                let value = self.expr(&b.right);
-                Stmt::Assign {
-                    place,
-                    op: compound_op(&b.op),
-                    value,
-                    slot: Some(self.slot()),
-                    span,
-                }
+                self.assign(&b.left, compound_op(&b.op), &b.right, span)
             }
-            syn::Expr::While(w) => self.while_stmt(w),
+            syn::Expr::While(w) => Some(self.while_stmt(w)),
             syn::Expr::Loop(l) => {
                 self.no_label(l.label.as_ref());
-                Stmt::Loop {
-                    body: self.block(&l.body),
-                    span,
-                }
+                let body = self.block(&l.body);
+                Some(Stmt::Loop { body, span })
             }
-            syn::Expr::ForLoop(f) => match self.for_stmt(f) {
-                Some(s) => s,
-                None => return,
-            },
-            syn::Expr::Break(b) => {
-                if b.label.is_some() || b.expr.is_some() {
-                    self.cx
-                        .error(span, unsupported("labelled breaks and breaks with values"));
-                }
-                Stmt::Break(span)
-            }
+            syn::Expr::ForLoop(f) => self.for_stmt(f),
+            syn::Expr::Break(b) => Some(self.break_stmt(b)),
             syn::Expr::Continue(c) => {
                 if c.label.is_some() {
                     self.cx.error(span, unsupported("labelled continues"));
                 }
-                Stmt::Continue(span)
+                Some(Stmt::Continue(span))
             }
-            syn::Expr::Return(r) => Stmt::Return(r.expr.as_ref().map(|x| self.expr(x)), span),
+            syn::Expr::Return(r) => Some(Stmt::Return(r.expr.as_ref().map(|x| self.expr(x)), span)),
             syn::Expr::Macro(m) => return self.macro_stmt(&m.mac, out),
-            other => Stmt::Expr(self.expr(other)),
+            other => Some(Stmt::Expr(self.expr(other))),
         };
-        out.push(stmt);
+        out.extend(stmt);
+    }
+
+    /// `place = value`, or `place op= value` (whose slot types the operation).
+    fn assign(
+        &mut self,
+        left: &syn::Expr,
+        op: Option<BinOp>,
+        right: &syn::Expr,
+        span: Span,
+    ) -> Option<Stmt> {
+        let place = self.place(left)?;
+        let value = self.expr(right);
+        let slot = op.map(|_| self.slot());
+        Some(Stmt::Assign {
+            place,
+            op,
+            value,
+            slot,
+            span,
+        })
+    }
+
+    fn break_stmt(&mut self, b: &syn::ExprBreak) -> Stmt {
+        let span = b.span();
+        if b.label.is_some() || b.expr.is_some() {
+            self.cx
+                .error(span, unsupported("labelled breaks and breaks with values"));
+        }
+        Stmt::Break(span)
     }
 
     fn no_label(&self, label: Option<&syn::Label>) {
