@@ -240,58 +240,42 @@ fn lines_of(text: &str) -> usize {
     text.trim().lines().count()
 }
 
-fn matmul_f32(g: &mut sgemm::Gemm<f32>) -> Result<()> {
-    let n = g.n;
-    let (a, b) = (g.a.as_slice(), g.b.as_slice());
-    let c = g.c.as_mut_slice();
-    // SAFETY: the pointers cover n x n elements each with the strides given; C is exclusive.
-    // A is read transposed: element (i, k) of Aᵀ is a[k * n + i], row stride 1, column stride n.
-    unsafe {
-        matrixmultiply::sgemm(
-            n,
-            n,
-            n,
-            1.0,
-            a.as_ptr(),
-            1,
-            n as isize,
-            b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
-    }
-    Ok(())
+/// The matrixmultiply peer for one element type: `$name(g)` computes C = AᵀB with `$gemm`.
+macro_rules! matmul {
+    ($name:ident, $t:ty, $gemm:path) => {
+        fn $name(g: &mut sgemm::Gemm<$t>) -> Result<()> {
+            let n = g.n;
+            let (a, b) = (g.a.as_slice(), g.b.as_slice());
+            let c = g.c.as_mut_slice();
+            let s = n as isize;
+            // SAFETY: the pointers cover n x n elements each with the strides given; C is
+            // exclusive. A is read transposed: element (i, k) of Aᵀ is a[k * n + i], so its
+            // row stride is 1 and its column stride n.
+            unsafe {
+                $gemm(
+                    n,
+                    n,
+                    n,
+                    1.0,
+                    a.as_ptr(),
+                    1,
+                    s,
+                    b.as_ptr(),
+                    s,
+                    1,
+                    0.0,
+                    c.as_mut_ptr(),
+                    s,
+                    1,
+                );
+            }
+            Ok(())
+        }
+    };
 }
 
-fn matmul_f64(g: &mut sgemm::Gemm<f64>) -> Result<()> {
-    let n = g.n;
-    let (a, b) = (g.a.as_slice(), g.b.as_slice());
-    let c = g.c.as_mut_slice();
-    // SAFETY: as in `matmul_f32`.
-    unsafe {
-        matrixmultiply::dgemm(
-            n,
-            n,
-            n,
-            1.0,
-            a.as_ptr(),
-            1,
-            n as isize,
-            b.as_ptr(),
-            n as isize,
-            1,
-            0.0,
-            c.as_mut_ptr(),
-            n as isize,
-            1,
-        );
-    }
-    Ok(())
-}
+matmul!(matmul_f32, f32, matrixmultiply::sgemm);
+matmul!(matmul_f64, f64, matrixmultiply::dgemm);
 
 /// sgemm (or dgemm with `double`).
 pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {

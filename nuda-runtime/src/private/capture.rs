@@ -226,43 +226,31 @@ impl<'s, T: Element, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
     }
 }
 
-impl<C: KernelRef + ?Sized> KernelRef for &C {
-    type Native<'a>
-        = C::Native<'a>
-    where
-        Self: 'a;
-    fn desc(&self) -> CaptureDesc {
-        (**self).desc()
-    }
-    fn native_ready(&self) -> Result<()> {
-        (**self).native_ready()
-    }
-    fn native_ref(&self) -> C::Native<'_> {
-        (**self).native_ref()
-    }
-    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
-        (**self).push_ref(l)
-    }
+/// A reference captures what it refers to.
+macro_rules! forward_ref {
+    ($($r:tt)*) => {
+        impl<C: KernelRef + ?Sized> KernelRef for $($r)* C {
+            type Native<'a>
+                = C::Native<'a>
+            where
+                Self: 'a;
+            fn desc(&self) -> CaptureDesc {
+                (**self).desc()
+            }
+            fn native_ready(&self) -> Result<()> {
+                (**self).native_ready()
+            }
+            fn native_ref(&self) -> C::Native<'_> {
+                (**self).native_ref()
+            }
+            fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+                (**self).push_ref(l)
+            }
+        }
+    };
 }
-
-impl<C: KernelRef + ?Sized> KernelRef for &mut C {
-    type Native<'a>
-        = C::Native<'a>
-    where
-        Self: 'a;
-    fn desc(&self) -> CaptureDesc {
-        (**self).desc()
-    }
-    fn native_ready(&self) -> Result<()> {
-        (**self).native_ready()
-    }
-    fn native_ref(&self) -> C::Native<'_> {
-        (**self).native_ref()
-    }
-    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
-        (**self).push_ref(l)
-    }
-}
+forward_ref!(&);
+forward_ref!(&mut);
 
 impl<C: KernelMut + ?Sized> KernelMut for &mut C {
     type NativeMut<'a>
