@@ -72,6 +72,19 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// A kernel did what safe Rust forbids: an index out of bounds, a division by zero, a
+    /// zero loop step, or (native engine) a panic. The faulting operation touched no memory:
+    /// a write was skipped, a read or a division gave zero. The other work-items ran.
+    Kernel {
+        /// The kernel: `nuwork!`, or `#[nukernel] name`.
+        kernel: String,
+        /// The device.
+        device: String,
+        /// `file:line:column` of the faulting operation in the user's source.
+        location: String,
+        /// What happened.
+        fault: KernelFault,
+    },
     /// Another OpenCL call failed.
     OpenCl {
         /// What nuda was doing.
@@ -81,6 +94,53 @@ pub enum Error {
         /// The OpenCL error code.
         code: i32,
     },
+}
+
+/// What a kernel did that safe Rust forbids; see [`Error::Kernel`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelFault {
+    /// An array index, or image write coordinates, outside the dims.
+    OutOfBounds {
+        /// The array or image, as the user wrote it.
+        array: String,
+        /// The index, one value per dim (image coordinates as `i32`).
+        index: Vec<String>,
+        /// The dims.
+        dims: Vec<u64>,
+    },
+    /// Integer division or remainder by zero, or of the type's minimum by -1, in Rust's words
+    /// (`attempt to divide by zero`, `attempt to divide with overflow`, ..).
+    Arithmetic(&'static str),
+    /// A loop evaluated in the kernel had a step of zero.
+    ZeroStep,
+    /// A native work-item panicked, with the panic's message.
+    Panic(String),
+}
+
+impl fmt::Display for KernelFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelFault::OutOfBounds { array, index, dims } => write!(
+                f,
+                "index [{}] is out of bounds for `{array}` of dims {dims:?}; the access touched \
+                 no memory (a write is skipped, a read gives zero); keep every index below \
+                 the array's dims",
+                index.join(", ")
+            ),
+            KernelFault::Arithmetic(what) => write!(
+                f,
+                "{what}; the operation gave zero instead; make sure the divisor is never zero \
+                 (nor -1 with the type's minimum)"
+            ),
+            KernelFault::ZeroStep => write!(
+                f,
+                "a loop step of zero; the loop ran no iteration; step by a positive value to \
+                 count up or a negative one to count down"
+            ),
+            KernelFault::Panic(msg) => write!(f, "a work-item panicked: {msg}"),
+        }
+    }
 }
 
 impl Error {
@@ -124,6 +184,9 @@ impl fmt::Display for Error {
             ),
             Error::Launch { kernel, device, reason } => {
                 write!(f, "launch of `{kernel}` on {device} failed: {reason}")
+            }
+            Error::Kernel { kernel, device, location, fault } => {
+                write!(f, "{kernel} at {location} on {device}: {fault}")
             }
             Error::OpenCl { during, device, code } => write!(
                 f,

@@ -8,6 +8,7 @@ use crate::array::{NuArray, NuShared, Shape};
 use crate::device::{current_device, Device};
 use crate::element::{Element, Pod, Texel};
 use crate::error::{Error, Result};
+use crate::fault::Site;
 use crate::image::NuImage2;
 use crate::memory::Storage;
 use crate::opencl::{launch::enqueue, ClDevice};
@@ -19,12 +20,36 @@ use std::time::Duration;
 pub struct KernelSource {
     /// The OpenCL C text, without nuda's prelude (which defines `nu_idx` and `nu_sampler`).
     pub source: &'static str,
+    /// For programs the macros generate: the fault record their kernels take first.
+    pub(crate) faults: Option<FaultInfo>,
+}
+
+/// What a generated program's fault record may report.
+#[derive(Debug)]
+pub(crate) struct FaultInfo {
+    /// The kernel as messages name it.
+    pub label: &'static str,
+    /// The program's check sites, by the number the device records.
+    pub sites: &'static [&'static Site],
+    /// Whether any check is compiled in, so the record must be read after each launch.
+    pub read_back: bool,
 }
 
 impl KernelSource {
     /// Wraps a source text; it is compiled at its first launch on each device.
     pub const fn new(source: &'static str) -> KernelSource {
-        KernelSource { source }
+        KernelSource {
+            source,
+            faults: None,
+        }
+    }
+
+    /// A program the macros generated: each kernel's first parameter is the fault record.
+    pub(crate) fn generated(source: &'static str, faults: FaultInfo) -> KernelSource {
+        KernelSource {
+            source,
+            faults: Some(faults),
+        }
     }
 }
 

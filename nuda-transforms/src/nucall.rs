@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprCall, Token};
 
 struct NucallInput {
+    unchecked: Option<proc_macro2::Span>,
     device: Expr,
     global: Expr,
     local: Expr,
@@ -31,6 +32,7 @@ fn sizes(input: ParseStream, what: &str) -> syn::Result<Expr> {
 
 impl Parse for NucallInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let unchecked = crate::nuwork::parse_unchecked(input, "nucall!")?;
         let device: Expr = input.parse()?;
         input.parse::<Token![,]>()?;
         let global = sizes(input, "global")?;
@@ -42,6 +44,7 @@ impl Parse for NucallInput {
             other => return Err(syn::Error::new(other.span(), "nucall!: expected a call of a #[nukernel] function, as in `array_by_2(&mut b, &a)`")),
         };
         Ok(NucallInput {
+            unchecked,
             device,
             global,
             local,
@@ -60,6 +63,7 @@ fn len(e: &Expr) -> usize {
 /// Expands `nucall!`.
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let NucallInput {
+        unchecked,
         device,
         global,
         local,
@@ -76,7 +80,12 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         ));
     }
     let (func, args) = (&call.func, call.args.iter());
+    let contract = crate::nuwork::unchecked_contract(unchecked);
+    let mark = unchecked.map(|_| quote::quote!(.unchecked()));
     Ok(quote_spanned! {call.span()=>
-        #func(::nuda::__private::Call::new(#device, &#global, &#local), #(#args),*)
+        {
+            #contract
+            #func(::nuda::__private::Call::new(#device, &#global, &#local)#mark, #(#args),*)
+        }
     })
 }

@@ -1,18 +1,31 @@
 //! `#[nucode] fn f(..) -> T { .. }`: a function kernels may call and the host may call
-//! unchanged. Next to the function goes a hidden companion static holding its OpenCL C
-//! template, its type witness and the `#[nucode]` functions it calls, which kernels link in.
+//! unchanged. Beside the function goes its hidden twin in the type namespace, a struct of
+//! the same name (functions and types live in different namespaces, so `use m::f;` imports
+//! both): its associated items hold the OpenCL C template, type witness, check sites and
+//! called functions kernels link in (`f::__NUDA_NUCODE`), and the native engine's form of the
+//! body (`f::__nuda_native`), whose arithmetic wraps and whose faults go to the launch.
 
 use crate::capture::{self, Context};
 use crate::ctxt::Ctxt;
-use crate::emit::cl::{ClEmitter, Env};
+use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::glue::companions;
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::Ty;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType};
+
+/// What `#[nucode]` emits beside the function.
+struct Parts {
+    slots: usize,
+    template: String,
+    witness: TokenStream,
+    native: TokenStream,
+    sites: TokenStream,
+    calls: Vec<syn::Path>,
+}
 
 /// Expands `#[nucode]`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
@@ -20,17 +33,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         return Err(syn::Error::new(attr.span(), "#[nucode] takes no arguments"));
     }
     let f: ItemFn = syn::parse2(item)?;
-    let (slots, template, witness, calls) = build(&f)?;
-    Ok(glue(&f, slots, &template, &witness, &calls))
+    let parts = build(&f)?;
+    Ok(glue(&f, &parts))
 }
 
 /// The function template `#[nucode]` would embed, for inspection and snapshot tests.
 pub fn template(item: TokenStream) -> syn::Result<String> {
     let f: ItemFn = syn::parse2(item)?;
-    Ok(build(&f)?.1)
+    Ok(build(&f)?.template)
 }
 
-fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)> {
+fn build(f: &ItemFn) -> syn::Result<Parts> {
+    let ident = &f.sig.ident;
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
     let params = params(&cx, &mut lower, f);
@@ -57,18 +71,32 @@ fn build(f: &ItemFn) -> syn::Result<(usize, String, TokenStream, Vec<syn::Path>)
             ),
         );
     }
+    let shared = Shared::new();
     let env = Env {
         analysis: &analysis,
         capture_base: lower.slots,
         context: Context::Nucode,
+        shared: &shared,
     };
     let template = ClEmitter::new(&cx, env).function(&params, ret, &body);
-    let witness = RustEmitter::new(&analysis, Context::Nucode, Mode::Witness).block_inner(&body);
+    let emit = |mode| {
+        RustEmitter::new(&analysis, Context::Nucode, mode)
+            .with_sites(&shared.sites, quote!(#ident::__NUDA_SITES))
+            .block_inner(&body)
+    };
+    let (witness, native) = (emit(Mode::Witness), emit(Mode::Native));
     let slots = lower.slots;
     // `lower` borrows `cx`, which `check` consumes; it ends here.
     let _ = lower;
     cx.check()?;
-    Ok((slots, template, witness, analysis.calls))
+    Ok(Parts {
+        slots,
+        template,
+        witness,
+        native,
+        sites: shared.sites.table(),
+        calls: analysis.calls,
+    })
 }
 
 fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)> {
@@ -98,20 +126,13 @@ fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)>
     out
 }
 
-fn glue(
-    f: &ItemFn,
-    slots: usize,
-    template: &str,
-    witness: &TokenStream,
-    calls: &[syn::Path],
-) -> TokenStream {
+fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
     let (vis, ident, inputs, output) = (&f.vis, &f.sig.ident, &f.sig.inputs, &f.sig.output);
-    let companion = format_ident!("__nuda_nucode_{}", ident);
     let name = ident.to_string();
     let mut recorded = std::collections::BTreeSet::new();
-    recorded_slots(witness, &mut recorded);
+    recorded_slots(&p.witness, &mut recorded);
     let decls = slot_decls(&recorded);
-    let types = (0..slots).map(|k| {
+    let types = (0..p.slots).map(|k| {
         if recorded.contains(&k) {
             let s = slot_ident(k);
             quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
@@ -119,27 +140,51 @@ fn glue(
             quote!(::nuda::__private::Fill::Type("void"))
         }
     });
-    let calls = companions(calls);
+    let calls = companions(&p.calls);
+    let (template, witness, native, sites) = (&p.template, &p.witness, &p.native, &p.sites);
     quote! {
         #f
 
         #[doc(hidden)]
-        #[allow(non_upper_case_globals)]
-        #vis static #companion: ::nuda::__private::Nucode = ::nuda::__private::Nucode {
-            name: #name,
-            template: #template,
-            types: {
-                fn __nuda_types() -> ::std::vec::Vec<::nuda::__private::Fill> {
-                    #decls
-                    {
-                        #[allow(unused, unreachable_code, clippy::all)]
-                        let __nuda_witness = |#inputs| #output { #witness };
-                    }
-                    ::std::vec![#(#types),*]
-                }
-                __nuda_types
-            },
-            calls: #calls,
-        };
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[doc(hidden)]
+        #[allow(clippy::all, unused_parens, non_upper_case_globals, dead_code)]
+        impl #ident {
+            /// The check sites of the kernel forms.
+            pub const __NUDA_SITES: &'static [::nuda::__private::Site] = {
+                static SITES: #sites;
+                &SITES
+            };
+
+            /// What kernels that call this function link in.
+            pub const __NUDA_NUCODE: &'static ::nuda::__private::Nucode = {
+                static NUCODE: ::nuda::__private::Nucode = ::nuda::__private::Nucode {
+                    name: #name,
+                    template: #template,
+                    types: {
+                        fn __nuda_types() -> ::std::vec::Vec<::nuda::__private::Fill> {
+                            #decls
+                            {
+                                #[allow(unused, unreachable_code, clippy::all)]
+                                let __nuda_witness = |__nuda_fault: &::nuda::__private::Faults, #inputs| #output { #witness };
+                            }
+                            ::std::vec![#(#types),*]
+                        }
+                        __nuda_types
+                    },
+                    calls: #calls,
+                    sites: #ident::__NUDA_SITES,
+                };
+                &NUCODE
+            };
+
+            /// The body as the native engine runs it.
+            #[inline(always)]
+            pub fn __nuda_native(__nuda_fault: &::nuda::__private::Faults, #inputs) #output {
+                #native
+            }
+        }
     }
 }

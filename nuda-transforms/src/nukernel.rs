@@ -5,7 +5,7 @@
 
 use crate::capture::{self, Capture, Context};
 use crate::ctxt::Ctxt;
-use crate::emit::cl::{sanitize, ClEmitter, Env};
+use crate::emit::cl::{sanitize, ClEmitter, Env, Shared};
 use crate::emit::glue::{capture_ident, capture_views, companions, fills, push_captures};
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
 use crate::syntax::Lower;
@@ -60,16 +60,21 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     analysis.captures = order_captures(&cx, &params, analysis.captures);
     let slots = lower.slots;
     let name = sanitize(&f.sig.ident.to_string());
+    let shared = Shared::new();
     let env = Env {
         analysis: &analysis,
         capture_base: slots,
         context: Context::Kernel,
+        shared: &shared,
     };
-    let template = ClEmitter::new(&cx, env).kernel(&name, &body);
-    let native =
-        RustEmitter::new(&analysis, Context::Kernel, native::Mode::Native).block_inner(&body);
-    let witness =
-        RustEmitter::new(&analysis, Context::Kernel, native::Mode::Witness).block_inner(&body);
+    let kernel = ClEmitter::new(&cx, env).kernel(&name, &body);
+    let template = shared.helpers_text() + &kernel;
+    let emit = |mode| {
+        RustEmitter::new(&analysis, Context::Kernel, mode)
+            .with_sites(&shared.sites, quote!(__NUDA_SITES))
+            .block_inner(&body)
+    };
+    let (native, witness) = (emit(native::Mode::Native), emit(native::Mode::Witness));
     cx.check()?;
     let parts = Parts {
         params,
@@ -77,6 +82,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         barrier: analysis.barrier,
         slots,
         template,
+        sites: shared.sites.table(),
         native,
         witness,
         calls: analysis.calls,
@@ -155,6 +161,8 @@ struct Parts {
     barrier: bool,
     slots: usize,
     template: String,
+    /// The check sites' static table (the type and value after `static __NUDA_SITES:`).
+    sites: TokenStream,
     native: TokenStream,
     witness: TokenStream,
     calls: Vec<syn::Path>,
@@ -176,17 +184,18 @@ fn bind(p: &Parts) -> TokenStream {
 /// The native engine's launch of the body: a thread per work-item where it calls `barrier()`.
 fn run_native(name: &str, p: &Parts) -> TokenStream {
     let native = &p.native;
+    let label = format!("#[nukernel] {name}");
     if p.barrier {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
             let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
-            __nuda_call.run_native_barrier(#name, __nuda_body)
+            __nuda_call.run_native_barrier(#label, __nuda_fault, __nuda_body)
         }
     } else {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
             let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
-            __nuda_call.run_native(#name, __nuda_body)
+            __nuda_call.run_native(#label, __nuda_fault, __nuda_body)
         }
     }
 }
@@ -207,12 +216,15 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         push_captures(&p.captures),
     );
     let calls = companions(&p.calls);
-    let (witness, template) = (&p.witness, &p.template);
+    let (witness, template, sites) = (&p.witness, &p.template, &p.sites);
     let run_native = run_native(name, p);
+    let label = format!("#[nukernel] {name}");
     quote! {
         #(#attrs)*
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
         #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
+            static __NUDA_SITES: #sites;
+            let __nuda_fault = &::nuda::__private::Faults::new();
             #binds
             #decls
             {
@@ -230,9 +242,10 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
                 #run_native
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
-                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #name);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls);
-                let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?;
+                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
+                let __nuda_variant = __nuda_call.variant(&__NUDA_SITES);
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls, &__nuda_variant);
+                let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
                 #pushes
                 __nuda_l.run()
             };

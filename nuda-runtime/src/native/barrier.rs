@@ -5,9 +5,9 @@
 
 use super::{guarded, NativeLaunch, WorkItem};
 use crate::error::Result;
+use crate::fault::Faults;
 use crate::launch::Timing;
 use rayon::prelude::*;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 /// A barrier for the work-items of one work-group.
@@ -68,36 +68,48 @@ impl NativeLaunch {
         self,
         kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
     ) -> Result<Timing> {
+        self.run_with_barrier_recording(&Faults::new(), kernel)
+    }
+
+    /// As `run_with_barrier`, with the faults the kernel records in `faults`.
+    pub fn run_with_barrier_recording(
+        self,
+        faults: &Faults,
+        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
+    ) -> Result<Timing> {
         let (shape, device) = self.shape()?;
-        guarded(&self.name, device.as_ref(), || {
+        guarded(&self.name, device.as_ref(), faults, || {
             (0..shape.groups()).into_par_iter().for_each(|g| {
-                let barrier = GroupBarrier::new(shape.group_size());
-                let items: Vec<WorkItem> = shape.items(g).collect();
-                std::thread::scope(|s| {
-                    let handles: Vec<_> = items
-                        .iter()
-                        .map(|w| {
-                            let (barrier, kernel) = (&barrier, &kernel);
-                            std::thread::Builder::new()
-                                .stack_size(256 << 10)
-                                .spawn_scoped(s, move || {
-                                    let r = catch_unwind(AssertUnwindSafe(|| kernel(w, barrier)));
-                                    if r.is_err() {
-                                        barrier.poison();
-                                    }
-                                    r
-                                })
-                                .expect("nuda: cannot start a work-item thread")
-                        })
-                        .collect();
-                    let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-                    for r in results.into_iter().flatten() {
-                        if let Err(p) = r {
-                            resume_unwind(p);
-                        }
-                    }
-                });
+                faults.catch(|| run_group(&shape, g, faults, &kernel));
             });
         })
     }
+}
+
+/// One group, a thread per work-item. A work-item that panics poisons the barrier (its
+/// siblings then panic too, and the first panic is the one recorded).
+fn run_group(
+    shape: &super::GroupShape,
+    g: usize,
+    faults: &Faults,
+    kernel: &(impl Fn(&WorkItem, &GroupBarrier) + Sync),
+) {
+    let barrier = GroupBarrier::new(shape.group_size());
+    let items: Vec<WorkItem> = shape.items(g).collect();
+    std::thread::scope(|s| {
+        for w in &items {
+            let barrier = &barrier;
+            let spawned = std::thread::Builder::new()
+                .stack_size(256 << 10)
+                .spawn_scoped(s, move || {
+                    if faults.catch(|| kernel(w, barrier)) {
+                        barrier.poison();
+                    }
+                });
+            if let Err(e) = spawned {
+                barrier.poison();
+                panic!("nuda: cannot start a work-item thread for a barrier kernel: {e}");
+            }
+        }
+    });
 }

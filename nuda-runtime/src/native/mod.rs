@@ -15,11 +15,11 @@ pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
 
 use crate::device::{native_device, Device};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::fault::Faults;
 use crate::launch::{Geometry, Timing};
 use crate::stats::{nanos, record, Event};
 use rayon::prelude::*;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 /// One work-item's coordinates, as OpenCL's `get_global_id` and friends report them.
@@ -114,13 +114,21 @@ impl NativeLaunch {
     }
 
     /// Runs `kernel` for every work-item and returns when all have finished. A panic in the
-    /// kernel (an out-of-range index, say) is returned as `Error::Launch`.
+    /// kernel (an out-of-range index, say) is returned as `Error::Kernel`, with the panic's
+    /// message and location; nothing is printed.
     pub fn run(self, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
+        self.run_recording(&Faults::new(), kernel)
+    }
+
+    /// As `run`, with the faults the kernel records in `faults` (generated kernels).
+    pub fn run_recording(self, faults: &Faults, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
         let (shape, device) = self.shape()?;
-        guarded(&self.name, device.as_ref(), || {
+        guarded(&self.name, device.as_ref(), faults, || {
             (0..shape.groups())
                 .into_par_iter()
-                .for_each(|g| shape.run_group(g, &kernel));
+                .for_each(|g| {
+                    faults.catch(|| shape.run_group(g, &kernel));
+                });
         })
     }
 
@@ -134,30 +142,24 @@ impl NativeLaunch {
     }
 }
 
-/// Runs `work` on rayon, turning a panic into `Error::Launch` and counting the launch.
-pub(crate) fn guarded(name: &str, device: Option<&Device>, work: impl FnOnce()) -> Result<Timing> {
+/// Runs `work` (which spreads the launch over rayon, each task inside `faults.catch`),
+/// counts the launch, and returns the first fault or panic as the launch's error.
+pub(crate) fn guarded(
+    name: &str,
+    device: Option<&Device>,
+    faults: &Faults,
+    work: impl FnOnce(),
+) -> Result<Timing> {
     let start = Instant::now();
-    let ran = catch_unwind(AssertUnwindSafe(work));
+    let _ = faults.catch(work);
     let kernel_time = start.elapsed();
-    ran.map_err(|p| panicked(name, device, p))?;
     record(device.map(Device::index), Event::Launch(nanos(kernel_time)));
+    let label = || device.map_or_else(|| "the native engine".into(), Device::label);
+    faults.check(name, label)?;
     Ok(Timing {
         kernel: Some(kernel_time),
         wall: start.elapsed(),
     })
-}
-
-fn panicked(name: &str, device: Option<&Device>, payload: Box<dyn std::any::Any + Send>) -> Error {
-    let msg = payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a panic without a message".into());
-    Error::Launch {
-        kernel: name.into(),
-        device: device.map_or_else(|| "the native engine".into(), Device::label),
-        reason: format!("a work-item panicked: {msg}"),
-    }
 }
 
 /// The NDRange as whole groups.

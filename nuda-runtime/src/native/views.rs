@@ -8,6 +8,7 @@
 
 use crate::array::Shape;
 use crate::element::{Pod, Texel};
+use crate::fault::{Faults, Site};
 use std::ops::Index;
 
 /// Reinterprets an exclusively borrowed slice as its atomic cells.
@@ -20,6 +21,19 @@ fn cells<T: Pod>(data: &mut [T]) -> &[T::Cell] {
 
 fn out_of_bounds<S: std::fmt::Debug>(what: &str, index: S, dims: S) -> ! {
     panic!("nuda: index {index:?} out of bounds for {what} of dims {dims:?}")
+}
+
+/// The offset of `index` in `dims`, or a fault recorded at `site` (generated kernels).
+#[inline(always)]
+fn checked<S: Shape>(dims: S, index: S, f: &Faults, site: &'static Site) -> Option<usize> {
+    let o = dims.offset(index);
+    if o.is_none() {
+        let wide = |e: [usize; 3]| e.map(|v| v as u64);
+        let mut d = wide(dims.extents());
+        d[S::RANK..].fill(0);
+        f.bounds(site, wide(index.extents()), d);
+    }
+    o
 }
 
 /// A read-only view of an array.
@@ -53,6 +67,15 @@ impl<'a, T: Pod, S: Shape> ArrayView<'a, T, S> {
     #[inline]
     pub fn get(&self, index: S) -> T {
         self[index]
+    }
+
+    /// The element at `index`; out of range, zero, with a fault recorded at `site`.
+    #[inline(always)]
+    pub fn load(&self, index: S, f: &Faults, site: &'static Site) -> T {
+        match checked(self.dims, index, f, site) {
+            Some(o) => self.data[o],
+            None => T::default(),
+        }
     }
 }
 
@@ -120,6 +143,24 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     pub fn set(&self, index: S, value: T) {
         T::store(self.cell(index), value)
     }
+
+    /// The element at `index`; out of range, zero, with a fault recorded at `site`.
+    #[inline(always)]
+    pub fn load(&self, index: S, f: &Faults, site: &'static Site) -> T {
+        match checked(self.dims, index, f, site) {
+            Some(o) => T::load(&self.cells[o]),
+            None => T::default(),
+        }
+    }
+
+    /// Writes the element at `index`; out of range, nothing is written and a fault is
+    /// recorded at `site`.
+    #[inline(always)]
+    pub fn store(&self, index: S, value: T, f: &Faults, site: &'static Site) {
+        if let Some(o) = checked(self.dims, index, f, site) {
+            T::store(&self.cells[o], value)
+        }
+    }
 }
 
 /// Clamps a signed coordinate into `0..n`, as the `CLAMP_TO_EDGE` sampler does.
@@ -150,11 +191,12 @@ impl<'a, T: Texel> ImageView<'a, T> {
         (self.width, self.height)
     }
 
-    /// The texel at `(x, y)`, with coordinates clamped to the edge.
+    /// The texel at `(x, y)`, with coordinates clamped to the edge; an empty image reads as
+    /// zero, as a device's one-texel stand-in for it does.
     #[inline]
     pub fn read(&self, x: i32, y: i32) -> T {
-        assert!(!self.data.is_empty(), "nuda: read from an empty image");
-        self.data[clamp(y, self.height) * self.width + clamp(x, self.width)]
+        let at = clamp(y, self.height) * self.width + clamp(x, self.width);
+        self.data.get(at).copied().unwrap_or_default()
     }
 }
 
@@ -191,5 +233,18 @@ impl<'a, T: Texel> ImageViewMut<'a, T> {
             );
         }
         T::store(&self.cells[y as usize * self.width + x as usize], value)
+    }
+
+    /// Writes the texel at `(x, y)`; outside the image, nothing is written and a fault is
+    /// recorded at `site`.
+    #[inline(always)]
+    pub fn write_at(&self, x: i32, y: i32, value: T, f: &Faults, site: &'static Site) {
+        let inside = x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height;
+        if inside {
+            T::store(&self.cells[y as usize * self.width + x as usize], value);
+        } else {
+            let dims = [self.width as u64, self.height as u64, 0];
+            f.bounds(site, [x as i64 as u64, y as i64 as u64, 0], dims);
+        }
     }
 }

@@ -5,7 +5,7 @@
 use super::ClDevice;
 use crate::error::{Error, Result};
 use crate::launch::{Arg, Geometry, IndexType, Launch, Timing};
-use crate::stats::{record, Event as StatEvent};
+use crate::stats::{record as record_stat, Event as StatEvent};
 use opencl3::event::Event;
 use opencl3::kernel::{set_kernel_arg, Kernel};
 use std::ffi::c_void;
@@ -27,27 +27,59 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
         });
     }
     let built = dev.program(l.source, index, l.kernel)?;
+    let ctx = dev.context()?;
+    let mut record = match l.source.faults {
+        Some(_) => Some(ctx.faults.take(dev)?),
+        None => None,
+    };
     let event = built.with_kernel(dev, l.kernel, |k| {
         check_arity(dev, k, &l)?;
-        set_args(dev, k, &l, index)?;
+        let mut at = 0u32;
+        if let Some(r) = &record {
+            set_value(dev, k, l.kernel, 0, Value::Bytes(&handle(opencl3::memory::ClMem::get(r))))?;
+            at = 1;
+        }
+        set_args(dev, k, &l, index, at)?;
         submit(dev, k, &geo, l.kernel)
-    })?;
+    });
+    let event = match event {
+        Ok(e) => e,
+        Err(e) => {
+            if let Some(r) = record {
+                ctx.faults.give(r);
+            }
+            return Err(e);
+        }
+    };
     // The kernel was enqueued and may have written, even if it fails while running.
     for arg in &mut l.args {
         if let Arg::MemMut { mem, .. } | Arg::ImageMut(mem) = arg {
             mem.wrote(dev.index);
         }
     }
-    event
+    let waited = event
         .wait()
-        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"))?;
+        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
+    let fault = match (&mut record, l.source.faults.as_ref()) {
+        (Some(r), Some(info)) if info.read_back && waited.is_ok() => {
+            crate::fault::read_record(dev, r, info.sites)
+        }
+        _ => Ok(None),
+    };
+    if let Some(r) = record {
+        ctx.faults.give(r);
+    }
+    waited?;
     let timing = Timing {
         kernel: kernel_time(&event),
         wall: start.elapsed(),
     };
     let nanos = crate::stats::nanos(timing.kernel.unwrap_or(timing.wall));
-    record(Some(dev.index), StatEvent::Launch(nanos));
-    Ok(timing)
+    record_stat(Some(dev.index), StatEvent::Launch(nanos));
+    match (fault?, l.source.faults.as_ref()) {
+        (Some(r), Some(info)) => Err(r.error(info.label, dev.label.clone())),
+        _ => Ok(timing),
+    }
 }
 
 fn failed(dev: &ClDevice, kernel: &str, code: i32, what: &str) -> Error {
@@ -138,7 +170,8 @@ fn arity(arg: &Arg<'_>) -> usize {
 }
 
 fn check_arity(dev: &ClDevice, k: &Kernel, l: &Launch<'_>) -> Result<()> {
-    let given: usize = l.args.iter().map(arity).sum();
+    let record = usize::from(l.source.faults.is_some());
+    let given: usize = l.args.iter().map(arity).sum::<usize>() + record;
     let declared = k
         .num_args()
         .map_err(|e| dev.error(e.0, "querying a kernel"))? as usize;
@@ -161,8 +194,13 @@ enum Value<'b> {
     Local(usize),
 }
 
-fn set_args(dev: &ClDevice, k: &Kernel, l: &Launch<'_>, index: IndexType) -> Result<()> {
-    let mut at = 0u32;
+fn set_args(
+    dev: &ClDevice,
+    k: &Kernel,
+    l: &Launch<'_>,
+    index: IndexType,
+    mut at: u32,
+) -> Result<()> {
     let mut set = |v: Value<'_>| {
         set_value(dev, k, l.kernel, at, v)?;
         at += 1;

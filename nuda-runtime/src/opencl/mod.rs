@@ -21,6 +21,7 @@ use opencl3::error_codes::{
     CL_INVALID_BUFFER_SIZE, CL_INVALID_IMAGE_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE,
     CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES,
 };
+use crate::fault::RecordPool;
 use program::ProgramCache;
 use std::sync::OnceLock;
 
@@ -33,11 +34,12 @@ pub(crate) struct ClDevice {
     ctx: OnceLock<Result<ClContext>>,
 }
 
-/// A device's context, queue and program cache.
+/// A device's context, queue, program cache and spare fault records.
 pub(crate) struct ClContext {
     pub context: Context,
     pub queue: CommandQueue,
     pub programs: ProgramCache,
+    pub faults: RecordPool,
 }
 
 impl ClDevice {
@@ -71,6 +73,7 @@ impl ClDevice {
             context,
             queue,
             programs: ProgramCache::default(),
+            faults: RecordPool::default(),
         })
     }
 

@@ -29,15 +29,22 @@ impl Prelude {
             IndexType::U64 => "a size needs 64 bits",
         };
         let (u, i) = (self.index.cl_name(), self.index.signed_cl_name());
+        let bits = if self.index == IndexType::U32 { 32 } else { 64 };
         let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
         t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
+        t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
         t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
-        t += "#define nu_irem(a, b) ((a) % (b))\n";
         // Rust never fuses `a * b + c`; OpenCL C may unless told not to.
         t += "#pragma OPENCL FP_CONTRACT OFF\n";
         if self.fp64 {
             t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+        }
+        t += FAULT;
+        t += &crate::private::division_helpers();
+        t += &crate::private::trips_helpers();
+        for f in ["div", "rem", "trips"] {
+            t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }
         if self.images {
             t += "__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | \
@@ -48,12 +55,35 @@ impl Prelude {
     }
 }
 
-/// Image access as the macros emit it: `nu_read1(img, x, y)` for one-channel images.
+/// The first fault of a launch claims the record (see `fault/record.rs`); later ones leave it.
+const FAULT: &str = "\
+void nu_fault(global uint* e, uint site, uint detail, ulong i0, ulong i1, ulong i2, ulong d0, ulong d1, ulong d2) {
+    if (atomic_cmpxchg((volatile global uint*)e, 0u, site + 1u) != 0u) return;
+    e[1] = detail;
+    e[2] = (uint)i0; e[3] = (uint)(i0 >> 32); e[4] = (uint)i1; e[5] = (uint)(i1 >> 32);
+    e[6] = (uint)i2; e[7] = (uint)(i2 >> 32); e[8] = (uint)d0; e[9] = (uint)(d0 >> 32);
+    e[10] = (uint)d1; e[11] = (uint)(d1 >> 32); e[12] = (uint)d2; e[13] = (uint)(d2 >> 32);
+}
+";
+
+/// Image access as the macros emit it: `nu_read1(img, x, y)` reads a one-channel image
+/// (the sampler clamps, so every read is in range); `nu_write1(img, w, h, x, y, v, check,
+/// site, record)` writes one, skipping and recording coordinates outside the image, whose
+/// write OpenCL leaves undefined.
 const IMAGE_HELPERS: &str = "\
 #define nu_read1(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)).x
 #define nu_read4(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y))
-#define nu_write1(nu_i, nu_x, nu_y, nu_v) write_imagef(nu_i, (int2)(nu_x, nu_y), (float4)((nu_v), 0.0f, 0.0f, 1.0f))
-#define nu_write4(nu_i, nu_x, nu_y, nu_v) write_imagef(nu_i, (int2)(nu_x, nu_y), (nu_v))
+int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
+    if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
+    nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);
+    return 0;
+}
+void nu_write1(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
+    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), (float4)(v, 0.0f, 0.0f, 1.0f));
+}
+void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, float4 v, int c, uint s, global uint* e) {
+    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), v);
+}
 ";
 
 type Slot = Arc<OnceLock<Result<Arc<Built>>>>;

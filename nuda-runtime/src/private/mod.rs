@@ -1,15 +1,23 @@
 //! Support for code the macros generate. Not a stable API: only `nuda`'s macros call it.
 
+mod arith;
 mod capture;
 mod native;
 mod range;
+mod spell;
 mod template;
 
 pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
 };
 pub use native::{native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float};
+pub use arith::{Arith, Shift, ShiftAmount};
 pub use range::{
-    group_size, offset, steps, trips_of as trips, IntoSize, LoopIndex, LoopRange, Steps,
+    group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
+    LoopRange, Steps,
 };
-pub use template::{fill, instantiate, literal, spell, CaptureDesc, Fill, Nucode, Space, Template};
+pub use crate::fault::{Faults, Site, SiteKind};
+pub use spell::{division_helpers, literal, trips_helpers};
+pub use template::{
+    fill, instantiate, CaptureDesc, Cx, Fill, Nucode, Space, Template, Variant,
+};

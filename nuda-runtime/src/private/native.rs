@@ -4,6 +4,8 @@
 use super::range::IntoSize;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
+use crate::fault::{Faults, Site};
+use super::template::Variant;
 use crate::launch::{KernelSource, Launch, Timing};
 use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
 use rayon::prelude::*;
@@ -11,11 +13,13 @@ use rayon::prelude::*;
 /// Runs `body` once per iteration of the mapped loops, `trips` iterations per dimension.
 /// Iterations are independent (the user's promise, as on a GPU), so they run in parallel: the
 /// outer dimensions and chunks of the last one are rayon tasks, and each task runs its part
-/// of the last dimension in order, so the body inlines into a plain loop.
+/// of the last dimension in order, so the body inlines into a plain loop. The body records
+/// its faults in `faults`; the first one is the launch's error.
 pub fn native_nuwork<const K: usize>(
     dev: &Device,
     _local: [usize; K],
     trips: [usize; K],
+    faults: &Faults,
     body: impl Fn([usize; K]) + Sync,
 ) -> Result<Timing> {
     if trips.contains(&0) {
@@ -26,19 +30,22 @@ pub fn native_nuwork<const K: usize>(
     let want = rayon::current_num_threads() * 8;
     let chunks = want.div_ceil(outer).clamp(1, last);
     let chunk = last.div_ceil(chunks);
-    guarded("nuwork!", Some(dev), || {
-        (0..outer * chunks).into_par_iter().for_each(|task| {
-            let mut idx = [0usize; K];
-            let mut o = task / chunks;
-            for d in (0..K - 1).rev() {
-                idx[d] = o % trips[d];
-                o /= trips[d];
-            }
-            let start = (task % chunks) * chunk;
-            for g in start..(start + chunk).min(last) {
-                idx[K - 1] = g;
-                body(idx);
-            }
+    let task = |task: usize| {
+        let mut idx = [0usize; K];
+        let mut o = task / chunks;
+        for d in (0..K - 1).rev() {
+            idx[d] = o % trips[d];
+            o /= trips[d];
+        }
+        let start = (task % chunks) * chunk;
+        for g in start..(start + chunk).min(last) {
+            idx[K - 1] = g;
+            body(idx);
+        }
+    };
+    guarded("nuwork!", Some(dev), faults, || {
+        (0..outer * chunks).into_par_iter().for_each(|t| {
+            faults.catch(|| task(t));
         });
     })
 }
@@ -49,6 +56,7 @@ pub struct Call {
     device: Result<usize>,
     global: Result<Vec<usize>>,
     local: Result<Vec<usize>>,
+    unchecked: bool,
 }
 
 fn sizes<T: IntoSize>(what: &str, v: &[T]) -> Result<Vec<usize>> {
@@ -79,7 +87,20 @@ impl Call {
             device: dev,
             global: sizes("global", global),
             local: sizes("local", local),
+            unchecked: false,
         }
+    }
+
+    /// `nucall!(#[unchecked] ..)`: bounds checks off (the macro has the caller promise, in an
+    /// `unsafe` block, that every index is in range).
+    pub fn unchecked(mut self) -> Call {
+        self.unchecked = true;
+        self
+    }
+
+    /// Which checks the kernel's program keeps.
+    pub fn variant(&self, sites: &[Site]) -> Variant {
+        Variant::checked(sites, self.unchecked)
     }
 
     /// The device the call names.
@@ -106,18 +127,24 @@ impl Call {
             .name(name))
     }
 
-    /// Runs a kernel's native form.
-    pub fn run_native(&self, name: &str, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
-        self.native(name)?.run(kernel)
+    /// Runs a kernel's native form, which records its faults in `faults`.
+    pub fn run_native(
+        &self,
+        name: &str,
+        faults: &Faults,
+        kernel: impl Fn(&WorkItem) + Sync,
+    ) -> Result<Timing> {
+        self.native(name)?.run_recording(faults, kernel)
     }
 
     /// Runs the native form of a kernel that calls `barrier()`.
     pub fn run_native_barrier(
         &self,
         name: &str,
+        faults: &Faults,
         kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
     ) -> Result<Timing> {
-        self.native(name)?.run_with_barrier(kernel)
+        self.native(name)?.run_with_barrier_recording(faults, kernel)
     }
 }
 

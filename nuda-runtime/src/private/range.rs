@@ -1,16 +1,23 @@
 //! Loop ranges with Rust's semantics, shared by host loops, the native engine and kernel
-//! launches: a start, a positive step and an exact trip count, so every iteration runs once
+//! launches: a first value, a step and an exact trip count, so every iteration runs once
 //! whatever the bounds, steps and types.
+//!
+//! A positive step counts up from the start; a negative one (NUDA's `a <> b :/ -1`) counts
+//! down from it; `.rev()` visits the values of the forward range last to first. A zero step
+//! is an error (in kernels, a fault at the range's site).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, KernelFault, Result};
+use crate::fault::{Faults, Site};
 use crate::launch::Launch;
 
 /// An integer type a loop variable may have.
 pub trait LoopIndex: Copy + PartialOrd + Send + Sync + std::fmt::Debug + 'static {
     /// The value, widened.
     fn wide(self) -> i128;
-    /// `self + k * step`, for a `k` known to stay in range.
+    /// `self + k * step`, wrapping: exact for a `k` that keeps the value in range.
     fn offset(self, k: usize, step: Self) -> Self;
+    /// `-self`, wrapping: the step that walks a range backwards.
+    fn back(self) -> Self;
     /// One.
     fn one() -> Self;
     /// Pushes the value as a kernel argument of the loop variable's type.
@@ -29,6 +36,10 @@ macro_rules! loop_index {
                 // In range by construction; wrapping keeps debug builds from checking twice.
                 self.wrapping_add((k as $t).wrapping_mul(step))
             }
+            #[inline(always)]
+            fn back(self) -> Self {
+                self.wrapping_neg()
+            }
             fn one() -> Self {
                 1
             }
@@ -41,29 +52,60 @@ macro_rules! loop_index {
 loop_index!(i8 => arg, i16 => arg, i32 => arg, i64 => arg, u8 => arg, u16 => arg, u32 => arg,
     u64 => arg, usize => index, isize => sindex);
 
-/// The number of iterations of `start..end` (or `..=end`) by `step`.
-fn trips<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Result<usize> {
+/// The number of values of `start..end` (`..=end` if `inclusive`) by `step`: counting up for
+/// a positive step, down for a negative one; `None` for a zero step.
+fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<usize> {
     let (a, b, s) = (start.wide(), end.wide(), step.wide());
-    if s <= 0 {
-        return Err(Error::DimsMismatch {
-            what: "a loop range".into(),
-            expected: "a positive step".into(),
-            found: format!("step {step:?}"),
-        });
-    }
+    let (from, to, s) = match s {
+        0 => return None,
+        s if s > 0 => (a, b, s),
+        s => (b, a, -s),
+    };
     let n = match inclusive {
-        true if b >= a => (b - a) / s + 1,
-        false if b > a => (b - a + s - 1) / s,
+        true if to >= from => (to - from) / s + 1,
+        false if to > from => (to - from + s - 1) / s,
         _ => 0,
     };
-    Ok(n as usize)
+    Some(n as usize)
 }
 
-/// The trip count of a range, for loops the annotations rewrite over a counter.
-pub fn trips_of<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> usize {
-    match trips(start, end, step, inclusive) {
-        Ok(n) => n,
-        Err(_) => panic!("nuda: a loop step must be positive, found {step:?}"),
+/// First value, step and trip count of a range, walked backwards if `rev`.
+fn plan<T: LoopIndex>(
+    start: T,
+    end: T,
+    step: T,
+    inclusive: bool,
+    rev: bool,
+) -> Option<(T, T, usize)> {
+    let n = count(start, end, step, inclusive)?;
+    if rev && n > 0 {
+        return Some((start.offset(n - 1, step), step.back(), n));
+    }
+    Some((start, step, n))
+}
+
+/// The trip count of a range in a native kernel; a zero step records a fault at `site` and
+/// runs no iteration.
+pub fn trips_of<T: LoopIndex>(
+    start: T,
+    end: T,
+    step: T,
+    inclusive: bool,
+    f: &Faults,
+    site: &'static Site,
+) -> usize {
+    count(start, end, step, inclusive).unwrap_or_else(|| {
+        f.arith(site, false);
+        0
+    })
+}
+
+/// The trip count of a range in a host loop (`annot!` outside kernels); a zero step panics,
+/// as Rust's `step_by(0)` does.
+pub fn trips_host<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> usize {
+    match count(start, end, step, inclusive) {
+        Some(n) => n,
+        None => panic!("nuda: a loop step of zero ({start:?} to {end:?} by {step:?})"),
     }
 }
 
@@ -76,25 +118,37 @@ pub fn offset<T: LoopIndex>(start: T, count: usize, step: T) -> T {
 /// A mapped loop's range, evaluated on the host before the launch.
 #[derive(Debug, Clone, Copy)]
 pub struct LoopRange<T> {
-    start: T,
+    first: T,
     step: T,
     trips: usize,
 }
 
 impl<T: LoopIndex> LoopRange<T> {
-    /// The range `start..end` (or `..=end`) by `step` (1 if `None`).
-    pub fn new(start: T, end: T, step: Option<T>, inclusive: bool) -> Result<Self> {
+    /// The range `start..end` (or `..=end`) by `step` (1 if `None`), backwards if `rev`; a
+    /// zero step is an error naming `site`.
+    pub fn new(
+        start: T,
+        end: T,
+        step: Option<T>,
+        inclusive: bool,
+        rev: bool,
+        site: &'static Site,
+    ) -> Result<Self> {
         let step = step.unwrap_or_else(T::one);
-        Ok(LoopRange {
-            start,
-            step,
-            trips: trips(start, end, step, inclusive)?,
-        })
+        let Some((first, step, trips)) = plan(start, end, step, inclusive, rev) else {
+            return Err(Error::Kernel {
+                kernel: "nuwork!".into(),
+                device: "the host, before the launch".into(),
+                location: site.location(),
+                fault: KernelFault::ZeroStep,
+            });
+        };
+        Ok(LoopRange { first, step, trips })
     }
 
     /// The first value (for the type witness).
     pub fn first(&self) -> T {
-        self.start
+        self.first
     }
 
     /// Number of iterations.
@@ -102,27 +156,53 @@ impl<T: LoopIndex> LoopRange<T> {
         self.trips
     }
 
+    /// The smallest and largest values the loop variable takes, widened (`None` if empty).
+    pub fn hull(&self) -> Option<(i128, i128)> {
+        let last = self.at(self.trips.checked_sub(1)?);
+        let (a, b) = (self.first.wide(), last.wide());
+        Some((a.min(b), a.max(b)))
+    }
+
     /// The value of iteration `k`.
     #[inline(always)]
     pub fn at(&self, k: usize) -> T {
-        self.start.offset(k, self.step)
+        self.first.offset(k, self.step)
     }
 
-    /// Pushes start, step and trip count as kernel arguments.
+    /// Pushes first value, step and trip count as kernel arguments.
     pub fn push<'a>(&self, l: Launch<'a>) -> Launch<'a> {
-        self.step.push(self.start.push(l)).index(self.trips)
+        self.step.push(self.first.push(l)).index(self.trips)
     }
 }
 
-/// The values of a stepped range, as host loops and native kernels iterate them.
-pub fn steps<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Steps<T> {
-    match trips(start, end, step, inclusive) {
-        Ok(left) => Steps {
-            next: start,
-            step,
-            left,
-        },
-        Err(_) => panic!("nuda: a loop step must be positive, found {step:?}"),
+/// The values of a stepped or reversed range, as host loops iterate them. A zero step
+/// panics, as Rust's `step_by(0)` does.
+pub fn steps<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool, rev: bool) -> Steps<T> {
+    match plan(start, end, step, inclusive, rev) {
+        Some((next, step, left)) => Steps { next, step, left },
+        None => panic!("nuda: a loop step of zero ({start:?} to {end:?} by {step:?})"),
+    }
+}
+
+/// The values of a range in a native kernel: a zero step records a fault at `site` and runs
+/// no iteration.
+pub fn steps_in<T: LoopIndex>(
+    start: T,
+    end: T,
+    (step, inclusive, rev): (T, bool, bool),
+    f: &Faults,
+    site: &'static Site,
+) -> Steps<T> {
+    match plan(start, end, step, inclusive, rev) {
+        Some((next, step, left)) => Steps { next, step, left },
+        None => {
+            f.arith(site, false);
+            Steps {
+                next: start,
+                step,
+                left: 0,
+            }
+        }
     }
 }
 
@@ -181,24 +261,43 @@ pub fn group_size<T: IntoSize>(v: T) -> Result<usize> {
 mod tests {
     use super::*;
 
+    fn all<T: LoopIndex>(a: T, b: T, s: T, incl: bool, rev: bool) -> Vec<T> {
+        steps(a, b, s, incl, rev).collect()
+    }
+
     #[test]
     fn trip_counts_are_exact() {
-        assert_eq!(trips(0usize, 10, 3, false).unwrap(), 4); // 0 3 6 9
-        assert_eq!(trips(0usize, 9, 3, true).unwrap(), 4); // 0 3 6 9
-        assert_eq!(trips(5i32, 5, 1, false).unwrap(), 0);
-        assert_eq!(trips(5i32, 5, 1, true).unwrap(), 1);
-        assert_eq!(trips(7i32, 2, 1, false).unwrap(), 0);
-        assert_eq!(trips(0u8, 255, 10, true).unwrap(), 26);
-        assert!(trips(0i32, 9, 0, false).is_err());
+        assert_eq!(count(0usize, 10, 3, false), Some(4)); // 0 3 6 9
+        assert_eq!(count(0usize, 9, 3, true), Some(4)); // 0 3 6 9
+        assert_eq!(count(5i32, 5, 1, false), Some(0));
+        assert_eq!(count(5i32, 5, 1, true), Some(1));
+        assert_eq!(count(7i32, 2, 1, false), Some(0));
+        assert_eq!(count(0u8, 255, 10, true), Some(26));
+        assert_eq!(count(0i32, 9, 0, false), None);
     }
 
     #[test]
     fn steps_never_overflow_past_the_end() {
-        let v: Vec<u8> = steps(0u8, 255, 10, true).collect();
+        let v = all(0u8, 255, 10, true, false);
         assert_eq!((v.len(), v[25]), (26, 250));
-        let v: Vec<i32> = steps(-3, 3, 2, false).collect();
-        assert_eq!(v, vec![-3, -1, 1]);
-        let r = LoopRange::new(10i64, 0, None, false).unwrap();
+        assert_eq!(all(-3, 3, 2, false, false), vec![-3, -1, 1]);
+        let site = Site::new(crate::fault::SiteKind::Step, "", 0, "t.rs", 1, 1);
+        let site: &'static Site = Box::leak(Box::new(site));
+        let r = LoopRange::new(10i64, 0, None, false, false, site).unwrap();
         assert_eq!(r.trips(), 0);
+    }
+
+    #[test]
+    fn negative_steps_count_down_and_rev_reverses() {
+        assert_eq!(all(5i32, 0, -1, true, false), vec![5, 4, 3, 2, 1, 0]);
+        assert_eq!(all(10i32, 0, -3, true, false), vec![10, 7, 4, 1]);
+        assert_eq!(all(0usize, 4, 1, false, true), vec![3, 2, 1, 0]);
+        assert_eq!(all(0u8, 10, 3, false, true), vec![9, 6, 3, 0]);
+        assert_eq!(all(0u8, 255, 1, true, true).len(), 256);
+        assert_eq!(all(0usize, 0, 1, false, true), Vec::<usize>::new());
+        assert_eq!(
+            (0..10).step_by(3).rev().collect::<Vec<i32>>(),
+            all(0, 10, 3, false, true)
+        );
     }
 }

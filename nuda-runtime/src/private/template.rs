@@ -3,10 +3,12 @@
 //! call site's first launch with given types, the placeholders are filled and the program text
 //! is fixed. The placeholder format is written by `nuda_transforms::emit::template`.
 //!
-//! Results are cached per (template, fills), that is per call site and types; the program
-//! cache then keys by device.
+//! Results are cached per (template, fills, variant): per call site, types, and which checks
+//! the launch-time proof kept (see `proof`). The program cache then keys by device.
 
-use crate::launch::KernelSource;
+use super::spell;
+use crate::fault::Site;
+use crate::launch::{FaultInfo, IndexType, KernelSource};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -17,14 +19,16 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 pub struct Template {
     /// OpenCL C with placeholders.
     pub text: &'static str,
-    /// The kernel function's name.
-    pub kernel: &'static str,
+    /// The kernel as messages name it: `nuwork!` or `#[nukernel] name`.
+    pub label: &'static str,
+    /// The check sites the template numbers from 0.
+    pub sites: &'static [Site],
 }
 
 impl Template {
     /// A template.
-    pub const fn new(text: &'static str, kernel: &'static str) -> Template {
-        Template { text, kernel }
+    pub const fn new(text: &'static str, label: &'static str, sites: &'static [Site]) -> Self {
+        Template { text, label, sites }
     }
 }
 
@@ -39,6 +43,8 @@ pub struct Nucode {
     pub types: fn() -> Vec<Fill>,
     /// The `#[nucode]` functions it calls, by position.
     pub calls: &'static [&'static Nucode],
+    /// Its check sites (always checked: no launch-time proof reaches into functions).
+    pub sites: &'static [Site],
 }
 
 /// Where a captured array lives in the kernel.
@@ -72,48 +78,123 @@ pub enum Fill {
     Capture(CaptureDesc),
 }
 
-type Entry = (usize, Vec<Fill>, &'static KernelSource);
+/// Which checks a launch keeps and how wide `usize` is: decided at launch by `proof`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Variant {
+    /// Per site of the template: whether its check stays in the program.
+    pub checks: Vec<bool>,
+    /// `usize` is 64-bit (`ulong`); else the proof showed 32 bits give the same results.
+    pub wide: bool,
+    /// Why `usize` has that width, for the program's text.
+    pub why: String,
+}
+
+impl Variant {
+    /// Every check of `sites` on (bounds checks off if `unchecked`), `usize` 64-bit.
+    pub fn checked(sites: &[Site], unchecked: bool) -> Variant {
+        Variant {
+            checks: sites.iter().map(|s| !(unchecked && s.is_bounds())).collect(),
+            wide: true,
+            why: "as in Rust on 64-bit hosts".into(),
+        }
+    }
+
+    /// The index type the launch passes sizes in.
+    pub fn index_type(&self) -> IndexType {
+        if self.wide {
+            IndexType::U64
+        } else {
+            IndexType::U32
+        }
+    }
+}
+
+type Entry = (usize, Vec<Fill>, Variant, &'static KernelSource);
 static CACHE: LazyLock<Mutex<HashMap<u64, Vec<Entry>>>> = LazyLock::new(Mutex::default);
 
-/// The program for `t` with these fills and called functions: built once, then cached.
+/// The program for `t` with these fills, called functions and variant: built once, cached.
 pub fn instantiate(
     t: &'static Template,
     fills: &[Fill],
     calls: &[&'static Nucode],
+    variant: &Variant,
 ) -> &'static KernelSource {
     let addr = t as *const Template as usize;
     let mut h = DefaultHasher::new();
-    (addr, fills).hash(&mut h);
+    (addr, fills, variant).hash(&mut h);
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let bucket = cache.entry(h.finish()).or_default();
-    if let Some(e) = bucket
+    let found = bucket
         .iter()
-        .find(|(a, f, _)| *a == addr && f.as_slice() == fills)
-    {
-        return e.2;
+        .find(|(a, f, v, _)| *a == addr && f.as_slice() == fills && v == variant);
+    if let Some(e) = found {
+        return e.3;
     }
-    // One program text per call site and types, for the life of the process.
-    let text: &'static str = Box::leak(program_text(t, fills, calls).into_boxed_str());
-    let src: &'static KernelSource = Box::leak(Box::new(KernelSource::new(text)));
-    bucket.push((addr, fills.to_vec(), src));
+    // One program text per call site, types and variant, for the life of the process.
+    let (text, sites, read_back) = program_text(t, fills, calls, variant);
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let sites: &'static [&'static Site] = Box::leak(sites.into_boxed_slice());
+    let info = FaultInfo {
+        label: t.label,
+        sites,
+        read_back,
+    };
+    let src: &'static KernelSource = Box::leak(Box::new(KernelSource::generated(text, info)));
+    bucket.push((addr, fills.to_vec(), variant.clone(), src));
     src
 }
 
-/// The called functions (transitively, callees first) then the kernel.
-fn program_text(t: &Template, fills: &[Fill], calls: &[&'static Nucode]) -> String {
+/// The program: a header saying which checks are on, the called functions (callees first,
+/// their sites numbered after the kernel's), then the kernel. Also the sites in program
+/// order, and whether any check can fire.
+fn program_text(
+    t: &Template,
+    fills: &[Fill],
+    calls: &[&'static Nucode],
+    variant: &Variant,
+) -> (String, Vec<&'static Site>, bool) {
     let order = dependency_order(calls);
     let name_of = |n: &Nucode| {
         let i = order.iter().position(|m| std::ptr::eq(*m, n)).unwrap_or(0);
         format!("nu_{}_{i}", n.name)
     };
-    let mut text = String::new();
+    let mut sites: Vec<&'static Site> = t.sites.iter().collect();
+    let mut on: Vec<bool> = (0..t.sites.len())
+        .map(|k| variant.checks.get(k).copied().unwrap_or(true))
+        .collect();
+    let mut body = String::new();
     for f in &order {
         let names: Vec<String> = f.calls.iter().map(|c| name_of(c)).collect();
-        text += &fill(f.template, &(f.types)(), &names, &name_of(f));
-        text.push('\n');
+        let (types, own) = ((f.types)(), name_of(f));
+        body += &fill(f.template, &Cx::new(&types, &names, &own, sites.len()));
+        body.push('\n');
+        sites.extend(f.sites.iter());
+        on.extend(f.sites.iter().map(|_| true));
     }
     let names: Vec<String> = calls.iter().map(|c| name_of(c)).collect();
-    text + &fill(t.text, fills, &names, "")
+    body += &fill(t.text, &Cx::new(fills, &names, "", 0));
+    let header = header(&sites, &on, variant);
+    (header + &body, sites, on.iter().any(|&c| c))
+}
+
+/// `#define NU_C<k> 0|1` per site, each with what it checks, and the width of `usize`.
+fn header(sites: &[&Site], on: &[bool], variant: &Variant) -> String {
+    let width = if variant.wide { "64" } else { "32" };
+    let mut h = format!("/* usize is {width}-bit here: {} */\n", variant.why);
+    for (k, (s, c)) in sites.iter().zip(on).enumerate() {
+        let what = if s.name.is_empty() {
+            format!("{:?}", s.kind)
+        } else {
+            format!("{:?} `{}`", s.kind, s.name)
+        };
+        let state = if *c { "checked" } else { "proved safe at launch" };
+        h += &format!(
+            "#define NU_C{k} {} /* {what} at {}: {state} */\n",
+            u8::from(*c),
+            s.location()
+        );
+    }
+    h
 }
 
 fn dependency_order(calls: &[&'static Nucode]) -> Vec<&'static Nucode> {
@@ -137,109 +218,119 @@ fn dependency_order(calls: &[&'static Nucode]) -> Vec<&'static Nucode> {
     out
 }
 
-/// Replaces every placeholder of `text`.
-pub fn fill(text: &str, fills: &[Fill], calls: &[String], own: &str) -> String {
+/// What a template's placeholders are filled from.
+pub struct Cx<'a> {
+    fills: &'a [Fill],
+    calls: &'a [String],
+    own: &'a str,
+    site_base: usize,
+}
+
+impl<'a> Cx<'a> {
+    /// Fills, called functions' names, this function's own name, and its first site number.
+    pub fn new(fills: &'a [Fill], calls: &'a [String], own: &'a str, site_base: usize) -> Self {
+        Cx {
+            fills,
+            calls,
+            own,
+            site_base,
+        }
+    }
+}
+
+/// Replaces every placeholder of `text`; placeholders may nest (a typed operation's operands).
+pub fn fill(text: &str, cx: &Cx<'_>) -> String {
     let mut out = String::with_capacity(text.len() + 256);
     let mut rest = text;
     while let Some(start) = rest.find('\x01') {
         out.push_str(&rest[..start]);
-        let Some(len) = rest[start..].find('\x02') else {
+        let Some(len) = closing(&rest[start..]) else {
             break;
         };
-        out.push_str(&expand(&rest[start + 1..start + len], fills, calls, own));
+        out.push_str(&expand(&rest[start + 1..start + len], cx));
         rest = &rest[start + len + 1..];
     }
     out.push_str(rest);
     out
 }
 
-fn expand(ph: &str, fills: &[Fill], calls: &[String], own: &str) -> String {
-    let mut parts = ph[1..].splitn(2, ':');
-    let index: usize = parts
+/// The offset of the `\x02` closing the placeholder `text` starts with.
+fn closing(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            1 => depth += 1,
+            2 if depth == 1 => return Some(i),
+            2 => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits a placeholder's body at its top-level `\x03` separators.
+fn split_args(body: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut from) = (Vec::new(), 0usize, 0);
+    for (i, b) in body.bytes().enumerate() {
+        match b {
+            1 => depth += 1,
+            2 => depth = depth.saturating_sub(1),
+            3 if depth == 0 => {
+                parts.push(&body[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&body[from..]);
+    parts
+}
+
+fn expand(ph: &str, cx: &Cx<'_>) -> String {
+    let mut parts = split_args(ph).into_iter();
+    let head = parts.next().unwrap_or_default();
+    let operands: Vec<String> = parts.map(|p| fill(p, cx)).collect();
+    let mut head_parts = head[1..].splitn(2, ':');
+    let index: usize = head_parts
         .next()
         .and_then(|i| i.parse().ok())
         .unwrap_or(usize::MAX);
-    let arg = parts.next().unwrap_or_default();
-    let ty = || match fills.get(index) {
+    let arg = head_parts.next().unwrap_or_default();
+    let ty = || match cx.fills.get(index) {
         Some(Fill::Type(t)) => t,
         _ => "int",
     };
-    let cap = fills.get(index).and_then(|f| {
-        if let Fill::Capture(c) = f {
-            Some(*c)
-        } else {
-            None
-        }
-    });
-    match ph.as_bytes().first() {
+    let cap = match cx.fills.get(index) {
+        Some(Fill::Capture(c)) => Some(*c),
+        _ => None,
+    };
+    match head.as_bytes().first() {
         Some(b'T') => ty().to_string(),
-        Some(b'L') => literal(arg, ty()),
-        Some(b'F') => spell(arg, ty()),
+        Some(b'L') => spell::literal(arg, ty()),
+        Some(b'Z') => static_literal(arg),
+        Some(b'F') => spell::func(arg, ty()),
+        Some(b'O') => spell::op(arg, ty(), &operands),
         Some(b'P') => cap.map(|c| param(c, arg)).unwrap_or_default(),
         Some(b'N') => cap.map(|c| count(c, arg)).unwrap_or_default(),
+        Some(b'E') => match cap {
+            Some(CaptureDesc::Array(t, ..)) => t.to_string(),
+            _ => "float".into(),
+        },
         Some(b'C') => match cap {
             Some(CaptureDesc::Image(ch, _)) => ch.to_string(),
             _ => "1".into(),
         },
-        Some(b'X') => calls.get(index).cloned().unwrap_or_default(),
-        Some(b'S') => own.to_string(),
+        Some(b'X') => cx.calls.get(index).cloned().unwrap_or_default(),
+        Some(b'S') => cx.own.to_string(),
+        Some(b'Q') => (cx.site_base + index).to_string(),
         _ => String::new(),
     }
 }
 
-fn is_float(ty: &str) -> bool {
-    ty == "float" || ty == "double"
-}
-
-fn decimal(d: &str) -> String {
-    if d.contains(['.', 'e', 'E']) {
-        if d.ends_with('.') {
-            format!("{d}0")
-        } else {
-            d.to_string()
-        }
-    } else {
-        format!("{d}.0")
-    }
-}
-
-/// A literal with `digits` of OpenCL C type `ty`.
-pub fn literal(digits: &str, ty: &str) -> String {
-    match ty {
-        "float" => format!("{}f", decimal(digits)),
-        "double" => decimal(digits),
-        "int" | "bool" => digits.to_string(),
-        "uint" => format!("{digits}u"),
-        "long" => format!("{digits}L"),
-        "ulong" => format!("{digits}UL"),
-        other => format!("(({other}){digits})"),
-    }
-}
-
-/// The spelling of a type-dependent operation for `ty`.
-pub fn spell(op: &str, ty: &str) -> String {
-    let narrow = matches!(ty, "char" | "uchar" | "short" | "ushort");
-    let signed = matches!(ty, "char" | "short" | "int" | "long" | "nu_sidx");
-    match op {
-        "wrap" if narrow => format!("({ty})"),
-        "wrap" => String::new(),
-        "not" if ty == "bool" => "!".into(),
-        // `~` promotes a narrow operand to int; Rust's `!` stays in the type.
-        "not" if narrow => format!("({ty})~"),
-        "not" => "~".into(),
-        "abs" if is_float(ty) => "fabs".into(),
-        "abs" if signed => format!("({ty})abs"),
-        "abs" => String::new(),
-        "min" | "max" if is_float(ty) => format!("f{op}"),
-        "min" | "max" => op.into(),
-        "rem" if is_float(ty) => "fmod".into(),
-        "rem" => "nu_irem".into(),
-        _ => match op.strip_prefix("to:") {
-            Some(target) if is_float(ty) => format!("convert_{target}_sat_rtz"),
-            Some(target) => format!("({target})"),
-            None => String::new(),
-        },
-    }
+/// `type:digits`: a literal whose type the source wrote (`5u64`).
+fn static_literal(arg: &str) -> String {
+    let (ty, digits) = arg.split_once(':').unwrap_or(("int", arg));
+    spell::literal(digits, ty)
 }
 
 /// The parameter declaration of a capture named `name`.

@@ -151,13 +151,20 @@ impl<'a> Gen<'a> {
         )
     }
 
-    /// The trip count of `r`.
-    pub fn trips(&self, r: &Range) -> Expr {
-        Expr::new(ExprKind::Trips(Box::new(r.clone())), r.span)
+    /// The trip count of `r`, a range of the type of `slot`.
+    pub fn trips(&self, r: &Range, slot: Slot) -> Expr {
+        Expr::new(ExprKind::Trips(Box::new(r.clone()), slot), r.span)
     }
 
-    /// The value of iteration `count` of a loop over `r`, typed by the loop's `slot`.
-    pub fn offset(&self, r: &Range, count: Expr, slot: Slot) -> Expr {
+    /// The value of iteration `count` of a loop over `r`, typed by the loop's `slot`. A
+    /// reversed range's iteration `k` is the forward range's `trips - 1 - k`.
+    pub fn offset(&mut self, r: &Range, count: Expr, slot: Slot) -> Expr {
+        let count = if r.rev {
+            let last = self.bin(BinOp::Sub, self.trips(r, slot), self.usize_lit(1, r.span));
+            self.bin(BinOp::Sub, last, count)
+        } else {
+            count
+        };
         let kind = ExprKind::Offset {
             start: Box::new(r.start.clone()),
             count: Box::new(count),
@@ -178,6 +185,7 @@ impl<'a> Gen<'a> {
             end,
             inclusive: false,
             step,
+            rev: false,
             span,
         };
         Loop {

@@ -49,7 +49,7 @@ pub fn normalize(g: &mut Gen<'_>, nest: Nest, k: usize) -> Normal {
         );
         dims.push(Dim {
             counter,
-            trips: g.trips(&l.range),
+            trips: g.trips(&l.range, l.slot),
             like: l.var.clone(),
         });
     }

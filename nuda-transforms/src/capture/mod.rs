@@ -284,7 +284,7 @@ impl Walker<'_> {
                 items.iter_mut().for_each(|x| self.expr(x))
             }
             ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => self.expr(base),
-            ExprKind::Trips(r) => self.range(r),
+            ExprKind::Trips(r, _) => self.range(r),
             ExprKind::Offset { start, count, step } => {
                 self.expr(start);
                 self.expr(count);

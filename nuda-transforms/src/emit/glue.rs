@@ -107,14 +107,11 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
     quote!(#(#pushes)*)
 }
 
-/// References to the companions of called `#[nucode]` functions.
+/// References to the companions of called `#[nucode]` functions: each function's twin in the
+/// type namespace (see `nucode.rs`) holds it, so a `use` of the function brings it along.
 pub fn companions(calls: &[syn::Path]) -> TokenStream {
-    let refs = calls.iter().map(|p| {
-        let mut p = p.clone();
-        if let Some(last) = p.segments.last_mut() {
-            last.ident = format_ident!("__nuda_nucode_{}", last.ident, span = last.ident.span());
-        }
-        quote_spanned!(p.span()=> &#p)
-    });
+    let refs = calls
+        .iter()
+        .map(|p| quote_spanned!(p.span()=> #p::__NUDA_NUCODE));
     quote!(&[#(#refs),*])
 }

@@ -24,12 +24,15 @@ pub fn range(r: &RangeSyntax) -> TokenStream {
         .as_ref()
         .map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
     let end = &r.end;
-    match (&r.step, r.inclusive) {
+    let rev = r.rev;
+    match (&r.step, r.inclusive, rev) {
         // No parentheses: `for i in (0..n)` draws an unused_parens warning in the user's crate.
-        (None, false) => quote_spanned!(r.span=> #start..#end),
-        (None, true) => quote_spanned!(r.span=> #start..=#end),
-        (Some(s), incl) => {
-            quote_spanned!(r.span=> ::nuda::__private::steps(#start, #end, #s, #incl))
+        (None, false, false) => quote_spanned!(r.span=> #start..#end),
+        (None, true, false) => quote_spanned!(r.span=> #start..=#end),
+        (None, false, true) => quote_spanned!(r.span=> (#start..#end).rev()),
+        (None, true, true) => quote_spanned!(r.span=> (#start..=#end).rev()),
+        (Some(s), incl, rev) => {
+            quote_spanned!(r.span=> ::nuda::__private::steps(#start, #end, #s, #incl, #rev))
         }
     }
 }

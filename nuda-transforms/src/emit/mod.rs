@@ -5,4 +5,5 @@ pub mod cl;
 pub mod glue;
 pub mod host;
 pub mod native;
+pub mod sites;
 pub mod template;

@@ -131,9 +131,14 @@ fn index_text(index: &[Expr]) -> String {
 pub fn range(r: &Range) -> String {
     let op = if r.inclusive { "..=" } else { ".." };
     let base = format!("{}{op}{}", expr(&r.start), expr(&r.end));
-    match &r.step {
+    let stepped = match &r.step {
         Some(s) => format!("({base}).step_by({})", expr(s)),
         None => base,
+    };
+    if r.rev {
+        format!("({stepped}).rev()")
+    } else {
+        stepped
     }
 }
 
@@ -203,7 +208,7 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Array(items) => format!("[{}]", list(items)),
         ExprKind::Field { base, index } => format!("{}.{index}", expr(base)),
         ExprKind::Lane { base, lane, .. } => format!("{}[{lane}]", expr(base)),
-        ExprKind::Trips(r) => format!("trips({})", range(r)),
+        ExprKind::Trips(r, _) => format!("trips({})", range(r)),
         ExprKind::Offset { start, count, step } => match step {
             Some(s) => format!("{} + {} * {}", operand(start), operand(count), operand(s)),
             None => format!("{} + {}", operand(start), operand(count)),

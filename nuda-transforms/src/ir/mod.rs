@@ -69,7 +69,8 @@ pub struct Loop {
     pub slot: Slot,
 }
 
-/// The values a loop variable takes: from `start`, stepping by `step`, up to `end`.
+/// The values a loop variable takes: from `start`, stepping by `step`, up to `end` (down to
+/// it for a negative step, as NUDA's `a <> b :/ -1`); with `rev`, the same values last first.
 #[derive(Debug, Clone)]
 pub struct Range {
     /// First value.
@@ -78,8 +79,10 @@ pub struct Range {
     pub end: Expr,
     /// Whether `end` itself is included (`a..=b`, `a <> b`).
     pub inclusive: bool,
-    /// Step; 1 when absent.
+    /// Step; 1 when absent. Negative counts down from `start`; zero is a fault.
     pub step: Option<Expr>,
+    /// `.rev()`: the values of the range, last first.
+    pub rev: bool,
     /// Where the range was written.
     pub span: Span,
 }
@@ -255,8 +258,9 @@ pub enum ExprKind {
         index: Box<Expr>,
         lane: u32,
     },
-    /// The number of values of a range, as a `usize` (made by the annotations).
-    Trips(Box<Range>),
+    /// The number of values of a range, as a `usize` (made by the annotations); the slot is
+    /// the range's type.
+    Trips(Box<Range>, Slot),
     /// `start + count * step` in `start`'s type, `count` a `usize` known to keep the value in
     /// range (made by the annotations); the slot is the value's type.
     Offset {

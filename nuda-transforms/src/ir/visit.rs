@@ -117,7 +117,7 @@ pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
         }
         ExprKind::Block(b) => v.visit_block(b),
         ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => v.visit_expr(base),
-        ExprKind::Trips(r) => v.visit_range(r),
+        ExprKind::Trips(r, _) => v.visit_range(r),
         ExprKind::Offset { start, count, step } => {
             v.visit_expr(start);
             v.visit_expr(count);

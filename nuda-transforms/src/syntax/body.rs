@@ -85,6 +85,7 @@ impl<'a> Lower<'a> {
             end,
             inclusive: r.inclusive,
             step,
+            rev: r.rev,
             span: r.span,
         }
     }
@@ -318,7 +319,7 @@ impl<'a> Lower<'a> {
             None => {
                 self.cx.error(
                     f.expr.span(),
-                    "for loops in kernels run over ranges: `a..b`, `a..=b` or `(a..b).step_by(c)`",
+                    "for loops in kernels run over ranges: `a..b`, `a..=b`, `(a..b).step_by(c)`, and `.rev()` of these",
                 );
                 return None;
             }
@@ -395,12 +396,24 @@ fn range_of_for(e: &syn::Expr) -> Option<RangeSyntax> {
             end: *r.end.clone()?,
             inclusive: matches!(r.limits, syn::RangeLimits::Closed(_)),
             step: None,
+            rev: false,
             span,
         }),
         syn::Expr::Paren(p) => range_of_for(&p.expr),
         syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
             let mut r = range_of_for(&m.receiver)?;
+            if r.rev || r.step.is_some() {
+                return None;
+            }
             r.step = m.args.first().cloned();
+            Some(r)
+        }
+        syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+            let mut r = range_of_for(&m.receiver)?;
+            if r.rev {
+                return None;
+            }
+            r.rev = true;
             Some(r)
         }
         _ => None,

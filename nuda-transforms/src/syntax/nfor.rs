@@ -30,6 +30,8 @@ pub struct RangeSyntax {
     pub inclusive: bool,
     /// Step, if written.
     pub step: Option<Expr>,
+    /// `.rev()`: the values last first.
+    pub rev: bool,
     /// The whole range's span.
     pub span: Span,
 }
@@ -175,6 +177,7 @@ fn range(tokens: TokenStream) -> syn::Result<RangeSyntax> {
             end,
             inclusive: true,
             step,
+            rev: false,
             span,
         });
     }
@@ -198,6 +201,7 @@ fn rust_range(expr: Expr, step: Option<Expr>, span: Span) -> syn::Result<RangeSy
                 end: *end,
                 inclusive,
                 step,
+                rev: false,
                 span,
             })
         }
@@ -212,16 +216,29 @@ fn rust_range(expr: Expr, step: Option<Expr>, span: Span) -> syn::Result<RangeSy
             let step = m.args.into_iter().next();
             rust_range(*m.receiver, step, span)
         }
-        Expr::MethodCall(m) if m.method == "rev" => Err(syn::Error::new(
-            m.method.span(),
-            "nfor!: reversed ranges are not supported; loops run upwards with a positive step",
-        )),
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => reversed(*m.receiver, step, span),
         e => Ok(RangeSyntax {
             start: None,
             end: e,
             inclusive: false,
             step,
+            rev: false,
             span,
         }),
     }
+}
+
+/// `(a..b).rev()`, `(a..=b).rev()` and `(a..b).step_by(c).rev()`: the forward range's values,
+/// last first. A step after `.rev()` would count from the end, which `<>` ranges write as a
+/// negative step.
+fn reversed(inner: Expr, step: Option<Expr>, span: Span) -> syn::Result<RangeSyntax> {
+    if step.is_some() {
+        return Err(syn::Error::new(span, "nfor!: a step after `.rev()` counts from the end; write `(a..b).step_by(c).rev()` for the forward values last first, or `b <> a :/ -c` to count down from `b`"));
+    }
+    let mut r = rust_range(inner, None, span)?;
+    if r.rev {
+        return Err(syn::Error::new(span, "nfor!: `.rev().rev()` is the range itself; drop both"));
+    }
+    r.rev = true;
+    Ok(r)
 }

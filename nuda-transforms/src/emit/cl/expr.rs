@@ -1,8 +1,10 @@
-//! Expressions in OpenCL C. Where Rust and C differ, the C follows Rust: narrow integer
-//! arithmetic wraps to its type, float-to-integer casts saturate, `%` on floats is `fmod`,
-//! `!` on integers is `~`, and every unsuffixed literal gets the type rustc gave it.
+//! Expressions in OpenCL C. Where Rust and C differ, the C follows Rust: every typed operation
+//! is an `O` placeholder the runtime spells for the type rustc inferred (wrapping integer
+//! arithmetic, masked shifts, checked division, saturating float-to-integer casts, `fmod` for
+//! float `%`), and every literal gets the type rustc gave it.
 
 use super::ClEmitter;
+use crate::emit::sites::SiteKind;
 use crate::emit::template::Ph;
 use crate::ir::*;
 use crate::syntax::methods::MethodKind;
@@ -20,40 +22,41 @@ pub fn decimal(text: &str) -> String {
     }
 }
 
-/// A literal of a written scalar type.
-pub fn typed_literal(text: &str, ty: Scalar) -> String {
-    use Scalar::*;
-    match ty {
-        F32 => format!("{}f", decimal(text)),
-        F64 => decimal(text),
-        I32 => text.to_string(),
-        U32 => format!("{text}u"),
-        I64 => format!("{text}L"),
-        U64 => format!("{text}UL"),
-        Bool => text.to_string(),
-        other => format!("(({}){text})", other.cl_name()),
-    }
+/// The placeholder name of a binary operation the runtime spells per type.
+pub(super) fn op_name(op: BinOp) -> Option<&'static str> {
+    use BinOp::*;
+    Some(match op {
+        Add => "add",
+        Sub => "sub",
+        Mul => "mul",
+        Div => "div",
+        Rem => "rem",
+        BitAnd => "and",
+        BitOr => "or",
+        BitXor => "xor",
+        Shl => "shl",
+        Shr => "shr",
+        _ => return None,
+    })
 }
 
 impl ClEmitter<'_> {
     /// The C text of an expression.
     pub(super) fn expr(&mut self, e: &Expr) -> String {
+        let s = e.slot.unwrap_or_default();
         match &e.kind {
             ExprKind::Lit(l) => self.lit(l, e.slot),
             ExprKind::Var(v) => self.var(v),
             ExprKind::Unary { op, expr } => {
                 let x = self.expr(expr);
-                let s = e.slot.unwrap_or_default();
-                match op {
-                    UnOp::Neg => format!("{}(-{x})", Ph::func(s, "wrap")),
-                    UnOp::Not => format!("({}{x})", Ph::func(s, "not")),
-                }
+                let name = if *op == UnOp::Neg { "neg" } else { "not" };
+                Ph::op(s, name, &[&x])
             }
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, e.slot),
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs, e),
             ExprKind::Cast { expr, ty } => self.cast(expr, *ty),
-            ExprKind::Index { base, index } => self.element(base, index),
+            ExprKind::Index { base, index } => self.read(base, index, e.span),
             ExprKind::Call { func, args } => self.call(func, args, e.span),
-            ExprKind::Method { recv, method, args } => self.method(recv, method, args),
+            ExprKind::Method { recv, method, args } => self.method(recv, method, args, e.span),
             ExprKind::If { cond, then, els } => self.if_value(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block_value(e, b),
             ExprKind::Paren(x) => format!("({})", self.expr(x)),
@@ -63,13 +66,16 @@ impl ClEmitter<'_> {
             }
             ExprKind::Field { base, index } => self.field(base, *index),
             ExprKind::Lane { base, lane, .. } => format!("({}).s{lane}", self.expr(base)),
-            ExprKind::Trips(r) => self.trips(r),
+            ExprKind::Trips(r, slot) => self.trips(r, *slot),
             ExprKind::Offset { start, count, step } => {
                 let (a, k) = (self.expr(start), self.expr(count));
-                let t = Ph::ty(e.slot.unwrap_or_default());
+                let k = Ph::op(s, "from_int", &[&k]);
                 match step {
-                    Some(s) => format!("({a} + ({t})({k}) * {})", self.expr(s)),
-                    None => format!("({a} + ({t})({k}))"),
+                    Some(st) => {
+                        let st = self.expr(st);
+                        Ph::op(s, "add", &[&a, &Ph::op(s, "mul", &[&k, &st])])
+                    }
+                    None => Ph::op(s, "add", &[&a, &k]),
                 }
             }
             ExprKind::Tuple(_) => {
@@ -79,18 +85,16 @@ impl ClEmitter<'_> {
         }
     }
 
-    /// The trip count of a range, as `nu_idx`.
-    pub(super) fn trips(&mut self, r: &Range) -> String {
+    /// The trip count of a range of slot `slot`'s type, as `nu_idx`; a zero step faults.
+    pub(super) fn trips(&mut self, r: &Range, slot: Slot) -> String {
         let (a, b) = (self.expr(&r.start), self.expr(&r.end));
-        let s = r
-            .step
-            .as_ref()
-            .map_or_else(|| "1".to_string(), |s| self.expr(s));
-        if r.inclusive {
-            format!("({b} >= {a} ? (nu_idx)({b} - {a}) / (nu_idx)({s}) + 1 : (nu_idx)0)")
-        } else {
-            format!("({b} > {a} ? ((nu_idx)({b} - {a}) + (nu_idx)({s}) - 1) / (nu_idx)({s}) : (nu_idx)0)")
-        }
+        let st = match &r.step {
+            Some(s) => self.expr(s),
+            None => Ph::op(slot, "from_int", &["1"]),
+        };
+        let (c, q) = self.env.site_args(SiteKind::Step, "", 0, r.span);
+        let incl = if r.inclusive { "1" } else { "0" };
+        Ph::op(slot, "trips", &[&a, &b, &st, incl, &c, &q])
     }
 
     fn lit(&self, l: &Lit, slot: Option<Slot>) -> String {
@@ -101,27 +105,32 @@ impl ClEmitter<'_> {
                 Lit::Int {
                     text,
                     suffix: Some(t),
-                },
-                None,
-            )
-            | (
-                Lit::Float {
+                }
+                | Lit::Float {
                     text,
                     suffix: Some(t),
                 },
                 None,
-            ) => typed_literal(text, *t),
+            ) => Ph::static_lit(t.cl_name(), text),
             (Lit::Int { text, .. } | Lit::Float { text, .. }, None) => text.clone(),
         }
     }
 
-    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, slot: Option<Slot>) -> String {
+    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, e: &Expr) -> String {
         let (l, r) = (self.expr(lhs), self.expr(rhs));
-        let s = slot.unwrap_or_default();
-        match op {
-            BinOp::Rem => format!("{}({l}, {r})", Ph::func(s, "rem")),
-            op if op.is_arithmetic() => format!("{}({l} {} {r})", Ph::func(s, "wrap"), op.symbol()),
-            op => format!("({l} {} {r})", op.symbol()),
+        let s = e.slot.unwrap_or_default();
+        match (op, op_name(op)) {
+            (BinOp::Div | BinOp::Rem, Some(name)) => {
+                let kind = if op == BinOp::Div {
+                    SiteKind::Divide
+                } else {
+                    SiteKind::Remainder
+                };
+                let (c, q) = self.env.site_args(kind, "", 0, e.span);
+                Ph::op(s, name, &[&l, &r, &c, &q])
+            }
+            (_, Some(name)) => Ph::op(s, name, &[&l, &r]),
+            (op, None) => format!("({l} {} {r})", op.symbol()),
         }
     }
 
@@ -129,24 +138,10 @@ impl ClEmitter<'_> {
         let x = self.expr(inner);
         match (ty, inner.slot) {
             (Ty::Scalar(s), Some(slot)) if !s.is_float() && s != Scalar::Bool => {
-                format!("{}({x})", Ph::func(slot, &format!("to:{}", s.cl_name())))
+                Ph::op(slot, &format!("to:{}", s.cl_name()), &[&x])
             }
             _ => format!("(({})({x}))", ty.cl_name()),
         }
-    }
-
-    /// `base[index]` on a captured array, with row-major offset arithmetic in `nu_idx`.
-    pub(super) fn element(&mut self, base: &syn::Ident, index: &[Expr]) -> String {
-        let b = self.var(base);
-        let parts: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
-        let mut off = format!("({})", parts.first().cloned().unwrap_or_default());
-        for (k, p) in parts.iter().enumerate().skip(1) {
-            off = format!("{off} * {b}__d{k} + ({p})");
-            if k + 1 < parts.len() {
-                off = format!("({off})");
-            }
-        }
-        format!("{b}[{off}]")
     }
 
     fn call(&mut self, func: &syn::Path, args: &[Expr], span: proc_macro2::Span) -> String {
@@ -181,15 +176,23 @@ impl ClEmitter<'_> {
                 .error(span, "nuda bug: a call missing from capture analysis");
             return String::new();
         };
-        format!("{}({})", Ph::call(k), args.join(", "))
+        let mut all = vec!["nu_err".to_string()];
+        all.extend(args.iter().cloned());
+        format!("{}({})", Ph::call(k), all.join(", "))
     }
 
-    fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr]) -> String {
+    fn method(
+        &mut self,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        span: proc_macro2::Span,
+    ) -> String {
         let Some(kind) = MethodKind::of(&method.to_string()) else {
             return String::new();
         };
         if kind.on_memory() {
-            return self.memory_method(recv, kind, args);
+            return self.memory_method(recv, kind, args, span);
         }
         let x = self.expr(recv);
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
@@ -197,16 +200,16 @@ impl ClEmitter<'_> {
         let s = recv.slot.unwrap_or_default();
         use MethodKind::*;
         match kind {
-            Abs => format!("{}({x})", Ph::func(s, "abs")),
+            Abs => Ph::op(s, "abs", &[&x]),
             Min => format!("{}({x}, {})", Ph::func(s, "min"), arg(0)),
             Max => format!("{}({x}, {})", Ph::func(s, "max"), arg(0)),
             MulAdd => format!("fma({x}, {}, {})", arg(0), arg(1)),
             Powi => format!("pown({x}, {})", arg(0)),
             Powf => format!("pow({x}, {})", arg(0)),
             Recip => format!("(1 / ({x}))"),
-            WrappingAdd => format!("{}({x} + {})", Ph::func(s, "wrap"), arg(0)),
-            WrappingSub => format!("{}({x} - {})", Ph::func(s, "wrap"), arg(0)),
-            WrappingMul => format!("{}({x} * {})", Ph::func(s, "wrap"), arg(0)),
+            WrappingAdd => Ph::op(s, "add", &[&x, &arg(0)]),
+            WrappingSub => Ph::op(s, "sub", &[&x, &arg(0)]),
+            WrappingMul => Ph::op(s, "mul", &[&x, &arg(0)]),
             RotateLeft => format!("rotate({x}, ({})({}))", Ph::ty(s), arg(0)),
             RotateRight => {
                 let bits = format!("(uint)(8 * sizeof({x}))");
@@ -223,33 +226,6 @@ impl ClEmitter<'_> {
                 format!("{}({x})", method)
             }
             Dims | Len | Read | Write => unreachable!("memory methods are handled above"),
-        }
-    }
-
-    fn memory_method(&mut self, recv: &Expr, kind: MethodKind, args: &[Expr]) -> String {
-        let ExprKind::Var(name) = &recv.kind else {
-            return String::new();
-        };
-        let b = self.var(name);
-        let fill = self.env.capture_fill(name).unwrap_or_default();
-        let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
-        match kind {
-            MethodKind::Dims => format!("{b}__d0"),
-            MethodKind::Len => Ph::len(fill, &b),
-            MethodKind::Read => format!(
-                "nu_read{}({b}, (int)({}), (int)({}))",
-                Ph::channels(fill),
-                a[0],
-                a[1]
-            ),
-            MethodKind::Write => format!(
-                "nu_write{}({b}, (int)({}), (int)({}), {})",
-                Ph::channels(fill),
-                a[0],
-                a[1],
-                a[2]
-            ),
-            _ => String::new(),
         }
     }
 
@@ -276,7 +252,7 @@ impl ClEmitter<'_> {
         }
         self.hoisted(e, |em, tmp| {
             let c = em.expr(cond);
-            em.line(format!("if ({c}) {{"));
+            em.line(format!("if ({}) {{", super::unparen(&c)));
             em.value_block(then, tmp);
             em.line("} else {");
             em.indent += 1;

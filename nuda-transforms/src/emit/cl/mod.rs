@@ -1,19 +1,56 @@
 //! OpenCL C emission: kernel bodies become C text with placeholders (see `emit::template`).
 //! One file per IR area: `stmt.rs` for statements and loops, `expr.rs` for expressions,
-//! `names.rs` for C names, this file for whole kernels and functions.
+//! `access.rs` for checked array and image accesses, `names.rs` for C names, this file for
+//! whole kernels and functions.
+//!
+//! Every generated kernel and `#[nucode]` function takes the fault record `nu_err` first;
+//! every check names its site (`emit::sites`) and is compiled in or out per launch through
+//! `NU_C<site>` (see the runtime's `proof`).
 
+mod access;
 mod expr;
 mod names;
 mod stmt;
 
-pub use expr::{decimal, typed_literal};
+pub use expr::decimal;
 pub use names::sanitize;
 
 use crate::capture::{Analysis, Context};
 use crate::ctxt::Ctxt;
+use crate::emit::sites::{SiteKind, Sites};
 use crate::emit::template::Ph;
 use crate::ir::*;
 use names::Names;
+use std::cell::RefCell;
+
+/// What the kernels of one program share: the check sites and the access helpers.
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// The check sites, numbered for every engine.
+    pub sites: Sites,
+    /// Helper functions by name, in the order first needed.
+    helpers: RefCell<Vec<(String, String)>>,
+}
+
+impl Shared {
+    /// Nothing emitted yet.
+    pub fn new() -> Shared {
+        Shared::default()
+    }
+
+    /// Adds helper `name` with C text `text` unless it is there.
+    fn helper(&self, name: &str, text: impl FnOnce() -> String) {
+        let mut h = self.helpers.borrow_mut();
+        if !h.iter().any(|(n, _)| n == name) {
+            h.push((name.to_string(), text()));
+        }
+    }
+
+    /// The helpers' C text, to go before the kernels that call them.
+    pub fn helpers_text(&self) -> String {
+        self.helpers.borrow().iter().map(|(_, t)| t.as_str()).collect()
+    }
+}
 
 /// What the emitter needs to know about the body's surroundings.
 pub struct Env<'a> {
@@ -23,6 +60,8 @@ pub struct Env<'a> {
     pub capture_base: usize,
     /// Where the body sits.
     pub context: Context,
+    /// Sites and helpers shared with the program's other kernels.
+    pub shared: &'a Shared,
 }
 
 impl Env<'_> {
@@ -38,6 +77,37 @@ impl Env<'_> {
     /// Whether capture `name` is written through.
     pub fn written(&self, name: &syn::Ident) -> bool {
         self.analysis.capture(name).is_some_and(|c| c.written)
+    }
+
+    /// `(NU_C<q>, <q>u)`: the check switch and site number arguments of site `k`.
+    pub fn site_args(&self, kind: SiteKind, name: &str, rank: usize, span: proc_macro2::Span) -> (String, String) {
+        let k = self.shared.sites.intern(kind, name, rank, span);
+        let q = Ph::site(k);
+        (format!("NU_C{q}"), format!("{q}u"))
+    }
+}
+
+/// `x` without one pair of parentheses around the whole of it, if it has them: conditions
+/// are written `if (a == b)`, not `if ((a == b))`, which compilers warn about.
+pub fn unparen(x: &str) -> &str {
+    let Some(inner) = x.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return x;
+    };
+    let mut depth = 0i32;
+    for c in inner.chars() {
+        depth += match c {
+            '(' => 1,
+            ')' => -1,
+            _ => 0,
+        };
+        if depth < 0 {
+            return x;
+        }
+    }
+    if depth == 0 {
+        inner
+    } else {
+        x
     }
 }
 
@@ -105,9 +175,11 @@ impl<'a> ClEmitter<'a> {
             .unwrap_or_else(|| sanitize(&name.to_string()))
     }
 
-    /// The `nuwork!` kernel: one work-item per iteration of the mapped loops.
+    /// The `nuwork!` kernel: one work-item per iteration of the mapped loops. Each mapped
+    /// loop passes its first value, step and trip count; a work-item computes its value
+    /// with wrapping arithmetic, exact since the value is in the loop's range.
     pub fn nuwork_kernel(mut self, name: &str, mapped: &[Loop], body: &Block) -> String {
-        let mut params: Vec<String> = Vec::new();
+        let mut params = vec![RECORD_PARAM.to_string()];
         for (d, l) in mapped.iter().enumerate() {
             let t = Ph::ty(l.slot);
             params.extend([
@@ -126,8 +198,11 @@ impl<'a> ClEmitter<'a> {
         self.raw_line(&format!("if ({}) return;", guard.join(" || ")));
         for (d, l) in mapped.iter().enumerate() {
             let c = self.names.declare(&l.var);
-            let t = Ph::ty(l.slot);
-            self.raw_line(&format!("{t} {c} = nu_s{d} + ({t})nu_g{d} * nu_st{d};"));
+            let (t, g) = (Ph::ty(l.slot), format!("nu_g{d}"));
+            let k = Ph::op(l.slot, "from_int", &[&g]);
+            let step = Ph::op(l.slot, "mul", &[&k, &format!("nu_st{d}")]);
+            let v = Ph::op(l.slot, "add", &[&format!("nu_s{d}"), &step]);
+            self.raw_line(&format!("{t} {c} = {v};"));
         }
         self.body(body);
         format!(
@@ -137,9 +212,10 @@ impl<'a> ClEmitter<'a> {
         )
     }
 
-    /// A `#[nukernel]`: the parameters are the captures, in order.
+    /// A `#[nukernel]`: the fault record, then the captures, in order.
     pub fn kernel(mut self, name: &str, body: &Block) -> String {
-        let params = self.capture_params();
+        let mut params = vec![RECORD_PARAM.to_string()];
+        params.extend(self.capture_params());
         self.body(body);
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
@@ -155,13 +231,11 @@ impl<'a> ClEmitter<'a> {
         ret: Option<Ty>,
         body: &Block,
     ) -> String {
-        let decls: Vec<String> = params
-            .iter()
-            .map(|(n, t)| {
-                let c = self.names.declare(n);
-                format!("{} {c}", t.cl_name())
-            })
-            .collect();
+        let mut decls = vec!["global uint* nu_err".to_string()];
+        decls.extend(params.iter().map(|(n, t)| {
+            let c = self.names.declare(n);
+            format!("{} {c}", t.cl_name())
+        }));
         self.stmts(&body.stmts);
         if let Some(t) = &body.tail {
             let v = self.expr(t);
@@ -180,6 +254,7 @@ impl<'a> ClEmitter<'a> {
     }
 
     fn capture_params(&self) -> Vec<String> {
+        // (`nu_err` is reserved by the names table: `nu_` names are never the user's.)
         let caps = &self.env.analysis.captures;
         caps.iter()
             .enumerate()
@@ -187,3 +262,6 @@ impl<'a> ClEmitter<'a> {
             .collect()
     }
 }
+
+/// The fault record every generated kernel takes first (see the runtime's `fault`).
+const RECORD_PARAM: &str = "global uint* restrict nu_err";

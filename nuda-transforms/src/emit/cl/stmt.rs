@@ -1,9 +1,10 @@
 //! Statements and loops in OpenCL C. Loops keep Rust's semantics exactly: bounds and steps are
-//! evaluated once, and stepped or inclusive ranges iterate over a trip count, so no value
-//! overflows past the end of its type.
+//! evaluated once, and stepped, inclusive, reversed or downward ranges iterate over a trip
+//! count, so no value overflows past the end of its type; a zero step faults.
 
-use super::ClEmitter;
+use super::{unparen, ClEmitter};
 use crate::capture::Context;
+use crate::emit::sites::SiteKind;
 use crate::emit::template::Ph;
 use crate::ir::*;
 
@@ -39,12 +40,12 @@ impl ClEmitter<'_> {
                 op,
                 value,
                 slot,
-                ..
-            } => self.assign(place, *op, value, *slot),
+                span,
+            } => self.assign(place, op.zip(*slot), value, *span),
             Stmt::Expr(e) => self.expr_stmt(e),
             Stmt::While { cond, body, .. } => {
                 let c = self.no_hoist(cond);
-                self.line(format!("while ({c}) {{"));
+                self.line(format!("while ({}) {{", unparen(&c)));
                 self.looped(body);
             }
             Stmt::Loop { body, .. } => {
@@ -114,7 +115,7 @@ impl ClEmitter<'_> {
         let t = Ph::ty(slot);
         let (start, end) = (self.expr(&r.start), self.expr(&r.end));
         self.names.push();
-        if r.step.is_none() && !r.inclusive {
+        if r.step.is_none() && !r.inclusive && !r.rev {
             let c = self.names.declare(var);
             let e = self.names.fresh(&format!("{c}_end"));
             self.line(format!(
@@ -123,42 +124,48 @@ impl ClEmitter<'_> {
             inner(self);
             self.line("}");
         } else {
-            self.counted_loop(var, &t, r, (start, end), inner);
+            self.counted_loop(var, slot, r, (start, end), inner);
         }
         self.names.pop();
     }
 
+    /// A loop over a trip count: the values are `a + k * step` (reversed: `k` from the end),
+    /// computed with wrapping arithmetic, exact since every value is in the range.
     fn counted_loop(
         &mut self,
         var: &syn::Ident,
-        t: &str,
+        slot: Slot,
         r: &Range,
         (start, end): (String, String),
         inner: &mut dyn FnMut(&mut Self),
     ) {
-        let step = r
-            .step
-            .as_ref()
-            .map_or_else(|| "1".to_string(), |s| self.expr(s));
+        let t = Ph::ty(slot);
+        let one = Ph::op(slot, "from_int", &["1"]);
+        let step = r.step.as_ref().map_or(one, |s| self.expr(s));
         let (a, b, s) = (
             self.names.fresh("nu_a"),
             self.names.fresh("nu_b"),
             self.names.fresh("nu_st"),
         );
         let (n, k) = (self.names.fresh("nu_n"), self.names.fresh("nu_k"));
-        let trips = if r.inclusive {
-            format!("({b} >= {a} ? (nu_idx)({b} - {a}) / (nu_idx){s} + 1 : 0)")
-        } else {
-            format!("({b} > {a} ? ((nu_idx)({b} - {a}) + (nu_idx){s} - 1) / (nu_idx){s} : 0)")
-        };
+        let (c, q) = self.env.site_args(SiteKind::Step, "", 0, r.span);
+        let incl = if r.inclusive { "1" } else { "0" };
+        let trips = Ph::op(slot, "trips", &[&a, &b, &s, incl, &c, &q]);
         self.line("{");
         self.indent += 1;
         self.line(format!("{t} {a} = {start}, {b} = {end}, {s} = {step};"));
         self.line(format!("nu_idx {n} = {trips};"));
         self.line(format!("for (nu_idx {k} = 0; {k} < {n}; {k}++) {{"));
         self.indent += 1;
+        let count = if r.rev {
+            format!("{n} - 1 - {k}")
+        } else {
+            k.clone()
+        };
+        let count = Ph::op(slot, "from_int", &[&count]);
+        let value = Ph::op(slot, "add", &[&a, &Ph::op(slot, "mul", &[&count, &s])]);
         let c = self.names.declare(var);
-        self.line(format!("{t} {c} = {a} + ({t}){k} * {s};"));
+        self.line(format!("{t} {c} = {value};"));
         self.indent -= 1;
         inner(self);
         self.line("}");
@@ -207,18 +214,26 @@ impl ClEmitter<'_> {
         }
     }
 
-    fn assign(&mut self, place: &Place, op: Option<BinOp>, value: &Expr, slot: Option<Slot>) {
-        let v = self.expr(value);
-        let target = match place {
-            Place::Var(name) => self.var(name),
-            Place::Index { base, index } => self.element(base, index),
-        };
-        match (op, slot) {
-            (Some(BinOp::Rem), Some(s)) => {
-                self.line(format!("{target} = {}({target}, {v});", Ph::func(s, "rem")))
+    fn assign(
+        &mut self,
+        place: &Place,
+        op: Option<(BinOp, Slot)>,
+        value: &Expr,
+        span: proc_macro2::Span,
+    ) {
+        match place {
+            Place::Index { base, index } => self.write(base, index, op, value, span),
+            Place::Var(name) => {
+                let v = self.expr(value);
+                let target = self.var(name);
+                match op {
+                    Some((op, slot)) => {
+                        let new = self.update(op, slot, &target, &v, span);
+                        self.line(format!("{target} = {new};"))
+                    }
+                    None => self.line(format!("{target} = {v};")),
+                }
             }
-            (Some(op), _) => self.line(format!("{target} {}= {v};", op.symbol())),
-            (None, _) => self.line(format!("{target} = {v};")),
         }
     }
 
@@ -241,7 +256,7 @@ impl ClEmitter<'_> {
 
     fn if_stmt(&mut self, cond: &Expr, then: &Block, els: Option<&Expr>) {
         let c = self.expr(cond);
-        self.line(format!("if ({c}) {{"));
+        self.line(format!("if ({}) {{", unparen(&c)));
         self.scoped_block(then);
         match els.map(|e| &e.kind) {
             None => self.line("}"),

@@ -1,9 +1,13 @@
 //! Expressions in native Rust: the user's own expression, with array accesses routed through
-//! views and work-item builtins through the `WorkItem`.
+//! views (checked, recording faults), integer arithmetic through `nuda::__private::Arith`
+//! (wrapping, as the OpenCL C), and work-item builtins through the `WorkItem`. The witness
+//! keeps Rust's operators, so rustc types it as plain Rust.
 
 use super::RustEmitter;
 use crate::capture::Context;
+use crate::emit::sites::SiteKind;
 use crate::ir::*;
+use crate::syntax::methods::MethodKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
@@ -17,21 +21,16 @@ pub fn ty_tokens(t: Ty) -> TokenStream {
 
 /// A binary operator as tokens.
 pub fn bin_op_tokens(op: BinOp, span: Span) -> TokenStream {
-    let text = op.symbol();
-    let mut ts: TokenStream = text.parse().unwrap_or_default();
-    ts = ts
-        .into_iter()
-        .map(|mut t| {
-            t.set_span(span);
-            t
-        })
-        .collect();
-    ts
+    respan(op.symbol(), span)
 }
 
 /// `=` or `op=` as tokens.
 pub fn assign_op(op: Option<BinOp>, span: Span) -> TokenStream {
     let text = op.map_or("=".to_string(), |o| format!("{}=", o.symbol()));
+    respan(&text, span)
+}
+
+fn respan(text: &str, span: Span) -> TokenStream {
     text.parse::<TokenStream>()
         .unwrap_or_default()
         .into_iter()
@@ -40,6 +39,21 @@ pub fn assign_op(op: Option<BinOp>, span: Span) -> TokenStream {
             t
         })
         .collect()
+}
+
+/// The `nuda::__private` method a native binary operation calls, if it is not Rust's own.
+fn native_op(op: BinOp) -> Option<&'static str> {
+    use BinOp::*;
+    Some(match op {
+        Add => "nu_add",
+        Sub => "nu_sub",
+        Mul => "nu_mul",
+        Div => "nu_div",
+        Rem => "nu_rem",
+        Shl => "nu_shl",
+        Shr => "nu_shr",
+        _ => return None,
+    })
 }
 
 impl RustEmitter<'_> {
@@ -56,8 +70,8 @@ impl RustEmitter<'_> {
             ExprKind::Var(v) => quote!(#v),
             ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
             ExprKind::Binary { op, lhs, rhs } => {
-                let (l, r, o) = (self.expr(lhs), self.expr(rhs), bin_op_tokens(*op, span));
-                quote_spanned!(span=> (#l #o #r))
+                let (l, r) = (self.expr(lhs), self.expr(rhs));
+                self.binary(*op, l, r, span)
             }
             ExprKind::Cast { expr, ty } => {
                 let (x, t) = (self.expr(expr), ty_tokens(*ty));
@@ -65,10 +79,7 @@ impl RustEmitter<'_> {
             }
             ExprKind::Index { base, index } => self.element(base, index, span),
             ExprKind::Call { func, args } => self.call(func, args, span),
-            ExprKind::Method { recv, method, args } => {
-                let (r, a) = (self.expr(recv), self.exprs(args));
-                quote_spanned!(span=> #r.#method(#(#a),*))
-            }
+            ExprKind::Method { recv, method, args } => self.method(recv, method, args, span),
             ExprKind::If { cond, then, els } => self.if_else(cond, then, els.as_deref(), span),
             ExprKind::Block(b) => self.block(b),
             ExprKind::Paren(x) => {
@@ -84,7 +95,7 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> [#(#a),*])
             }
             ExprKind::Field { base, index } => self.field(base, *index, span),
-            ExprKind::Trips(r) => self.trips(r, span),
+            ExprKind::Trips(r, _) => self.trips(r, span),
             ExprKind::Offset { start, count, step } => self.offset(start, count, step, span),
             ExprKind::Lane { base, index, .. } => {
                 let (b, i) = (self.expr(base), self.expr(index));
@@ -100,20 +111,67 @@ impl RustEmitter<'_> {
     fn unary(&mut self, op: UnOp, x: &Expr, span: Span) -> TokenStream {
         let x = self.expr(x);
         match op {
+            UnOp::Neg if self.native() => {
+                quote_spanned!(span=> ::nuda::__private::Arith::nu_neg(#x))
+            }
             UnOp::Neg => quote_spanned!(span=> (-#x)),
             UnOp::Not => quote_spanned!(span=> (!#x)),
         }
     }
 
-    /// An element read. Captured arrays are views: `get` works on read views, written views
-    /// and shared-write views alike, whose elements are atomic cells with no `&T`.
+    /// `l op r`: Rust's operator in the witness and host loops; on the native engine the
+    /// wrapping (and fault-recording, for `/` and `%`) form.
+    pub(super) fn binary(&mut self, op: BinOp, l: TokenStream, r: TokenStream, span: Span) -> TokenStream {
+        let (true, Some(f)) = (self.native(), native_op(op)) else {
+            let o = bin_op_tokens(op, span);
+            return quote_spanned!(span=> (#l #o #r));
+        };
+        let f = format_ident!("{}", f, span = span);
+        match op {
+            BinOp::Div | BinOp::Rem => {
+                let kind = if op == BinOp::Div {
+                    SiteKind::Divide
+                } else {
+                    SiteKind::Remainder
+                };
+                let site = self.site(kind, "", 0, span);
+                quote_spanned!(span=> ::nuda::__private::Arith::#f(#l, #r, __nuda_fault, #site))
+            }
+            BinOp::Shl | BinOp::Shr => quote_spanned!(span=> ::nuda::__private::Shift::#f(#l, #r)),
+            _ => quote_spanned!(span=> ::nuda::__private::Arith::#f(#l, #r)),
+        }
+    }
+
+    /// An element read. Captured arrays are views whose `load` checks the index and records
+    /// a fault (giving zero) when it is out of range; local texels index as Rust does.
     fn element(&mut self, base: &syn::Ident, index: &[Expr], span: Span) -> TokenStream {
         let idx = self.index(index);
-        if self.view(base) {
-            quote_spanned!(span=> #base.get(#idx))
-        } else {
-            quote_spanned!(span=> #base[#idx])
+        if !self.view(base) {
+            return quote_spanned!(span=> #base[#idx]);
         }
+        let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
+        quote_spanned!(span=> #base.load(#idx, __nuda_fault, #site))
+    }
+
+    fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], span: Span) -> TokenStream {
+        let kind = MethodKind::of(&method.to_string());
+        let (r, a) = (self.expr(recv), self.exprs(args));
+        match kind {
+            Some(MethodKind::Abs) if self.native() => {
+                quote_spanned!(span=> ::nuda::__private::Arith::nu_abs(#r))
+            }
+            Some(MethodKind::Write) if self.view_expr(recv) => {
+                let name = recv_name(recv);
+                let site = self.site(SiteKind::ImageWrite, &name, 2, span);
+                quote_spanned!(span=> #r.write_at(#(#a,)* __nuda_fault, #site))
+            }
+            _ => quote_spanned!(span=> #r.#method(#(#a),*)),
+        }
+    }
+
+    /// Whether `e` names a captured view (an image written through, say).
+    fn view_expr(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Var(v) if self.view(v))
     }
 
     fn if_else(
@@ -141,7 +199,12 @@ impl RustEmitter<'_> {
         let (a, b) = (self.expr(&r.start), self.expr(&r.end));
         let s = r.step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
         let incl = r.inclusive;
-        quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl))
+        if self.sites.is_none() {
+            // Host loops, and ranges the host evaluates before a launch.
+            return quote_spanned!(span=> ::nuda::__private::trips_host(#a, #b, #s, #incl));
+        }
+        let site = self.site(SiteKind::Step, "", 0, r.span);
+        quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl, __nuda_fault, #site))
     }
 
     fn offset(
@@ -177,8 +240,20 @@ impl RustEmitter<'_> {
             }
             "barrier" if self.context == Context::Kernel => quote_spanned!(span=> __nuda_b.wait()),
             "rsqrt" => quote_spanned!(span=> ::nuda::__private::rsqrt(#(#a),*)),
+            _ if self.native() => {
+                // The function's native twin: wrapping arithmetic, faults into this launch.
+                quote_spanned!(span=> #func::__nuda_native(__nuda_fault, #(#a),*))
+            }
             _ => quote_spanned!(span=> #func(#(#a),*)),
         }
+    }
+}
+
+/// The captured name a memory method is called on.
+fn recv_name(recv: &Expr) -> String {
+    match &recv.kind {
+        ExprKind::Var(v) => v.to_string(),
+        _ => String::new(),
     }
 }
 

@@ -1,15 +1,20 @@
 //! Rust emission of kernel bodies, for the native engine and for the type witness.
 //!
-//! The native form runs on host views: reads of arrays the kernel only reads index an
-//! `ArrayView`; arrays it writes go through `ArrayViewMut::get`/`set`; work-item builtins ask
-//! the `WorkItem`. The witness form is the same code inside a closure that is never called,
-//! with captures bound to phantom views and every slotted expression recorded into a
-//! `__nuda_s<k>` variable, so rustc infers the types the OpenCL C needs.
+//! The native form runs on host views: array elements are read and written through the
+//! views' `load`/`store`, which check every index and record a fault at the access's site
+//! (`emit::sites`) instead of panicking; integer arithmetic goes through
+//! `nuda::__private::Arith`, which wraps and faults on division by zero exactly as the
+//! generated OpenCL C does, in debug builds too; work-item builtins ask the `WorkItem`. The
+//! witness form is the same code with Rust's own operators, inside a closure that is never
+//! called, with captures bound to phantom views and every slotted expression recorded into a
+//! `__nuda_s<k>` variable, so rustc infers the types the OpenCL C needs exactly as it would
+//! for plain Rust.
 
 mod expr;
 mod stmt;
 
 use crate::capture::{Analysis, Context};
+use crate::emit::sites::{SiteKind, Sites};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -34,6 +39,8 @@ pub struct RustEmitter<'a> {
     depth: usize,
     /// Variables declared without a value, by name: their slot, recorded at assignment.
     pending: HashMap<String, usize>,
+    /// The program's check sites, and the path of their static table.
+    sites: Option<(&'a Sites, TokenStream)>,
 }
 
 /// The identifier of slot `k`'s recording variable.
@@ -52,6 +59,31 @@ impl<'a> RustEmitter<'a> {
             host,
             depth: 0,
             pending: HashMap::new(),
+            sites: None,
+        }
+    }
+
+    /// Numbers checks through `sites`, whose static table the code finds at `table` (a path
+    /// to an array or slice of `nuda::__private::Site`).
+    pub fn with_sites(mut self, sites: &'a Sites, table: TokenStream) -> Self {
+        self.sites = Some((sites, table));
+        self
+    }
+
+    /// Whether the code runs on the native engine (not the witness, not host loops).
+    fn native(&self) -> bool {
+        !self.witness && !self.host
+    }
+
+    /// `&<table>[k]` for the site of (kind, name, rank, span). Only kernel code (native and
+    /// witness) has sites; host loops check nothing and panic as plain Rust does.
+    fn site(&self, kind: SiteKind, name: &str, rank: usize, span: Span) -> TokenStream {
+        match &self.sites {
+            Some((sites, table)) => {
+                let k = sites.intern(kind, name, rank, span);
+                quote::quote_spanned!(span=> &#table[#k])
+            }
+            None => quote!(compile_error!("nuda bug: a check site in host code")),
         }
     }
 

@@ -2,6 +2,7 @@
 
 use super::RustEmitter;
 use crate::capture::Context;
+use crate::emit::sites::SiteKind;
 use crate::ir::*;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -91,17 +92,27 @@ impl RustEmitter<'_> {
         quote!(for #var in #it { #rec #inner })
     }
 
-    /// An iterator over a range with Rust's own semantics.
+    /// An iterator over a range with Rust's own semantics; a stepped range's zero step is
+    /// a fault in kernels and a panic (as `step_by(0)`) in host loops.
     pub fn range(&mut self, r: &Range) -> TokenStream {
         let (a, b) = (self.expr(&r.start), self.expr(&r.end));
-        match (&r.step, r.inclusive) {
-            (None, false) => quote_spanned!(r.span=> (#a..#b)),
-            (None, true) => quote_spanned!(r.span=> (#a..=#b)),
-            (Some(s), incl) => {
-                let s = self.expr(s);
-                quote_spanned!(r.span=> ::nuda::__private::steps(#a, #b, #s, #incl))
-            }
+        let (incl, rev) = (r.inclusive, r.rev);
+        let Some(s) = &r.step else {
+            let plain = match incl {
+                false => quote_spanned!(r.span=> (#a..#b)),
+                true => quote_spanned!(r.span=> (#a..=#b)),
+            };
+            return match rev {
+                false => plain,
+                true => quote_spanned!(r.span=> (#plain.rev())),
+            };
+        };
+        let s = self.expr(s);
+        if self.sites.is_none() {
+            return quote_spanned!(r.span=> ::nuda::__private::steps(#a, #b, #s, #incl, #rev));
         }
+        let site = self.site(SiteKind::Step, "", 0, r.span);
+        quote_spanned!(r.span=> ::nuda::__private::steps_in(#a, #b, (#s, #incl, #rev), __nuda_fault, #site))
     }
 
     fn let_stmt(&mut self, l: &Let) -> TokenStream {
@@ -166,6 +177,7 @@ impl RustEmitter<'_> {
                 quote!(#base.get(#idx))
             }
         };
+        // (The witness never runs: `get` here only names the element's type.)
         quote!(#s = ::core::option::Option::Some(#value);)
     }
 
@@ -179,28 +191,47 @@ impl RustEmitter<'_> {
         let v = self.expr(value);
         match place {
             Place::Var(name) => {
-                let op = super::expr::assign_op(op, span);
                 let rec = self
                     .pending
                     .get(&name.to_string())
                     .map(|s| self.record_var(*s, name));
-                quote_spanned!(span=> #name #op #v; #rec)
+                let update = match op {
+                    Some(op) if self.native() => {
+                        let new = self.binary(op, quote!(#name), v, span);
+                        quote_spanned!(span=> #name = #new;)
+                    }
+                    _ => {
+                        let op = super::expr::assign_op(op, span);
+                        quote_spanned!(span=> #name #op #v;)
+                    }
+                };
+                quote!(#update #rec)
             }
             Place::Index { base, index } if self.host => {
                 let idx = self.index(index);
                 let op = super::expr::assign_op(op, span);
                 quote_spanned!(span=> #base[#idx] #op #v;)
             }
-            Place::Index { base, index } => {
-                let idx = self.index(index);
-                match op {
-                    None => quote_spanned!(span=> #base.set(#idx, #v);),
-                    Some(op) => {
-                        let o = super::expr::bin_op_tokens(op, span);
-                        quote_spanned!(span=> { let __nuda_i = #idx; #base.set(__nuda_i, #base.get(__nuda_i) #o (#v)); })
-                    }
-                }
-            }
+            Place::Index { base, index } => self.store(base, index, op, v, span),
         }
+    }
+
+    /// `a[i] = v` or `a[i] op= v` through a view's checked `load`/`store`.
+    fn store(
+        &mut self,
+        base: &syn::Ident,
+        index: &[Expr],
+        op: Option<BinOp>,
+        v: TokenStream,
+        span: proc_macro2::Span,
+    ) -> TokenStream {
+        let idx = self.index(index);
+        let site = self.site(SiteKind::Write, &base.to_string(), index.len(), span);
+        let Some(op) = op else {
+            return quote_spanned!(span=> #base.store(#idx, #v, __nuda_fault, #site););
+        };
+        let old = quote_spanned!(span=> #base.load(__nuda_i, __nuda_fault, #site));
+        let new = self.binary(op, old, quote!((#v)), span);
+        quote_spanned!(span=> { let __nuda_i = #idx; #base.store(__nuda_i, #new, __nuda_fault, #site); })
     }
 }

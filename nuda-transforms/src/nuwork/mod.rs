@@ -1,30 +1,55 @@
 //! `nuwork!(l1, .., lk; nfor!(..))`: the loop nest becomes an OpenCL kernel over an NDRange
 //! of k dimensions, one per outer loop, with a native-engine twin. Loops beyond the k outermost
 //! stay sequential inside the kernel.
+//!
+//! `mod.rs` parses and builds (lowering, annotations, capture analysis, the OpenCL C template
+//! and the Rust forms); `glue.rs` writes the code that evaluates the ranges on the host,
+//! proves checks away, and launches.
+
+mod glue;
+
+pub(crate) use glue::unchecked_contract;
 
 use crate::capture::{self, Analysis, Context};
 use crate::ctxt::Ctxt;
-use crate::emit::cl::{ClEmitter, Env};
-use crate::emit::glue::{bind_captures, capture_views, companions, fills, push_captures};
-use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
+use crate::emit::cl::{ClEmitter, Env, Shared};
+use crate::emit::native::{Mode, RustEmitter};
 use crate::ir::*;
 use crate::syntax::Lower;
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr as SynExpr, Token};
 
-/// A parsed `nuwork!` input: work-group sizes, then the nest.
+/// A parsed `nuwork!` input: `#[unchecked]`, work-group sizes, then the nest.
 pub struct NuworkInput {
+    /// `#[unchecked]`: bounds checks off, which needs an `unsafe` block around the call.
+    pub unchecked: Option<Span>,
     /// Work-group size per mapped dimension.
     pub sizes: Vec<SynExpr>,
     /// `nfor!(..)` or `annot!(..)`.
     pub nest: syn::Macro,
 }
 
+/// `#[unchecked]` before the sizes of `nuwork!` or `nucall!`: its span, if present.
+pub fn parse_unchecked(input: ParseStream, form: &str) -> syn::Result<Option<Span>> {
+    if !input.peek(Token![#]) {
+        return Ok(None);
+    }
+    let attrs = syn::Attribute::parse_outer(input)?;
+    for a in &attrs {
+        if !a.path().is_ident("unchecked") || !matches!(a.meta, syn::Meta::Path(_)) {
+            let msg = format!("{form}: the only attribute here is `#[unchecked]`, which turns bounds checks off inside an `unsafe` block");
+            return Err(syn::Error::new(a.span(), msg));
+        }
+    }
+    Ok(attrs.last().map(|a| a.path().span()))
+}
+
 impl Parse for NuworkInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
+        let unchecked = parse_unchecked(input, "nuwork!")?;
         let mut sizes = Vec::new();
         loop {
             sizes.push(input.parse::<SynExpr>()?);
@@ -36,8 +61,18 @@ impl Parse for NuworkInput {
             })?;
         }
         input.parse::<Token![;]>()?;
-        let nest: syn::Macro = input.parse()?;
-        Ok(NuworkInput { sizes, nest })
+        if input.peek(Token![for]) {
+            let span = input.parse::<Token![for]>()?.span;
+            return Err(syn::Error::new(span, "nuwork!: a `for` loop here would run on the host; write the mapped loops with nfor!, as in `nuwork!(64; nfor!(i in 0..n { .. }))`"));
+        }
+        let nest: syn::Macro = input.parse().map_err(|e| {
+            syn::Error::new(e.span(), "nuwork!: expected `nfor!(..)` or `annot!(..)` after the `;`")
+        })?;
+        Ok(NuworkInput {
+            unchecked,
+            sizes,
+            nest,
+        })
     }
 }
 
@@ -70,11 +105,9 @@ struct Parts {
     analysis: Analysis,
     slots: usize,
     template: String,
+    shared: Shared,
     natives: Vec<TokenStream>,
     witnesses: Vec<TokenStream>,
-    ranges: Vec<Vec<TokenStream>>,
-    /// The mapped ranges in the witness, so their literals get types too.
-    witness_ranges: TokenStream,
 }
 
 /// Expands `nuwork!`.
@@ -83,7 +116,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
     let parts = build(&cx, &input);
     cx.check()?;
-    Ok(parts.map(|p| glue(&input, &p)).unwrap_or_default())
+    Ok(parts.map(|p| glue::glue(&input, &p)).unwrap_or_default())
 }
 
 /// The kernel template `nuwork!` would embed, for inspection and snapshot tests.
@@ -115,43 +148,28 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     }
     let analysis = analyze(cx, &mut kernels);
     let slots = lower.slots;
-    let template = templates(cx, &analysis, slots, &kernels);
+    let shared = Shared::new();
+    let template = templates(cx, &analysis, slots, &kernels, &shared);
     let emit = |mode| {
         kernels
             .iter()
-            .map(|kern| RustEmitter::new(&analysis, Context::Nuwork, mode).block_inner(&kern.body))
+            .map(|kern| {
+                RustEmitter::new(&analysis, Context::Nuwork, mode)
+                    .with_sites(&shared.sites, quote!(__NUDA_SITES))
+                    .block_inner(&kern.body)
+            })
             .collect()
     };
     let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
-    let (ranges, witness_ranges) = mapped_ranges(&analysis, &kernels);
     Some(Parts {
         kernels,
         analysis,
         slots,
         template,
+        shared,
         natives,
         witnesses,
-        ranges,
-        witness_ranges,
     })
-}
-
-/// The host ranges of each kernel's mapped loops, and the witness of all of them.
-fn mapped_ranges(analysis: &Analysis, kernels: &[Kernel]) -> (Vec<Vec<TokenStream>>, TokenStream) {
-    let ranges = kernels
-        .iter()
-        .map(|kern| {
-            kern.mapped
-                .iter()
-                .map(|l| host_range(analysis, &l.range))
-                .collect()
-        })
-        .collect();
-    let all_mapped: Vec<Loop> = kernels
-        .iter()
-        .flat_map(|kern| kern.mapped.clone())
-        .collect();
-    (ranges, witness_ranges(analysis, &all_mapped))
 }
 
 /// A top-level statement of the annotated nest as a kernel over its `k` outer loops.
@@ -202,7 +220,14 @@ fn kernel_name(i: usize, n: usize) -> String {
     }
 }
 
-fn templates(cx: &Ctxt, analysis: &Analysis, slots: usize, kernels: &[Kernel]) -> String {
+/// The program: the access helpers every kernel shares, then the kernels.
+fn templates(
+    cx: &Ctxt,
+    analysis: &Analysis,
+    slots: usize,
+    kernels: &[Kernel],
+    shared: &Shared,
+) -> String {
     let n = kernels.len();
     let texts: Vec<String> = kernels
         .iter()
@@ -212,11 +237,12 @@ fn templates(cx: &Ctxt, analysis: &Analysis, slots: usize, kernels: &[Kernel]) -
                 analysis,
                 capture_base: slots,
                 context: Context::Nuwork,
+                shared,
             };
             ClEmitter::new(cx, env).nuwork_kernel(&kernel_name(i, n), &kern.mapped, &kern.body)
         })
         .collect();
-    texts.join("\n")
+    shared.helpers_text() + &texts.join("\n")
 }
 
 /// The k outermost loops, and the body with the other loops left as a sequential nest.
@@ -256,145 +282,5 @@ fn check_host_ranges(cx: &Ctxt, mapped: &[Loop]) {
         if let Some(v) = scratch.captures.iter().find(|c| vars.contains(&c.name)) {
             cx.error(v.span, format!("nuwork!: the range of a mapped loop is computed on the host, before any iteration runs, so it cannot use the loop variable `{}`", v.name));
         }
-    }
-}
-
-/// `LoopRange::new(start, end, step, inclusive)?`, evaluated on the host.
-fn host_range(analysis: &Analysis, r: &Range) -> TokenStream {
-    let mut em = RustEmitter::new(analysis, Context::Nucode, Mode::Native);
-    let (a, b) = (em.expr(&r.start), em.expr(&r.end));
-    let step = r.step.as_ref().map_or_else(
-        || quote!(::core::option::Option::None),
-        |s| {
-            let s = em.expr(s);
-            quote!(::core::option::Option::Some(#s))
-        },
-    );
-    let incl = r.inclusive;
-    quote_spanned!(r.span=> ::nuda::__private::LoopRange::new(#a, #b, #step, #incl)?)
-}
-
-/// `let _ = (start, end, step);` per mapped loop, recorded for the witness.
-fn witness_ranges(analysis: &Analysis, mapped: &[Loop]) -> TokenStream {
-    let mut em = RustEmitter::new(analysis, Context::Nucode, Mode::Witness);
-    let parts = mapped.iter().map(|l| {
-        let r = &l.range;
-        let (a, b) = (em.expr(&r.start), em.expr(&r.end));
-        let s = r.step.as_ref().map(|s| em.expr(s));
-        quote!(let _ = (#a, #b, #s);)
-    });
-    quote!(#(#parts)*)
-}
-
-/// Per kernel: its ranges on the host, its witness block, its native run, its launch.
-struct KernelGlue {
-    ranges: TokenStream,
-    witness: TokenStream,
-    native: TokenStream,
-    launch: TokenStream,
-}
-
-fn kernel_glue(p: &Parts, i: usize) -> KernelGlue {
-    let kern = &p.kernels[i];
-    let k = kern.mapped.len();
-    let rnames: Vec<syn::Ident> = (0..k)
-        .map(|d| format_ident!("__nuda_r{}_{}", i, d))
-        .collect();
-    let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
-    let vars: Vec<&syn::Ident> = kern.mapped.iter().map(|l| &l.var).collect();
-    let host = &p.ranges[i];
-    let ranges = quote!(#( #[allow(unused_parens)] let #rnames = #host; )*);
-    let records = kern.mapped.iter().zip(&rnames).map(|(l, r)| {
-        let (v, s) = (&l.var, slot_ident(l.slot));
-        quote!(let #v = #r.first(); #s = ::core::option::Option::Some(#v);)
-    });
-    let body = &p.witnesses[i];
-    let witness = quote!({ #(#records)* #body });
-    let native_body = &p.natives[i];
-    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
-    // that rustc and clippy would otherwise flag in the user's crate.
-    let native = quote! {
-        #[allow(unused_parens, clippy::all)]
-        let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
-            #( let #vars = #rnames.at(#gnames); )*
-            #native_body
-        };
-        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_body)?;
-    };
-    let name = kernel_name(i, p.kernels.len());
-    let pushes = push_captures(&p.analysis.captures);
-    let launch = quote! {
-        let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev).global([#(#rnames.trips()),*]).local(__nuda_local);
-        #( __nuda_l = #rnames.push(__nuda_l); )*
-        #pushes
-        __nuda_l.run()?;
-    };
-    KernelGlue {
-        ranges,
-        witness,
-        native,
-        launch,
-    }
-}
-
-/// The type slots the witnesses record, over every kernel and the range witnesses.
-fn recorded(parts: &[KernelGlue], p: &Parts) -> std::collections::BTreeSet<usize> {
-    let mut recorded = std::collections::BTreeSet::new();
-    for w in parts.iter().map(|g| &g.witness).chain([&p.witness_ranges]) {
-        recorded_slots(w, &mut recorded);
-    }
-    recorded
-}
-
-fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
-    let sizes = input
-        .sizes
-        .iter()
-        .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
-    let parts: Vec<KernelGlue> = (0..p.kernels.len()).map(|i| kernel_glue(p, i)).collect();
-    let (ranges, witnesses) = (
-        parts.iter().map(|g| &g.ranges),
-        parts.iter().map(|g| &g.witness),
-    );
-    let (natives, launches) = (
-        parts.iter().map(|g| &g.native),
-        parts.iter().map(|g| &g.launch),
-    );
-    let caps = &p.analysis.captures;
-    let (bind, wviews, nviews) = (
-        bind_captures(caps),
-        capture_views(caps, true),
-        capture_views(caps, false),
-    );
-    let recorded = recorded(&parts, p);
-    let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
-    let calls = companions(&p.analysis.calls);
-    let (template, wranges) = (&p.template, &p.witness_ranges);
-    quote! {
-        (|| -> ::nuda::Result<()> {
-            let __nuda_local = [#(#sizes),*];
-            #(#ranges)*
-            #bind
-            #decls
-            {
-                #[allow(unused, unreachable_code, clippy::all)]
-                let __nuda_witness = || {
-                    #wranges
-                    #wviews
-                    #(#witnesses)*
-                };
-            }
-            let __nuda_dev = ::nuda::current_device()?;
-            if __nuda_dev.is_native() {
-                #nviews
-                #(#natives)*
-            } else {
-                static __NUDA_KERNEL: ::nuda::__private::Template =
-                    ::nuda::__private::Template::new(concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork");
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls);
-                #(#launches)*
-            }
-            ::core::result::Result::Ok(())
-        })()
     }
 }

@@ -1,0 +1,134 @@
+//! Arithmetic as native kernels run it: the same results as the OpenCL C nuda generates, in
+//! debug builds too. Integers wrap (Rust's release semantics, which nuda defines for every
+//! engine), shift amounts are masked to the type's width, and division by zero or `MIN / -1`
+//! records a fault and gives zero instead of panicking. Floats are IEEE operations, as in Rust.
+//!
+//! The witness (the code rustc types) keeps Rust's own operators, so types are inferred
+//! exactly as in plain Rust; only the native engine calls these.
+
+use crate::fault::{Faults, Site};
+
+/// The operators of kernel values.
+pub trait Arith: Copy {
+    /// `a + b`, wrapping.
+    fn nu_add(self, b: Self) -> Self;
+    /// `a - b`, wrapping.
+    fn nu_sub(self, b: Self) -> Self;
+    /// `a * b`, wrapping.
+    fn nu_mul(self, b: Self) -> Self;
+    /// `-a`, wrapping.
+    fn nu_neg(self) -> Self;
+    /// `a.abs()`, wrapping (`MIN.abs()` is `MIN`).
+    fn nu_abs(self) -> Self;
+    /// `a / b`; a zero divisor or an overflow records a fault at `site` and gives zero.
+    fn nu_div(self, b: Self, f: &Faults, site: &'static Site) -> Self;
+    /// `a % b`, faulting as `nu_div`.
+    fn nu_rem(self, b: Self, f: &Faults, site: &'static Site) -> Self;
+}
+
+/// Integers a shift amount may be.
+pub trait ShiftAmount: Copy {
+    /// The amount's low 32 bits (the shift masks it further).
+    fn low(self) -> u32;
+}
+
+/// Shifts of integer kernel values.
+pub trait Shift: Copy {
+    /// `a << b`, the amount masked to the width.
+    fn nu_shl<B: ShiftAmount>(self, b: B) -> Self;
+    /// `a >> b`, arithmetic for signed types, the amount masked to the width.
+    fn nu_shr<B: ShiftAmount>(self, b: B) -> Self;
+}
+
+macro_rules! ints {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn nu_add(self, b: $t) -> $t { self.wrapping_add(b) }
+            #[inline(always)]
+            fn nu_sub(self, b: $t) -> $t { self.wrapping_sub(b) }
+            #[inline(always)]
+            fn nu_mul(self, b: $t) -> $t { self.wrapping_mul(b) }
+            #[inline(always)]
+            fn nu_neg(self) -> $t { self.wrapping_neg() }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn nu_abs(self) -> $t { if self < 0 { self.wrapping_neg() } else { self } }
+            #[inline(always)]
+            fn nu_div(self, b: $t, f: &Faults, site: &'static Site) -> $t {
+                match self.checked_div(b) {
+                    Some(q) => q,
+                    None => { f.arith(site, b != 0); 0 }
+                }
+            }
+            #[inline(always)]
+            fn nu_rem(self, b: $t, f: &Faults, site: &'static Site) -> $t {
+                match self.checked_rem(b) {
+                    Some(r) => r,
+                    None => { f.arith(site, b != 0); 0 }
+                }
+            }
+        }
+        impl ShiftAmount for $t {
+            #[inline(always)]
+            fn low(self) -> u32 { self as u32 }
+        }
+        impl Shift for $t {
+            #[inline(always)]
+            fn nu_shl<B: ShiftAmount>(self, b: B) -> $t { self.wrapping_shl(b.low()) }
+            #[inline(always)]
+            fn nu_shr<B: ShiftAmount>(self, b: B) -> $t { self.wrapping_shr(b.low()) }
+        }
+    )*};
+}
+ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+macro_rules! floats {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)]
+            fn nu_add(self, b: $t) -> $t { self + b }
+            #[inline(always)]
+            fn nu_sub(self, b: $t) -> $t { self - b }
+            #[inline(always)]
+            fn nu_mul(self, b: $t) -> $t { self * b }
+            #[inline(always)]
+            fn nu_neg(self) -> $t { -self }
+            #[inline(always)]
+            fn nu_abs(self) -> $t { self.abs() }
+            #[inline(always)]
+            fn nu_div(self, b: $t, _: &Faults, _: &'static Site) -> $t { self / b }
+            #[inline(always)]
+            fn nu_rem(self, b: $t, _: &Faults, _: &'static Site) -> $t { self % b }
+        }
+    )*};
+}
+floats!(f32, f64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fault::SiteKind;
+
+    static DIV: Site = Site::new(SiteKind::Divide, "", 0, "t.rs", 1, 1);
+
+    #[test]
+    fn integers_wrap_and_shifts_mask() {
+        assert_eq!(i32::MAX.nu_add(1), i32::MIN);
+        assert_eq!(200u8.nu_mul(2), 144);
+        assert_eq!(1u8.nu_shl(9u32), 2);
+        assert_eq!((-8i32).nu_shr(1i64), -4);
+        assert_eq!(i8::MIN.nu_abs(), i8::MIN);
+    }
+
+    #[test]
+    fn division_by_zero_faults_and_gives_zero() {
+        let f = Faults::new();
+        assert_eq!(7u32.nu_div(0, &f, &DIV), 0);
+        assert_eq!(f.first().map(|r| r.detail), Some(crate::fault::DETAIL_ZERO));
+        let g = Faults::new();
+        assert_eq!(i32::MIN.nu_rem(-1, &g, &DIV), 0);
+        assert_eq!(g.first().map(|r| r.detail), Some(crate::fault::DETAIL_OVERFLOW));
+        assert_eq!(7.0f32.nu_div(0.0, &g, &DIV), f32::INFINITY);
+    }
+}

@@ -1,0 +1,325 @@
+//! Rust's integer and float semantics in OpenCL C, per type: how a template's typed operation
+//! is written once rustc has said what type it has.
+//!
+//! C leaves signed overflow undefined, converts out-of-range values to signed types in an
+//! implementation-defined way, promotes narrow integers to `int` (so `uchar << 9` and
+//! `ushort * ushort` go wrong), and traps or returns garbage on division by zero. Rust wraps
+//! (nuda's defined overflow, in debug builds too), masks shift amounts to the type's width,
+//! and panics on division by zero. So signed arithmetic is done on the unsigned twin and
+//! reinterpreted with `as_T`, narrow arithmetic in `uint` and truncated, shift amounts masked,
+//! and integer division goes through the prelude's `nu_div_T`, which records a fault.
+
+/// The OpenCL C integer types: (name, unsigned twin, bits, signed). `nu_idx`/`nu_sidx` are
+/// `uint`/`int` or `ulong`/`long`, chosen per program; `NU_IDX_BITS` says which.
+const INTS: &[(&str, &str, &str, bool)] = &[
+    ("char", "uchar", "8", true),
+    ("uchar", "uchar", "8", false),
+    ("short", "ushort", "16", true),
+    ("ushort", "ushort", "16", false),
+    ("int", "uint", "32", true),
+    ("uint", "uint", "32", false),
+    ("long", "ulong", "64", true),
+    ("ulong", "ulong", "64", false),
+    ("nu_sidx", "nu_idx", "NU_IDX_BITS", true),
+    ("nu_idx", "nu_idx", "NU_IDX_BITS", false),
+];
+
+/// An integer type's twin, width and signedness.
+struct Int {
+    name: &'static str,
+    unsigned: &'static str,
+    bits: &'static str,
+    signed: bool,
+}
+
+fn int(ty: &str) -> Option<Int> {
+    INTS.iter()
+        .find(|(n, ..)| *n == ty)
+        .map(|&(name, unsigned, bits, signed)| Int {
+            name,
+            unsigned,
+            bits,
+            signed,
+        })
+}
+
+impl Int {
+    /// Narrower than `int`: C promotes it before arithmetic.
+    fn narrow(&self) -> bool {
+        matches!(self.bits, "8" | "16")
+    }
+
+    /// `v`, a value computed in the unsigned twin (or in `uint` for narrow types), brought
+    /// back to this type with wrapping.
+    fn back(&self, v: &str) -> String {
+        match (self.signed, self.narrow()) {
+            (true, true) => format!("as_{}(({})({v}))", self.name, self.unsigned),
+            (true, false) => format!("as_{}({v})", self.name),
+            (false, true) => format!("(({})({v}))", self.name),
+            (false, false) => format!("({v})"),
+        }
+    }
+
+    /// The type arithmetic is done in: the unsigned twin, or `uint` for narrow types.
+    fn work(&self) -> &'static str {
+        if self.narrow() {
+            "uint"
+        } else {
+            self.unsigned
+        }
+    }
+
+    fn mask(&self, amount: &str) -> String {
+        format!("(({amount}) & ({} - 1))", self.bits)
+    }
+}
+
+/// The C of typed operation `op` on values of type `ty`, with `args` already spelled.
+pub fn op(op: &str, ty: &str, args: &[String]) -> String {
+    let a = |k: usize| args.get(k).map_or("0", String::as_str);
+    if let Some(target) = op.strip_prefix("to:") {
+        return cast(ty, target, a(0));
+    }
+    if op == "from_int" {
+        // An integer (a work-item's number, say) into this type, wrapping.
+        return cast("ulong", ty, a(0));
+    }
+    match int(ty) {
+        Some(t) => int_op(op, &t, args),
+        None => float_op(op, ty, a(0), a(1)),
+    }
+}
+
+/// Arithmetic that can leave the type's range, and so wraps.
+fn wrapping_symbol(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "add" => "+",
+        "sub" => "-",
+        "mul" => "*",
+        _ => return None,
+    })
+}
+
+/// Bitwise operations, which stay in range (narrow operands are promoted with their sign).
+fn bitwise_symbol(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "and" => "&",
+        "or" => "|",
+        "xor" => "^",
+        _ => return None,
+    })
+}
+
+fn int_op(op: &str, t: &Int, args: &[String]) -> String {
+    let a = |k: usize| args.get(k).map_or("0", String::as_str);
+    let w = t.work();
+    if let Some(sym) = wrapping_symbol(op) {
+        return t.back(&format!("({w})({}) {sym} ({w})({})", a(0), a(1)));
+    }
+    if let Some(sym) = bitwise_symbol(op) {
+        return match t.narrow() {
+            true => format!("(({})(({}) {sym} ({})))", t.name, a(0), a(1)),
+            false => format!("({} {sym} {})", a(0), a(1)),
+        };
+    }
+    match op {
+        "shl" => t.back(&format!("({w})({}) << {}", a(0), t.mask(a(1)))),
+        // `>>` of a signed value fills with its sign bit (OpenCL C 6.3.j); narrow values are
+        // promoted with their sign, so the result is in range.
+        "shr" => format!("(({})(({}) >> {}))", t.name, a(0), t.mask(a(1))),
+        "neg" => t.back(&format!("-({w})({})", a(0))),
+        "not" => format!("(({})~({}))", t.name, a(0)),
+        // `abs` returns the unsigned twin: |MIN| reinterpreted is MIN, as Rust's wrapping.
+        "abs" if t.signed => format!("as_{}(abs({}))", t.name, a(0)),
+        "abs" => format!("({})", a(0)),
+        "div" | "rem" => format!(
+            "nu_{op}_{}({}, {}, {}, {}, nu_err)",
+            t.name,
+            a(0),
+            a(1),
+            a(2),
+            a(3)
+        ),
+        "trips" => format!("nu_trips_{}({}, nu_err)", t.name, args.join(", ")),
+        _ => format!("/* nuda: unknown operation {op} */ 0"),
+    }
+}
+
+fn float_op(op: &str, ty: &str, a: &str, b: &str) -> String {
+    match op {
+        "add" => format!("({a} + {b})"),
+        "sub" => format!("({a} - {b})"),
+        "mul" => format!("({a} * {b})"),
+        "div" => format!("({a} / {b})"),
+        "rem" => format!("fmod({a}, {b})"),
+        "neg" => format!("(-{a})"),
+        "not" if ty == "bool" => format!("(!{a})"),
+        "abs" => format!("fabs({a})"),
+        "and" => format!("({a} & {b})"),
+        "or" => format!("({a} | {b})"),
+        "xor" => format!("({a} ^ {b})"),
+        _ => format!("/* nuda: unknown operation {op} on {ty} */ 0"),
+    }
+}
+
+/// `x as target`, from a value of type `from`: floats saturate (NaN gives 0), integers wrap.
+fn cast(from: &str, target: &str, x: &str) -> String {
+    if matches!(from, "float" | "double") {
+        return match int(target) {
+            Some(_) => format!("convert_{target}_sat_rtz({x})"),
+            None => format!("(({target})({x}))"),
+        };
+    }
+    match int(target) {
+        Some(t) if t.signed => format!("as_{target}(({})({x}))", t.unsigned),
+        Some(_) => format!("(({target})({x}))"),
+        None => format!("(({target})({x}))"),
+    }
+}
+
+/// A literal with `digits` (base 10) of OpenCL C type `ty`. Every value Rust accepts keeps
+/// its value: a signed literal one past the maximum (the operand of a negation, as in
+/// `-2147483648i32`) is written through its unsigned twin.
+pub fn literal(digits: &str, ty: &str) -> String {
+    match ty {
+        "float" => format!("{}f", decimal(digits)),
+        "double" => decimal(digits),
+        "bool" => digits.to_string(),
+        _ => match int(ty) {
+            Some(t) => int_literal(digits, &t),
+            None => format!("(({ty}){digits})"),
+        },
+    }
+}
+
+fn int_literal(digits: &str, t: &Int) -> String {
+    let value: u128 = digits.parse().unwrap_or(0);
+    let max_signed: u128 = match t.bits {
+        "8" => i8::MAX as u128,
+        "16" => i16::MAX as u128,
+        "32" => i32::MAX as u128,
+        _ => i64::MAX as u128,
+    };
+    if t.signed && value > max_signed {
+        return format!("as_{}(({})({digits}UL))", t.name, t.unsigned);
+    }
+    match t.name {
+        "int" => digits.to_string(),
+        "uint" => format!("{digits}u"),
+        "long" => format!("{digits}L"),
+        "ulong" => format!("{digits}UL"),
+        // 64-bit when the program's index type is; a larger value forces it (see `proof`).
+        "nu_idx" => format!("((nu_idx){digits}UL)"),
+        "nu_sidx" => format!("((nu_sidx){digits}L)"),
+        other => format!("(({other}){digits})"),
+    }
+}
+
+/// A float literal's digits with a decimal point, so C reads them as floating point.
+pub fn decimal(d: &str) -> String {
+    if d.contains(['e', 'E']) {
+        d.to_string()
+    } else if d.ends_with('.') {
+        format!("{d}0")
+    } else if d.contains('.') {
+        d.to_string()
+    } else {
+        format!("{d}.0")
+    }
+}
+
+/// The spelling of a type-dependent function for `ty`: `min`/`max` (`fmin` for floats).
+pub fn func(f: &str, ty: &str) -> String {
+    let float = matches!(ty, "float" | "double");
+    match f {
+        "min" | "max" if float => format!("f{f}"),
+        other => other.to_string(),
+    }
+}
+
+/// The prelude's trip counts: `nu_trips_T(a, b, step, inclusive, check, site, record)`, the
+/// number of values from `a` to `b` counting up by a positive step or down by a negative
+/// one, computed in the unsigned twin so no difference overflows. A zero step records a
+/// fault and gives no iteration.
+pub fn trips_helpers() -> String {
+    let mut s = String::from(
+        "#define NU_TRIPS(T, U) \\\n\
+         nu_idx nu_trips_##T(T a, T b, T s, int incl, int c, uint site, global uint* e) { \\\n\
+         \x20   if (s == 0) { if (c) nu_fault(e, site, 0u, 0, 0, 0, 0, 0, 0); return 0; } \\\n\
+         \x20   T lo = s > 0 ? a : b, hi = s > 0 ? b : a; \\\n\
+         \x20   U st = s > 0 ? (U)s : (U)((U)0 - (U)s); \\\n\
+         \x20   if (hi < lo || (!incl && hi == lo)) return 0; \\\n\
+         \x20   U d = (U)((U)hi - (U)lo); \\\n\
+         \x20   return incl ? (nu_idx)(d / st) + 1 : (nu_idx)((U)(d - 1) / st) + 1; \\\n\
+         }\n",
+    );
+    for (t, u) in INTS.iter().filter(|i| !i.0.starts_with("nu_")).map(|i| (i.0, i.1)) {
+        s += &format!("NU_TRIPS({t}, {u})\n");
+    }
+    s
+}
+
+/// The prelude's integer division and remainder: `nu_div_T(a, b, check, site, record)`.
+/// With `check` set, a zero divisor (or `MIN / -1`) records a fault and gives 0; with it
+/// clear (the divisor was proved safe at launch) it is a plain `/`.
+pub fn division_helpers() -> String {
+    let mut s = String::from(
+        "#define NU_DIV(T, OP, NAME, OVER) \\\n\
+         T nu_##NAME##_##T(T a, T b, int c, uint s, global uint* e) { \\\n\
+         \x20   if (c && (b == 0 || OVER)) { nu_fault(e, s, b != 0, 0, 0, 0, 0, 0, 0); return 0; } \\\n\
+         \x20   return a OP b; \\\n\
+         }\n",
+    );
+    for (t, min) in [
+        ("char", "CHAR_MIN"),
+        ("short", "SHRT_MIN"),
+        ("int", "INT_MIN"),
+        ("long", "LONG_MIN"),
+    ] {
+        let over = format!("(a == {min} && b == -1)");
+        s += &format!("NU_DIV({t}, /, div, {over})\nNU_DIV({t}, %, rem, {over})\n");
+    }
+    for t in ["uchar", "ushort", "uint", "ulong"] {
+        s += &format!("NU_DIV({t}, /, div, 0)\nNU_DIV({t}, %, rem, 0)\n");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ops(o: &str, ty: &str) -> String {
+        op(o, ty, &["a".into(), "b".into()])
+    }
+
+    #[test]
+    fn signed_arithmetic_wraps_through_the_unsigned_twin() {
+        assert_eq!(ops("add", "int"), "as_int((uint)(a) + (uint)(b))");
+        assert_eq!(ops("mul", "short"), "as_short((ushort)((uint)(a) * (uint)(b)))");
+        assert_eq!(ops("mul", "ushort"), "((ushort)((uint)(a) * (uint)(b)))");
+        assert_eq!(ops("add", "float"), "(a + b)");
+        assert_eq!(ops("sub", "nu_idx"), "((nu_idx)(a) - (nu_idx)(b))");
+    }
+
+    #[test]
+    fn shifts_mask_to_the_type_width() {
+        assert_eq!(ops("shl", "uchar"), "((uchar)((uint)(a) << ((b) & (8 - 1))))");
+        assert_eq!(ops("shr", "char"), "((char)((a) >> ((b) & (8 - 1))))");
+    }
+
+    #[test]
+    fn literals_keep_their_values() {
+        assert_eq!(literal("2147483648", "int"), "as_int((uint)(2147483648UL))");
+        assert_eq!(literal("5000000000", "nu_idx"), "((nu_idx)5000000000UL)");
+        assert_eq!(literal("128", "char"), "as_char((uchar)(128UL))");
+        assert_eq!(literal("2", "float"), "2.0f");
+    }
+
+    #[test]
+    fn casts_saturate_from_floats_and_wrap_between_integers() {
+        assert_eq!(op("to:int", "float", &["x".into()]), "convert_int_sat_rtz(x)");
+        assert_eq!(op("to:char", "int", &["x".into()]), "as_char((uchar)(x))");
+        assert_eq!(op("to:uint", "long", &["x".into()]), "((uint)(x))");
+    }
+}

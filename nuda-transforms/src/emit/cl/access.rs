@@ -1,0 +1,193 @@
+//! Checked memory accesses in OpenCL C. An array element is read and written through a
+//! helper made for its captured array (`nu_ld_a`, `nu_st_a`): it checks every index against
+//! its dim, and out of range it touches no memory (a read gives zero, a write is skipped) and
+//! records the fault. The check is compiled in only where the launch-time proof could not
+//! show it always passes (`NU_C<site>`). Image writes check their coordinates the same way;
+//! image reads go through the clamping sampler and are always in range.
+
+use super::ClEmitter;
+use crate::emit::sites::SiteKind;
+use crate::emit::template::Ph;
+use crate::ir::*;
+use crate::syntax::methods::MethodKind;
+
+/// A load or a store helper.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Helper {
+    Load,
+    Store,
+}
+
+impl ClEmitter<'_> {
+    /// `a[i]` in an expression.
+    pub(super) fn read(&mut self, base: &syn::Ident, index: &[Expr], span: proc_macro2::Span) -> String {
+        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
+        let (c, q) = self.env.site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
+        let f = self.helper(base, Helper::Load, idx.len());
+        let mut args = self.array_args(base, idx.len());
+        args.extend(idx);
+        args.extend([c, q, "nu_err".into()]);
+        format!("{f}({})", args.join(", "))
+    }
+
+    /// `a[i] = v;` or `a[i] op= v;` as a statement. The indices are evaluated once, into
+    /// temporaries, and a compound update reads and writes through the same site.
+    pub(super) fn write(
+        &mut self,
+        base: &syn::Ident,
+        index: &[Expr],
+        op: Option<(BinOp, Slot)>,
+        value: &Expr,
+        span: proc_macro2::Span,
+    ) {
+        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
+        let v = self.expr(value);
+        let (c, q) = self.env.site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
+        let array = self.array_args(base, idx.len());
+        let Some((op, slot)) = op else {
+            let f = self.helper(base, Helper::Store, idx.len());
+            let args = [array, idx, vec![v, c, q, "nu_err".into()]].concat();
+            return self.line(format!("{f}({});", args.join(", ")));
+        };
+        self.line("{");
+        self.indent += 1;
+        let temps: Vec<String> = idx
+            .iter()
+            .map(|i| {
+                let t = self.names.fresh("nu_i");
+                self.line(format!("nu_idx {t} = {i};"));
+                t
+            })
+            .collect();
+        let (ld, st) = (
+            self.helper(base, Helper::Load, idx.len()),
+            self.helper(base, Helper::Store, idx.len()),
+        );
+        let tail = [c, q, "nu_err".into()];
+        let old_args = [array.clone(), temps.clone(), tail.to_vec()].concat();
+        let old = format!("{ld}({})", old_args.join(", "));
+        let new = self.update(op, slot, &old, &v, span);
+        let args = [array, temps, vec![new], tail.to_vec()].concat();
+        self.line(format!("{st}({});", args.join(", ")));
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// `old op v` for a compound assignment of slot `slot`'s type.
+    pub(super) fn update(
+        &mut self,
+        op: BinOp,
+        slot: Slot,
+        old: &str,
+        v: &str,
+        span: proc_macro2::Span,
+    ) -> String {
+        let name = super::expr::op_name(op).unwrap_or("add");
+        match op {
+            BinOp::Div | BinOp::Rem => {
+                let kind = if op == BinOp::Div {
+                    SiteKind::Divide
+                } else {
+                    SiteKind::Remainder
+                };
+                let (c, q) = self.env.site_args(kind, "", 0, span);
+                Ph::op(slot, name, &[old, v, &c, &q])
+            }
+            _ => Ph::op(slot, name, &[old, v]),
+        }
+    }
+
+    /// The kernel arguments that stand for captured array `base`: pointer, then its dims.
+    fn array_args(&self, base: &syn::Ident, rank: usize) -> Vec<String> {
+        let b = self.var(base);
+        let mut v = vec![b.clone()];
+        v.extend((0..rank).map(|k| format!("{b}__d{k}")));
+        v
+    }
+
+    /// The name of the load or store helper of `base`, made on first use.
+    fn helper(&self, base: &syn::Ident, h: Helper, rank: usize) -> String {
+        let b = self.var(base);
+        let name = match h {
+            Helper::Load => format!("nu_ld_{b}"),
+            Helper::Store => format!("nu_st_{b}"),
+        };
+        let fill = self.env.capture_fill(base).unwrap_or_default();
+        self.env
+            .shared
+            .helper(&name, || helper_text(&name, &b, fill, h, rank));
+        name
+    }
+
+    /// `.dims()`, `.len()`, `img.read(x, y)`, `img.write(x, y, v)`.
+    pub(super) fn memory_method(
+        &mut self,
+        recv: &Expr,
+        kind: MethodKind,
+        args: &[Expr],
+        span: proc_macro2::Span,
+    ) -> String {
+        let ExprKind::Var(name) = &recv.kind else {
+            return String::new();
+        };
+        let b = self.var(name);
+        let fill = self.env.capture_fill(name).unwrap_or_default();
+        let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+        let ch = Ph::channels(fill);
+        match kind {
+            MethodKind::Dims => format!("{b}__d0"),
+            MethodKind::Len => Ph::len(fill, &b),
+            MethodKind::Read => format!("nu_read{ch}({b}, (int)({}), (int)({}))", a[0], a[1]),
+            MethodKind::Write => {
+                let (c, q) = self
+                    .env
+                    .site_args(SiteKind::ImageWrite, &name.to_string(), 2, span);
+                format!(
+                    "nu_write{ch}({b}, {b}__d0, {b}__d1, (int)({}), (int)({}), {}, {c}, {q}, nu_err)",
+                    a[0], a[1], a[2]
+                )
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// The C text of a helper of captured array `b` (fill `fill`) of rank `rank`.
+fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> String {
+    let elem = Ph::elem(fill);
+    let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
+    let mut params = vec![Ph::param(fill, b)];
+    params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
+    if h == Helper::Store {
+        params.push(format!("{elem} nu_v"));
+    }
+    params.extend(["int nu_c".into(), "uint nu_s".into(), "global uint* nu_err".into()]);
+    let inside: Vec<String> = idx
+        .iter()
+        .enumerate()
+        .map(|(k, i)| format!("{i} < {b}__d{k}"))
+        .collect();
+    let pad = |v: Vec<String>| {
+        let mut v = v;
+        v.resize(3, "0".into());
+        v.join(", ")
+    };
+    let fault = format!(
+        "nu_fault(nu_err, nu_s, 0u, {}, {})",
+        pad(idx.clone()),
+        pad((0..rank).map(|k| format!("{b}__d{k}")).collect())
+    );
+    let mut off = idx[0].clone();
+    for (k, i) in idx.iter().enumerate().skip(1) {
+        off = format!("({off}) * {b}__d{k} + {i}");
+    }
+    let (ret, miss, hit) = match h {
+        Helper::Load => (elem.clone(), format!("return ({elem})0;"), format!("return {b}[{off}];")),
+        Helper::Store => ("void".into(), "return;".into(), format!("{b}[{off}] = nu_v;")),
+    };
+    format!(
+        "{ret} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {miss}\n    }}\n    {hit}\n}}\n",
+        params.join(", "),
+        inside.join(" && ")
+    )
+}

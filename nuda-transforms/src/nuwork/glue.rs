@@ -1,0 +1,180 @@
+//! The code `nuwork!` expands to: the mapped ranges evaluated on the host, the captures bound,
+//! the type witness, the check sites, and then either the native engine's run or the OpenCL
+//! launch of each kernel (the main nest, then the annotations' remainders).
+
+use super::{kernel_name, NuworkInput, Parts};
+use crate::capture::Context;
+use crate::emit::glue::{bind_captures, capture_views, companions, fills, push_captures};
+use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
+use crate::emit::sites::{SiteKind, Sites};
+use crate::ir::*;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// `LoopRange::new(start, end, step, inclusive, rev, site)?`, evaluated on the host; a
+/// stepped range names its site in `ranges` (a zero step is an error before the launch).
+fn host_range(p: &Parts, r: &Range, ranges: &Sites) -> TokenStream {
+    let mut em = RustEmitter::new(&p.analysis, Context::Nucode, Mode::Host);
+    let (a, b) = (em.expr(&r.start), em.expr(&r.end));
+    let step = r.step.as_ref().map_or_else(
+        || quote!(::core::option::Option::None),
+        |s| {
+            let s = em.expr(s);
+            quote!(::core::option::Option::Some(#s))
+        },
+    );
+    let k = ranges.intern(SiteKind::Step, "", 0, r.span);
+    let (incl, rev) = (r.inclusive, r.rev);
+    quote_spanned!(r.span=> ::nuda::__private::LoopRange::new(#a, #b, #step, #incl, #rev, &__NUDA_RANGES[#k])?)
+}
+
+/// `let _ = (start, end, step);` per mapped loop, recorded for the witness.
+fn witness_ranges(p: &Parts) -> TokenStream {
+    let mut em = RustEmitter::new(&p.analysis, Context::Nucode, Mode::Witness);
+    let parts = p.kernels.iter().flat_map(|k| &k.mapped).map(|l| {
+        let r = &l.range;
+        let (a, b) = (em.expr(&r.start), em.expr(&r.end));
+        let s = r.step.as_ref().map(|s| em.expr(s));
+        quote!(let _ = (#a, #b, #s);)
+    });
+    quote!(#(#parts)*)
+}
+
+/// Per kernel: its ranges on the host, its witness block, its native run, its launch.
+struct KernelGlue {
+    ranges: TokenStream,
+    witness: TokenStream,
+    native: TokenStream,
+    launch: TokenStream,
+}
+
+fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
+    let kern = &p.kernels[i];
+    let k = kern.mapped.len();
+    let rnames: Vec<syn::Ident> = (0..k)
+        .map(|d| format_ident!("__nuda_r{}_{}", i, d))
+        .collect();
+    let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
+    let vars: Vec<&syn::Ident> = kern.mapped.iter().map(|l| &l.var).collect();
+    let host: Vec<TokenStream> = kern
+        .mapped
+        .iter()
+        .map(|l| host_range(p, &l.range, range_sites))
+        .collect();
+    let ranges = quote!(#( #[allow(unused_parens)] let #rnames = #host; )*);
+    let records = kern.mapped.iter().zip(&rnames).map(|(l, r)| {
+        let (v, s) = (&l.var, slot_ident(l.slot));
+        quote!(let #v = #r.first(); #s = ::core::option::Option::Some(#v);)
+    });
+    let body = &p.witnesses[i];
+    let witness = quote!({ #(#records)* #body });
+    let native_body = &p.natives[i];
+    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
+    // that rustc and clippy would otherwise flag in the user's crate.
+    let native = quote! {
+        #[allow(unused_parens, clippy::all)]
+        let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
+            #( let #vars = #rnames.at(#gnames); )*
+            #native_body
+        };
+        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_fault, __nuda_body)?;
+    };
+    let name = kernel_name(i, p.kernels.len());
+    let pushes = push_captures(&p.analysis.captures);
+    let launch = quote! {
+        let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev)
+            .global([#(#rnames.trips()),*]).local(__nuda_local).index_type(__nuda_variant.index_type());
+        #( __nuda_l = #rnames.push(__nuda_l); )*
+        #pushes
+        __nuda_l.run()?;
+    };
+    KernelGlue {
+        ranges,
+        witness,
+        native,
+        launch,
+    }
+}
+
+/// The type slots the witnesses record, over every kernel and the range witnesses.
+fn recorded(parts: &[KernelGlue], wranges: &TokenStream) -> std::collections::BTreeSet<usize> {
+    let mut recorded = std::collections::BTreeSet::new();
+    for w in parts.iter().map(|g| &g.witness).chain([wranges]) {
+        recorded_slots(w, &mut recorded);
+    }
+    recorded
+}
+
+/// `#[unchecked]`: a call of an `unsafe fn`, so rustc asks for the `unsafe` block.
+pub(crate) fn unchecked_contract(unchecked: Option<proc_macro2::Span>) -> TokenStream {
+    match unchecked {
+        Some(span) => quote_spanned!(span=> let () = ::nuda::skip_bounds_checks();),
+        None => TokenStream::new(),
+    }
+}
+
+pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
+    let sizes = input
+        .sizes
+        .iter()
+        .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
+    let range_sites = Sites::new();
+    let parts: Vec<KernelGlue> = (0..p.kernels.len())
+        .map(|i| kernel_glue(p, i, &range_sites))
+        .collect();
+    let (ranges, witnesses) = (
+        parts.iter().map(|g| &g.ranges),
+        parts.iter().map(|g| &g.witness),
+    );
+    let (natives, launches) = (
+        parts.iter().map(|g| &g.native),
+        parts.iter().map(|g| &g.launch),
+    );
+    let caps = &p.analysis.captures;
+    let (bind, wviews, nviews) = (
+        bind_captures(caps),
+        capture_views(caps, true),
+        capture_views(caps, false),
+    );
+    let wranges = witness_ranges(p);
+    let recorded = recorded(&parts, &wranges);
+    let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
+    let calls = companions(&p.analysis.calls);
+    let template = &p.template;
+    let (sites, range_table) = (p.shared.sites.table(), range_sites.table());
+    let contract = unchecked_contract(input.unchecked);
+    let unchecked = input.unchecked.is_some();
+    quote! {
+        (|| -> ::nuda::Result<()> {
+            #contract
+            static __NUDA_SITES: #sites;
+            static __NUDA_RANGES: #range_table;
+            let __nuda_fault = &::nuda::__private::Faults::new();
+            let __nuda_local = [#(#sizes),*];
+            #(#ranges)*
+            #bind
+            #decls
+            {
+                #[allow(unused, unreachable_code, clippy::all)]
+                let __nuda_witness = || {
+                    #wranges
+                    #wviews
+                    #(#witnesses)*
+                };
+            }
+            let __nuda_dev = ::nuda::current_device()?;
+            if __nuda_dev.is_native() {
+                #nviews
+                #(#natives)*
+            } else {
+                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
+                let __nuda_variant = ::nuda::__private::Variant::checked(&__NUDA_SITES, #unchecked);
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls, &__nuda_variant);
+                #(#launches)*
+            }
+            ::core::result::Result::Ok(())
+        })()
+    }
+}
