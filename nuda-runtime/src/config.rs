@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`. Parsing is pure so that every malformed value can be unit tested; the runtime
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`. Parsing is pure so that every malformed value can be unit tested; the runtime
 //! reads the environment once, at first use.
 
 use crate::error::{Error, Result};
@@ -32,6 +32,12 @@ pub(crate) struct Config {
     pub device: Result<Option<DeviceChoice>>,
     pub cache: Result<Option<PathBuf>>,
     pub dump: Option<PathBuf>,
+    /// `NUDA_PROOF=0` keeps every check and 64-bit `usize` (to rule the proof out when
+    /// debugging); on by default.
+    pub proof: Result<bool>,
+    /// `NUDA_CL_WERROR=1` builds generated OpenCL C with `-Werror` (nuda's tests set it);
+    /// off by default.
+    pub werror: Result<bool>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -54,6 +60,9 @@ impl Config {
                 }
             }),
             dump: var("NUDA_DUMP").map(PathBuf::from),
+            proof: parse_switch("NUDA_PROOF", var("NUDA_PROOF").as_deref()),
+            werror: var("NUDA_CL_WERROR")
+                .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
         }
     }
 }

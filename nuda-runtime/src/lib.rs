@@ -18,6 +18,7 @@ mod nudevs;
 mod opencl;
 #[doc(hidden)]
 pub mod private;
+mod proof;
 mod stats;
 
 pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, Shape};
@@ -27,6 +28,7 @@ pub use device::{
 };
 pub use element::{Element, Pod, Texel};
 pub use error::{Error, KernelFault, Result};
+pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
 pub use launch::{Geometry, IndexType, KernelSource, Launch, Timing};
 pub use native::{
@@ -34,21 +36,3 @@ pub use native::{
 };
 pub use nudevs::nudevs;
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};
-
-/// The contract of `#[unchecked]` in `nuwork!` and `nucall!`, which call this function so that
-/// rustc asks for an `unsafe` block around them. It does nothing itself.
-///
-/// Without `#[unchecked]`, every array index and image write coordinate a kernel evaluates is
-/// checked against the dims where a launch-time proof cannot show it in range, and an
-/// out-of-range access touches no memory and makes the launch return [`Error::Kernel`].
-/// With it, the bounds checks are left out on OpenCL devices (the native engine keeps them,
-/// as they cost it little and cannot be unsound).
-///
-/// # Safety
-///
-/// The caller promises that every array index and every image write coordinate the kernel
-/// evaluates is within the dims of its array or image. An access outside them reads or writes
-/// device memory that belongs to something else: undefined behaviour, which on OpenCL devices
-/// may corrupt other arrays, the driver's state or the host process. Division by zero and
-/// zero loop steps are still checked.
-pub unsafe fn skip_bounds_checks() {}

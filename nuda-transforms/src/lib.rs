@@ -4,7 +4,8 @@
 //! The pipeline, one module per phase:
 //! `syntax` (parse and lower) → `ir` → `capture` (what a kernel uses from outside) →
 //! `annot` (the annotation chain) → `emit` (OpenCL C templates, native Rust, host Rust, and
-//! the glue that launches them).
+//! the glue that launches them) and `proof` (the launch-time proof program that drops the
+//! checks a launch's values rule out and picks 32-bit `usize` where it changes nothing).
 
 pub mod annot;
 pub mod capture;
@@ -16,4 +17,5 @@ pub mod nucall;
 pub mod nucode;
 pub mod nukernel;
 pub mod nuwork;
+pub mod proof;
 pub mod syntax;

@@ -6,7 +6,10 @@
 use crate::capture::{self, Capture, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::cl::{sanitize, ClEmitter, Env, Shared};
-use crate::emit::glue::{capture_ident, capture_views, companions, fills, push_captures};
+use crate::emit::glue::{
+    capture_ident, capture_views, companions, fills, proof_inputs, push_captures,
+};
+use crate::proof::Proof;
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
@@ -75,6 +78,9 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
             .block_inner(&body)
     };
     let (native, witness) = (emit(native::Mode::Native), emit(native::Mode::Witness));
+    let mut proof = Proof::new(&analysis, &shared.sites, Context::Kernel);
+    proof.kernel(&body);
+    let proof = proof.tokens();
     cx.check()?;
     let parts = Parts {
         params,
@@ -83,6 +89,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         slots,
         template,
         sites: shared.sites.table(),
+        proof,
         native,
         witness,
         calls: analysis.calls,
@@ -163,6 +170,8 @@ struct Parts {
     template: String,
     /// The check sites' static table (the type and value after `static __NUDA_SITES:`).
     sites: TokenStream,
+    /// The launch-time proof program.
+    proof: TokenStream,
     native: TokenStream,
     witness: TokenStream,
     calls: Vec<syn::Path>,
@@ -216,7 +225,8 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         push_captures(&p.captures),
     );
     let calls = companions(&p.calls);
-    let (witness, template, sites) = (&p.witness, &p.template, &p.sites);
+    let (witness, template, sites, proof) = (&p.witness, &p.template, &p.sites, &p.proof);
+    let proof_in = proof_inputs(&p.captures);
     let run_native = run_native(name, p);
     let label = format!("#[nukernel] {name}");
     quote! {
@@ -224,6 +234,7 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
         #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
             static __NUDA_SITES: #sites;
+            static __NUDA_PROOF: #proof;
             let __nuda_fault = &::nuda::__private::Faults::new();
             #binds
             #decls
@@ -243,8 +254,10 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
                     concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-                let __nuda_variant = __nuda_call.variant(&__NUDA_SITES);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls, &__nuda_variant);
+                let __nuda_fills = #fills;
+                let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+                let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
                 #pushes
                 __nuda_l.run()

@@ -17,15 +17,29 @@ fn nuwork_array_by_2() {
             b[(i, j)] = 2.0 * a[(i, j)];
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P6(b), $P7(a)) {
-            nu_idx nu_g0 = get_global_id(0);
-            nu_idx nu_g1 = get_global_id(1);
-            if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T3 j = nu_s1 + ($T3)nu_g1 * nu_st1;
-            b[(i) * b__d1 + (j)] = $F5(wrap)($L4(2.0) * a[(i) * a__d1 + (j)]);
-        }
-    "#]],
+            $E7 nu_ld_a($P7(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    return ($E7)0;
+                }
+                return a[(nu_i0) * a__d1 + nu_i1];
+            }
+            void nu_st_b($P6(b), nu_idx nu_i0, nu_idx nu_i1, $E6 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    return;
+                }
+                b[(nu_i0) * b__d1 + nu_i1] = nu_v;
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P6(b), $P7(a)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                nu_st_b(b, b__d0, b__d1, i, j, $O5(mul)[$L4(2.0), nu_ld_a(a, a__d0, a__d1, i, j, NU_C$Q0, $Q0u, nu_err)], NU_C$Q1, $Q1u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -38,19 +52,40 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
             c[(i, j)] = s;
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(n), $P10(a), $P11(b), $P12(c)) {
-            nu_idx nu_g0 = get_global_id(0);
-            nu_idx nu_g1 = get_global_id(1);
-            if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T3 j = nu_s1 + ($T3)nu_g1 * nu_st1;
-            $T4 s = 0.0f;
-            for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                s += $F7(wrap)(a[(k) * a__d1 + (i)] * b[(k) * b__d1 + (j)]);
+            $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    return ($E10)0;
+                }
+                return a[(nu_i0) * a__d1 + nu_i1];
             }
-            c[(i) * c__d1 + (j)] = s;
-        }
-    "#]],
+            $E11 nu_ld_b($P11(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    return ($E11)0;
+                }
+                return b[(nu_i0) * b__d1 + nu_i1];
+            }
+            void nu_st_c($P12(c), nu_idx nu_i0, nu_idx nu_i1, $E12 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return;
+                }
+                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(n), $P10(a), $P11(b), $P12(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -61,22 +96,47 @@ fn nuwork_three_loops_two_mapped() {
             c[(i, j)] += a[(i, k)];
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P8(p), $P9(c), $P10(a)) {
-            nu_idx nu_g0 = get_global_id(0);
-            nu_idx nu_g1 = get_global_id(1);
-            if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T3 j = nu_s1 + ($T3)nu_g1 * nu_st1;
-            {
-                $T6 nu_a = $L4(1), nu_b = p, nu_st = $L5(2);
-                nu_idx nu_n = (nu_b >= nu_a ? (nu_idx)(nu_b - nu_a) / (nu_idx)nu_st + 1 : 0);
-                for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
-                    $T6 k = nu_a + ($T6)nu_k * nu_st;
-                    c[(i) * c__d1 + (j)] += a[(i) * a__d1 + (k)];
+            $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    return ($E10)0;
+                }
+                return a[(nu_i0) * a__d1 + nu_i1];
+            }
+            $E9 nu_ld_c($P9(c), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return ($E9)0;
+                }
+                return c[(nu_i0) * c__d1 + nu_i1];
+            }
+            void nu_st_c($P9(c), nu_idx nu_i0, nu_idx nu_i1, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return;
+                }
+                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P8(p), $P9(c), $P10(a)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                {
+                    $T6 nu_a = $L4(1), nu_b = p, nu_st = $L5(2);
+                    nu_idx nu_n = $O6(trips)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
+                    for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
+                        $T6 k = $O6(add)[nu_a, $O6(mul)[$O6(from_int)[nu_k], nu_st]];
+                        {
+                            nu_idx nu_i = i;
+                            nu_idx nu_i_1 = j;
+                            nu_st_c(c, c__d0, c__d1, nu_i, nu_i_1, $O7(add)[nu_ld_c(c, c__d0, c__d1, nu_i, nu_i_1, NU_C$Q2, $Q2u, nu_err), nu_ld_a(a, a__d0, a__d1, i, k, NU_C$Q1, $Q1u, nu_err)], NU_C$Q2, $Q2u, nu_err);
+                        }
+                    }
                 }
             }
-        }
-    "#]],
+        "#]],
     );
 }
 
@@ -89,22 +149,36 @@ fn value_if_with_statements_is_hoisted() {
             y[i] = v + w;
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P24(x), $P25(y)) {
-            nu_idx nu_g0 = get_global_id(0);
-            if (nu_g0 >= nu_n0) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T16 nu_v;
-            if (($F3(rem)(i, $L2(2)) == $L4(0))) {
-                $T7 t = $F6(wrap)(x[(i)] * $L5(3.0));
-                nu_v = $F9(wrap)(t + $L8(1.0));
-            } else {
-                nu_v = (($F11(rem)(i, $L10(3)) == $L12(0)) ? $L13(2.0) : (x[(i)]));
+            $E24 nu_ld_x($P24(x), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < x__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, x__d0, 0, 0);
+                    return ($E24)0;
+                }
+                return x[nu_i0];
             }
-            $T17 v = nu_v;
-            $T22 w = ((v > $L18(0.0)) ? v : ($F19(wrap)(-v)));
-            y[(i)] = $F23(wrap)(v + w);
-        }
-    "#]],
+            void nu_st_y($P25(y), nu_idx nu_i0, $E25 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < y__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, y__d0, 0, 0);
+                    return;
+                }
+                y[nu_i0] = nu_v;
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P24(x), $P25(y)) {
+                nu_idx nu_g0 = get_global_id(0);
+                if (nu_g0 >= nu_n0) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T16 nu_v;
+                if ($O3(rem)[i, $L2(2), NU_C$Q0, $Q0u] == $L4(0)) {
+                    $T7 t = $O6(mul)[nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err), $L5(3.0)];
+                    nu_v = $O9(add)[t, $L8(1.0)];
+                } else {
+                    nu_v = (($O11(rem)[i, $L10(3), NU_C$Q0, $Q0u] == $L12(0)) ? $L13(2.0) : (nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err)));
+                }
+                $T17 v = nu_v;
+                $T22 w = ((v > $L18(0.0)) ? v : ($O19(neg)[v]));
+                nu_st_y(y, y__d0, i, $O23(add)[v, w], NU_C$Q2, $Q2u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -118,25 +192,32 @@ fn stepped_and_inclusive_for_loops_count_trips() {
             out[i] = s;
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P11(out)) {
-            nu_idx nu_g0 = get_global_id(0);
-            if (nu_g0 >= nu_n0) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T2 s = ((uchar)0);
-            {
-                $T6 nu_a = $L3(0), nu_b = ((uchar)250), nu_st = $L4(10);
-                nu_idx nu_n = (nu_b >= nu_a ? (nu_idx)(nu_b - nu_a) / (nu_idx)nu_st + 1 : 0);
-                for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
-                    $T6 k = nu_a + ($T6)nu_k * nu_st;
-                    s = $F5(wrap)(s + k);
+            void nu_st_out($P11(out), nu_idx nu_i0, $E11 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < out__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
+                    return;
                 }
+                out[nu_i0] = nu_v;
             }
-            for ($T10 k_1 = $L7(0), k_1_end = i; k_1 < k_1_end; k_1++) {
-                s ^= $F8(to:uchar)(k_1);
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P11(out)) {
+                nu_idx nu_g0 = get_global_id(0);
+                if (nu_g0 >= nu_n0) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T2 s = $Z0(uchar:0);
+                {
+                    $T6 nu_a = $L3(0), nu_b = $Z0(uchar:250), nu_st = $L4(10);
+                    nu_idx nu_n = $O6(trips)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
+                    for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
+                        $T6 k = $O6(add)[nu_a, $O6(mul)[$O6(from_int)[nu_k], nu_st]];
+                        s = $O5(add)[s, k];
+                    }
+                }
+                for ($T10 k_1 = $L7(0), k_1_end = i; k_1 < k_1_end; k_1++) {
+                    s = $O9(xor)[s, $O8(to:uchar)[k_1]];
+                }
+                nu_st_out(out, out__d0, i, s, NU_C$Q1, $Q1u, nu_err);
             }
-            out[(i)] = s;
-        }
-    "#]],
+        "#]],
     );
 }
 
@@ -150,16 +231,30 @@ fn casts_narrow_arithmetic_and_integer_methods() {
             out[i] = (z as i32).abs().min(100) + x % 7;
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
-            nu_idx nu_g0 = get_global_id(0);
-            if (nu_g0 >= nu_n0) return;
-            $T1 i = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T3 x = $F2(to:int)(f[(i)]);
-            $T7 y = $F6(wrap)(($F4(to:uchar)(x)) * $L5(3));
-            $T12 z = $F11(wrap)(($F8(not)y) ^ rotate(y, ($T9)($L10(3))));
-            out[(i)] = $F19(wrap)($F15(min)($F14(abs)(($F13(to:int)(z))), $L16(100)) + $F18(rem)(x, $L17(7)));
-        }
-    "#]],
+            $E20 nu_ld_f($P20(f), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < f__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, f__d0, 0, 0);
+                    return ($E20)0;
+                }
+                return f[nu_i0];
+            }
+            void nu_st_out($P21(out), nu_idx nu_i0, $E21 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < out__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
+                    return;
+                }
+                out[nu_i0] = nu_v;
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
+                nu_idx nu_g0 = get_global_id(0);
+                if (nu_g0 >= nu_n0) return;
+                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T3 x = $O2(to:int)[nu_ld_f(f, f__d0, i, NU_C$Q0, $Q0u, nu_err)];
+                $T7 y = $O6(mul)[($O4(to:uchar)[x]), $L5(3)];
+                $T12 z = $O11(xor)[$O8(not)[y], rotate(y, ($T9)($L10(3)))];
+                nu_st_out(out, out__d0, i, $O19(add)[$F15(min)($O14(abs)[($O13(to:int)[z])], $L16(100)), $O18(rem)[x, $L17(7), NU_C$Q1, $Q1u]], NU_C$Q2, $Q2u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -172,17 +267,17 @@ fn images_and_shadowed_keyword_names() {
             dst.write(x, y, float);
         }))),
         expect![[r#"
-        kernel void nuwork($T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P13(src), $P14(dst)) {
-            nu_idx nu_g0 = get_global_id(0);
-            nu_idx nu_g1 = get_global_id(1);
-            if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-            $T1 y = nu_s0 + ($T1)nu_g0 * nu_st0;
-            $T3 x = nu_s1 + ($T3)nu_g1 * nu_st1;
-            $T9 v_float = $F8(wrap)(nu_read$C13(src, (int)($F5(wrap)(x - $L4(1))), (int)(y)) + nu_read$C13(src, (int)($F7(wrap)(x + $L6(1))), (int)(y)));
-            $T12 v_float_1 = $F11(wrap)(v_float * $L10(0.5));
-            nu_write$C14(dst, (int)(x), (int)(y), v_float_1);
-        }
-    "#]],
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P13(src), $P14(dst)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T1 y = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T3 x = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T9 v_float = $O8(add)[nu_read$C13(src, (int)($O5(sub)[x, $L4(1)]), (int)(y)), nu_read$C13(src, (int)($O7(add)[x, $L6(1)]), (int)(y))];
+                $T12 v_float_1 = $O11(mul)[v_float, $L10(0.5)];
+                nu_write$C14(dst, dst__d0, dst__d1, (int)(x), (int)(y), v_float_1, NU_C$Q0, $Q0u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -206,16 +301,44 @@ fn nukernel_with_barrier_and_return() {
             }
         )),
         expect![[r#"
-        kernel void reverse($P6(out), $P7(a), $P8(tmp), $P9(n)) {
-            $T1 g = ((nu_idx)get_global_id($L0(0)));
-            if ((g >= n)) {
-                return;
+            $E7 nu_ld_a($P7(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
+                    return ($E7)0;
+                }
+                return a[nu_i0];
             }
-            tmp[(g)] = a[(g)];
-            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-            out[(g)] = tmp[($F5(wrap)($F4(wrap)(n - $L3(1)) - g))];
-        }
-    "#]],
+            void nu_st_tmp($P8(tmp), nu_idx nu_i0, $E8 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < tmp__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
+                    return;
+                }
+                tmp[nu_i0] = nu_v;
+            }
+            $E8 nu_ld_tmp($P8(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < tmp__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
+                    return ($E8)0;
+                }
+                return tmp[nu_i0];
+            }
+            void nu_st_out($P6(out), nu_idx nu_i0, $E6 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < out__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
+                    return;
+                }
+                out[nu_i0] = nu_v;
+            }
+            kernel void reverse(global uint* restrict nu_err, $P6(out), $P7(a), $P8(tmp), $P9(n)) {
+                $T1 g = ((nu_idx)get_global_id($L0(0)));
+                if (g >= n) {
+                    return;
+                }
+                nu_st_tmp(tmp, tmp__d0, g, nu_ld_a(a, a__d0, g, NU_C$Q0, $Q0u, nu_err), NU_C$Q1, $Q1u, nu_err);
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                nu_st_out(out, out__d0, g, nu_ld_tmp(tmp, tmp__d0, $O5(sub)[$O4(sub)[n, $L3(1)], g], NU_C$Q2, $Q2u, nu_err), NU_C$Q3, $Q3u, nu_err);
+            }
+        "#]],
     );
 }
 
@@ -232,14 +355,14 @@ fn nucode_with_early_return_and_calls() {
             }
         )),
         expect![[r#"
-        float $S0(float x) {
-            if ((x < $L0(0.0))) {
-                return $L1(0.0);
+            float $S0(global uint* nu_err, float x) {
+                if (x < $L0(0.0)) {
+                    return $L1(0.0);
+                }
+                $T3 t = $X0(nu_err, x);
+                return $O9(mul)[$O4(mul)[t, t], ($O8(sub)[$L5(3.0), $O7(mul)[$L6(2.0), t]])];
             }
-            $T3 t = $X0(x);
-            return $F9(wrap)($F4(wrap)(t * t) * ($F8(wrap)($L5(3.0) - $F7(wrap)($L6(2.0) * t))));
-        }
-    "#]],
+        "#]],
     );
 }
 
@@ -254,52 +377,73 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
             }))),
         ),
         expect![[r#"
-            kernel void nuwork_0($T19 nu_s0, $T19 nu_st0, nu_idx nu_n0, $T20 nu_s1, $T20 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+            $E26 nu_ld_a($P26(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    return ($E26)0;
+                }
+                return a[(nu_i0) * a__d1 + nu_i1];
+            }
+            $E27 nu_ld_b($P27(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    return ($E27)0;
+                }
+                return b[(nu_i0) * b__d1 + nu_i1];
+            }
+            void nu_st_c($P28(c), nu_idx nu_i0, nu_idx nu_i1, $E28 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return;
+                }
+                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+            }
+            kernel void nuwork_0(global uint* restrict nu_err, $T19 nu_s0, $T19 nu_st0, nu_idx nu_n0, $T20 nu_s1, $T20 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T19 i_t = nu_s0 + ($T19)nu_g0 * nu_st0;
-                $T20 j_t = nu_s1 + ($T20)nu_g1 * nu_st1;
-                $T4 s_0_0 = 0.0f;
-                $T4 s_0_1 = 0.0f;
-                $T4 s_1_0 = 0.0f;
-                $T4 s_1_1 = 0.0f;
+                $T19 i_t = $O19(add)[nu_s0, $O19(mul)[$O19(from_int)[nu_g0], nu_st0]];
+                $T20 j_t = $O20(add)[nu_s1, $O20(mul)[$O20(from_int)[nu_g1], nu_st1]];
+                $T4 s_0_0 = $Z0(float:0.0);
+                $T4 s_0_1 = $Z0(float:0.0);
+                $T4 s_1_0 = $Z0(float:0.0);
+                $T4 s_1_1 = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s_0_0 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
-                    s_0_1 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)($F15(wrap)(j_t + ((nu_idx)1)))))]);
-                    s_1_0 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)($F16(wrap)(i_t + ((nu_idx)1)))))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
-                    s_1_1 += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)($F17(wrap)(i_t + ((nu_idx)1)))))] * b[(k) * b__d1 + (($L2(0) + ($T3)($F18(wrap)(j_t + ((nu_idx)1)))))]);
+                    s_0_0 = $O8(add)[s_0_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
+                    s_0_1 = $O8(add)[s_0_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]], NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_0 = $O8(add)[s_1_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_1 = $O8(add)[s_1_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]], NU_C$Q1, $Q1u, nu_err)]];
                 }
-                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s_0_0;
-                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)($F15(wrap)(j_t + ((nu_idx)1)))))] = s_0_1;
-                c[(($L0(0) + ($T1)($F16(wrap)(i_t + ((nu_idx)1))))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s_1_0;
-                c[(($L0(0) + ($T1)($F17(wrap)(i_t + ((nu_idx)1))))) * c__d1 + (($L2(0) + ($T3)($F18(wrap)(j_t + ((nu_idx)1)))))] = s_1_1;
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s_0_0, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]], s_0_1, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s_1_0, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]], $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]], s_1_1, NU_C$Q2, $Q2u, nu_err);
             }
 
-            kernel void nuwork_1($T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+            kernel void nuwork_1(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T21 i_t = nu_s0 + ($T21)nu_g0 * nu_st0;
-                $T22 j_t = nu_s1 + ($T22)nu_g1 * nu_st1;
-                $T4 s = 0.0f;
+                $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
+                $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
+                $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
                 }
-                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s;
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s, NU_C$Q2, $Q2u, nu_err);
             }
 
-            kernel void nuwork_2($T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+            kernel void nuwork_2(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T23 i_t = nu_s0 + ($T23)nu_g0 * nu_st0;
-                $T24 j_t = nu_s1 + ($T24)nu_g1 * nu_st1;
-                $T4 s = 0.0f;
+                $T23 i_t = $O23(add)[nu_s0, $O23(mul)[$O23(from_int)[nu_g0], nu_st0]];
+                $T24 j_t = $O24(add)[nu_s1, $O24(mul)[$O24(from_int)[nu_g1], nu_st1]];
+                $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s += $F7(wrap)(a[(k) * a__d1 + (($L0(0) + ($T1)(i_t)))] * b[(k) * b__d1 + (($L2(0) + ($T3)(j_t)))]);
+                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
                 }
-                c[(($L0(0) + ($T1)(i_t))) * c__d1 + (($L2(0) + ($T3)(j_t)))] = s;
+                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s, NU_C$Q2, $Q2u, nu_err);
             }
         "#]],
     );

@@ -11,8 +11,10 @@ mod panic;
 mod record;
 #[cfg(test)]
 mod test;
+mod unchecked;
 
 pub(crate) use record::{read as read_record, RecordPool};
+pub use unchecked::{skip_bounds_checks, unchecked, unchecked_here};
 
 use crate::error::{Error, KernelFault};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -35,15 +35,24 @@ fn every_work_item_runs_once_with_opencl_numbering() {
 }
 
 #[test]
-fn a_panicking_work_item_is_a_launch_error() {
+fn a_panicking_work_item_is_one_error_at_the_callers_line() {
     let a = NuArray1::<f32>::new(4);
     let v = a.read_view().unwrap();
+    let line = line!() + 2;
     let e = NativeLaunch::new([8]).name("oob").run(|w| {
         let _ = v[w.global_id(0)];
     });
     let e = e.unwrap_err();
-    assert!(matches!(e, Error::Launch { .. }), "{e}");
-    assert!(e.to_string().contains("out of bounds"), "{e}");
+    let Error::Kernel {
+        location,
+        fault: crate::KernelFault::Panic(msg),
+        ..
+    } = &e
+    else {
+        panic!("not a panic fault: {e}");
+    };
+    assert!(msg.contains("out of bounds"), "{e}");
+    assert_eq!(location, &format!("{}:{line}:18", file!()), "{e}");
 }
 
 #[test]

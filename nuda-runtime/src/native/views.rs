@@ -19,6 +19,7 @@ fn cells<T: Pod>(data: &mut [T]) -> &[T::Cell] {
     unsafe { std::slice::from_raw_parts(data.as_mut_ptr().cast::<T::Cell>(), data.len()) }
 }
 
+#[track_caller]
 fn out_of_bounds<S: std::fmt::Debug>(what: &str, index: S, dims: S) -> ! {
     panic!("nuda: index {index:?} out of bounds for {what} of dims {dims:?}")
 }
@@ -63,8 +64,9 @@ impl<'a, T: Pod, S: Shape> ArrayView<'a, T, S> {
         self.data.is_empty()
     }
 
-    /// The element at `index`.
+    /// The element at `index`; out of range, a panic at the caller's line.
     #[inline]
+    #[track_caller]
     pub fn get(&self, index: S) -> T {
         self[index]
     }
@@ -82,6 +84,7 @@ impl<'a, T: Pod, S: Shape> ArrayView<'a, T, S> {
 impl<T: Pod, S: Shape> Index<S> for ArrayView<'_, T, S> {
     type Output = T;
     #[inline]
+    #[track_caller]
     fn index(&self, index: S) -> &T {
         match self.dims.offset(index) {
             Some(o) => &self.data[o],
@@ -125,6 +128,7 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     }
 
     #[inline]
+    #[track_caller]
     fn cell(&self, index: S) -> &T::Cell {
         match self.dims.offset(index) {
             Some(o) => &self.cells[o],
@@ -132,14 +136,16 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         }
     }
 
-    /// The element at `index`.
+    /// The element at `index`; out of range, a panic at the caller's line.
     #[inline]
+    #[track_caller]
     pub fn get(&self, index: S) -> T {
         T::load(self.cell(index))
     }
 
-    /// Writes the element at `index`.
+    /// Writes the element at `index`; out of range, a panic at the caller's line.
     #[inline]
+    #[track_caller]
     pub fn set(&self, index: S, value: T) {
         T::store(self.cell(index), value)
     }
@@ -221,8 +227,10 @@ impl<'a, T: Texel> ImageViewMut<'a, T> {
         (self.width, self.height)
     }
 
-    /// Writes the texel at `(x, y)`, which must lie inside the image.
+    /// Writes the texel at `(x, y)`, which must lie inside the image (else a panic at the
+    /// caller's line).
     #[inline]
+    #[track_caller]
     pub fn write(&self, x: i32, y: i32, value: T) {
         let inside = x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height;
         if !inside {

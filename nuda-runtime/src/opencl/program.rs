@@ -174,7 +174,13 @@ impl ClDevice {
             fp64: self.info.fp64,
             images: self.info.images,
         };
-        let text = prelude.text() + src.source;
+        let werror = runtime().config.werror.clone()?;
+        // The options are part of the text, so caches key on them too.
+        let text = match werror {
+            true => "/* built with -Werror */\n".to_string(),
+            false => String::new(),
+        } + &prelude.text()
+            + src.source;
         dump(&text, label);
         let cache = runtime().config.cache.clone()?.map(DiskCache::new);
         let key = DiskCache::key(&self.info, &text);
@@ -185,7 +191,7 @@ impl ClDevice {
                 pool: Mutex::default(),
             });
         }
-        let program = self.compile(&text, label)?;
+        let program = self.compile(&text, label, werror)?;
         record(Some(self.index), Event::Compiled);
         if let (Some(c), Ok(bins)) = (&cache, program.get_binaries()) {
             if let Some(binary) = bins.first().filter(|b| !b.is_empty()) {
@@ -210,11 +216,16 @@ impl ClDevice {
         Some(program)
     }
 
-    fn compile(&self, text: &str, label: &str) -> Result<Program> {
+    fn compile(&self, text: &str, label: &str, werror: bool) -> Result<Program> {
         let ctx = self.context()?;
         let mut program = Program::create_from_source(&ctx.context, text)
             .map_err(|e| self.error(e.0, "creating a program"))?;
-        match program.build(&[self.raw.id()], "-cl-std=CL1.2") {
+        let options = if werror {
+            "-cl-std=CL1.2 -Werror"
+        } else {
+            "-cl-std=CL1.2"
+        };
+        match program.build(&[self.raw.id()], options) {
             Ok(()) => Ok(program),
             Err(e) if e.0 == CL_BUILD_PROGRAM_FAILURE => Err(Error::Build {
                 program: label.into(),

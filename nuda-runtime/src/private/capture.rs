@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
 use crate::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+use crate::proof::Input;
 
 /// A value type kernels compute with, and its OpenCL C name.
 #[diagnostic::on_unimplemented(
@@ -57,6 +58,8 @@ pub trait KernelRef {
     /// The native engine's view. Infallible, so that its type may stay an inference variable
     /// (an unsuffixed integer) until rustc's fallback: a `?` here would fix it to `()`.
     fn native_ref(&self) -> Self::Native<'_>;
+    /// What the launch-time proof knows of the value.
+    fn proof_input(&self) -> Input;
     /// Pushes the kernel arguments.
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a>;
 }
@@ -75,12 +78,14 @@ pub trait KernelMut {
     fn desc_mut(&self) -> CaptureDesc;
     /// The native engine's writable view; device copies become stale.
     fn native_mut(&mut self) -> Result<Self::NativeMut<'_>>;
+    /// What the launch-time proof knows of the value.
+    fn proof_input_mut(&self) -> Input;
     /// Pushes the kernel arguments.
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a>;
 }
 
 macro_rules! scalar_capture {
-    ($($t:ty => $push:ident),* $(,)?) => {$(
+    ($($t:ty => $push:ident, $input:expr),* $(,)?) => {$(
         impl KernelRef for $t {
             type Native<'a> = $t;
             fn desc(&self) -> CaptureDesc {
@@ -89,14 +94,26 @@ macro_rules! scalar_capture {
             fn native_ref(&self) -> $t {
                 *self
             }
+            #[allow(clippy::redundant_closure_call)]
+            fn proof_input(&self) -> Input {
+                ($input)(*self)
+            }
             fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
                 l.$push(*self)
             }
         }
     )*};
 }
-scalar_capture!(f32 => arg, f64 => arg, i8 => arg, i16 => arg, i32 => arg, i64 => arg,
-    u8 => arg, u16 => arg, u32 => arg, u64 => arg, usize => index, isize => sindex);
+/// A captured integer's value and OpenCL C type, for the proof.
+fn int<T: ClType + Into<i128>>(v: T) -> Input {
+    Input::Int(v.into(), T::CL)
+}
+
+scalar_capture!(f32 => arg, |_| Input::Float, f64 => arg, |_| Input::Float,
+    i8 => arg, int, i16 => arg, int, i32 => arg, int, i64 => arg, int,
+    u8 => arg, int, u16 => arg, int, u32 => arg, int, u64 => arg, int,
+    usize => index, |v: usize| Input::Int(v as i128, "nu_idx"),
+    isize => sindex, |v: isize| Input::Int(v as i128, "nu_sidx"));
 
 impl KernelRef for bool {
     type Native<'a> = bool;
@@ -105,6 +122,9 @@ impl KernelRef for bool {
     }
     fn native_ref(&self) -> bool {
         *self
+    }
+    fn proof_input(&self) -> Input {
+        Input::Int(i128::from(*self), "bool")
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         // OpenCL forbids bool parameters; the template declares it `uchar`.
@@ -123,9 +143,17 @@ impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
     fn native_ref(&self) -> ArrayView<'_, T, S> {
         self.read_view().unwrap_or_else(|e| panic!("nuda: {e}"))
     }
+    fn proof_input(&self) -> Input {
+        array_input::<T, S>(self.dims())
+    }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.array(self)
     }
+}
+
+/// An array's dims and element type, for the proof.
+fn array_input<T: Element, S: Shape>(dims: S) -> Input {
+    Input::Array(dims.extents(), S::RANK, T::CL_TYPE)
 }
 
 impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
@@ -135,6 +163,9 @@ impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
     }
     fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
         self.write_view()
+    }
+    fn proof_input_mut(&self) -> Input {
+        array_input::<T, S>(self.dims())
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         l.array_mut(self)
@@ -152,6 +183,10 @@ impl<T: Texel> KernelRef for NuImage2<T> {
     fn native_ref(&self) -> ImageView<'_, T> {
         self.read_view().unwrap_or_else(|e| panic!("nuda: {e}"))
     }
+    fn proof_input(&self) -> Input {
+        let (w, h) = self.dims();
+        Input::Image(w, h)
+    }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         let (w, h) = self.dims();
         l.image(self).index(w).index(h)
@@ -165,6 +200,10 @@ impl<T: Texel> KernelMut for NuImage2<T> {
     }
     fn native_mut(&mut self) -> Result<ImageViewMut<'_, T>> {
         self.write_view()
+    }
+    fn proof_input_mut(&self) -> Input {
+        let (w, h) = self.dims();
+        Input::Image(w, h)
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         let (w, h) = self.dims();
@@ -186,6 +225,9 @@ impl<T: Element, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>
     fn native_ref(&self) -> ArrayView<'_, T, S> {
         self.array().native_ref()
     }
+    fn proof_input(&self) -> Input {
+        array_input::<T, S>(self.array().dims())
+    }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.constant(self.array())
     }
@@ -205,6 +247,9 @@ impl<'s, T: Element, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
     fn native_ref(&self) -> ArrayViewMut<'_, T, S> {
         self.read_view()
     }
+    fn proof_input(&self) -> Input {
+        array_input::<T, S>(self.dims())
+    }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.shared(*self, false)
     }
@@ -220,6 +265,9 @@ impl<'s, T: Element, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
     }
     fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
         Ok(self.write_view())
+    }
+    fn proof_input_mut(&self) -> Input {
+        array_input::<T, S>(self.dims())
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         l.shared(*self, true)
@@ -243,6 +291,9 @@ macro_rules! forward_ref {
             fn native_ref(&self) -> C::Native<'_> {
                 (**self).native_ref()
             }
+            fn proof_input(&self) -> Input {
+                (**self).proof_input()
+            }
             fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
                 (**self).push_ref(l)
             }
@@ -262,6 +313,9 @@ impl<C: KernelMut + ?Sized> KernelMut for &mut C {
     }
     fn native_mut(&mut self) -> Result<C::NativeMut<'_>> {
         (**self).native_mut()
+    }
+    fn proof_input_mut(&self) -> Input {
+        (**self).proof_input_mut()
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         (**self).push_mut(l)

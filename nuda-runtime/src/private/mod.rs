@@ -16,7 +16,8 @@ pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
     LoopRange, Steps,
 };
-pub use crate::fault::{Faults, Site, SiteKind};
+pub use crate::fault::{unchecked_here, Faults, Site, SiteKind};
+pub use crate::proof::{prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE};
 pub use spell::{division_helpers, literal, trips_helpers};
 pub use template::{
     fill, instantiate, CaptureDesc, Cx, Fill, Nucode, Space, Template, Variant,

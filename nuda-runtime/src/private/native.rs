@@ -4,8 +4,9 @@
 use super::range::IntoSize;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
+use super::template::{Fill, Nucode, Variant};
 use crate::fault::{Faults, Site};
-use super::template::Variant;
+use crate::proof::{Input, Inputs, Op};
 use crate::launch::{KernelSource, Launch, Timing};
 use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
 use rayon::prelude::*;
@@ -98,9 +99,28 @@ impl Call {
         self
     }
 
-    /// Which checks the kernel's program keeps.
-    pub fn variant(&self, sites: &[Site]) -> Variant {
-        Variant::checked(sites, self.unchecked)
+    /// Which checks the kernel's program keeps, proved from the launch's values: its
+    /// captures and its work sizes on `dev` (the global size rounded up to the local size).
+    pub fn prove(
+        &self,
+        program: &[Op],
+        sites: &[Site],
+        fills: &[Fill],
+        captures: &[Input],
+        calls: &[&'static Nucode],
+        dev: &Device,
+    ) -> Result<Variant> {
+        let (global, local) = (self.global.clone()?, self.local.clone()?);
+        let geo = crate::launch::Geometry::new(&global, Some(&local), dev.info())?;
+        let inputs = Inputs {
+            fills,
+            captures,
+            mapped: &[],
+            work: Some((&geo.global, &local)),
+            calls,
+            unchecked: self.unchecked || crate::fault::unchecked_here(),
+        };
+        crate::proof::prove(program, sites, &inputs)
     }
 
     /// The device the call names.

@@ -169,6 +169,15 @@ impl<T: LoopIndex> LoopRange<T> {
         self.first.offset(k, self.step)
     }
 
+    /// What the launch-time proof knows of the loop.
+    pub fn proof(&self) -> crate::proof::Mapped {
+        crate::proof::Mapped {
+            hull: self.hull(),
+            first_step: (self.first.wide(), self.step.wide()),
+            trips: self.trips,
+        }
+    }
+
     /// Pushes first value, step and trip count as kernel arguments.
     pub fn push<'a>(&self, l: Launch<'a>) -> Launch<'a> {
         self.step.push(self.first.push(l)).index(self.trips)

@@ -114,6 +114,11 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
     let a = |k: usize| args.get(k).map_or("0", String::as_str);
     let w = t.work();
     if let Some(sym) = wrapping_symbol(op) {
+        // Unsigned arithmetic of `uint` width or more is already modular in C; both operands
+        // have the type, as Rust requires.
+        if !t.signed && !t.narrow() {
+            return format!("({} {sym} {})", a(0), a(1));
+        }
         return t.back(&format!("({w})({}) {sym} ({w})({})", a(0), a(1)));
     }
     if let Some(sym) = bitwise_symbol(op) {
@@ -299,7 +304,7 @@ mod tests {
         assert_eq!(ops("mul", "short"), "as_short((ushort)((uint)(a) * (uint)(b)))");
         assert_eq!(ops("mul", "ushort"), "((ushort)((uint)(a) * (uint)(b)))");
         assert_eq!(ops("add", "float"), "(a + b)");
-        assert_eq!(ops("sub", "nu_idx"), "((nu_idx)(a) - (nu_idx)(b))");
+        assert_eq!(ops("sub", "nu_idx"), "(a - b)");
     }
 
     #[test]

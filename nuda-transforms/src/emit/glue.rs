@@ -115,3 +115,16 @@ pub fn companions(calls: &[syn::Path]) -> TokenStream {
         .map(|p| quote_spanned!(p.span()=> #p::__NUDA_NUCODE));
     quote!(&[#(#refs),*])
 }
+
+/// What the launch-time proof knows of each capture, as an array expression.
+pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
+    let inputs = captures.iter().enumerate().map(|(i, c)| {
+        let id = capture_ident(i);
+        if c.written {
+            quote!(::nuda::__private::KernelMut::proof_input_mut(#id))
+        } else {
+            quote!(::nuda::__private::KernelRef::proof_input(#id))
+        }
+    });
+    quote!([#(#inputs),*])
+}

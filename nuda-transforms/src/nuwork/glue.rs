@@ -4,7 +4,9 @@
 
 use super::{kernel_name, NuworkInput, Parts};
 use crate::capture::Context;
-use crate::emit::glue::{bind_captures, capture_views, companions, fills, push_captures};
+use crate::emit::glue::{
+    bind_captures, capture_views, companions, fills, proof_inputs, push_captures,
+};
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::emit::sites::{SiteKind, Sites};
 use crate::ir::*;
@@ -142,14 +144,20 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
     let calls = companions(&p.analysis.calls);
     let template = &p.template;
-    let (sites, range_table) = (p.shared.sites.table(), range_sites.table());
+    let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
     let unchecked = input.unchecked.is_some();
+    let inputs = proof_inputs(caps);
+    let mapped = (0..p.kernels.len()).map(|i| {
+        let r = (0..p.kernels[i].mapped.len()).map(|d| format_ident!("__nuda_r{}_{}", i, d));
+        quote!(&[#(#r.proof()),*])
+    });
     quote! {
         (|| -> ::nuda::Result<()> {
             #contract
             static __NUDA_SITES: #sites;
             static __NUDA_RANGES: #range_table;
+            static __NUDA_PROOF: #proof;
             let __nuda_fault = &::nuda::__private::Faults::new();
             let __nuda_local = [#(#sizes),*];
             #(#ranges)*
@@ -170,8 +178,17 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
                     concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-                let __nuda_variant = ::nuda::__private::Variant::checked(&__NUDA_SITES, #unchecked);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &#fills, #calls, &__nuda_variant);
+                let __nuda_fills = #fills;
+                let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+                let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
+                    fills: &__nuda_fills,
+                    captures: &#inputs,
+                    mapped: &[#(#mapped),*],
+                    work: ::core::option::Option::None,
+                    calls: __nuda_calls,
+                    unchecked: #unchecked || ::nuda::__private::unchecked_here(),
+                })?;
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 #(#launches)*
             }
             ::core::result::Result::Ok(())

@@ -15,6 +15,7 @@ use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::native::{Mode, RustEmitter};
 use crate::ir::*;
+use crate::proof::Proof;
 use crate::syntax::Lower;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -108,6 +109,8 @@ struct Parts {
     shared: Shared,
     natives: Vec<TokenStream>,
     witnesses: Vec<TokenStream>,
+    /// The launch-time proof program (`static __NUDA_PROOF: ..`).
+    proof: TokenStream,
 }
 
 /// Expands `nuwork!`.
@@ -161,6 +164,11 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
             .collect()
     };
     let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
+    let mut proof = Proof::new(&analysis, &shared.sites, Context::Nuwork);
+    for (i, kern) in kernels.iter().enumerate() {
+        proof.nuwork_kernel(i, &kern.mapped, &kern.body);
+    }
+    let proof = proof.tokens();
     Some(Parts {
         kernels,
         analysis,
@@ -169,6 +177,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         shared,
         natives,
         witnesses,
+        proof,
     })
 }
 

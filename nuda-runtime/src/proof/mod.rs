@@ -1,0 +1,227 @@
+//! The launch-time proof: which checks a launch can leave out, and whether `usize` may be
+//! 32-bit on the device. See `README.md` beside this file.
+//!
+//! The macros compile each kernel body into a small program of [`Op`]s: one per integer value
+//! the body computes, and one per check site. At each launch the runtime evaluates it over
+//! intervals, with the launch's own values as inputs (captured scalars, array dims, mapped
+//! loop ranges, work sizes) and rustc's types as the template's fills. A check whose operands
+//! are proved in range in every execution is compiled out; `usize` is 32-bit only if every
+//! `usize` or `isize` value the kernel can compute stays within 32 bits, so the narrow program
+//! computes exactly what the 64-bit one would.
+
+mod interval;
+mod run;
+#[cfg(test)]
+mod test;
+
+pub use interval::Cmp;
+pub use run::prove;
+#[cfg(test)]
+pub(crate) use run::prove_with;
+
+/// A register: the value of op number `r` of the program.
+pub type Reg = u32;
+
+/// No register (a range without a step, an index past the rank).
+pub const NONE: Reg = u32::MAX;
+
+/// The type of a value: a template slot, filled with rustc's answer at launch, or a type the
+/// source wrote (`as usize`, a suffixed literal), by its OpenCL C name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    /// Template slot `k`.
+    Slot(u32),
+    /// The OpenCL C type of this name.
+    Cl(&'static str),
+}
+
+/// An arithmetic operation, with Rust's semantics in its type (wrapping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    /// A comparison or logical operator: a `bool`.
+    Bool,
+}
+
+/// A work-item builtin of `#[nukernel]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Item {
+    GlobalId,
+    LocalId,
+    GroupId,
+    GlobalSize,
+    LocalSize,
+    NumGroups,
+}
+
+/// One step of a proof program. Every op defines its register, even checks (as the unknown
+/// value), so op `r` is register `r`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// A literal of a type.
+    Lit(i128, Ty),
+    /// A value the analysis does not follow (a float, a call's result): anything.
+    Top,
+    /// A variable assigned beyond its `let`: any value of its type.
+    Var(Ty),
+    /// Captured scalar `k`.
+    Scalar(u16),
+    /// Dim `d` of captured array or image `k`.
+    Dim(u16, u8),
+    /// The element count of captured array `k`.
+    Len(u16),
+    /// An element of captured array `k`: any value of its element type.
+    Elem(u16),
+    /// The variable of mapped loop `d` of kernel `k`, of a type.
+    Mapped(u16, u8, Ty),
+    /// A work-item builtin of dimension (register) `d`.
+    Item(Item, Reg),
+    /// `-a` (`neg` true) or `!a`, of a type, at a source line.
+    Un(bool, Reg, Ty, u32),
+    /// `a op b`, of a type, at a source line.
+    Bin(Bin, Reg, Reg, Ty, u32),
+    /// `a as T`, at a source line.
+    Cast(Reg, Ty, u32),
+    /// `a.max(b)` (true) or `a.min(b)`.
+    MinMax(bool, Reg, Reg),
+    /// `a.abs()`, of a type, at a source line.
+    Abs(Reg, Ty, u32),
+    /// A count of bits of a value of a type (`count_ones`, `leading_zeros`).
+    Bits(Ty),
+    /// Either value (`if` / `else`).
+    Hull(Reg, Reg),
+    /// `a`, where `a cmp b` holds (inside an `if` that tested it).
+    Refine(Reg, Cmp, Reg),
+    /// The variable of a loop over `start..end` (`..=` if `incl`) by `step` ([`NONE`]: 1),
+    /// of a type, at a source line.
+    Range {
+        /// First value.
+        start: Reg,
+        /// Bound.
+        end: Reg,
+        /// Step, or [`NONE`].
+        step: Reg,
+        /// Whether `end` is included.
+        incl: bool,
+        /// The variable's type.
+        ty: Ty,
+        /// Source line.
+        line: u32,
+    },
+    /// The trip count of such a range (a `usize`), at a source line.
+    Trips {
+        /// First value.
+        start: Reg,
+        /// Bound.
+        end: Reg,
+        /// Step, or [`NONE`].
+        step: Reg,
+        /// Whether `end` is included.
+        incl: bool,
+        /// Source line.
+        line: u32,
+    },
+    /// `start + count * step` (the annotations' loop values), of a type, at a source line.
+    Offset {
+        /// First value.
+        start: Reg,
+        /// Iteration number.
+        count: Reg,
+        /// Step, or [`NONE`].
+        step: Reg,
+        /// The value's type.
+        ty: Ty,
+        /// Source line.
+        line: u32,
+    },
+    /// Check site `site`: captured array `cap` indexed by `idx` (unused entries [`NONE`]).
+    Index {
+        /// The site.
+        site: u32,
+        /// The array.
+        cap: u16,
+        /// The index, one register per dim.
+        idx: [Reg; 3],
+    },
+    /// Check site `site`: captured image `cap` written at `(x, y)`.
+    Image {
+        /// The site.
+        site: u32,
+        /// The image.
+        cap: u16,
+        /// Column.
+        x: Reg,
+        /// Row.
+        y: Reg,
+    },
+    /// Check site `site`: `a / b` or `a % b` in a type.
+    Divide {
+        /// The site.
+        site: u32,
+        /// Dividend.
+        a: Reg,
+        /// Divisor.
+        b: Reg,
+        /// The operation's type.
+        ty: Ty,
+    },
+    /// Check site `site`: a loop step evaluated in the kernel ([`NONE`]: no step, 1).
+    Step {
+        /// The site.
+        site: u32,
+        /// The step.
+        step: Reg,
+    },
+}
+
+/// What the proof knows about one captured value at launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// An integer or `bool` scalar and its OpenCL C type.
+    Int(i128, &'static str),
+    /// A float scalar.
+    Float,
+    /// An array: its dims (padded with 1) and rank, and its element type.
+    Array([usize; 3], usize, &'static str),
+    /// An image: width and height.
+    Image(usize, usize),
+}
+
+/// A mapped loop at launch: the smallest and largest value, first value, step, trip count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mapped {
+    /// Hull of the values (`None`: no iteration).
+    pub hull: Option<(i128, i128)>,
+    /// First value and step, as passed to the kernel.
+    pub first_step: (i128, i128),
+    /// Trip count.
+    pub trips: usize,
+}
+
+/// Everything the proof reads at launch besides the program.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The template's fills: slot types, then capture descriptions.
+    pub fills: &'a [crate::private::Fill],
+    /// The captures, in fill order.
+    pub captures: &'a [Input],
+    /// Per kernel, its mapped loops (`nuwork!`).
+    pub mapped: &'a [&'a [Mapped]],
+    /// Global (rounded up) and local sizes (`nucall!`).
+    pub work: Option<(&'a [usize], &'a [usize])>,
+    /// The called `#[nucode]` functions.
+    pub calls: &'a [&'static crate::private::Nucode],
+    /// `#[unchecked]`: bounds checks off whatever the proof says.
+    pub unchecked: bool,
+}
