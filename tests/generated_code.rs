@@ -1,6 +1,7 @@
 //! What the macros hand to the OpenCL compiler, read back through `NUDA_DUMP`: f32 kernels
-//! contain no `double`, index arithmetic is 32-bit when sizes fit, and the text is the embedded
-//! template with only types filled in.
+//! contain no `double`, index arithmetic is 32-bit when the launch-time proof shows every
+//! `usize` value fits (and 64-bit, saying why, when one may not), the checks the proof rules
+//! out are compiled out, and the text is the embedded template with only types filled in.
 
 use nuda::prelude::*;
 use std::process::Command;
@@ -36,6 +37,9 @@ fn child_dump_kernels() {
         z[(i, j)] = s;
     })))
     .unwrap();
+    let big = 5_000_000_000usize;
+    let mut h = NuArray1::<u32>::new(n);
+    nuwork!(16; nfor!(i in n { h[(i * big) % n] = i as u32; })).unwrap();
 }
 
 fn dumped() -> Vec<String> {
@@ -78,7 +82,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         return;
     }
     let texts = dumped();
-    assert_eq!(texts.len(), 3, "three programs dumped");
+    assert_eq!(texts.len(), 4, "four programs dumped");
     let find = |needle: &str| {
         texts
             .iter()
@@ -99,6 +103,24 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
     assert!(
         f32_text.contains("typedef uint nu_idx;"),
         "32-bit index type when sizes fit"
+    );
+    assert!(
+        f32_text.contains("usize is 32-bit here: every usize value provably stays below 2^32"),
+        "the dump says why:\n{f32_text}"
+    );
+    assert!(
+        f32_text.contains("#define NU_C0 0 /* Read `a`") && f32_text.contains(": proved safe at launch"),
+        "the proof compiles the checks out:\n{f32_text}"
+    );
+    let wide = find("nu_rem_nu_idx(");
+    assert!(
+        wide.contains("typedef ulong nu_idx;")
+            && wide.contains("usize is 64-bit here: a captured usize or isize is 5000000000"),
+        "i * 5e9 needs 64 bits, and the dump says where:\n{wide}"
+    );
+    assert!(
+        wide.contains("Write `h` at") && wide.contains("proved safe at launch"),
+        "`x % n` is below n: the write needs no check"
     );
     for wide in ["ulong", "size_t", "long "] {
         assert!(

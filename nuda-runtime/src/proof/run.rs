@@ -76,10 +76,10 @@ impl<'a> Run<'a> {
     /// The launch's values that reach the kernel as `usize` must fit 32 bits themselves.
     fn inputs(&mut self) {
         let inputs = self.inputs;
-        for (k, c) in inputs.captures.iter().enumerate() {
+        for c in inputs.captures {
             match *c {
                 Input::Int(v, t) if is_index(t) && !fits(t, v) => {
-                    self.widen(|| format!("captured value {} is {v}", k + 1))
+                    self.widen(|| format!("a captured usize or isize is {v}"))
                 }
                 Input::Array(d, rank, _) => {
                     let len: u128 = d[..rank].iter().map(|&x| x as u128).product();

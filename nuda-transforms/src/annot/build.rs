@@ -130,6 +130,7 @@ impl<'a> Gen<'a> {
                 recv: Box::new(recv),
                 method,
                 args: vec![b],
+                path: None,
             },
             span,
         )

@@ -260,7 +260,7 @@ impl Walker<'_> {
                 args.iter_mut().for_each(|x| self.expr(x));
                 self.call(func, e.span);
             }
-            ExprKind::Method { recv, method, args } => {
+            ExprKind::Method { recv, method, args, .. } => {
                 args.iter_mut().for_each(|x| self.expr(x));
                 self.method(recv, method, args.len());
             }
@@ -272,7 +272,7 @@ impl Walker<'_> {
                 }
             }
             ExprKind::Block(b) => self.block(b),
-            ExprKind::Lit(_) => {}
+            ExprKind::Lit(_) | ExprKind::Assoc { .. } => {}
             ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
                 self.expr(expr)
             }

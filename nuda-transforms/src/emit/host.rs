@@ -17,13 +17,23 @@ pub fn nfor(n: &NforSyntax) -> TokenStream {
     out
 }
 
+/// `e` without the parentheses a NUDA range may need (`(m - 1) <> 0`), which would draw an
+/// `unused_parens` warning once the bound is a function's argument.
+fn bare(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => bare(&p.expr),
+        other => other,
+    }
+}
+
 /// A range with Rust's semantics: `a..b`, `a..=b`, or nuda's stepped range.
 pub fn range(r: &RangeSyntax) -> TokenStream {
     let start = r
         .start
         .as_ref()
+        .map(bare)
         .map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
-    let end = &r.end;
+    let end = bare(&r.end);
     let rev = r.rev;
     match (&r.step, r.inclusive, rev) {
         // No parentheses: `for i in (0..n)` draws an unused_parens warning in the user's crate.
@@ -32,6 +42,7 @@ pub fn range(r: &RangeSyntax) -> TokenStream {
         (None, false, true) => quote_spanned!(r.span=> (#start..#end).rev()),
         (None, true, true) => quote_spanned!(r.span=> (#start..=#end).rev()),
         (Some(s), incl, rev) => {
+            let s = bare(s);
             quote_spanned!(r.span=> ::nuda::__private::steps(#start, #end, #s, #incl, #rev))
         }
     }

@@ -176,9 +176,22 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Cast { expr: x, ty } => format!("{} as {}", operand(x), ty_name(*ty)),
         ExprKind::Index { base, index } => format!("{base}[{}]", index_text(index)),
         ExprKind::Call { func, args } => format!("{}({})", path_text(func), list(args)),
-        ExprKind::Method { recv, method, args } => {
-            format!("{}.{method}({})", operand(recv), list(args))
+        ExprKind::Method {
+            recv,
+            method,
+            args,
+            path: None,
+        } => format!("{}.{method}({})", operand(recv), list(args)),
+        ExprKind::Method {
+            recv,
+            method,
+            args,
+            path: Some(t),
+        } => {
+            let all: Vec<String> = std::iter::once(expr(recv)).chain(args.iter().map(expr)).collect();
+            format!("{}::{method}({})", t.rust_name(), all.join(", "))
         }
+        ExprKind::Assoc { ty, name } => format!("{}::{name}", ty.rust_name()),
         ExprKind::If { cond, then, els } => {
             let mut p = Printer {
                 out: String::new(),

@@ -230,12 +230,16 @@ pub enum ExprKind {
     Index { base: Ident, index: Vec<Expr> },
     /// `f(args)`: a builtin or a `#[nucode]` function.
     Call { func: syn::Path, args: Vec<Expr> },
-    /// `recv.method(args)`: a builtin method.
+    /// `recv.method(args)`: a builtin method; or `T::method(recv, args)` when `path` names
+    /// the scalar type `T`, as in `f32::sqrt(x)`.
     Method {
         recv: Box<Expr>,
         method: Ident,
         args: Vec<Expr>,
+        path: Option<Scalar>,
     },
+    /// `T::NAME`: an associated constant of a scalar type, such as `i32::MAX` or `f32::EPSILON`.
+    Assoc { ty: Scalar, name: Ident },
     /// `if cond { then } else { els }`; `els` is a block or another `if`.
     If {
         cond: Box<Expr>,
@@ -422,6 +426,34 @@ impl Scalar {
     /// Whether it is f32 or f64.
     pub fn is_float(self) -> bool {
         matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    /// Whether it is a signed integer.
+    pub fn is_signed(self) -> bool {
+        use Scalar::*;
+        matches!(self, I8 | I16 | I32 | I64 | Isize)
+    }
+
+    /// The width in bits, with `usize` and `isize` 64-bit as on the hosts nuda runs on.
+    pub fn bits(self) -> u32 {
+        use Scalar::*;
+        match self {
+            I8 | U8 => 8,
+            I16 | U16 => 16,
+            I32 | U32 | F32 => 32,
+            Bool => 1,
+            _ => 64,
+        }
+    }
+
+    /// The largest value of an integer type.
+    pub fn max_value(self) -> u128 {
+        let b = self.bits();
+        if self.is_signed() {
+            (1u128 << (b - 1)) - 1
+        } else {
+            (1u128 << b) - 1
+        }
     }
 }
 

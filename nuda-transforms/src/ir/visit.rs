@@ -92,7 +92,7 @@ pub fn walk_range<V: VisitMut + ?Sized>(v: &mut V, r: &mut Range) {
 /// Walks an expression's children.
 pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
     match &mut e.kind {
-        ExprKind::Lit(_) | ExprKind::Var(_) => {}
+        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Assoc { .. } => {}
         ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
             v.visit_expr(expr)
         }

@@ -55,6 +55,7 @@ impl Proof<'_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Reg {
         match &e.kind {
             ExprKind::Lit(l) => self.lit(l, e.slot),
+            ExprKind::Assoc { ty, name } => self.assoc(*ty, &name.to_string()),
             ExprKind::Var(v) => self.var(v),
             ExprKind::Unary { op, expr } => {
                 let a = self.expr(expr);
@@ -73,7 +74,7 @@ impl Proof<'_> {
             }
             ExprKind::Index { base, index } => self.read(base, index, e.span),
             ExprKind::Call { func, args } => self.call(func, args),
-            ExprKind::Method { recv, method, args } => self.method(recv, method, args, e.span),
+            ExprKind::Method { recv, method, args, .. } => self.method(recv, method, args, e.span),
             ExprKind::If { cond, then, els } => self.if_value(cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block(b),
             ExprKind::Paren(x) => self.expr(x),
@@ -126,6 +127,21 @@ impl Proof<'_> {
             (None, None) => cl_ty("?"),
         };
         self.push(quote!(Lit(#v, #ty)))
+    }
+
+    /// `T::MIN`, `T::MAX`, `T::BITS` of integers; floats' constants are not followed.
+    fn assoc(&mut self, ty: Scalar, name: &str) -> Reg {
+        if ty.is_float() {
+            return self.push(quote!(Top));
+        }
+        let max = ty.max_value() as i128;
+        let (v, t) = match name {
+            "BITS" => (i128::from(ty.bits()), cl_ty("uint")),
+            "MAX" => (max, written_ty(Ty::Scalar(ty))),
+            _ if ty.is_signed() => (-max - 1, written_ty(Ty::Scalar(ty))),
+            _ => (0, written_ty(Ty::Scalar(ty))),
+        };
+        self.push(quote!(Lit(#v, #t)))
     }
 
     fn var(&mut self, v: &syn::Ident) -> Reg {

@@ -11,9 +11,12 @@ impl Lower<'_> {
         let span = e.span();
         let kind = match e {
             syn::Expr::Lit(l) => return self.lit(&l.lit),
-            syn::Expr::Path(p) => match p.path.get_ident() {
-                Some(id) if p.qself.is_none() => ExprKind::Var(id.clone()),
-                _ => return self.err(span, "paths are not supported in kernels; bind the value to a local variable outside the kernel and use that"),
+            syn::Expr::Path(p) => match (p.path.get_ident(), scalar_path(&p.path)) {
+                (Some(id), _) if p.qself.is_none() => ExprKind::Var(id.clone()),
+                (_, Some((ty, name))) if p.qself.is_none() && is_assoc_const(ty, &name) => {
+                    ExprKind::Assoc { ty, name }
+                }
+                _ => return self.err(span, "paths are not supported in kernels, except the scalar types' constants such as `i32::MAX` and `f32::EPSILON`; bind the value to a local variable outside the kernel and use that"),
             },
             syn::Expr::Unary(u) => return self.unary(u),
             syn::Expr::Binary(b) => return self.binary(b),
@@ -90,11 +93,22 @@ impl Lower<'_> {
                 )
             }
         };
-        let expr = Box::new(self.expr(&u.expr));
+        let mut expr = Box::new(self.expr(&u.expr));
+        let slot = match (&expr.kind, op) {
+            // `-128i8`, `-2147483648`: a negative literal, one value, as Rust reads it (the
+            // literal alone may not fit); it shares its slot with the negation.
+            (ExprKind::Lit(Lit::Int { .. } | Lit::Float { .. }), UnOp::Neg) => {
+                expr.slot.unwrap_or_else(|| self.slot())
+            }
+            _ => self.slot(),
+        };
+        if matches!(expr.kind, ExprKind::Lit(_)) && expr.slot.is_some() {
+            expr.slot = Some(slot);
+        }
         Expr {
             kind: ExprKind::Unary { op, expr },
             span,
-            slot: Some(self.slot()),
+            slot: Some(slot),
         }
     }
 
@@ -145,6 +159,9 @@ impl Lower<'_> {
         if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
             return self.err(span, unsupported("generic function calls"));
         }
+        if let Some((ty, name)) = scalar_path(&p.path) {
+            return self.path_method(c, ty, &name);
+        }
         let args = c.args.iter().map(|a| self.expr(a)).collect();
         Expr::new(
             ExprKind::Call {
@@ -180,6 +197,40 @@ impl Lower<'_> {
                 recv: Box::new(recv),
                 method: m.method.clone(),
                 args,
+                path: None,
+            },
+            span,
+        )
+    }
+
+    /// `f32::sqrt(x)`, `u32::max(a, b)`: a builtin method called through its type.
+    fn path_method(&mut self, c: &syn::ExprCall, ty: Scalar, name: &syn::Ident) -> Expr {
+        let span = c.span();
+        let kind = MethodKind::of(&name.to_string()).filter(|k| !k.on_memory());
+        let Some(kind) = kind else {
+            let msg = format!(
+                "`{}::{name}` is not a builtin nuda kernels support; supported methods: {}",
+                ty.rust_name(),
+                MethodKind::list()
+            );
+            return self.err(name.span(), msg);
+        };
+        let mut all = c.args.iter();
+        let Some(first) = all.next() else {
+            return self.err(span, format!("`{}::{name}` takes the value first, as in `{}::{name}(x)`", ty.rust_name(), ty.rust_name()));
+        };
+        let mut recv = self.expr(first);
+        if recv.slot.is_none() {
+            recv.slot = Some(self.slot());
+        }
+        let _ = kind;
+        let args = all.map(|a| self.expr(a)).collect();
+        Expr::new(
+            ExprKind::Method {
+                recv: Box::new(recv),
+                method: name.clone(),
+                args,
+                path: Some(ty),
             },
             span,
         )
@@ -242,5 +293,30 @@ fn construct_name(e: &syn::Expr) -> &'static str {
         syn::Expr::Block(_) => "labelled blocks",
         syn::Expr::Field(_) => "struct fields",
         _ => "these expressions",
+    }
+}
+
+/// `T::name` with `T` a scalar type: the type and the name.
+fn scalar_path(p: &syn::Path) -> Option<(Scalar, syn::Ident)> {
+    match p.segments.len() {
+        2 if p.leading_colon.is_none() => {
+            let ty = Scalar::from_name(&p.segments[0].ident.to_string())?;
+            Some((ty, p.segments[1].ident.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// The associated constants kernels know: `MIN`, `MAX` and `BITS` of integers; `MIN`,
+/// `MAX`, `EPSILON`, `MIN_POSITIVE`, `INFINITY`, `NEG_INFINITY` and `NAN` of floats.
+pub fn is_assoc_const(ty: Scalar, name: &syn::Ident) -> bool {
+    let n = name.to_string();
+    match ty {
+        Scalar::Bool => false,
+        t if t.is_float() => matches!(
+            n.as_str(),
+            "MIN" | "MAX" | "EPSILON" | "MIN_POSITIVE" | "INFINITY" | "NEG_INFINITY" | "NAN"
+        ),
+        _ => matches!(n.as_str(), "MIN" | "MAX" | "BITS"),
     }
 }

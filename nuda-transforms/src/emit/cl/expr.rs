@@ -22,6 +22,36 @@ pub fn decimal(text: &str) -> String {
     }
 }
 
+/// `T::NAME` in OpenCL C: the value for integers (through the literal spelling, so `usize`
+/// keeps 64 bits), the C library's constant for floats and for signed minimums.
+fn assoc_const(ty: Scalar, name: &str) -> String {
+    use Scalar::*;
+    let f32_name = |n: &str| match n {
+        "MAX" => "FLT_MAX".to_string(),
+        "MIN" => "(-FLT_MAX)".into(),
+        "EPSILON" => "FLT_EPSILON".into(),
+        "MIN_POSITIVE" => "FLT_MIN".into(),
+        "INFINITY" => "INFINITY".into(),
+        "NEG_INFINITY" => "(-INFINITY)".into(),
+        _ => "NAN".into(),
+    };
+    match (ty, name) {
+        (F32, n) => f32_name(n),
+        (F64, n) => {
+            let f = f32_name(n).replace("FLT_", "DBL_");
+            if f.contains("DBL_") { f } else { format!("((double){f})") }
+        }
+        (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),
+        (t, "MAX") => Ph::static_lit(t.cl_name(), &t.max_value().to_string()),
+        (I8, _) => "CHAR_MIN".into(),
+        (I16, _) => "SHRT_MIN".into(),
+        (I32, _) => "INT_MIN".into(),
+        (I64, _) => "LONG_MIN".into(),
+        (Isize, _) => "((nu_sidx)LONG_MIN)".into(),
+        (t, _) => Ph::static_lit(t.cl_name(), "0"),
+    }
+}
+
 /// The placeholder name of a binary operation the runtime spells per type.
 pub(super) fn op_name(op: BinOp) -> Option<&'static str> {
     use BinOp::*;
@@ -46,6 +76,7 @@ impl ClEmitter<'_> {
         let s = e.slot.unwrap_or_default();
         match &e.kind {
             ExprKind::Lit(l) => self.lit(l, e.slot),
+            ExprKind::Assoc { ty, name } => assoc_const(*ty, &name.to_string()),
             ExprKind::Var(v) => self.var(v),
             ExprKind::Unary { op, expr } => {
                 let x = self.expr(expr);
@@ -56,7 +87,7 @@ impl ClEmitter<'_> {
             ExprKind::Cast { expr, ty } => self.cast(expr, *ty),
             ExprKind::Index { base, index } => self.read(base, index, e.span),
             ExprKind::Call { func, args } => self.call(func, args, e.span),
-            ExprKind::Method { recv, method, args } => self.method(recv, method, args, e.span),
+            ExprKind::Method { recv, method, args, .. } => self.method(recv, method, args, e.span),
             ExprKind::If { cond, then, els } => self.if_value(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block_value(e, b),
             ExprKind::Paren(x) => format!("({})", self.expr(x)),

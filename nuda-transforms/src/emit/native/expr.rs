@@ -79,7 +79,16 @@ impl RustEmitter<'_> {
             }
             ExprKind::Index { base, index } => self.element(base, index, span),
             ExprKind::Call { func, args } => self.call(func, args, span),
-            ExprKind::Method { recv, method, args } => self.method(recv, method, args, span),
+            ExprKind::Method {
+                recv,
+                method,
+                args,
+                path,
+            } => self.method(recv, method, args, *path, span),
+            ExprKind::Assoc { ty, name } => {
+                let t = ty_tokens(Ty::Scalar(*ty));
+                quote_spanned!(span=> #t::#name)
+            }
             ExprKind::If { cond, then, els } => self.if_else(cond, then, els.as_deref(), span),
             ExprKind::Block(b) => self.block(b),
             ExprKind::Paren(x) => {
@@ -109,6 +118,11 @@ impl RustEmitter<'_> {
     }
 
     fn unary(&mut self, op: UnOp, x: &Expr, span: Span) -> TokenStream {
+        if let (UnOp::Neg, ExprKind::Lit(l)) = (op, &x.kind) {
+            // A negative literal, as Rust reads `-128i8`: the negation's slot records it.
+            let lit = lit_tokens(l, x.span);
+            return quote_spanned!(span=> (-#lit));
+        }
         let x = self.expr(x);
         match op {
             UnOp::Neg if self.native() => {
@@ -153,9 +167,25 @@ impl RustEmitter<'_> {
         quote_spanned!(span=> #base.load(#idx, __nuda_fault, #site))
     }
 
-    fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], span: Span) -> TokenStream {
+    fn method(
+        &mut self,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        path: Option<Scalar>,
+        span: Span,
+    ) -> TokenStream {
         let kind = MethodKind::of(&method.to_string());
         let (r, a) = (self.expr(recv), self.exprs(args));
+        if let Some(t) = path {
+            let t = ty_tokens(Ty::Scalar(t));
+            return match kind {
+                Some(MethodKind::Abs) if self.native() => {
+                    quote_spanned!(span=> <#t as ::nuda::__private::Arith>::nu_abs(#r))
+                }
+                _ => quote_spanned!(span=> #t::#method(#r #(, #a)*)),
+            };
+        }
         match kind {
             Some(MethodKind::Abs) if self.native() => {
                 quote_spanned!(span=> ::nuda::__private::Arith::nu_abs(#r))

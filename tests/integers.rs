@@ -1,0 +1,143 @@
+//! Integer semantics are Rust's on every engine, in debug and release builds alike: `usize`
+//! and `isize` are 64-bit (32-bit on a device only where the launch-time proof shows it
+//! changes nothing), literals keep their values, arithmetic wraps (nuda's defined overflow,
+//! also where a debug build of plain Rust would panic), shift amounts are masked to the
+//! type's width, and casts are Rust's `as`.
+
+mod common;
+
+use common::{check, vec_of};
+use nuda::prelude::*;
+
+#[test]
+fn usize_arithmetic_beyond_32_bits() {
+    let n = 1000usize;
+    let want: Vec<u64> = (0..n)
+        .map(|i| ((i * 2_654_435_761usize) % 1_000_003) as u64)
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<u64>::new(n);
+        nuwork!(64; nfor!(i in n { out[i] = ((i * 2_654_435_761usize) % 1_000_003) as u64; }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn large_usize_literals_and_captures_keep_their_values() {
+    let n = 16usize;
+    let big = 6_000_000_000usize;
+    let want: Vec<u64> = (0..n)
+        .map(|i| ((5_000_000_000usize + i * big) / 1000) as u64)
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<u64>::new(n);
+        nuwork!(4; nfor!(i in n { out[i] = ((5_000_000_000usize + i * big) / 1000) as u64; }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn isize_values_and_casts_from_negative_numbers() {
+    let n = 32usize;
+    let want: Vec<i64> = (0..n)
+        .map(|i| {
+            let d = i as isize - 40;
+            (d * 100_000_000_000 + (d as usize % 7) as isize) as i64
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(8; nfor!(i in n {
+            let d = i as isize - 40;
+            out[i] = (d * 100_000_000_000 + (d as usize % 7) as isize) as i64;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+/// What nuda defines overflow to do: wrap, as Rust's `wrapping_*` (and release builds).
+#[test]
+fn overflow_wraps_on_every_engine_in_every_build() {
+    let n = 64usize;
+    let want: Vec<i64> = (0..n)
+        .map(|i| {
+            let (a, b) = (i as u8, i as i32);
+            let x = a.wrapping_mul(200).wrapping_add(100) as i64;
+            let y = i32::MAX.wrapping_add(b).wrapping_mul(3) as i64;
+            let z = (65535u16).wrapping_mul(65535u16.wrapping_sub(i as u16)) as i64;
+            let w = (i as i16).wrapping_neg().wrapping_sub(i16::MAX) as i64;
+            x + y + z + w
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let (a, b) = (i as u8, i as i32);
+            let x = (a * 200 + 100) as i64;
+            let y = ((i32::MAX + b) * 3) as i64;
+            let z = (65535u16 * (65535u16 - i as u16)) as i64;
+            let w = (-(i as i16) - 32767) as i64;
+            out[i] = x + y + z + w;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn shift_amounts_are_masked_to_the_width() {
+    let n = 70usize;
+    let want: Vec<u64> = (0..n)
+        .map(|i| {
+            let s = i as u32;
+            (1u8.wrapping_shl(s) as u64)
+                .wrapping_add((-128i8).wrapping_shr(s) as i64 as u64)
+                .wrapping_add(1u64.wrapping_shl(s) >> 3)
+                .wrapping_add(0x8000_0000u32.wrapping_shr(s) as u64)
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<u64>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let s = i as u32;
+            out[i] = ((1u8 << s) as u64) + ((-128i8 >> s) as i64 as u64) + ((1u64 << s) >> 3) + ((0x8000_0000u32 >> s) as u64);
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn casts_between_widths_and_from_floats() {
+    let xs = [-3.7f32, -0.5, 0.0, 2.9, 300.5, 1e10, -1e10, f32::NAN, 65535.9];
+    let n = xs.len();
+    let src = NuArray1::<f32>::from_vec(n, xs.to_vec()).unwrap();
+    let want: Vec<i64> = xs
+        .iter()
+        .map(|&x| {
+            (x as u8) as i64 + (x as i16) as i64 * 1000 + ((x as i64) as i8) as i64
+                + (x as usize as u32) as i64
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let x = src[i];
+            out[i] = (x as u8) as i64 + (x as i16) as i64 * 1000 + ((x as i64) as i8) as i64 + (x as usize as u32) as i64;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn the_index_width_is_chosen_per_launch_and_shown_in_the_dump() {
+    // Whether 32 bits suffice depends on the launch's values: with a small multiplier every
+    // usize value fits, with a large one the same kernel needs 64 bits, and both are right.
+    for m in [3usize, 5_000_000_000] {
+        let n = 10usize;
+        let want: Vec<u64> = (0..n).map(|i| (i * m % 1_000_000_007) as u64).collect();
+        check(want, || {
+            let mut out = NuArray1::<u64>::new(n);
+            nuwork!(4; nfor!(i in n { out[i] = (i * m % 1_000_000_007) as u64; }))?;
+            Ok(vec_of(&out))
+        });
+    }
+}
