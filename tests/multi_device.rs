@@ -174,3 +174,39 @@ fn host_threads_share_read_only_arrays_with_no_lost_update() {
         assert_eq!(k.to_device.count, 2, "device {d}: {k:?}");
     }
 }
+
+/// NUDA's own form: the body writes `c` directly, and nudevs shares it (as `c.as_shared()`).
+fn add_as_nuda_wrote_it(a: &NuArray2<f32>, b: &NuArray2<f32>, c: &mut NuArray2<f32>) -> Result<()> {
+    let n = a.dims().0;
+    let ndev = nuda::devices().len();
+    annot!(nudevs; nfor!(d in ndev {
+        let (lo, hi) = (d * n / ndev, (d + 1) * n / ndev);
+        nuwork!(1, 16; nfor!((i, j) in (lo..hi, n) {
+            c[(i, j)] = a[(i, j)] * 2.0 + b[(i, j)];
+        }))?;
+    }))
+}
+
+#[test]
+fn nudevs_shares_an_array_its_body_writes() {
+    if !in_two_device_child("nudevs_shares_an_array_its_body_writes") {
+        return;
+    }
+    let n = 45;
+    let (a, b) = inputs(n);
+    let mut c = NuArray2::<f32>::new((n, n));
+    add_as_nuda_wrote_it(&a, &b, &mut c).unwrap();
+    for i in 0..n {
+        for j in 0..n {
+            assert_eq!(c[(i, j)], a[(i, j)] * 2.0 + b[(i, j)], "c[({i}, {j})]");
+        }
+    }
+    // The owned array works too (it needs `mut`, as `c.as_shared()` does).
+    let mut owned = NuArray2::<f32>::new((n, n));
+    let ndev = nuda::devices().len();
+    annot!(nudevs; nfor!(d in ndev {
+        nuwork!(16; nfor!(i in (d..n).step_by(ndev) { owned[(i, 0)] = i as f32; }))?;
+    }))
+    .unwrap();
+    assert_eq!(owned[(44, 0)], 44.0);
+}

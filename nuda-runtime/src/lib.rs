@@ -11,6 +11,7 @@ mod element;
 mod error;
 mod fault;
 pub mod image;
+pub mod kernel;
 pub mod launch;
 mod memory;
 pub mod native;

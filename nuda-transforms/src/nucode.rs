@@ -135,7 +135,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
     let types = (0..p.slots).map(|k| {
         if recorded.contains(&k) {
             let s = slot_ident(k);
-            quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
         } else {
             quote!(::nuda::__private::Fill::Type("void"))
         }

@@ -1,17 +1,11 @@
 //! Support for code the macros generate. Not a stable API: only `nuda`'s macros call it.
 
-mod arith;
-mod capture;
 mod native;
 mod range;
 mod spell;
 mod template;
 
-pub use capture::{
-    cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
-};
 pub use native::{native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float};
-pub use arith::{Arith, Shift, ShiftAmount};
 pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
     LoopRange, Steps,

@@ -23,7 +23,7 @@ pub fn bind_captures(captures: &[Capture]) -> TokenStream {
             // around either gives the traits the `&mut` they take.
             quote_spanned!(c.span=> let #id = &mut {
                 #[allow(unused_imports)]
-                use ::nuda::__private::{ByMut as _, ByShared as _};
+                use ::nuda::kernel::{ByMut as _, ByShared as _};
                 #name.__nuda_by_mut()
             };)
         } else {
@@ -47,21 +47,21 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
         let (id, name) = (capture_ident(i), &c.name);
         match (witness, c.written) {
             (true, false) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_ref(#id);)
+                quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_ref(#id);)
             }
             (true, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::witness_mut(&*#id);)
+                quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_mut(&*#id);)
             }
             (false, false) => {
                 // Two steps: the fallible one has a concrete type, and the view's type may
                 // still be an unsuffixed integer's inference variable (see `native_ref`).
                 quote_spanned!(c.span=>
-                    ::nuda::__private::KernelRef::native_ready(#id)?;
-                    let #name = ::nuda::__private::KernelRef::native_ref(#id);
+                    ::nuda::kernel::KernelRef::native_ready(#id)?;
+                    let #name = ::nuda::kernel::KernelRef::native_ref(#id);
                 )
             }
             (false, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::__private::KernelMut::native_mut(#id)?;)
+                quote_spanned!(c.span=> let #name = ::nuda::kernel::KernelMut::native_mut(#id)?;)
             }
         }
     });
@@ -77,7 +77,7 @@ pub fn fills(
     let types = (0..slots).map(|k| {
         let s = slot_ident(k);
         if recorded.contains(&k) {
-            quote!(::nuda::__private::Fill::Type(::nuda::__private::cl_type(&#s)))
+            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
         } else {
             // Referenced by no template either: its fill is never read.
             quote!(::nuda::__private::Fill::Type("void"))
@@ -86,9 +86,9 @@ pub fn fills(
     let caps = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelMut::desc_mut(#id)))
+            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::kernel::KernelMut::desc_mut(#id)))
         } else {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::__private::KernelRef::desc(#id)))
+            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::kernel::KernelRef::desc(#id)))
         }
     });
     quote!([#(#types,)* #(#caps,)*])
@@ -99,9 +99,9 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
     let pushes = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(__nuda_l = ::nuda::__private::KernelMut::push_mut(#id, __nuda_l);)
+            quote!(__nuda_l = ::nuda::kernel::KernelMut::push_mut(#id, __nuda_l);)
         } else {
-            quote!(__nuda_l = ::nuda::__private::KernelRef::push_ref(#id, __nuda_l);)
+            quote!(__nuda_l = ::nuda::kernel::KernelRef::push_ref(#id, __nuda_l);)
         }
     });
     quote!(#(#pushes)*)
@@ -112,7 +112,7 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
 pub fn companions(calls: &[syn::Path]) -> TokenStream {
     let refs = calls
         .iter()
-        .map(|p| quote_spanned!(p.span()=> #p::__NUDA_NUCODE));
+        .map(|p| quote_spanned!(p.span()=> <#p>::__NUDA_NUCODE));
     quote!(&[#(#refs),*])
 }
 
@@ -121,9 +121,9 @@ pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
     let inputs = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(::nuda::__private::KernelMut::proof_input_mut(#id))
+            quote!(::nuda::kernel::KernelMut::proof_input_mut(#id))
         } else {
-            quote!(::nuda::__private::KernelRef::proof_input(#id))
+            quote!(::nuda::kernel::KernelRef::proof_input(#id))
         }
     });
     quote!([#(#inputs),*])

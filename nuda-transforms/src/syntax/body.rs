@@ -80,6 +80,10 @@ impl<'a> Lower<'a> {
         };
         let end = self.expr(&r.end);
         let step = r.step.as_ref().map(|s| self.expr(s));
+        if step.as_ref().is_some_and(is_zero) {
+            let span = r.step.as_ref().map_or(r.span, Spanned::span);
+            self.cx.error(span, "a loop step of zero never reaches the end; step by a positive value to count up, or a negative one (`a <> b :/ -1`) to count down");
+        }
         Range {
             start,
             end,
@@ -450,4 +454,13 @@ fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
         S::ShrAssign(_) => BinOp::Shr,
         _ => return None,
     })
+}
+
+/// Whether `e` is the literal 0 (or `-0`).
+fn is_zero(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { text, .. }) => text.parse::<u128>() == Ok(0),
+        ExprKind::Unary { op: UnOp::Neg, expr } | ExprKind::Paren(expr) => is_zero(expr),
+        _ => false,
+    }
 }

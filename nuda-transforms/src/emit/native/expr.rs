@@ -126,7 +126,7 @@ impl RustEmitter<'_> {
         let x = self.expr(x);
         match op {
             UnOp::Neg if self.native() => {
-                quote_spanned!(span=> ::nuda::__private::Arith::nu_neg(#x))
+                quote_spanned!(span=> ::nuda::kernel::Arith::nu_neg(#x))
             }
             UnOp::Neg => quote_spanned!(span=> (-#x)),
             UnOp::Not => quote_spanned!(span=> (!#x)),
@@ -149,10 +149,10 @@ impl RustEmitter<'_> {
                     SiteKind::Remainder
                 };
                 let site = self.site(kind, "", 0, span);
-                quote_spanned!(span=> ::nuda::__private::Arith::#f(#l, #r, __nuda_fault, #site))
+                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#l, #r, __nuda_fault, #site))
             }
-            BinOp::Shl | BinOp::Shr => quote_spanned!(span=> ::nuda::__private::Shift::#f(#l, #r)),
-            _ => quote_spanned!(span=> ::nuda::__private::Arith::#f(#l, #r)),
+            BinOp::Shl | BinOp::Shr => quote_spanned!(span=> ::nuda::kernel::Shift::#f(#l, #r)),
+            _ => quote_spanned!(span=> ::nuda::kernel::Arith::#f(#l, #r)),
         }
     }
 
@@ -181,14 +181,14 @@ impl RustEmitter<'_> {
             let t = ty_tokens(Ty::Scalar(t));
             return match kind {
                 Some(MethodKind::Abs) if self.native() => {
-                    quote_spanned!(span=> <#t as ::nuda::__private::Arith>::nu_abs(#r))
+                    quote_spanned!(span=> <#t as ::nuda::kernel::Arith>::nu_abs(#r))
                 }
                 _ => quote_spanned!(span=> #t::#method(#r #(, #a)*)),
             };
         }
         match kind {
             Some(MethodKind::Abs) if self.native() => {
-                quote_spanned!(span=> ::nuda::__private::Arith::nu_abs(#r))
+                quote_spanned!(span=> ::nuda::kernel::Arith::nu_abs(#r))
             }
             Some(MethodKind::Write) if self.view_expr(recv) => {
                 let name = recv_name(recv);
@@ -272,7 +272,7 @@ impl RustEmitter<'_> {
             "rsqrt" => quote_spanned!(span=> ::nuda::__private::rsqrt(#(#a),*)),
             _ if self.native() => {
                 // The function's native twin: wrapping arithmetic, faults into this launch.
-                quote_spanned!(span=> #func::__nuda_native(__nuda_fault, #(#a),*))
+                quote_spanned!(span=> <#func>::__nuda_native(__nuda_fault, #(#a),*))
             }
             _ => quote_spanned!(span=> #func(#(#a),*)),
         }

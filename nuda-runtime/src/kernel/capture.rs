@@ -2,7 +2,7 @@
 //! native-engine view, and the launch arguments they push. The macros call these traits on
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
-use super::template::{CaptureDesc, Space};
+use crate::private::{CaptureDesc, Space};
 use crate::array::{NuArray, NuShared, Shape};
 use crate::element::{Element, Texel};
 use crate::error::Result;
@@ -14,7 +14,8 @@ use crate::proof::Input;
 /// A value type kernels compute with, and its OpenCL C name.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a value in a nuda kernel",
-    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]"
+    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]",
+    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so its values cannot have a generic type parameter's type; call `nuwork!` where the types are concrete"
 )]
 pub trait ClType: Copy {
     /// The OpenCL C type name.
@@ -41,7 +42,8 @@ pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
 /// A value a kernel may read: scalars, arrays, images, constant arrays.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be captured by a nuda kernel",
-    label = "kernels capture scalars, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)"
+    label = "kernels capture scalars, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)",
+    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so it cannot capture a value of a generic type parameter; call `nuwork!` where the types are concrete"
 )]
 pub trait KernelRef {
     /// What the native engine sees.

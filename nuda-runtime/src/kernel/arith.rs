@@ -9,6 +9,11 @@
 use crate::fault::{Faults, Site};
 
 /// The operators of kernel values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no arithmetic in nuda kernels",
+    label = "kernels compute with f32, f64 and the integer types",
+    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so it cannot compute with a generic type parameter; call `nuwork!` where the types are concrete"
+)]
 pub trait Arith: Copy {
     /// `a + b`, wrapping.
     fn nu_add(self, b: Self) -> Self;

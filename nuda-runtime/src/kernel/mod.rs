@@ -1,0 +1,18 @@
+//! What code the macros generate calls on the values a kernel captures: how each becomes a
+//! kernel parameter ([`KernelRef`], [`KernelMut`]), how its type is spelled in OpenCL C
+//! ([`ClType`]), and how the native engine computes with it ([`Arith`], [`Shift`]): integers
+//! wrap and division by zero faults, exactly as in the generated OpenCL C.
+//!
+//! These traits are implemented for nuda's scalars, arrays, images, constant arrays and
+//! shared-write handles. They are public so that rustc's messages about a value a kernel
+//! cannot capture name them where users can read their documentation.
+
+mod arith;
+mod capture;
+mod share;
+
+pub use arith::{Arith, Shift, ShiftAmount};
+pub use share::{ShareCopy, ShareMut};
+pub use capture::{
+    cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
+};

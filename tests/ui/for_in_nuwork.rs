@@ -1,0 +1,5 @@
+use nuda::prelude::*;
+fn main() {
+    let mut b = NuArray1::<f32>::new(8);
+    let _ = nuwork!(8; for i in 0..8 { b[i] = 1.0; });
+}
