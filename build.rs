@@ -1,11 +1,13 @@
-//! Writes the random test programs of `tests/random_expressions.rs` and
-//! `tests/random_nests.rs` into `OUT_DIR`.
+//! Writes the random test programs of `tests/random_expressions.rs`,
+//! `tests/random_nests.rs` and `tests/random_bounds.rs` into `OUT_DIR`.
 //!
 //! Kernels are compiled by rustc and the macros, so random programs must exist before the
-//! tests compile: this script draws them, from `NUDA_EXPR_SEED` and `NUDA_NEST_SEED` (fixed
-//! defaults keep runs reproducible; set them to explore others). The tests then draw random
+//! tests compile: this script draws them, from `NUDA_EXPR_SEED`, `NUDA_NEST_SEED` and
+//! `NUDA_BOUNDS_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
 //! values with proptest and check OpenCL, the native engine and plain Rust agree.
 
+#[path = "build/bounds.rs"]
+mod bounds;
 #[path = "build/exprs.rs"]
 mod exprs;
 #[path = "build/nests.rs"]
@@ -36,5 +38,9 @@ fn main() {
     write(
         "random_nests.rs",
         nests::file(seed("NUDA_NEST_SEED", 0x2e57_2026)),
+    );
+    write(
+        "random_bounds.rs",
+        bounds::file(seed("NUDA_BOUNDS_SEED", 0xb0_2026)),
     );
 }

@@ -285,3 +285,16 @@ fn faults_print_nothing() {
     assert!(!err.contains("panicked"), "stderr: {err}");
     assert!(!err.contains("warning"), "stderr: {err}");
 }
+
+#[test]
+fn an_array_too_large_to_allocate_is_an_error_not_an_abort() {
+    on_each(|dev| {
+        // 2^60 bytes: more than any host or device can allocate.
+        let mut a = NuArray1::<f32>::new(1 << 58);
+        let e = nuwork!(4; nfor!(i in 4 { a[i] = 1.0; })).unwrap_err();
+        assert!(matches!(e, Error::OutOfResources { .. }), "{dev}: {e}");
+        let e = a.fill(2.0).unwrap_err();
+        assert!(matches!(e, Error::OutOfResources { .. }), "{dev}: {e}");
+        Ok(())
+    });
+}

@@ -64,7 +64,10 @@ fn check_split<S>(
     n: usize,
     devices: &[usize],
 ) -> bool {
-    (check.clear)(state);
+    if let Err(e) = (check.clear)(state) {
+        eprintln!("scaling check: {e}");
+        return false;
+    }
     let parts = split::partition(n, devices, &vec![1.0; devices.len()], 8);
     let outcome = run(state, &parts).map_err(|e| e.to_string());
     match outcome.and_then(|()| (check.verify)(state)) {

@@ -62,7 +62,7 @@ pub fn best_time<S>(
 /// previous variant left behind.
 pub struct Check<S> {
     /// Poisons the outputs.
-    pub clear: fn(&mut S),
+    pub clear: fn(&mut S) -> nuda::Result<()>,
     /// Compares the outputs with a plain Rust reference.
     pub verify: fn(&S) -> Result<(), String>,
 }
@@ -74,7 +74,7 @@ pub fn measure<S>(
     reps: u32,
     check: &Check<S>,
 ) -> nuda::Result<(Duration, Result<(), String>)> {
-    (check.clear)(state);
+    (check.clear)(state)?;
     let t = best_time(state, run, reps)?;
     Ok((t, (check.verify)(state)))
 }

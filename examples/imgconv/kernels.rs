@@ -218,8 +218,8 @@ fn reference(c: &Conv, x: i32, y: i32) -> f32 {
 /// How a filter is checked: both outputs poisoned with NaN, then compared.
 pub const CHECK: Check<Conv> = Check {
     clear: |c| {
-        c.out_img.fill(f32::NAN);
-        c.out_buf.fill(f32::NAN);
+        c.out_img.fill(f32::NAN)?;
+        c.out_buf.fill(f32::NAN)
     },
     verify,
 };

@@ -232,9 +232,9 @@ pub fn setup(n: usize) -> Bodies {
 /// How a step is checked: velocities poisoned, then compared.
 pub const CHECK: Check<Bodies> = Check {
     clear: |b| {
-        b.vx.fill(f32::NAN);
-        b.vy.fill(f32::NAN);
-        b.vz.fill(f32::NAN);
+        b.vx.fill(f32::NAN)?;
+        b.vy.fill(f32::NAN)?;
+        b.vz.fill(f32::NAN)
     },
     verify,
 };

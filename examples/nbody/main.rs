@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let reps = args.common.reps;
         let rows = split::scaling(&devices, n, 4, reps, |parts| kernels::split(&mut b, parts))?;
         split::print_scaling(&rows, kernels::flops(n), "GFLOP/s", 1e9);
-        (kernels::CHECK.clear)(&mut b);
+        (kernels::CHECK.clear)(&mut b)?;
         kernels::split(
             &mut b,
             &split::partition(n, &devices, &vec![1.0; devices.len()], 4),

@@ -112,7 +112,7 @@ fn scale<T: nuda::Element>(
     let n = g.n;
     let rows = split::scaling(devices, n, 8, args.common.reps, |parts| run(g, parts))?;
     split::print_scaling(&rows, kernels::flops(n), "GFLOP/s", 1e9);
-    (check.clear)(g);
+    (check.clear)(g)?;
     run(
         g,
         &split::partition(n, devices, &vec![1.0; devices.len()], 8),

@@ -149,7 +149,7 @@ fn fill_over_device_data_downloads_nothing_and_the_next_launch_uploads() {
     let a = NuArray1::<f32>::from_fn(N, |i| i as f32);
     let mut b = NuArray1::<f32>::new(N);
     scale(&dev, &a, &mut b, 1.0);
-    let d = moved(|| b.fill(f32::NAN));
+    let d = moved(|| b.fill(f32::NAN).unwrap());
     assert!(d.no_transfers(), "{d:?}");
     assert!(b[7].is_nan());
     let d = moved(|| {

@@ -125,14 +125,16 @@ impl<T: Element, S: Shape> NuArray<T, S> {
                 found: format!("{} elements", src.len()),
             });
         }
-        self.storage.host_overwrite().copy_from_slice(src);
+        self.storage.host_overwrite()?.copy_from_slice(src);
         Ok(())
     }
 
     /// Sets every element to `value` on the host. Nothing is downloaded first, since nothing
-    /// of the old data survives; every device copy becomes stale.
-    pub fn fill(&mut self, value: T) {
-        self.storage.host_overwrite().fill(value);
+    /// of the old data survives; every device copy becomes stale. An `Err` if the host cannot
+    /// allocate the array's host copy.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.storage.host_overwrite()?.fill(value);
+        Ok(())
     }
 
     /// Makes the data valid on `device` now (allocating and uploading only if needed), so a

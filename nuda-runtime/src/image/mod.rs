@@ -125,9 +125,11 @@ impl<T: Texel> NuImage2<T> {
             .unwrap_or_else(|e| panic!("nuda: {e}"))
     }
 
-    /// Sets every texel to `value` on the host, downloading nothing first.
-    pub fn fill(&mut self, value: T) {
-        self.storage.host_overwrite().fill(value);
+    /// Sets every texel to `value` on the host, downloading nothing first. An `Err` if the
+    /// host cannot allocate the image's host copy.
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.storage.host_overwrite()?.fill(value);
+        Ok(())
     }
 
     /// A copy of the texels, row by row.

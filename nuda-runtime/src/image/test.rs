@@ -36,7 +36,7 @@ fn from_vec_checks_the_length() {
 #[test]
 fn fill_and_mutable_slices_write_every_texel() {
     let mut im = NuImage2::<f32>::from_fn((3, 2), |(x, y)| (x + y) as f32);
-    im.fill(-1.0);
+    im.fill(-1.0).unwrap();
     assert_eq!(im.to_vec(), vec![-1.0; 6]);
     im.as_mut_slice()[4] = 9.0;
     assert_eq!(im.read(1, 1), 9.0);

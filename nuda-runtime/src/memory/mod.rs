@@ -10,6 +10,7 @@
 //! launches never race), and that only `&mut self` methods clear. A device write therefore
 //! needs `&mut` access, which proves that no host reference is alive when the host copy dies.
 
+mod alloc;
 mod shared;
 #[cfg(test)]
 mod test;
@@ -123,7 +124,7 @@ impl<T: Pod> Storage<T> {
     }
 
     /// The host copy about to be overwritten whole: allocated but never downloaded.
-    pub fn host_overwrite(&mut self) -> &mut [T] {
+    pub fn host_overwrite(&mut self) -> Result<&mut [T]> {
         let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
         // Shared writes not yet merged are overwritten too: nothing to merge.
         if let Some(sh) = st.shared.take() {
@@ -131,15 +132,15 @@ impl<T: Pod> Storage<T> {
         }
         self.native.take();
         if self.host.get().is_none() {
-            let mut buf = std::mem::take(&mut st.spare);
-            buf.resize(self.len, T::default());
+            let buf = alloc::buffer(std::mem::take(&mut st.spare), self.len)?;
             self.host.get_or_init(|| buf);
         }
         st.host_written();
-        self.host
+        Ok(self
+            .host
             .get_mut()
             .map(Vec::as_mut_slice)
-            .unwrap_or_default()
+            .unwrap_or_default())
     }
 
     /// Makes the data valid on `dev`, allocating and uploading only if needed, and returns
@@ -237,12 +238,14 @@ impl<T: Pod> SyncState<T> {
 
     /// Builds a valid host copy: zeros if never written, else a download from a valid device.
     fn materialise(&mut self, len: usize) -> Result<Vec<T>> {
-        let mut buf = std::mem::take(&mut self.spare);
-        buf.clear();
-        buf.resize(len, T::default());
+        let spare = std::mem::take(&mut self.spare);
         if self.zero {
-            return Ok(buf);
+            return match spare.capacity() >= len {
+                true => alloc::buffer(spare, len),
+                false => alloc::zeros(len),
+            };
         }
+        let mut buf = alloc::buffer(spare, len)?;
         let Some((index, slot)) = self.slots.iter().enumerate().find(|(_, s)| s.valid) else {
             unreachable!("nuda bug: data valid neither on the host nor on any device");
         };

@@ -27,7 +27,7 @@ fn host_writes_stick_and_overwrite_skips_the_old_contents() {
     let mut s = Storage::from_vec(vec![1u8, 2, 3], Layout::Buffer);
     s.host_mut().unwrap()[1] = 9;
     assert_eq!(s.host().unwrap(), &[1, 9, 3]);
-    s.host_overwrite().copy_from_slice(&[7, 7, 7]);
+    s.host_overwrite().unwrap().copy_from_slice(&[7, 7, 7]);
     assert_eq!(s.host().unwrap(), &[7, 7, 7]);
 }
 
@@ -84,6 +84,6 @@ fn overwriting_discards_a_pending_scope() {
     let mut s = Storage::from_vec(vec![5i64; 4], Layout::Buffer);
     s.begin_shared().unwrap();
     i64::store(&s.native_shared(true)[0], 9);
-    s.host_overwrite().copy_from_slice(&[1, 2, 3, 4]);
+    s.host_overwrite().unwrap().copy_from_slice(&[1, 2, 3, 4]);
     assert_eq!(s.host().unwrap(), &[1, 2, 3, 4]);
 }

@@ -23,7 +23,8 @@ impl Lower<'_> {
             syn::Expr::Cast(c) => return self.cast(c),
             syn::Expr::Index(ix) => match self.index_base(&ix.expr) {
                 Some(base) => ExprKind::Index { base, index: self.index_list(&ix.index) },
-                None => return self.err(span, "bad index"),
+                // `index_base` has said what is wrong.
+                None => return Expr::new(ExprKind::Lit(Lit::Bool(false)), span),
             },
             syn::Expr::Call(c) => return self.call(c),
             syn::Expr::MethodCall(m) => return self.method(m),
