@@ -173,3 +173,62 @@ fn nukernel_three_dimensional_calling_nucode() {
         assert_eq!(out.to_vec(), want, "{}", dev.name);
     }
 }
+
+mod util {
+    use nuda::prelude::*;
+
+    /// A `#[nucode]` function in a module, imported by name below.
+    #[nucode]
+    pub fn tent(x: f32) -> f32 {
+        1.0 - (x - 1.0).abs()
+    }
+
+    /// Integer arithmetic in a function: it wraps and faults as in kernels.
+    #[nucode]
+    pub fn hash(x: u32, d: u32) -> u32 {
+        (x * 2_654_435_761) / d
+    }
+}
+
+use util::tent;
+
+#[test]
+fn a_nucode_function_imported_by_name_and_path_calls_of_builtins() {
+    let n = 40usize;
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let x = i as f32 / 20.0;
+            tent(x) + f32::sqrt(x) + f32::max(x, 0.5) + util::tent(x * 2.0) + f64::max(x as f64, 0.25) as f32
+        })
+        .collect();
+    check_close(&want, 1e-6, || {
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; nfor!(i in n {
+            let x = i as f32 / 20.0;
+            out[i] = tent(x) + f32::sqrt(x) + f32::max(x, 0.5) + util::tent(x * 2.0) + f64::max(x as f64, 0.25) as f32;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn faults_inside_nucode_functions_name_their_line() {
+    let want: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) / 3).collect();
+    check(want, || {
+        let mut out = NuArray1::<u32>::new(16);
+        nuwork!(4; nfor!(i in 16 { out[i] = util::hash(i as u32, 3); }))?;
+        Ok(vec_of(&out))
+    });
+    for d in common::engines() {
+        let mut out = NuArray1::<u32>::new(16);
+        let zero = 0u32;
+        let e = nuda::with_device(d.index, || {
+            nuwork!(4; nfor!(i in 16 { out[i] = util::hash(i as u32, zero); }))
+        })
+        .unwrap()
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("attempt to divide by zero"), "{}: {text}", d.name);
+        assert!(text.contains("tests/kernels_functions.rs:"), "{}: {text}", d.name);
+    }
+}
