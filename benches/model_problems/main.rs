@@ -4,6 +4,7 @@
 //! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5) with every annotation variant,
 //! base first, and their peers, as a table like NUDA's Table 3.
 
+mod checks;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
 #[path = "../../examples/md5/kernels.rs"]
@@ -91,6 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     table::print(&rows);
+    table::print_check_costs(&rows);
     if let Some(path) = &args.json {
         table::write_json(&rows, path)?;
     }

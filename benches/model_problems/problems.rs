@@ -77,6 +77,8 @@ impl Bench {
                 Peak::Unknown => None,
             });
         Row {
+            checks_ratio: None,
+            no_proof_ratio: None,
             problem: spec.problem.into(),
             size: spec.size.clone(),
             device: self.device.info().name.clone(),
@@ -127,7 +129,7 @@ impl Bench {
             let t = m.seconds;
             let b = *base.get_or_insert(t);
             let lines = Some(source_lines(spec.source, v.function));
-            let row = self.row(
+            let mut row = self.row(
                 spec,
                 Measured {
                     kind: "nuda",
@@ -136,6 +138,10 @@ impl Bench {
                 },
                 b,
             );
+            if row.verified {
+                let c = crate::checks::costs(state, v.run, self.reps)?;
+                (row.checks_ratio, row.no_proof_ratio) = (Some(c.overhead()), Some(c.without_proof()));
+            }
             self.rows.push(row);
             if best.is_none() || best.is_some_and(|(bt, _)| t < bt) {
                 best = Some((t, v));

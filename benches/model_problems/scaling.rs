@@ -109,6 +109,8 @@ fn push(
             peak_percent: None,
             source_lines: Some(lines),
             verified,
+            checks_ratio: None,
+            no_proof_ratio: None,
         });
     }
     bench.bar.inc(1);

@@ -33,6 +33,38 @@ pub struct Row {
     pub source_lines: Option<usize>,
     /// Whether the result matched the CPU reference.
     pub verified: bool,
+    /// nuda variants: time with the checks the launch-time proof kept, over time with every
+    /// bounds check off (`nuda::unchecked`).
+    pub checks_ratio: Option<f64>,
+    /// nuda variants: time with every check kept (the proof off), over time with none.
+    pub no_proof_ratio: Option<f64>,
+}
+
+/// Prints what the checks cost: per problem and over every nuda variant, the geometric mean
+/// of checked over unchecked time, with the proof (as users run) and without it.
+pub fn print_check_costs(rows: &[Row]) {
+    let nuda: Vec<&Row> = rows.iter().filter(|r| r.checks_ratio.is_some()).collect();
+    if nuda.is_empty() {
+        return;
+    }
+    let mean = |rs: &[&Row], f: fn(&Row) -> Option<f64>| {
+        let v: Vec<f64> = rs.iter().filter_map(|r| f(r)).collect();
+        crate::checks::geomean(&v)
+    };
+    println!("\ncheck overhead (geometric mean of checked / unchecked kernel time):");
+    let mut problems: Vec<&str> = nuda.iter().map(|r| r.problem.as_str()).collect();
+    problems.dedup();
+    for p in problems {
+        let rs: Vec<&Row> = nuda.iter().copied().filter(|r| r.problem == p).collect();
+        let (with, without) = (mean(&rs, |r| r.checks_ratio), mean(&rs, |r| r.no_proof_ratio));
+        println!("  {p:<10} {:>+7.1}%   every check kept: {:>+7.1}%", pct(with), pct(without));
+    }
+    let (with, without) = (mean(&nuda, |r| r.checks_ratio), mean(&nuda, |r| r.no_proof_ratio));
+    println!("  {:<10} {:>+7.1}%   every check kept: {:>+7.1}%", "all", pct(with), pct(without));
+}
+
+fn pct(ratio: f64) -> f64 {
+    (ratio - 1.0) * 100.0
 }
 
 /// Device peaks, for the devices whose peaks we know (NVIDIA's published figures, without
@@ -50,7 +82,7 @@ pub fn peaks(device: &str) -> Option<(f64, f64, f64)> {
 /// Prints the table.
 pub fn print(rows: &[Row]) {
     println!(
-        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6}",
+        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>9}",
         "problem",
         "size",
         "device",
@@ -60,12 +92,14 @@ pub fn print(rows: &[Row]) {
         "GFLOP/s",
         "speedup",
         "% peak",
-        "lines"
+        "lines",
+        "checks",
+        "no proof"
     );
     let mut last = String::new();
     for r in rows {
         if r.problem != last {
-            println!("{:-<158}", "");
+            println!("{:-<177}", "");
             last = r.problem.clone();
         }
         let peak = r.peak_percent.map_or("-".into(), |p| format!("{p:.1}"));
@@ -77,8 +111,10 @@ pub fn print(rows: &[Row]) {
             r.variant.clone()
         };
         let gflops = r.gflops.map_or("-".into(), |g| format!("{g:.2}"));
+        let cost = |x: Option<f64>| x.map_or("-".into(), |x| format!("{:+.1}%", pct(x)));
+        let (checks, no_proof) = (cost(r.checks_ratio), cost(r.no_proof_ratio));
         println!(
-            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6}{flag}",
+            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6} {checks:>8} {no_proof:>9}{flag}",
             r.problem,
             r.size,
             short(&r.device),

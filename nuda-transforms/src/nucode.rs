@@ -24,6 +24,8 @@ struct Parts {
     witness: TokenStream,
     native: TokenStream,
     sites: TokenStream,
+    /// The body's proof program (`usize` width only: nucode checks all stay).
+    proof: TokenStream,
     calls: Vec<syn::Path>,
 }
 
@@ -85,6 +87,9 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
             .block_inner(&body)
     };
     let (witness, native) = (emit(Mode::Witness), emit(Mode::Native));
+    let mut proof = crate::proof::Proof::new(&analysis, &shared.sites, Context::Nucode);
+    proof.function(&params, &body);
+    let proof = proof.tokens();
     let slots = lower.slots;
     // `lower` borrows `cx`, which `check` consumes; it ends here.
     let _ = lower;
@@ -95,6 +100,7 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
         witness,
         native,
         sites: shared.sites.table(),
+        proof,
         calls: analysis.calls,
     })
 }
@@ -142,6 +148,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
     });
     let calls = companions(&p.calls);
     let (template, witness, native, sites) = (&p.template, &p.witness, &p.native, &p.sites);
+    let proof = &p.proof;
     quote! {
         #f
 
@@ -176,6 +183,10 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
                     },
                     calls: #calls,
                     sites: #ident::__NUDA_SITES,
+                    proof: {
+                        static PROOF: #proof;
+                        &PROOF
+                    },
                 };
                 &NUCODE
             };

@@ -11,7 +11,9 @@ pub use range::{
     LoopRange, Steps,
 };
 pub use crate::fault::{unchecked_here, Faults, Site, SiteKind};
-pub use crate::proof::{prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE};
+pub use crate::proof::{
+    keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE,
+};
 pub use spell::{division_helpers, literal, trips_helpers};
 pub use template::{
     fill, instantiate, CaptureDesc, Cx, Fill, Nucode, Space, Template, Variant,

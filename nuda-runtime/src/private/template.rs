@@ -45,6 +45,8 @@ pub struct Nucode {
     pub calls: &'static [&'static Nucode],
     /// Its check sites (always checked: no launch-time proof reaches into functions).
     pub sites: &'static [Site],
+    /// Its body's proof program, parameters unknown: whether its `usize` values fit 32 bits.
+    pub proof: &'static [crate::proof::Op],
 }
 
 /// Where a captured array lives in the kernel.

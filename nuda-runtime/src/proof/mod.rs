@@ -15,7 +15,7 @@ mod run;
 mod test;
 
 pub use interval::Cmp;
-pub use run::prove;
+pub use run::{keeping_checks, prove};
 #[cfg(test)]
 pub(crate) use run::prove_with;
 

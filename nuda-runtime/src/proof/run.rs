@@ -5,18 +5,41 @@
 use super::interval::{IntTy, Iv};
 use super::{Bin, Input, Inputs, Item, Mapped, Op, Reg, Ty, NONE};
 use crate::error::Result;
+use std::cell::Cell;
 use crate::fault::Site;
-use crate::private::{Fill, Variant};
+use crate::private::{Fill, Nucode, Variant};
 
 /// The variant a launch needs: the checks its values cannot rule out, and `usize` 32-bit
-/// where that provably changes no result. `NUDA_PROOF=0` keeps every check instead.
+/// where that provably changes no result. `NUDA_PROOF=0` (or [`keeping_checks`]) keeps
+/// every check instead.
 pub fn prove(program: &[Op], sites: &[Site], inputs: &Inputs<'_>) -> Result<Variant> {
-    if !crate::device::runtime().config.proof.clone()? {
+    let off = KEEP.with(Cell::get) > 0;
+    if off || !crate::device::runtime().config.proof.clone()? {
         let mut v = Variant::checked(sites, inputs.unchecked);
-        v.why = "64-bit as in Rust (NUDA_PROOF=0)".into();
+        v.why = "64-bit as in Rust (the launch-time proof is off)".into();
         return Ok(v);
     }
     Ok(prove_with(program, sites, inputs))
+}
+
+thread_local! {
+    /// How many [`keeping_checks`] scopes this thread is in.
+    static KEEP: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Runs `f` with the launch-time proof off for every kernel it launches on this thread, as
+/// `NUDA_PROOF=0` does for the process: every check stays and `usize` is 64-bit. The bench
+/// uses it to show what the proof saves.
+pub fn keeping_checks<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            KEEP.with(|k| k.set(k.get() - 1));
+        }
+    }
+    KEEP.with(|k| k.set(k.get() + 1));
+    let _leave = Leave;
+    f()
 }
 
 /// [`prove`], whatever the environment says.
@@ -103,11 +126,8 @@ impl<'a> Run<'a> {
             }
         }
         for f in inputs.calls {
-            let uses = (f.types)()
-                .iter()
-                .any(|t| matches!(t, Fill::Type("nu_idx" | "nu_sidx")));
-            if uses {
-                self.widen(|| format!("the #[nucode] function `{}` computes with usize", f.name));
+            if let Some(why) = function_wide(f, &mut Vec::new()) {
+                self.widen(|| why);
             }
         }
     }
@@ -412,6 +432,30 @@ impl<'a> Run<'a> {
         let overflow = it.min < 0 && x.holds(it.min) && y.holds(-1);
         !y.holds(0) && !overflow
     }
+}
+
+/// Why `f` (or a function it calls) needs a 64-bit `usize`, if it does: its body's program,
+/// run with its parameters unknown, computes a `usize` value that may leave 32 bits. (Its
+/// arguments are the caller's values, which the caller's own program bounds.)
+fn function_wide(f: &'static Nucode, seen: &mut Vec<*const Nucode>) -> Option<String> {
+    if seen.contains(&(f as *const Nucode)) {
+        return None;
+    }
+    seen.push(f);
+    let fills = (f.types)();
+    let inputs = Inputs {
+        fills: &fills,
+        captures: &[],
+        mapped: &[],
+        work: None,
+        calls: &[],
+        unchecked: false,
+    };
+    let v = prove_with(f.proof, &[], &inputs);
+    if v.wide {
+        return Some(format!("#[nucode] fn `{}`: {}", f.name, v.why));
+    }
+    f.calls.iter().find_map(|g| function_wide(g, seen))
 }
 
 fn is_index(cl: &str) -> bool {

@@ -68,6 +68,18 @@ impl<'a> Proof<'a> {
         self.body(body);
     }
 
+    /// Adds a `#[nucode]` function's body, each parameter any value of its type: the
+    /// runtime runs it to see whether the function's `usize` values fit 32 bits.
+    pub fn function(&mut self, params: &[(syn::Ident, Ty)], body: &Block) {
+        self.collect_assigned(body);
+        for (name, ty) in params {
+            let t = written_ty(*ty);
+            let r = self.push(quote!(Var(#t)));
+            self.bind(name, r);
+        }
+        self.body(body);
+    }
+
     /// The program as `[Op; N] = [..]`, to follow `static NAME:`.
     pub fn tokens(&self) -> TokenStream {
         let ops = &self.ops;

@@ -1,0 +1,70 @@
+//! What the checks cost: each nuda variant timed three ways in one run, interleaved so that
+//! the machine's drift hits all three alike: as users run it (checks the launch-time proof
+//! could not rule out), with every bounds check left out (`nuda::unchecked`), and with the
+//! proof off (every check kept, `usize` 64-bit).
+
+use nuda::Result;
+use std::time::Duration;
+
+/// Best kernel times of one variant, three ways.
+#[derive(Debug, Clone, Copy)]
+pub struct Costs {
+    pub checked: Duration,
+    pub unchecked: Duration,
+    pub kept: Duration,
+}
+
+impl Costs {
+    /// Checked over unchecked: the checks' cost as users pay it.
+    pub fn overhead(&self) -> f64 {
+        ratio(self.checked, self.unchecked)
+    }
+
+    /// Every check kept over unchecked: what they would cost without the proof.
+    pub fn without_proof(&self) -> f64 {
+        ratio(self.kept, self.unchecked)
+    }
+}
+
+fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-12)
+}
+
+/// The kernel time of one run (summed over the kernels it launches).
+fn once<S>(state: &mut S, run: fn(&mut S) -> Result<()>) -> Result<Duration> {
+    let before = nuda::thread_stats();
+    run(state)?;
+    Ok((nuda::thread_stats() - before).kernel_time())
+}
+
+/// Times `run` three ways, `reps` rounds, after one warm-up of each (which builds its
+/// program). The caller has just run the variant checked and verified its result.
+pub fn costs<S>(state: &mut S, run: fn(&mut S) -> Result<()>, reps: u32) -> Result<Costs> {
+    // SAFETY: the same variant, with the same sizes and data, just ran with its checks and
+    // returned Ok: every index it evaluates is in range, and it evaluates the same ones again.
+    let unchecked = |s: &mut S| unsafe { nuda::unchecked(|| once(s, run)) };
+    let kept = |s: &mut S| nuda::__private::keeping_checks(|| once(s, run));
+    once(state, run)?;
+    unchecked(state)?;
+    kept(state)?;
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..reps.max(1) {
+        best[0] = best[0].min(once(state, run)?);
+        best[1] = best[1].min(unchecked(state)?);
+        best[2] = best[2].min(kept(state)?);
+    }
+    Ok(Costs {
+        checked: best[0],
+        unchecked: best[1],
+        kept: best[2],
+    })
+}
+
+/// The geometric mean of ratios.
+pub fn geomean(ratios: &[f64]) -> f64 {
+    if ratios.is_empty() {
+        return 1.0;
+    }
+    let logs: f64 = ratios.iter().map(|r| r.ln()).sum();
+    (logs / ratios.len() as f64).exp()
+}
