@@ -175,7 +175,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
                             #decls
                             {
                                 #[allow(unused, unreachable_code, clippy::all)]
-                                let __nuda_witness = |__nuda_fault: &::nuda::__private::Faults, #inputs| #output { #witness };
+                                let __nuda_witness = |__nuda_fault: ::nuda::__private::Checker<'_, false>, #inputs| #output { #witness };
                             }
                             ::std::vec![#(#types),*]
                         }
@@ -193,7 +193,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
 
             /// The body as the native engine runs it.
             #[inline(always)]
-            pub fn __nuda_native(__nuda_fault: &::nuda::__private::Faults, #inputs) #output {
+            pub fn __nuda_native<const TRUST: bool>(__nuda_fault: ::nuda::__private::Checker<'_, TRUST>, #inputs) #output {
                 #native
             }
         }

@@ -197,14 +197,14 @@ fn run_native(name: &str, p: &Parts) -> TokenStream {
     if p.barrier {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { #native };
-            __nuda_call.run_native_barrier(#label, __nuda_fault, __nuda_body)
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { let __nuda_fault = __nuda_fault; #native };
+            __nuda_call.run_native_barrier(#label, __nuda_faults, __nuda_body)
         }
     } else {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { #native };
-            __nuda_call.run_native(#label, __nuda_fault, __nuda_body)
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { let __nuda_fault = __nuda_fault; #native };
+            __nuda_call.run_native(#label, __nuda_faults, __nuda_body)
         }
     }
 }
@@ -235,7 +235,8 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
             static __NUDA_SITES: #sites;
             static __NUDA_PROOF: #proof;
-            let __nuda_fault = &::nuda::__private::Faults::new();
+            let __nuda_faults = &::nuda::__private::Faults::new();
+            let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
             #binds
             #decls
             {
@@ -248,15 +249,19 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
                 };
             }
             let __nuda_dev = __nuda_call.device()?;
-            let __nuda_timing = if __nuda_dev.is_native() {
+            let __nuda_fills = #fills;
+            let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+            let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
+            let __nuda_timing = if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
+                let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+                #nviews
+                #run_native
+            } else if __nuda_dev.is_native() {
                 #nviews
                 #run_native
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
                     concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-                let __nuda_fills = #fills;
-                let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
-                let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
                 let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
                 #pushes

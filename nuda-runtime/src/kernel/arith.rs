@@ -6,7 +6,7 @@
 //! The witness (the code rustc types) keeps Rust's own operators, so types are inferred
 //! exactly as in plain Rust; only the native engine calls these.
 
-use crate::fault::{Faults, Site};
+use crate::fault::{Checker, Site};
 
 /// The operators of kernel values.
 #[diagnostic::on_unimplemented(
@@ -26,9 +26,9 @@ pub trait Arith: Copy {
     /// `a.abs()`, wrapping (`MIN.abs()` is `MIN`).
     fn nu_abs(self) -> Self;
     /// `a / b`; a zero divisor or an overflow records a fault at `site` and gives zero.
-    fn nu_div(self, b: Self, f: &Faults, site: &'static Site) -> Self;
+    fn nu_div<const TR: bool>(self, b: Self, f: Checker<'_, TR>, site: &'static Site) -> Self;
     /// `a % b`, faulting as `nu_div`.
-    fn nu_rem(self, b: Self, f: &Faults, site: &'static Site) -> Self;
+    fn nu_rem<const TR: bool>(self, b: Self, f: Checker<'_, TR>, site: &'static Site) -> Self;
 }
 
 /// Integers a shift amount may be.
@@ -60,14 +60,14 @@ macro_rules! ints {
             #[allow(unused_comparisons)]
             fn nu_abs(self) -> $t { if self < 0 { self.wrapping_neg() } else { self } }
             #[inline(always)]
-            fn nu_div(self, b: $t, f: &Faults, site: &'static Site) -> $t {
+            fn nu_div<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
                 match self.checked_div(b) {
                     Some(q) => q,
                     None => { f.arith(site, b != 0); 0 }
                 }
             }
             #[inline(always)]
-            fn nu_rem(self, b: $t, f: &Faults, site: &'static Site) -> $t {
+            fn nu_rem<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
                 match self.checked_rem(b) {
                     Some(r) => r,
                     None => { f.arith(site, b != 0); 0 }
@@ -102,9 +102,9 @@ macro_rules! floats {
             #[inline(always)]
             fn nu_abs(self) -> $t { self.abs() }
             #[inline(always)]
-            fn nu_div(self, b: $t, _: &Faults, _: &'static Site) -> $t { self / b }
+            fn nu_div<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self / b }
             #[inline(always)]
-            fn nu_rem(self, b: $t, _: &Faults, _: &'static Site) -> $t { self % b }
+            fn nu_rem<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self % b }
         }
     )*};
 }
@@ -113,7 +113,7 @@ floats!(f32, f64);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fault::SiteKind;
+    use crate::fault::{Faults, SiteKind};
 
     static DIV: Site = Site::new(SiteKind::Divide, "", 0, "t.rs", 1, 1);
 
@@ -129,11 +129,12 @@ mod tests {
     #[test]
     fn division_by_zero_faults_and_gives_zero() {
         let f = Faults::new();
-        assert_eq!(7u32.nu_div(0, &f, &DIV), 0);
+        assert_eq!(7u32.nu_div(0, Checker::<true>::new(&f), &DIV), 0);
         assert_eq!(f.first().map(|r| r.detail), Some(crate::fault::DETAIL_ZERO));
         let g = Faults::new();
-        assert_eq!(i32::MIN.nu_rem(-1, &g, &DIV), 0);
+        let c = Checker::<false>::new(&g);
+        assert_eq!(i32::MIN.nu_rem(-1, c, &DIV), 0);
         assert_eq!(g.first().map(|r| r.detail), Some(crate::fault::DETAIL_OVERFLOW));
-        assert_eq!(7.0f32.nu_div(0.0, &g, &DIV), f32::INFINITY);
+        assert_eq!(7.0f32.nu_div(0.0, c, &DIV), f32::INFINITY);
     }
 }

@@ -10,7 +10,7 @@ pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
     LoopRange, Steps,
 };
-pub use crate::fault::{unchecked_here, Faults, Site, SiteKind};
+pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
 pub use crate::proof::{
     keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE,
 };

@@ -7,7 +7,7 @@
 //! is an error (in kernels, a fault at the range's site).
 
 use crate::error::{Error, KernelFault, Result};
-use crate::fault::{Faults, Site};
+use crate::fault::{Checker, Site};
 use crate::launch::Launch;
 
 /// An integer type a loop variable may have.
@@ -86,12 +86,12 @@ fn plan<T: LoopIndex>(
 
 /// The trip count of a range in a native kernel; a zero step records a fault at `site` and
 /// runs no iteration.
-pub fn trips_of<T: LoopIndex>(
+pub fn trips_of<T: LoopIndex, const TR: bool>(
     start: T,
     end: T,
     step: T,
     inclusive: bool,
-    f: &Faults,
+    f: Checker<'_, TR>,
     site: &'static Site,
 ) -> usize {
     count(start, end, step, inclusive).unwrap_or_else(|| {
@@ -195,11 +195,11 @@ pub fn steps<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool, rev: bool
 
 /// The values of a range in a native kernel: a zero step records a fault at `site` and runs
 /// no iteration.
-pub fn steps_in<T: LoopIndex>(
+pub fn steps_in<T: LoopIndex, const TR: bool>(
     start: T,
     end: T,
     (step, inclusive, rev): (T, bool, bool),
-    f: &Faults,
+    f: Checker<'_, TR>,
     site: &'static Site,
 ) -> Steps<T> {
     match plan(start, end, step, inclusive, rev) {

@@ -101,6 +101,15 @@ impl Variant {
         }
     }
 
+    /// Whether no bounds check is left (proved, or turned off): the native engine then
+    /// indexes as plain Rust does, without recording.
+    pub fn trusts_bounds(&self, sites: &[Site]) -> bool {
+        self.checks
+            .iter()
+            .zip(sites)
+            .all(|(on, s)| !on || !s.is_bounds())
+    }
+
     /// The index type the launch passes sizes in.
     pub fn index_type(&self) -> IndexType {
         if self.wide {

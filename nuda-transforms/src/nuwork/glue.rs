@@ -77,10 +77,11 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let native = quote! {
         #[allow(unused_parens, clippy::all)]
         let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
+            let __nuda_fault = __nuda_fault;
             #( let #vars = #rnames.at(#gnames); )*
             #native_body
         };
-        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_fault, __nuda_body)?;
+        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
     };
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
@@ -129,10 +130,8 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         parts.iter().map(|g| &g.ranges),
         parts.iter().map(|g| &g.witness),
     );
-    let (natives, launches) = (
-        parts.iter().map(|g| &g.native),
-        parts.iter().map(|g| &g.launch),
-    );
+    let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
+    let launches = parts.iter().map(|g| &g.launch);
     let caps = &p.analysis.captures;
     let (bind, wviews, nviews) = (
         bind_captures(caps),
@@ -158,7 +157,8 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
             static __NUDA_SITES: #sites;
             static __NUDA_RANGES: #range_table;
             static __NUDA_PROOF: #proof;
-            let __nuda_fault = &::nuda::__private::Faults::new();
+            let __nuda_faults = &::nuda::__private::Faults::new();
+            let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
             let __nuda_local = [#(#sizes),*];
             #(#ranges)*
             #bind
@@ -172,22 +172,26 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
                 };
             }
             let __nuda_dev = ::nuda::current_device()?;
-            if __nuda_dev.is_native() {
+            let __nuda_fills = #fills;
+            let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+            let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
+                fills: &__nuda_fills,
+                captures: &#inputs,
+                mapped: &[#(#mapped),*],
+                work: ::core::option::Option::None,
+                calls: __nuda_calls,
+                unchecked: #unchecked || ::nuda::__private::unchecked_here(),
+            })?;
+            if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
+                let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+                #nviews
+                #(#natives)*
+            } else if __nuda_dev.is_native() {
                 #nviews
                 #(#natives)*
             } else {
                 static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
                     concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-                let __nuda_fills = #fills;
-                let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
-                let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
-                    fills: &__nuda_fills,
-                    captures: &#inputs,
-                    mapped: &[#(#mapped),*],
-                    work: ::core::option::Option::None,
-                    calls: __nuda_calls,
-                    unchecked: #unchecked || ::nuda::__private::unchecked_here(),
-                })?;
                 let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 #(#launches)*
             }
