@@ -42,8 +42,9 @@ fn child_dump_kernels() {
     nuwork!(16; nfor!(i in n { h[(i * big) % n] = i as u32; })).unwrap();
 }
 
-fn dumped() -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("nuda-gen-{}", std::process::id()));
+/// The programs a child dumps, in a directory of their own (`tag` keeps tests apart).
+fn dumped(tag: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("nuda-gen-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
@@ -72,24 +73,62 @@ fn kernel_part(text: &str) -> &str {
         .expect("the kernel follows the prelude")..]
 }
 
-#[test]
-fn f32_kernels_have_no_double_and_32_bit_indices() {
+/// Whether an OpenCL device exists (an error where one is required).
+fn have_opencl() -> bool {
     if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
         assert!(
             std::env::var("NUDA_REQUIRE_OPENCL").as_deref() != Ok("1"),
             "no OpenCL device"
         );
+        return false;
+    }
+    true
+}
+
+/// The dumped program that contains `needle`.
+fn find(texts: &[String], needle: &str) -> String {
+    texts
+        .iter()
+        .find(|t| t.contains(needle))
+        .expect(needle)
+        .clone()
+}
+
+#[test]
+fn the_dump_says_which_checks_and_which_index_width_and_why() {
+    if !have_opencl() {
         return;
     }
-    let texts = dumped();
+    let texts = dumped("proof");
+    let f32_text = find(&texts, "floor(");
+    assert!(
+        f32_text.contains("usize is 32-bit here: every usize value provably stays below 2^32"),
+        "the dump says why:\n{f32_text}"
+    );
+    assert!(
+        f32_text.contains("#define NU_C0 0 /* Read `a`") && f32_text.contains(": proved safe at launch"),
+        "the proof compiles the checks out:\n{f32_text}"
+    );
+    let wide = find(&texts, "nu_rem_nu_idx(");
+    assert!(
+        wide.contains("typedef ulong nu_idx;")
+            && wide.contains("usize is 64-bit here: a captured usize or isize is 5000000000"),
+        "i * 5e9 needs 64 bits, and the dump says where:\n{wide}"
+    );
+    assert!(
+        wide.contains("Write `h` at") && wide.contains("proved safe at launch"),
+        "`x % n` is below n: the write needs no check"
+    );
+}
+
+#[test]
+fn f32_kernels_have_no_double_and_32_bit_indices() {
+    if !have_opencl() {
+        return;
+    }
+    let texts = dumped("types");
     assert_eq!(texts.len(), 4, "four programs dumped");
-    let find = |needle: &str| {
-        texts
-            .iter()
-            .find(|t| t.contains(needle))
-            .expect(needle)
-            .clone()
-    };
+    let find = |needle: &str| find(&texts, needle);
     let f32_text = find("floor(");
     let f32_kernel = kernel_part(&f32_text);
     assert!(
@@ -104,24 +143,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         f32_text.contains("typedef uint nu_idx;"),
         "32-bit index type when sizes fit"
     );
-    assert!(
-        f32_text.contains("usize is 32-bit here: every usize value provably stays below 2^32"),
-        "the dump says why:\n{f32_text}"
-    );
-    assert!(
-        f32_text.contains("#define NU_C0 0 /* Read `a`") && f32_text.contains(": proved safe at launch"),
-        "the proof compiles the checks out:\n{f32_text}"
-    );
-    let wide = find("nu_rem_nu_idx(");
-    assert!(
-        wide.contains("typedef ulong nu_idx;")
-            && wide.contains("usize is 64-bit here: a captured usize or isize is 5000000000"),
-        "i * 5e9 needs 64 bits, and the dump says where:\n{wide}"
-    );
-    assert!(
-        wide.contains("Write `h` at") && wide.contains("proved safe at launch"),
-        "`x % n` is below n: the write needs no check"
-    );
+
     for wide in ["ulong", "size_t", "long "] {
         assert!(
             !f32_kernel.contains(wide),

@@ -78,7 +78,7 @@ fn element_compound_assignment() {
 fn if_else_statements_and_else_if_chains() {
     let n = 90usize;
     let f = |i: usize| {
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             1
         } else if i % 3 == 1 {
             2
@@ -100,7 +100,7 @@ fn if_as_an_expression_pure_and_with_statements() {
     let n = 40usize;
     let f = |i: usize| {
         let a = if i < 20 { i as i64 } else { -(i as i64) };
-        let b = if i % 2 == 0 {
+        let b = if i.is_multiple_of(2) {
             let t = a * 3;
             t + 1
         } else {

@@ -30,6 +30,8 @@ fn mix(a: f32, b: f32, x: f32) -> f32 {
     a + (b - a) * smooth(x)
 }
 
+// Kernels have `%`, not `is_multiple_of`.
+#[allow(clippy::manual_is_multiple_of)]
 #[nucode]
 fn collatz_steps(mut_n: u64) -> u32 {
     let mut n = mut_n;

@@ -227,7 +227,7 @@ fn bool_captures_and_compound_conditions() {
     let (flip, limit) = (true, 17u32);
     let f = |i: usize| {
         let k = i as u32;
-        if (k < limit && flip) || (k % 5 == 0 && !flip) {
+        if (k < limit && flip) || (k.is_multiple_of(5) && !flip) {
             k
         } else {
             0

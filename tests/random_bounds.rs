@@ -69,10 +69,13 @@ impl Arr {
     }
 }
 
+/// A device run: the launch's result and the output's contents.
+type DeviceRun = fn(&P, &Arr, &Arr) -> (nuda::Result<()>, Vec<i32>);
+
 struct Case {
     text: &'static str,
     rank: usize,
-    device: fn(&P, &Arr, &Arr) -> (nuda::Result<()>, Vec<i32>),
+    device: DeviceRun,
     host: fn(&P, &Arr, &mut Arr, &mut Vec<Fault>),
 }
 
@@ -91,7 +94,8 @@ fn run(c: &Case, p: P, adims: [usize; 3], odims: [usize; 3]) -> Result<(), TestC
         prop_assert_eq!(&got, &want.data, "{}", at);
         match (r, faults.is_empty()) {
             (Ok(()), true) => {}
-            (Err(Error::Kernel { fault: KernelFault::OutOfBounds { array, index, .. }, .. }), false) => {
+            (Err(Error::Kernel { fault: KernelFault::OutOfBounds(b), .. }), false) => {
+                let (array, index) = (&b.array, &b.index);
                 let index: Vec<u64> = index.iter().map(|i| i.parse().unwrap()).collect();
                 prop_assert!(
                     faults.iter().any(|(n, i)| *n == array && *i == index),

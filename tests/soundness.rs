@@ -14,10 +14,10 @@ use nuda::KernelFault;
 fn bounds(e: &Error) -> (String, Vec<String>, Vec<u64>, String) {
     match e {
         Error::Kernel {
-            fault: KernelFault::OutOfBounds { array, index, dims },
+            fault: KernelFault::OutOfBounds(b),
             location,
             ..
-        } => (array.clone(), index.clone(), dims.clone(), location.clone()),
+        } => (b.array.clone(), b.index.clone(), b.dims.clone(), location.clone()),
         other => panic!("not an out-of-bounds error: {other}"),
     }
 }

@@ -100,15 +100,9 @@ pub enum Error {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KernelFault {
-    /// An array index, or image write coordinates, outside the dims.
-    OutOfBounds {
-        /// The array or image, as the user wrote it.
-        array: String,
-        /// The index, one value per dim (image coordinates as `i32`).
-        index: Vec<String>,
-        /// The dims.
-        dims: Vec<u64>,
-    },
+    /// An array index, or image write coordinates, outside the dims (boxed, to keep
+    /// `nuda::Error` small).
+    OutOfBounds(Box<OutOfBounds>),
     /// Integer division or remainder by zero, or of the type's minimum by -1, in Rust's words
     /// (`attempt to divide by zero`, `attempt to divide with overflow`, ..).
     Arithmetic(&'static str),
@@ -118,15 +112,28 @@ pub enum KernelFault {
     Panic(String),
 }
 
+/// An out-of-range access: which array, the index, the dims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutOfBounds {
+    /// The array or image, as the user wrote it.
+    pub array: String,
+    /// The index, one value per dim (image coordinates as `i32`).
+    pub index: Vec<String>,
+    /// The dims.
+    pub dims: Vec<u64>,
+}
+
 impl fmt::Display for KernelFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            KernelFault::OutOfBounds { array, index, dims } => write!(
+            KernelFault::OutOfBounds(b) => write!(
                 f,
-                "index [{}] is out of bounds for `{array}` of dims {dims:?}; the access touched \
+                "index [{}] is out of bounds for `{}` of dims {:?}; the access touched \
                  no memory (a write is skipped, a read gives zero); keep every index below \
                  the array's dims",
-                index.join(", ")
+                b.index.join(", "),
+                b.array,
+                b.dims
             ),
             KernelFault::Arithmetic(what) => write!(
                 f,

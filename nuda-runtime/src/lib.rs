@@ -28,7 +28,7 @@ pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
 };
 pub use element::{Element, Pod, Texel};
-pub use error::{Error, KernelFault, Result};
+pub use error::{Error, KernelFault, OutOfBounds, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
 pub use launch::{Geometry, IndexType, KernelSource, Launch, Timing};

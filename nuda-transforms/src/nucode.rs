@@ -10,7 +10,7 @@ use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::glue::companions;
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
-use crate::ir::Ty;
+use crate::ir::{Block, Ty};
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -46,7 +46,6 @@ pub fn template(item: TokenStream) -> syn::Result<String> {
 }
 
 fn build(f: &ItemFn) -> syn::Result<Parts> {
-    let ident = &f.sig.ident;
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
     let params = params(&cx, &mut lower, f);
@@ -62,47 +61,58 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     }
     let mut body = lower.block(&f.block);
     crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
+    let slots = lower.slots;
+    // `lower` borrows `cx`, which `check` consumes; it ends here.
+    let _ = lower;
+    let parts = forms(&cx, f, &params, ret, &mut body, slots);
+    cx.check()?;
+    Ok(parts)
+}
+
+/// The function's forms: OpenCL C, witness, native twin, proof program.
+fn forms(
+    cx: &Ctxt,
+    f: &ItemFn,
+    params: &[(syn::Ident, Ty)],
+    ret: Option<Ty>,
+    body: &mut Block,
+    slots: usize,
+) -> Parts {
     let names: Vec<syn::Ident> = params.iter().map(|(n, _)| n.clone()).collect();
-    let analysis = capture::analyze(&cx, &mut body, &names, Context::Nucode);
+    let analysis = capture::analyze(cx, body, &names, Context::Nucode);
     for c in &analysis.captures {
-        cx.error(
-            c.span,
-            format!(
-                "#[nucode] functions use their parameters and locals only; `{}` is neither",
-                c.name
-            ),
+        let msg = format!(
+            "#[nucode] functions use their parameters and locals only; `{}` is neither",
+            c.name
         );
+        cx.error(c.span, msg);
     }
     let shared = Shared::new();
     let env = Env {
         analysis: &analysis,
-        capture_base: lower.slots,
+        capture_base: slots,
         context: Context::Nucode,
         shared: &shared,
     };
-    let template = ClEmitter::new(&cx, env).function(&params, ret, &body);
+    let template = ClEmitter::new(cx, env).function(params, ret, body);
+    let ident = &f.sig.ident;
     let emit = |mode| {
         RustEmitter::new(&analysis, Context::Nucode, mode)
             .with_sites(&shared.sites, quote!(#ident::__NUDA_SITES))
-            .block_inner(&body)
+            .block_inner(body)
     };
     let (witness, native) = (emit(Mode::Witness), emit(Mode::Native));
     let mut proof = crate::proof::Proof::new(&analysis, &shared.sites, Context::Nucode);
-    proof.function(&params, &body);
-    let proof = proof.tokens();
-    let slots = lower.slots;
-    // `lower` borrows `cx`, which `check` consumes; it ends here.
-    let _ = lower;
-    cx.check()?;
-    Ok(Parts {
+    proof.function(params, body);
+    Parts {
         slots,
         template,
         witness,
         native,
         sites: shared.sites.table(),
-        proof,
+        proof: proof.tokens(),
         calls: analysis.calls,
-    })
+    }
 }
 
 fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)> {
@@ -133,22 +143,9 @@ fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)>
 }
 
 fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
-    let (vis, ident, inputs, output) = (&f.vis, &f.sig.ident, &f.sig.inputs, &f.sig.output);
-    let name = ident.to_string();
-    let mut recorded = std::collections::BTreeSet::new();
-    recorded_slots(&p.witness, &mut recorded);
-    let decls = slot_decls(&recorded);
-    let types = (0..p.slots).map(|k| {
-        if recorded.contains(&k) {
-            let s = slot_ident(k);
-            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
-        } else {
-            quote!(::nuda::__private::Fill::Type("void"))
-        }
-    });
-    let calls = companions(&p.calls);
-    let (template, witness, native, sites) = (&p.template, &p.witness, &p.native, &p.sites);
-    let proof = &p.proof;
+    let (vis, ident) = (&f.vis, &f.sig.ident);
+    let (companion, native) = (companion(f, p), &p.native);
+    let (inputs, output, sites) = (&f.sig.inputs, &f.sig.output, &p.sites);
     quote! {
         #f
 
@@ -167,27 +164,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
 
             /// What kernels that call this function link in.
             pub const __NUDA_NUCODE: &'static ::nuda::__private::Nucode = {
-                static NUCODE: ::nuda::__private::Nucode = ::nuda::__private::Nucode {
-                    name: #name,
-                    template: #template,
-                    types: {
-                        fn __nuda_types() -> ::std::vec::Vec<::nuda::__private::Fill> {
-                            #decls
-                            {
-                                #[allow(unused, unreachable_code, clippy::all)]
-                                let __nuda_witness = |__nuda_fault: ::nuda::__private::Checker<'_, false>, #inputs| #output { #witness };
-                            }
-                            ::std::vec![#(#types),*]
-                        }
-                        __nuda_types
-                    },
-                    calls: #calls,
-                    sites: #ident::__NUDA_SITES,
-                    proof: {
-                        static PROOF: #proof;
-                        &PROOF
-                    },
-                };
+                static NUCODE: ::nuda::__private::Nucode = #companion;
                 &NUCODE
             };
 
@@ -196,6 +173,47 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
             pub fn __nuda_native<const TRUST: bool>(__nuda_fault: ::nuda::__private::Checker<'_, TRUST>, #inputs) #output {
                 #native
             }
+        }
+    }
+}
+
+/// The `Nucode` companion: template, slot types from the witness, calls, sites, proof.
+fn companion(f: &ItemFn, p: &Parts) -> TokenStream {
+    let (ident, inputs, output) = (&f.sig.ident, &f.sig.inputs, &f.sig.output);
+    let name = ident.to_string();
+    let mut recorded = std::collections::BTreeSet::new();
+    recorded_slots(&p.witness, &mut recorded);
+    let decls = slot_decls(&recorded);
+    let types = (0..p.slots).map(|k| {
+        if recorded.contains(&k) {
+            let s = slot_ident(k);
+            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
+        } else {
+            quote!(::nuda::__private::Fill::Type("void"))
+        }
+    });
+    let (calls, template, witness, proof) = (companions(&p.calls), &p.template, &p.witness, &p.proof);
+    quote! {
+        ::nuda::__private::Nucode {
+            name: #name,
+            template: #template,
+            types: {
+                fn __nuda_types() -> ::std::vec::Vec<::nuda::__private::Fill> {
+                    #decls
+                    {
+                        #[allow(unused, unreachable_code, clippy::all)]
+                        let __nuda_witness = |__nuda_fault: ::nuda::__private::Checker<'_, false>, #inputs| #output { #witness };
+                    }
+                    ::std::vec![#(#types),*]
+                }
+                __nuda_types
+            },
+            calls: #calls,
+            sites: #ident::__NUDA_SITES,
+            proof: {
+                static PROOF: #proof;
+                &PROOF
+            },
         }
     }
 }

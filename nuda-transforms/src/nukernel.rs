@@ -212,62 +212,73 @@ fn run_native(name: &str, p: &Parts) -> TokenStream {
 fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
     let inputs = &f.sig.inputs;
-    let (binds, wviews, nviews) = (
-        bind(p),
-        capture_views(&p.captures, true),
-        capture_views(&p.captures, false),
-    );
     let mut recorded = std::collections::BTreeSet::new();
     native::recorded_slots(&p.witness, &mut recorded);
-    let (decls, fills, pushes) = (
-        slot_decls(&recorded),
-        fills(p.slots, &recorded, &p.captures),
-        push_captures(&p.captures),
-    );
-    let calls = companions(&p.calls);
-    let (witness, template, sites, proof) = (&p.witness, &p.template, &p.sites, &p.proof);
+    let (setup, run) = (setup(p, &recorded), engines(name, p));
+    let (fills, calls) = (fills(p.slots, &recorded, &p.captures), companions(&p.calls));
     let proof_in = proof_inputs(&p.captures);
-    let run_native = run_native(name, p);
-    let label = format!("#[nukernel] {name}");
     quote! {
         #(#attrs)*
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
         #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
-            static __NUDA_SITES: #sites;
-            static __NUDA_PROOF: #proof;
-            let __nuda_faults = &::nuda::__private::Faults::new();
-            let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
-            #binds
-            #decls
-            {
-                #[allow(unused, unreachable_code, clippy::all)]
-                let __nuda_witness = || {
-                    let __nuda_w = ::nuda::__private::witness_item();
-                    let __nuda_b = ::nuda::__private::witness_barrier();
-                    #wviews
-                    #witness
-                };
-            }
+            #setup
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;
             let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
             let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
-            let __nuda_timing = if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-                let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
-                #nviews
-                #run_native
-            } else if __nuda_dev.is_native() {
-                #nviews
-                #run_native
-            } else {
-                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
-                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
-                let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
-                #pushes
-                __nuda_l.run()
-            };
+            let __nuda_timing = #run;
             __nuda_timing.map(drop)
+        }
+    }
+}
+
+/// The statics, the fault recorder, the parameters bound, and the type witness.
+fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
+    let (binds, wviews, decls) = (
+        bind(p),
+        capture_views(&p.captures, true),
+        slot_decls(recorded),
+    );
+    let (witness, sites, proof) = (&p.witness, &p.sites, &p.proof);
+    quote! {
+        static __NUDA_SITES: #sites;
+        static __NUDA_PROOF: #proof;
+        let __nuda_faults = &::nuda::__private::Faults::new();
+        let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
+        #binds
+        #decls
+        {
+            #[allow(unused, unreachable_code, clippy::all)]
+            let __nuda_witness = || {
+                let __nuda_w = ::nuda::__private::witness_item();
+                let __nuda_b = ::nuda::__private::witness_barrier();
+                #wviews
+                #witness
+            };
+        }
+    }
+}
+
+/// The native run (trusted where the proof left no bounds check) or the OpenCL launch.
+fn engines(name: &str, p: &Parts) -> TokenStream {
+    let nviews = capture_views(&p.captures, false);
+    let (run_native, pushes) = (run_native(name, p), push_captures(&p.captures));
+    let (template, label) = (&p.template, format!("#[nukernel] {name}"));
+    quote! {
+        if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
+            let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+            #nviews
+            #run_native
+        } else if __nuda_dev.is_native() {
+            #nviews
+            #run_native
+        } else {
+            static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
+            let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+            let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
+            #pushes
+            __nuda_l.run()
         }
     }
 }

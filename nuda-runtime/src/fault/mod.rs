@@ -13,10 +13,10 @@ mod record;
 mod test;
 mod unchecked;
 
-pub(crate) use record::{read as read_record, RecordPool};
+pub(crate) use record::{Lease, RecordPool};
 pub use unchecked::{skip_bounds_checks, unchecked, unchecked_here};
 
-use crate::error::{Error, KernelFault};
+use crate::error::{Error, KernelFault, OutOfBounds};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -145,11 +145,11 @@ impl Record {
                 v.to_string()
             }
         };
-        KernelFault::OutOfBounds {
+        KernelFault::OutOfBounds(Box::new(OutOfBounds {
             array: self.site.name.into(),
             index: self.index[..rank].iter().map(|&v| show(v)).collect(),
             dims: self.dims[..rank].to_vec(),
-        }
+        }))
     }
 }
 

@@ -38,8 +38,47 @@ impl RecordPool {
         self.lock().push(b);
     }
 
+    /// A record for one launch, given back when the lease drops.
+    pub fn lease<'a>(&'a self, dev: &ClDevice) -> Result<Lease<'a>> {
+        Ok(Lease {
+            pool: self,
+            buf: Some(self.take(dev)?),
+        })
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Buffer<u32>>> {
         self.free.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A record one launch holds; it goes back to its pool, zeroed, when dropped.
+pub(crate) struct Lease<'a> {
+    pool: &'a RecordPool,
+    buf: Option<Buffer<u32>>,
+}
+
+impl Lease<'_> {
+    /// The buffer's handle, for `clSetKernelArg`.
+    pub fn raw(&self) -> opencl3::memory::cl_mem {
+        self.buf
+            .as_ref()
+            .map_or(std::ptr::null_mut(), opencl3::memory::ClMem::get)
+    }
+
+    /// The fault the kernel recorded, if any (see [`read`]).
+    pub fn read(&mut self, dev: &ClDevice, sites: &[&'static Site]) -> Result<Option<Record>> {
+        match self.buf.as_mut() {
+            Some(b) => read(dev, b, sites),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(b) = self.buf.take() {
+            self.pool.give(b);
+        }
     }
 }
 

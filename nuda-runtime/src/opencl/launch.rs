@@ -4,14 +4,17 @@
 
 use super::ClDevice;
 use crate::error::{Error, Result};
+use crate::fault::Lease;
 use crate::launch::{Arg, Geometry, IndexType, Launch, Timing};
 use crate::stats::{record as record_stat, Event as StatEvent};
 use opencl3::event::Event;
 use opencl3::kernel::{set_kernel_arg, Kernel};
+use opencl3::memory::cl_mem;
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
-/// Runs `l` on `dev` and waits for the kernel to complete.
+/// Runs `l` on `dev` and waits for the kernel to complete; a generated kernel's fault record
+/// is read back with its completion when its program has a check compiled in.
 pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
     let start = Instant::now();
     let geo = Geometry::new(&l.global, l.local.as_deref(), &dev.info)?;
@@ -26,60 +29,63 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
             wall: start.elapsed(),
         });
     }
-    let built = dev.program(l.source, index, l.kernel)?;
     let ctx = dev.context()?;
     let mut record = match l.source.faults {
-        Some(_) => Some(ctx.faults.take(dev)?),
+        Some(_) => Some(ctx.faults.lease(dev)?),
         None => None,
     };
-    let event = built.with_kernel(dev, l.kernel, |k| {
-        check_arity(dev, k, &l)?;
-        let mut at = 0u32;
-        if let Some(r) = &record {
-            set_value(dev, k, l.kernel, 0, Value::Bytes(&handle(opencl3::memory::ClMem::get(r))))?;
-            at = 1;
-        }
-        set_args(dev, k, &l, index, at)?;
-        submit(dev, k, &geo, l.kernel)
-    });
-    let event = match event {
-        Ok(e) => e,
-        Err(e) => {
-            if let Some(r) = record {
-                ctx.faults.give(r);
-            }
-            return Err(e);
-        }
+    let event = launch(dev, &mut l, &geo, index, record.as_ref().map(Lease::raw))?;
+    let waited = event
+        .wait()
+        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
+    let fault = match (&mut record, l.source.faults.as_ref()) {
+        (Some(r), Some(info)) if info.read_back && waited.is_ok() => r.read(dev, info.sites)?,
+        _ => None,
     };
+    waited?;
+    let timing = finish(dev, &event, start);
+    match (fault, l.source.faults.as_ref()) {
+        (Some(r), Some(info)) => Err(r.error(info.label, dev.label.clone())),
+        _ => Ok(timing),
+    }
+}
+
+/// Builds (or finds) the program, sets the arguments (the fault record first, if any) and
+/// enqueues the kernel. Arrays it may write are marked written on this device.
+fn launch(
+    dev: &ClDevice,
+    l: &mut Launch<'_>,
+    geo: &Geometry,
+    index: IndexType,
+    record: Option<cl_mem>,
+) -> Result<Event> {
+    let built = dev.program(l.source, index, l.kernel)?;
+    let event = built.with_kernel(dev, l.kernel, |k| {
+        check_arity(dev, k, l)?;
+        if let Some(r) = record {
+            set_value(dev, k, l.kernel, 0, Value::Bytes(&handle(r)))?;
+        }
+        set_args(dev, k, l, index, u32::from(record.is_some()))?;
+        submit(dev, k, geo, l.kernel)
+    })?;
     // The kernel was enqueued and may have written, even if it fails while running.
     for arg in &mut l.args {
         if let Arg::MemMut { mem, .. } | Arg::ImageMut(mem) = arg {
             mem.wrote(dev.index);
         }
     }
-    let waited = event
-        .wait()
-        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
-    let fault = match (&mut record, l.source.faults.as_ref()) {
-        (Some(r), Some(info)) if info.read_back && waited.is_ok() => {
-            crate::fault::read_record(dev, r, info.sites)
-        }
-        _ => Ok(None),
-    };
-    if let Some(r) = record {
-        ctx.faults.give(r);
-    }
-    waited?;
+    Ok(event)
+}
+
+/// The launch's timing, counted in the statistics.
+fn finish(dev: &ClDevice, event: &Event, start: Instant) -> Timing {
     let timing = Timing {
-        kernel: kernel_time(&event),
+        kernel: kernel_time(event),
         wall: start.elapsed(),
     };
     let nanos = crate::stats::nanos(timing.kernel.unwrap_or(timing.wall));
     record_stat(Some(dev.index), StatEvent::Launch(nanos));
-    match (fault?, l.source.faults.as_ref()) {
-        (Some(r), Some(info)) => Err(r.error(info.label, dev.label.clone())),
-        _ => Ok(timing),
-    }
+    timing
 }
 
 fn failed(dev: &ClDevice, kernel: &str, code: i32, what: &str) -> Error {
@@ -227,7 +233,7 @@ fn set_args(
     Ok(())
 }
 
-fn handle(mem: opencl3::memory::cl_mem) -> [u8; size_of::<usize>()] {
+fn handle(mem: cl_mem) -> [u8; size_of::<usize>()] {
     (mem as usize).to_ne_bytes()
 }
 

@@ -16,8 +16,6 @@ mod test;
 
 pub use interval::Cmp;
 pub use run::{keeping_checks, prove};
-#[cfg(test)]
-pub(crate) use run::prove_with;
 
 /// A register: the value of op number `r` of the program.
 pub type Reg = u32;

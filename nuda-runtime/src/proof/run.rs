@@ -80,7 +80,7 @@ impl<'a> Run<'a> {
             .enumerate()
             .map(|(k, s)| {
                 let proved = self.covered[k] && !self.failed[k];
-                !proved && !(self.inputs.unchecked && s.is_bounds())
+                !(proved || self.inputs.unchecked && s.is_bounds())
             })
             .collect();
         let (wide, why) = match self.wide {

@@ -180,42 +180,17 @@ pub fn expr(e: &Expr) -> String {
             recv,
             method,
             args,
-            path: None,
-        } => format!("{}.{method}({})", operand(recv), list(args)),
-        ExprKind::Method {
-            recv,
-            method,
-            args,
-            path: Some(t),
-        } => {
-            let all: Vec<String> = std::iter::once(expr(recv)).chain(args.iter().map(expr)).collect();
-            format!("{}::{method}({})", t.rust_name(), all.join(", "))
-        }
+            path,
+        } => method_text(recv, method, args, *path),
         ExprKind::Assoc { ty, name } => format!("{}::{name}", ty.rust_name()),
         ExprKind::If { cond, then, els } => {
-            let mut p = Printer {
-                out: String::new(),
-                indent: 0,
-            };
-            p.block(then);
             let els = els
                 .as_ref()
                 .map(|x| format!(" else {}", expr(x)))
                 .unwrap_or_default();
-            format!(
-                "if {} {{ {} }}{els}",
-                expr(cond),
-                p.out.trim().replace('\n', " ")
-            )
+            format!("if {} {{ {} }}{els}", expr(cond), one_line(then))
         }
-        ExprKind::Block(b) => {
-            let mut p = Printer {
-                out: String::new(),
-                indent: 0,
-            };
-            p.block(b);
-            format!("{{ {} }}", p.out.trim().replace('\n', " "))
-        }
+        ExprKind::Block(b) => format!("{{ {} }}", one_line(b)),
         ExprKind::Paren(x) => format!("({})", expr(x)),
         ExprKind::Tuple(items) => format!("({})", list(items)),
         ExprKind::Array(items) => format!("[{}]", list(items)),
@@ -227,6 +202,29 @@ pub fn expr(e: &Expr) -> String {
             None => format!("{} + {}", operand(start), operand(count)),
         },
     }
+}
+
+/// `recv.m(args)`, or `T::m(recv, args)` when called through its type.
+fn method_text(recv: &Expr, m: &syn::Ident, args: &[Expr], path: Option<Scalar>) -> String {
+    match path {
+        None => format!("{}.{m}({})", operand(recv), list(args)),
+        Some(t) => {
+            let all: Vec<String> = std::iter::once(expr(recv))
+                .chain(args.iter().map(expr))
+                .collect();
+            format!("{}::{m}({})", t.rust_name(), all.join(", "))
+        }
+    }
+}
+
+/// A block's statements on one line.
+fn one_line(b: &Block) -> String {
+    let mut p = Printer {
+        out: String::new(),
+        indent: 0,
+    };
+    p.block(b);
+    p.out.trim().replace('\n', " ")
 }
 
 fn path_text(p: &syn::Path) -> String {

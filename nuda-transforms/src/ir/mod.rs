@@ -120,7 +120,7 @@ pub enum Stmt {
     For {
         var: Ident,
         slot: Slot,
-        range: Range,
+        range: Box<Range>,
         body: Block,
         span: Span,
     },

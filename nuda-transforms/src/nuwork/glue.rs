@@ -118,84 +118,105 @@ pub(crate) fn unchecked_contract(unchecked: Option<proc_macro2::Span>) -> TokenS
 }
 
 pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
-    let sizes = input
-        .sizes
-        .iter()
-        .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
     let range_sites = Sites::new();
     let parts: Vec<KernelGlue> = (0..p.kernels.len())
         .map(|i| kernel_glue(p, i, &range_sites))
         .collect();
+    let setup = setup(input, p, &parts, &range_sites);
+    let (prove, run) = (prove(input, p, &parts), engines(p, &parts));
+    quote! {
+        (|| -> ::nuda::Result<()> {
+            #setup
+            let __nuda_dev = ::nuda::current_device()?;
+            #prove
+            #run
+            ::core::result::Result::Ok(())
+        })()
+    }
+}
+
+/// The statics, the fault recorder, the ranges on the host, the captures and the witness.
+fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sites) -> TokenStream {
+    let sizes = input
+        .sizes
+        .iter()
+        .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
     let (ranges, witnesses) = (
         parts.iter().map(|g| &g.ranges),
         parts.iter().map(|g| &g.witness),
     );
-    let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
-    let launches = parts.iter().map(|g| &g.launch);
     let caps = &p.analysis.captures;
-    let (bind, wviews, nviews) = (
-        bind_captures(caps),
-        capture_views(caps, true),
-        capture_views(caps, false),
-    );
+    let (bind, wviews) = (bind_captures(caps), capture_views(caps, true));
     let wranges = witness_ranges(p);
-    let recorded = recorded(&parts, &wranges);
-    let (decls, fills) = (slot_decls(&recorded), fills(p.slots, &recorded, caps));
-    let calls = companions(&p.analysis.calls);
-    let template = &p.template;
+    let decls = slot_decls(&recorded(parts, &wranges));
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
-    let unchecked = input.unchecked.is_some();
-    let inputs = proof_inputs(caps);
+    quote! {
+        #contract
+        static __NUDA_SITES: #sites;
+        static __NUDA_RANGES: #range_table;
+        static __NUDA_PROOF: #proof;
+        let __nuda_faults = &::nuda::__private::Faults::new();
+        let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
+        let __nuda_local = [#(#sizes),*];
+        #(#ranges)*
+        #bind
+        #decls
+        {
+            #[allow(unused, unreachable_code, clippy::all)]
+            let __nuda_witness = || {
+                #wranges
+                #wviews
+                #(#witnesses)*
+            };
+        }
+    }
+}
+
+/// The launch-time proof over this launch's values: `__nuda_variant`.
+fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
+    let caps = &p.analysis.captures;
+    let recorded = recorded(parts, &witness_ranges(p));
+    let (fills, calls) = (fills(p.slots, &recorded, caps), companions(&p.analysis.calls));
+    let (inputs, unchecked) = (proof_inputs(caps), input.unchecked.is_some());
     let mapped = (0..p.kernels.len()).map(|i| {
         let r = (0..p.kernels[i].mapped.len()).map(|d| format_ident!("__nuda_r{}_{}", i, d));
         quote!(&[#(#r.proof()),*])
     });
     quote! {
-        (|| -> ::nuda::Result<()> {
-            #contract
-            static __NUDA_SITES: #sites;
-            static __NUDA_RANGES: #range_table;
-            static __NUDA_PROOF: #proof;
-            let __nuda_faults = &::nuda::__private::Faults::new();
-            let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
-            let __nuda_local = [#(#sizes),*];
-            #(#ranges)*
-            #bind
-            #decls
-            {
-                #[allow(unused, unreachable_code, clippy::all)]
-                let __nuda_witness = || {
-                    #wranges
-                    #wviews
-                    #(#witnesses)*
-                };
-            }
-            let __nuda_dev = ::nuda::current_device()?;
-            let __nuda_fills = #fills;
-            let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
-            let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
-                fills: &__nuda_fills,
-                captures: &#inputs,
-                mapped: &[#(#mapped),*],
-                work: ::core::option::Option::None,
-                calls: __nuda_calls,
-                unchecked: #unchecked || ::nuda::__private::unchecked_here(),
-            })?;
-            if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-                let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
-                #nviews
-                #(#natives)*
-            } else if __nuda_dev.is_native() {
-                #nviews
-                #(#natives)*
-            } else {
-                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
-                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
-                #(#launches)*
-            }
-            ::core::result::Result::Ok(())
-        })()
+        let __nuda_fills = #fills;
+        let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+        let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
+            fills: &__nuda_fills,
+            captures: &#inputs,
+            mapped: &[#(#mapped),*],
+            work: ::core::option::Option::None,
+            calls: __nuda_calls,
+            unchecked: #unchecked || ::nuda::__private::unchecked_here(),
+        })?;
+    }
+}
+
+/// The native engine's run (trusted where the proof left no bounds check) or the OpenCL
+/// launches.
+fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
+    let nviews = capture_views(&p.analysis.captures, false);
+    let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
+    let launches = parts.iter().map(|g| &g.launch);
+    let template = &p.template;
+    quote! {
+        if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
+            let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+            #nviews
+            #(#natives)*
+        } else if __nuda_dev.is_native() {
+            #nviews
+            #(#natives)*
+        } else {
+            static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
+            let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+            #(#launches)*
+        }
     }
 }

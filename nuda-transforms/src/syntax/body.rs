@@ -332,7 +332,7 @@ impl<'a> Lower<'a> {
         Some(Stmt::For {
             var: var.ident.clone(),
             slot: self.slot(),
-            range,
+            range: Box::new(range),
             body,
             span: f.span(),
         })

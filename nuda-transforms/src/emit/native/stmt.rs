@@ -54,12 +54,7 @@ impl RustEmitter<'_> {
                 range,
                 body,
                 span,
-            } => {
-                let it = self.range(range);
-                let rec = self.record_var(*slot, var);
-                let b = self.looped(body);
-                quote_spanned!(*span=> for #var in #it { #rec #b })
-            }
+            } => self.for_loop(var, *slot, range, body, *span),
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(span) => quote_spanned!(*span=> break;),
             Stmt::Continue(span) if self.depth == 0 && self.context == Context::Nuwork => {
@@ -71,6 +66,20 @@ impl RustEmitter<'_> {
                 quote_spanned!(*span=> return #e;)
             }
         }
+    }
+
+    fn for_loop(
+        &mut self,
+        var: &syn::Ident,
+        slot: Slot,
+        range: &Range,
+        body: &Block,
+        span: proc_macro2::Span,
+    ) -> TokenStream {
+        let it = self.range(range);
+        let rec = self.record_var(slot, var);
+        let b = self.looped(body);
+        quote_spanned!(span=> for #var in #it { #rec #b })
     }
 
     fn looped(&mut self, body: &Block) -> TokenStream {
