@@ -13,7 +13,7 @@ mod record;
 mod test;
 mod unchecked;
 
-pub(crate) use record::{Lease, RecordPool};
+pub(crate) use record::RecordPool;
 pub use unchecked::{skip_bounds_checks, unchecked, unchecked_here};
 
 use crate::error::{Error, KernelFault, OutOfBounds};

@@ -4,7 +4,6 @@
 
 use super::ClDevice;
 use crate::error::{Error, Result};
-use crate::fault::Lease;
 use crate::launch::{Arg, Geometry, IndexType, Launch, Timing};
 use crate::stats::{record as record_stat, Event as StatEvent};
 use opencl3::event::Event;
@@ -30,16 +29,23 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
         });
     }
     let ctx = dev.context()?;
-    let mut record = match l.source.faults {
-        Some(_) => Some(ctx.faults.lease(dev)?),
-        None => None,
+    // A program whose checks the proof compiled out never writes its record: it gets a null
+    // one (which OpenCL allows for a buffer argument), and no read-back follows.
+    let mut record = match &l.source.faults {
+        Some(info) if info.read_back => Some(ctx.faults.lease(dev)?),
+        _ => None,
     };
-    let event = launch(dev, &mut l, &geo, index, record.as_ref().map(Lease::raw))?;
+    let arg = match (&record, &l.source.faults) {
+        (Some(r), _) => Some(r.raw()),
+        (None, Some(_)) => Some(std::ptr::null_mut()),
+        (None, None) => None,
+    };
+    let event = launch(dev, &mut l, &geo, index, arg)?;
     let waited = event
         .wait()
         .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
     let fault = match (&mut record, l.source.faults.as_ref()) {
-        (Some(r), Some(info)) if info.read_back && waited.is_ok() => r.read(dev, info.sites)?,
+        (Some(r), Some(info)) if waited.is_ok() => r.read(dev, info.sites)?,
         _ => None,
     };
     waited?;
@@ -63,6 +69,7 @@ fn launch(
     let event = built.with_kernel(dev, l.kernel, |k| {
         check_arity(dev, k, l)?;
         if let Some(r) = record {
+            // A null handle passes a null pointer (see `enqueue`).
             set_value(dev, k, l.kernel, 0, Value::Bytes(&handle(r)))?;
         }
         set_args(dev, k, l, index, u32::from(record.is_some()))?;
