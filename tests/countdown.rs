@@ -18,9 +18,16 @@ fn inner_loops_count_down() {
     let want: Vec<i64> = (0..n)
         .map(|i| {
             let i = i as i64;
-            digits((0..m as i64).rev()) + i
+            digits((0..m as i64).rev())
+                + i
                 + 3 * digits((0..=m as i64).rev())
-                + 5 * digits((0..m as i64).step_by(3).collect::<Vec<_>>().into_iter().rev())
+                + 5 * digits(
+                    (0..m as i64)
+                        .step_by(3)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev(),
+                )
                 + 7 * digits((1..=m as i64 - 1).rev().step_by(2))
         })
         .collect();
@@ -51,7 +58,11 @@ fn nudas_negative_step_with_a_runtime_step() {
                 let vals: Vec<i64> = if step > 0 {
                     (a..=b).step_by(step as usize).map(i64::from).collect()
                 } else {
-                    (b..=a).rev().step_by((-step) as usize).map(i64::from).collect()
+                    (b..=a)
+                        .rev()
+                        .step_by((-step) as usize)
+                        .map(i64::from)
+                        .collect()
                 };
                 digits(vals.into_iter())
             })

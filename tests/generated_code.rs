@@ -106,7 +106,8 @@ fn the_dump_says_which_checks_and_which_index_width_and_why() {
         "the dump says why:\n{f32_text}"
     );
     assert!(
-        f32_text.contains("#define NU_C0 0 /* Read `a`") && f32_text.contains(": proved safe at launch"),
+        f32_text.contains("#define NU_C0 0 /* Read `a`")
+            && f32_text.contains(": proved safe at launch"),
         "the proof compiles the checks out:\n{f32_text}"
     );
     let wide = find(&texts, "nu_rem_nu_idx(");

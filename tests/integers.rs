@@ -107,13 +107,25 @@ fn shift_amounts_are_masked_to_the_width() {
 
 #[test]
 fn casts_between_widths_and_from_floats() {
-    let xs = [-3.7f32, -0.5, 0.0, 2.9, 300.5, 1e10, -1e10, f32::NAN, 65535.9];
+    let xs = [
+        -3.7f32,
+        -0.5,
+        0.0,
+        2.9,
+        300.5,
+        1e10,
+        -1e10,
+        f32::NAN,
+        65535.9,
+    ];
     let n = xs.len();
     let src = NuArray1::<f32>::from_vec(n, xs.to_vec()).unwrap();
     let want: Vec<i64> = xs
         .iter()
         .map(|&x| {
-            (x as u8) as i64 + (x as i16) as i64 * 1000 + ((x as i64) as i8) as i64
+            (x as u8) as i64
+                + (x as i16) as i64 * 1000
+                + ((x as i64) as i8) as i64
                 + (x as usize as u32) as i64
         })
         .collect();

@@ -200,7 +200,11 @@ fn a_nucode_function_imported_by_name_and_path_calls_of_builtins() {
     let want: Vec<f32> = (0..n)
         .map(|i| {
             let x = i as f32 / 20.0;
-            tent(x) + f32::sqrt(x) + f32::max(x, 0.5) + util::tent(x * 2.0) + f64::max(x as f64, 0.25) as f32
+            tent(x)
+                + f32::sqrt(x)
+                + f32::max(x, 0.5)
+                + util::tent(x * 2.0)
+                + f64::max(x as f64, 0.25) as f32
         })
         .collect();
     check_close(&want, 1e-6, || {
@@ -215,7 +219,9 @@ fn a_nucode_function_imported_by_name_and_path_calls_of_builtins() {
 
 #[test]
 fn faults_inside_nucode_functions_name_their_line() {
-    let want: Vec<u32> = (0..16u32).map(|i| i.wrapping_mul(2_654_435_761) / 3).collect();
+    let want: Vec<u32> = (0..16u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) / 3)
+        .collect();
     check(want, || {
         let mut out = NuArray1::<u32>::new(16);
         nuwork!(4; nfor!(i in 16 { out[i] = util::hash(i as u32, 3); }))?;
@@ -224,13 +230,22 @@ fn faults_inside_nucode_functions_name_their_line() {
     for d in common::engines() {
         let mut out = NuArray1::<u32>::new(16);
         let zero = 0u32;
-        let e = nuda::with_device(d.index, || {
-            nuwork!(4; nfor!(i in 16 { out[i] = util::hash(i as u32, zero); }))
-        })
+        let e = nuda::with_device(
+            d.index,
+            || nuwork!(4; nfor!(i in 16 { out[i] = util::hash(i as u32, zero); })),
+        )
         .unwrap()
         .unwrap_err();
         let text = e.to_string();
-        assert!(text.contains("attempt to divide by zero"), "{}: {text}", d.name);
-        assert!(text.contains("tests/kernels_functions.rs:"), "{}: {text}", d.name);
+        assert!(
+            text.contains("attempt to divide by zero"),
+            "{}: {text}",
+            d.name
+        );
+        assert!(
+            text.contains("tests/kernels_functions.rs:"),
+            "{}: {text}",
+            d.name
+        );
     }
 }

@@ -90,11 +90,20 @@ fn run(c: &Case, p: P, adims: [usize; 3], odims: [usize; 3]) -> Result<(), TestC
     (c.host)(&p, &a, &mut want, &mut faults);
     for d in common::engines() {
         let (r, got) = nuda::with_device(d.index, || (c.device)(&p, &a, &out0)).unwrap();
-        let at = format!("{} with {p:?}, a {adims:?}, out {odims:?} on {}", c.text, d.name);
+        let at = format!(
+            "{} with {p:?}, a {adims:?}, out {odims:?} on {}",
+            c.text, d.name
+        );
         prop_assert_eq!(&got, &want.data, "{}", at);
         match (r, faults.is_empty()) {
             (Ok(()), true) => {}
-            (Err(Error::Kernel { fault: KernelFault::OutOfBounds(b), .. }), false) => {
+            (
+                Err(Error::Kernel {
+                    fault: KernelFault::OutOfBounds(b),
+                    ..
+                }),
+                false,
+            ) => {
                 let (array, index) = (&b.array, &b.index);
                 let index: Vec<u64> = index.iter().map(|i| i.parse().unwrap()).collect();
                 prop_assert!(
@@ -135,11 +144,20 @@ fn random_kernels_either_agree_or_report_a_real_fault() {
     }
     let exe = std::env::current_exe().expect("test binary");
     let out = std::process::Command::new(exe)
-        .args(["random_kernels_either_agree_or_report_a_real_fault", "--exact", "--nocapture"])
+        .args([
+            "random_kernels_either_agree_or_report_a_real_fault",
+            "--exact",
+            "--nocapture",
+        ])
         .env("NUDA_BOUNDS_CHILD", "1")
         .output()
         .expect("child test process");
-    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the child failed or crashed ({:?}):\n{text}", out.status);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the child failed or crashed ({:?}):\n{text}",
+        out.status
+    );
     assert!(text.contains("1 passed"), "the child ran no test:\n{text}");
 }

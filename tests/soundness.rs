@@ -17,7 +17,12 @@ fn bounds(e: &Error) -> (String, Vec<String>, Vec<u64>, String) {
             fault: KernelFault::OutOfBounds(b),
             location,
             ..
-        } => (b.array.clone(), b.index.clone(), b.dims.clone(), location.clone()),
+        } => (
+            b.array.clone(),
+            b.index.clone(),
+            b.dims.clone(),
+            location.clone(),
+        ),
         other => panic!("not an out-of-bounds error: {other}"),
     }
 }
@@ -69,9 +74,16 @@ fn off_by_one_write_reports_the_index_and_writes_the_rest() {
         let mut b = NuArray1::<u32>::new(n);
         let e = nuwork!(16; nfor!(i in 0..=n { b[i] = i as u32 + 1; })).unwrap_err();
         let (array, index, dims, _) = bounds(&e);
-        assert_eq!((array.as_str(), index, dims), ("b", vec!["100".into()], vec![100]), "{dev}");
+        assert_eq!(
+            (array.as_str(), index, dims),
+            ("b", vec!["100".into()], vec![100]),
+            "{dev}"
+        );
         assert_eq!(b.to_vec(), (1..=100).collect::<Vec<u32>>(), "{dev}");
-        assert!(e.to_string().contains("`b`") && e.to_string().contains("[100]"), "{e}");
+        assert!(
+            e.to_string().contains("`b`") && e.to_string().contains("[100]"),
+            "{e}"
+        );
         Ok(())
     });
 }
@@ -85,7 +97,11 @@ fn reads_below_zero_and_past_the_end_give_zero_and_an_error() {
         let e = nuwork!(8; nfor!(i in n { out[i] = a[i - 1]; })).unwrap_err();
         let (array, index, ..) = bounds(&e);
         // `0 - 1` wraps, as usize does in Rust: the index is usize::MAX.
-        assert_eq!((array.as_str(), index), ("a", vec![u64::MAX.to_string()]), "{dev}");
+        assert_eq!(
+            (array.as_str(), index),
+            ("a", vec![u64::MAX.to_string()]),
+            "{dev}"
+        );
         let want: Vec<i64> = (0..n as i64).collect();
         assert_eq!(out.to_vec(), want, "{dev}: the faulting read gives 0");
         let e = nuwork!(8; nfor!(i in n { out[i] = a[i + 1]; })).unwrap_err();
@@ -149,9 +165,15 @@ fn a_nukernel_write_out_of_range() {
         let mut out = NuArray1::<i32>::new(n);
         let e = nucall!(d.index, [n], [8]; shift_right(&mut out, &a)).unwrap_err();
         let (array, index, dims, location) = bounds(&e);
-        assert_eq!((array.as_str(), index, dims), ("out", vec!["32".into()], vec![32]));
+        assert_eq!(
+            (array.as_str(), index, dims),
+            ("out", vec!["32".into()], vec![32])
+        );
         assert!(location.contains("tests/soundness.rs:"), "{location}");
-        assert!(e.to_string().starts_with("#[nukernel] shift_right at "), "{e}");
+        assert!(
+            e.to_string().starts_with("#[nukernel] shift_right at "),
+            "{e}"
+        );
         assert_eq!(out[31], 30, "{}", d.name);
     }
 }
@@ -196,7 +218,11 @@ fn division_by_zero_and_overflow_say_what_rust_says() {
         assert_eq!(arithmetic(&e), want, "{dev}");
         let e = nuwork!(4; nfor!(i in n { out[i] = (min + i as i32) / minus_one; })).unwrap_err();
         assert_eq!(arithmetic(&e), "attempt to divide with overflow", "{dev}");
-        assert_eq!(out[3], -(i32::MIN + 3), "{dev}: the other work-items divided");
+        assert_eq!(
+            out[3],
+            -(i32::MIN + 3),
+            "{dev}: the other work-items divided"
+        );
         let e = nuwork!(4; nfor!(i in n { let mut v = min; v %= minus_one + i as i32 * 0; out[i] = v; }))
             .unwrap_err();
         let want = "attempt to calculate the remainder with overflow";
@@ -217,10 +243,28 @@ fn a_zero_step_is_an_error_in_kernels_and_before_launches() {
         let at = next_line!();
         let e = nuwork!(4; nfor!(i in n { let mut s = 0u64; for k in (0..10).step_by(zero) { s += k as u64; } out[i] = s; }))
             .unwrap_err();
-        assert!(matches!(e, Error::Kernel { fault: KernelFault::ZeroStep, .. }), "{dev}: {e}");
+        assert!(
+            matches!(
+                e,
+                Error::Kernel {
+                    fault: KernelFault::ZeroStep,
+                    ..
+                }
+            ),
+            "{dev}: {e}"
+        );
         assert!(e.to_string().contains(&at), "{dev}: {e}");
         let e = nuwork!(4; nfor!(i in (0..n).step_by(zero) { out[i] = 1; })).unwrap_err();
-        assert!(matches!(e, Error::Kernel { fault: KernelFault::ZeroStep, .. }), "{dev}: {e}");
+        assert!(
+            matches!(
+                e,
+                Error::Kernel {
+                    fault: KernelFault::ZeroStep,
+                    ..
+                }
+            ),
+            "{dev}: {e}"
+        );
         assert!(out.as_slice().iter().all(|&v| v == 0), "{dev}");
         Ok(())
     });
@@ -281,7 +325,10 @@ fn faults_print_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "child failed: {err}");
-    assert!(text.contains("3 passed"), "the child ran other tests: {text}");
+    assert!(
+        text.contains("3 passed"),
+        "the child ran other tests: {text}"
+    );
     assert!(!err.contains("panicked"), "stderr: {err}");
     assert!(!err.contains("warning"), "stderr: {err}");
 }

@@ -140,7 +140,8 @@ impl Bench {
             );
             if row.verified {
                 let c = crate::checks::costs(state, v.run, self.reps)?;
-                (row.checks_ratio, row.no_proof_ratio) = (Some(c.overhead()), Some(c.without_proof()));
+                (row.checks_ratio, row.no_proof_ratio) =
+                    (Some(c.overhead()), Some(c.without_proof()));
             }
             self.rows.push(row);
             if best.is_none() || best.is_some_and(|(bt, _)| t < bt) {

@@ -56,11 +56,26 @@ pub fn print_check_costs(rows: &[Row]) {
     problems.dedup();
     for p in problems {
         let rs: Vec<&Row> = nuda.iter().copied().filter(|r| r.problem == p).collect();
-        let (with, without) = (mean(&rs, |r| r.checks_ratio), mean(&rs, |r| r.no_proof_ratio));
-        println!("  {p:<10} {:>+7.1}%   every check kept: {:>+7.1}%", pct(with), pct(without));
+        let (with, without) = (
+            mean(&rs, |r| r.checks_ratio),
+            mean(&rs, |r| r.no_proof_ratio),
+        );
+        println!(
+            "  {p:<10} {:>+7.1}%   every check kept: {:>+7.1}%",
+            pct(with),
+            pct(without)
+        );
     }
-    let (with, without) = (mean(&nuda, |r| r.checks_ratio), mean(&nuda, |r| r.no_proof_ratio));
-    println!("  {:<10} {:>+7.1}%   every check kept: {:>+7.1}%", "all", pct(with), pct(without));
+    let (with, without) = (
+        mean(&nuda, |r| r.checks_ratio),
+        mean(&nuda, |r| r.no_proof_ratio),
+    );
+    println!(
+        "  {:<10} {:>+7.1}%   every check kept: {:>+7.1}%",
+        "all",
+        pct(with),
+        pct(without)
+    );
 }
 
 fn pct(ratio: f64) -> f64 {

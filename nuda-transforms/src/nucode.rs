@@ -192,7 +192,8 @@ fn companion(f: &ItemFn, p: &Parts) -> TokenStream {
             quote!(::nuda::__private::Fill::Type("void"))
         }
     });
-    let (calls, template, witness, proof) = (companions(&p.calls), &p.template, &p.witness, &p.proof);
+    let (calls, template, witness, proof) =
+        (companions(&p.calls), &p.template, &p.witness, &p.proof);
     quote! {
         ::nuda::__private::Nucode {
             name: #name,

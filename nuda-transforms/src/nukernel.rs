@@ -9,8 +9,8 @@ use crate::emit::cl::{sanitize, ClEmitter, Env, Shared};
 use crate::emit::glue::{
     capture_ident, capture_views, companions, fills, proof_inputs, push_captures,
 };
-use crate::proof::Proof;
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
+use crate::proof::Proof;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};

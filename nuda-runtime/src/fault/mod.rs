@@ -122,14 +122,16 @@ impl Record {
         let overflow = self.detail == DETAIL_OVERFLOW;
         match self.site.kind {
             SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite => self.bounds(),
-            SiteKind::Divide if overflow => KernelFault::Arithmetic("attempt to divide with overflow"),
+            SiteKind::Divide if overflow => {
+                KernelFault::Arithmetic("attempt to divide with overflow")
+            }
             SiteKind::Divide => KernelFault::Arithmetic("attempt to divide by zero"),
             SiteKind::Remainder if overflow => {
                 KernelFault::Arithmetic("attempt to calculate the remainder with overflow")
             }
-            SiteKind::Remainder => KernelFault::Arithmetic(
-                "attempt to calculate the remainder with a divisor of zero",
-            ),
+            SiteKind::Remainder => {
+                KernelFault::Arithmetic("attempt to calculate the remainder with a divisor of zero")
+            }
             SiteKind::Step => KernelFault::ZeroStep,
         }
     }
@@ -224,7 +226,11 @@ impl Faults {
     /// Records an arithmetic fault or a zero step at `site`.
     #[cold]
     pub fn arith(&self, site: &'static Site, overflow: bool) {
-        let detail = if overflow { DETAIL_OVERFLOW } else { DETAIL_ZERO };
+        let detail = if overflow {
+            DETAIL_OVERFLOW
+        } else {
+            DETAIL_ZERO
+        };
         self.put(First::Site(Record {
             site,
             detail,

@@ -22,16 +22,31 @@ fn a_device_record_decodes_to_the_users_words() {
     let r = decode(&w, &sites).expect("a fault");
     let e = r.error("nuwork!", "device 0 (gpu)".into());
     let text = e.to_string();
-    assert!(text.starts_with("nuwork! at src/main.rs:12:9 on device 0 (gpu): "), "{text}");
-    assert!(text.contains("index [7, 4294967299] is out of bounds for `out` of dims [5, 4]"), "{text}");
+    assert!(
+        text.starts_with("nuwork! at src/main.rs:12:9 on device 0 (gpu): "),
+        "{text}"
+    );
+    assert!(
+        text.contains("index [7, 4294967299] is out of bounds for `out` of dims [5, 4]"),
+        "{text}"
+    );
     w[0] = 2;
     w[1] = super::DETAIL_OVERFLOW;
     let e = decode(&w, &sites).unwrap().error("k", "d".into());
-    assert!(matches!(e, Error::Kernel { fault: KernelFault::Arithmetic("attempt to calculate the remainder with overflow"), .. }));
+    assert!(matches!(
+        e,
+        Error::Kernel {
+            fault: KernelFault::Arithmetic("attempt to calculate the remainder with overflow"),
+            ..
+        }
+    ));
     w[0] = 0;
     assert!(decode(&w, &sites).is_none());
     w[0] = 99;
-    assert!(decode(&w, &sites).is_none(), "a site the program does not have");
+    assert!(
+        decode(&w, &sites).is_none(),
+        "a site the program does not have"
+    );
 }
 
 #[test]
@@ -56,7 +71,12 @@ fn a_panic_is_caught_quietly_with_its_location() {
     let panicked = f.catch(|| panic!("boom"));
     assert!(panicked);
     let e = f.check("k", || "d".into()).unwrap_err();
-    let Error::Kernel { location, fault: KernelFault::Panic(msg), .. } = e else {
+    let Error::Kernel {
+        location,
+        fault: KernelFault::Panic(msg),
+        ..
+    } = e
+    else {
         panic!("not a panic");
     };
     assert_eq!(msg, "boom");

@@ -134,7 +134,10 @@ mod tests {
         let g = Faults::new();
         let c = Checker::<false>::new(&g);
         assert_eq!(i32::MIN.nu_rem(-1, c, &DIV), 0);
-        assert_eq!(g.first().map(|r| r.detail), Some(crate::fault::DETAIL_OVERFLOW));
+        assert_eq!(
+            g.first().map(|r| r.detail),
+            Some(crate::fault::DETAIL_OVERFLOW)
+        );
         assert_eq!(7.0f32.nu_div(0.0, c, &DIV), f32::INFINITY);
     }
 }

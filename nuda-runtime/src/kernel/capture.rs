@@ -2,13 +2,13 @@
 //! native-engine view, and the launch arguments they push. The macros call these traits on
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
-use crate::private::{CaptureDesc, Space};
 use crate::array::{NuArray, NuShared, Shape};
 use crate::element::{Element, Texel};
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
 use crate::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+use crate::private::{CaptureDesc, Space};
 use crate::proof::Input;
 
 /// A value type kernels compute with, and its OpenCL C name.

@@ -12,7 +12,7 @@ mod capture;
 mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
-pub use share::{ShareCopy, ShareMut};
 pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
 };
+pub use share::{ShareCopy, ShareMut};

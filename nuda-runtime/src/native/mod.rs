@@ -121,14 +121,16 @@ impl NativeLaunch {
     }
 
     /// As `run`, with the faults the kernel records in `faults` (generated kernels).
-    pub fn run_recording(self, faults: &Faults, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
+    pub fn run_recording(
+        self,
+        faults: &Faults,
+        kernel: impl Fn(&WorkItem) + Sync,
+    ) -> Result<Timing> {
         let (shape, device) = self.shape()?;
         guarded(&self.name, device.as_ref(), faults, || {
-            (0..shape.groups())
-                .into_par_iter()
-                .for_each(|g| {
-                    faults.catch(|| shape.run_group(g, &kernel));
-                });
+            (0..shape.groups()).into_par_iter().for_each(|g| {
+                faults.catch(|| shape.run_group(g, &kernel));
+            });
         })
     }
 

@@ -14,6 +14,7 @@ pub(crate) use enumerate::enumerate;
 
 use crate::device::DeviceInfo;
 use crate::error::{Error, Result};
+use crate::fault::RecordPool;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device as RawDevice;
@@ -21,7 +22,6 @@ use opencl3::error_codes::{
     CL_INVALID_BUFFER_SIZE, CL_INVALID_IMAGE_SIZE, CL_MEM_OBJECT_ALLOCATION_FAILURE,
     CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES,
 };
-use crate::fault::RecordPool;
 use program::ProgramCache;
 use std::sync::OnceLock;
 

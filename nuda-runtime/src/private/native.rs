@@ -2,13 +2,13 @@
 //! `#[nukernel]` launches described by `nucall!`.
 
 use super::range::IntoSize;
+use super::template::{Fill, Nucode, Variant};
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
-use super::template::{Fill, Nucode, Variant};
 use crate::fault::{Faults, Site};
-use crate::proof::{Input, Inputs, Op};
 use crate::launch::{KernelSource, Launch, Timing};
 use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
+use crate::proof::{Input, Inputs, Op};
 use rayon::prelude::*;
 
 /// Runs `body` once per iteration of the mapped loops, `trips` iterations per dimension.
@@ -164,7 +164,8 @@ impl Call {
         faults: &Faults,
         kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
     ) -> Result<Timing> {
-        self.native(name)?.run_with_barrier_recording(faults, kernel)
+        self.native(name)?
+            .run_with_barrier_recording(faults, kernel)
     }
 }
 

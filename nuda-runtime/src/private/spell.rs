@@ -258,7 +258,11 @@ pub fn trips_helpers() -> String {
          \x20   return incl ? (nu_idx)(d / st) + 1 : (nu_idx)((U)(d - 1) / st) + 1; \\\n\
          }\n",
     );
-    for (t, u) in INTS.iter().filter(|i| !i.0.starts_with("nu_")).map(|i| (i.0, i.1)) {
+    for (t, u) in INTS
+        .iter()
+        .filter(|i| !i.0.starts_with("nu_"))
+        .map(|i| (i.0, i.1))
+    {
         s += &format!("NU_TRIPS({t}, {u})\n");
     }
     s
@@ -301,7 +305,10 @@ mod tests {
     #[test]
     fn signed_arithmetic_wraps_through_the_unsigned_twin() {
         assert_eq!(ops("add", "int"), "as_int((uint)(a) + (uint)(b))");
-        assert_eq!(ops("mul", "short"), "as_short((ushort)((uint)(a) * (uint)(b)))");
+        assert_eq!(
+            ops("mul", "short"),
+            "as_short((ushort)((uint)(a) * (uint)(b)))"
+        );
         assert_eq!(ops("mul", "ushort"), "((ushort)((uint)(a) * (uint)(b)))");
         assert_eq!(ops("add", "float"), "(a + b)");
         assert_eq!(ops("sub", "nu_idx"), "(a - b)");
@@ -309,7 +316,10 @@ mod tests {
 
     #[test]
     fn shifts_mask_to_the_type_width() {
-        assert_eq!(ops("shl", "uchar"), "((uchar)((uint)(a) << ((b) & (8 - 1))))");
+        assert_eq!(
+            ops("shl", "uchar"),
+            "((uchar)((uint)(a) << ((b) & (8 - 1))))"
+        );
         assert_eq!(ops("shr", "char"), "((char)((a) >> ((b) & (8 - 1))))");
     }
 
@@ -323,7 +333,10 @@ mod tests {
 
     #[test]
     fn casts_saturate_from_floats_and_wrap_between_integers() {
-        assert_eq!(op("to:int", "float", &["x".into()]), "convert_int_sat_rtz(x)");
+        assert_eq!(
+            op("to:int", "float", &["x".into()]),
+            "convert_int_sat_rtz(x)"
+        );
         assert_eq!(op("to:char", "int", &["x".into()]), "as_char((uchar)(x))");
         assert_eq!(op("to:uint", "long", &["x".into()]), "((uint)(x))");
     }

@@ -95,7 +95,10 @@ impl Variant {
     /// Every check of `sites` on (bounds checks off if `unchecked`), `usize` 64-bit.
     pub fn checked(sites: &[Site], unchecked: bool) -> Variant {
         Variant {
-            checks: sites.iter().map(|s| !(unchecked && s.is_bounds())).collect(),
+            checks: sites
+                .iter()
+                .map(|s| !(unchecked && s.is_bounds()))
+                .collect(),
             wide: true,
             why: "as in Rust on 64-bit hosts".into(),
         }
@@ -198,7 +201,11 @@ fn header(sites: &[&Site], on: &[bool], variant: &Variant) -> String {
         } else {
             format!("{:?} `{}`", s.kind, s.name)
         };
-        let state = if *c { "checked" } else { "proved safe at launch" };
+        let state = if *c {
+            "checked"
+        } else {
+            "proved safe at launch"
+        };
         h += &format!(
             "#define NU_C{k} {} /* {what} at {}: {state} */\n",
             u8::from(*c),

@@ -124,7 +124,10 @@ impl Iv {
         if self.is_empty() || o.is_empty() {
             return Iv::EMPTY;
         }
-        let m = o.lo.unsigned_abs().max(o.hi.unsigned_abs()).min(BIG as u128) as i128;
+        let m =
+            o.lo.unsigned_abs()
+                .max(o.hi.unsigned_abs())
+                .min(BIG as u128) as i128;
         let bound = (m - 1).max(0);
         let lo = if self.lo >= 0 { 0 } else { self.lo.max(-bound) };
         let hi = if self.hi <= 0 { 0 } else { self.hi.min(bound) };

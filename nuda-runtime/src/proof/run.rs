@@ -5,9 +5,9 @@
 use super::interval::{IntTy, Iv};
 use super::{Bin, Input, Inputs, Item, Mapped, Op, Reg, Ty, NONE};
 use crate::error::Result;
-use std::cell::Cell;
 use crate::fault::Site;
 use crate::private::{Fill, Nucode, Variant};
+use std::cell::Cell;
 
 /// The variant a launch needs: the checks its values cannot rule out, and `usize` 32-bit
 /// where that provably changes no result. `NUDA_PROOF=0` (or [`keeping_checks`]) keeps
@@ -270,9 +270,7 @@ impl<'a> Run<'a> {
                 Item::NumGroups => Iv::point(n(g / l)),
             }
         };
-        dims.into_iter()
-            .map(one)
-            .fold(Iv::EMPTY, Iv::hull)
+        dims.into_iter().map(one).fold(Iv::EMPTY, Iv::hull)
     }
 
     fn un(&mut self, neg: bool, a: Reg, t: Ty, line: u32) -> Iv {
@@ -292,7 +290,11 @@ impl<'a> Run<'a> {
     fn bin(&mut self, b: Bin, x: Reg, y: Reg, t: Ty, line: u32) -> Iv {
         let (a, c) = (self.reg(x), self.reg(y));
         let Some(it) = self.ty(t) else {
-            return if b == Bin::Bool { Iv::new(0, 1) } else { Iv::TOP };
+            return if b == Bin::Bool {
+                Iv::new(0, 1)
+            } else {
+                Iv::TOP
+            };
         };
         let exact = match b {
             Bin::Add => a.add(c),
@@ -355,7 +357,11 @@ impl<'a> Run<'a> {
                 ty,
                 line,
             } => {
-                let s = if step == NONE { Iv::point(1) } else { self.reg(step) };
+                let s = if step == NONE {
+                    Iv::point(1)
+                } else {
+                    self.reg(step)
+                };
                 let v = self.reg(start).add(self.reg(count).mul(s));
                 self.typed(v, ty, line)
             }
@@ -368,17 +374,29 @@ impl<'a> Run<'a> {
     /// `(0..8).step_by(4)` ends at 4, not 7.
     fn range_values(&self, start: Reg, end: Reg, step: Reg, incl: bool) -> Iv {
         let (a, b) = (self.reg(start), self.reg(end));
-        let s = if step == NONE { Iv::point(1) } else { self.reg(step) };
+        let s = if step == NONE {
+            Iv::point(1)
+        } else {
+            self.reg(step)
+        };
         let shy = if incl { 0 } else { 1 };
         let whole = |from: i128, to: i128, by: i128| from + (to - from).div_euclid(by) * by;
         let exact = a.lo == a.hi && s.lo == s.hi;
         if s.lo > 0 {
             let hi = b.hi.saturating_sub(shy);
-            let hi = if exact && hi >= a.lo { whole(a.lo, hi, s.lo) } else { hi };
+            let hi = if exact && hi >= a.lo {
+                whole(a.lo, hi, s.lo)
+            } else {
+                hi
+            };
             Iv::new(a.lo, hi)
         } else if s.hi < 0 {
             let lo = b.lo.saturating_add(shy);
-            let lo = if exact && lo <= a.hi { a.hi - (a.hi - lo).div_euclid(-s.hi) * -s.hi } else { lo };
+            let lo = if exact && lo <= a.hi {
+                a.hi - (a.hi - lo).div_euclid(-s.hi) * -s.hi
+            } else {
+                lo
+            };
             Iv::new(lo, a.hi)
         } else {
             a.hull(b)

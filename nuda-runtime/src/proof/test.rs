@@ -10,14 +10,31 @@ use crate::private::Fill;
 fn interval_arithmetic_follows_rust() {
     let a = Iv::new(-7, 9);
     assert_eq!(a.div(Iv::new(2, 3)), Iv::new(-3, 4));
-    assert_eq!(a.div(Iv::new(-1, 1)), Iv::new(-9, 9), "a zero divisor gives 0");
+    assert_eq!(
+        a.div(Iv::new(-1, 1)),
+        Iv::new(-9, 9),
+        "a zero divisor gives 0"
+    );
     assert_eq!(a.rem(Iv::point(4)), Iv::new(-3, 3));
-    assert_eq!(Iv::new(0, 100).refine(Cmp::Lt, Iv::point(10)), Iv::new(0, 9));
-    assert_eq!(Iv::new(0, 100).refine(Cmp::Ge, Iv::point(1)), Iv::new(1, 100));
+    assert_eq!(
+        Iv::new(0, 100).refine(Cmp::Lt, Iv::point(10)),
+        Iv::new(0, 9)
+    );
+    assert_eq!(
+        Iv::new(0, 100).refine(Cmp::Ge, Iv::point(1)),
+        Iv::new(1, 100)
+    );
     assert!(Iv::new(5, 2).is_empty() && Iv::EMPTY.within(0, 0));
     let u8t = IntTy::of("uchar").unwrap();
-    assert_eq!(u8t.wrap(Iv::new(250, 260)), Iv::new(0, 255), "a wrapping value is anything");
-    assert_eq!(IntTy::of("nu_idx").unwrap().narrow(), Iv::new(0, u32::MAX.into()));
+    assert_eq!(
+        u8t.wrap(Iv::new(250, 260)),
+        Iv::new(0, 255),
+        "a wrapping value is anything"
+    );
+    assert_eq!(
+        IntTy::of("nu_idx").unwrap().narrow(),
+        Iv::new(0, u32::MAX.into())
+    );
 }
 
 static SITES: [Site; 2] = [
@@ -29,13 +46,22 @@ static SITES: [Site; 2] = [
 fn program(off: i128, d: i128) -> Vec<Op> {
     let u = Ty::Cl("nu_idx");
     vec![
-        Op::Mapped(0, 0, u),                  // 0: i
-        Op::Lit(off, u),                      // 1
-        Op::Bin(Bin::Add, 0, 1, u, 1),        // 2: i + off
-        Op::Index { site: 0, cap: 0, idx: [2, NONE, NONE] },
-        Op::Lit(d, u),                        // 4
-        Op::Bin(Bin::Add, 0, 4, u, 2),        // 5: i + d
-        Op::Divide { site: 1, a: 0, b: 5, ty: u },
+        Op::Mapped(0, 0, u),           // 0: i
+        Op::Lit(off, u),               // 1
+        Op::Bin(Bin::Add, 0, 1, u, 1), // 2: i + off
+        Op::Index {
+            site: 0,
+            cap: 0,
+            idx: [2, NONE, NONE],
+        },
+        Op::Lit(d, u),                 // 4
+        Op::Bin(Bin::Add, 0, 4, u, 2), // 5: i + d
+        Op::Divide {
+            site: 1,
+            a: 0,
+            b: 5,
+            ty: u,
+        },
     ]
 }
 
@@ -43,7 +69,11 @@ fn run(prog: &[Op], n: usize, len: usize) -> crate::private::Variant {
     let fills: [Fill; 0] = [];
     let captures = [Input::Array([len, 1, 1], 1, "float")];
     let hull = (n > 0).then(|| (0, n as i128 - 1));
-    let mapped = [Mapped { hull, first_step: (0, 1), trips: n }];
+    let mapped = [Mapped {
+        hull,
+        first_step: (0, 1),
+        trips: n,
+    }];
     let inputs = Inputs {
         fills: &fills,
         captures: &captures,
@@ -58,9 +88,21 @@ fn run(prog: &[Op], n: usize, len: usize) -> crate::private::Variant {
 #[test]
 fn checks_go_exactly_where_the_values_allow() {
     assert_eq!(run(&program(0, 1), 10, 10).checks, vec![false, false]);
-    assert_eq!(run(&program(1, 1), 10, 10).checks, vec![true, false], "i + 1 reaches 10");
-    assert_eq!(run(&program(0, 0), 10, 10).checks, vec![false, true], "i + 0 may be 0");
-    assert_eq!(run(&program(5, 0), 0, 3).checks, vec![false, false], "no iteration");
+    assert_eq!(
+        run(&program(1, 1), 10, 10).checks,
+        vec![true, false],
+        "i + 1 reaches 10"
+    );
+    assert_eq!(
+        run(&program(0, 0), 10, 10).checks,
+        vec![false, true],
+        "i + 0 may be 0"
+    );
+    assert_eq!(
+        run(&program(5, 0), 0, 3).checks,
+        vec![false, false],
+        "no iteration"
+    );
 }
 
 #[test]
@@ -78,16 +120,30 @@ fn refinement_proves_a_guarded_stencil() {
     // if i > 0 { a[i - 1] }: i - 1 never wraps inside the branch.
     let u = Ty::Cl("nu_idx");
     let prog = vec![
-        Op::Mapped(0, 0, u),               // 0: i
-        Op::Lit(0, u),                     // 1
-        Op::Refine(0, Cmp::Gt, 1),         // 2: i, knowing i > 0
-        Op::Lit(1, u),                     // 3
-        Op::Bin(Bin::Sub, 2, 3, u, 1),     // 4: i - 1
-        Op::Index { site: 0, cap: 0, idx: [4, NONE, NONE] },
+        Op::Mapped(0, 0, u),           // 0: i
+        Op::Lit(0, u),                 // 1
+        Op::Refine(0, Cmp::Gt, 1),     // 2: i, knowing i > 0
+        Op::Lit(1, u),                 // 3
+        Op::Bin(Bin::Sub, 2, 3, u, 1), // 4: i - 1
+        Op::Index {
+            site: 0,
+            cap: 0,
+            idx: [4, NONE, NONE],
+        },
     ];
     let v = run(&prog, 10, 10);
     assert_eq!((v.checks[0], v.wide), (false, false), "{}", v.why);
-    let unguarded = vec![prog[0], prog[1], prog[3], Op::Bin(Bin::Sub, 0, 2, u, 1), Op::Index { site: 0, cap: 0, idx: [3, NONE, NONE] }];
+    let unguarded = vec![
+        prog[0],
+        prog[1],
+        prog[3],
+        Op::Bin(Bin::Sub, 0, 2, u, 1),
+        Op::Index {
+            site: 0,
+            cap: 0,
+            idx: [3, NONE, NONE],
+        },
+    ];
     let v = run(&unguarded, 10, 10);
     assert!(v.checks[0] && v.wide, "0 - 1 wraps to usize::MAX");
 }

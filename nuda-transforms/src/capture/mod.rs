@@ -260,7 +260,9 @@ impl Walker<'_> {
                 args.iter_mut().for_each(|x| self.expr(x));
                 self.call(func, e.span);
             }
-            ExprKind::Method { recv, method, args, .. } => {
+            ExprKind::Method {
+                recv, method, args, ..
+            } => {
                 args.iter_mut().for_each(|x| self.expr(x));
                 self.method(recv, method, args.len());
             }

@@ -42,7 +42,10 @@ impl SiteKind {
 
     /// Whether it checks memory: `#[unchecked]` turns these off.
     pub fn is_bounds(self) -> bool {
-        matches!(self, SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite)
+        matches!(
+            self,
+            SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite
+        )
     }
 }
 

@@ -177,7 +177,10 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
 fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let caps = &p.analysis.captures;
     let recorded = recorded(parts, &witness_ranges(p));
-    let (fills, calls) = (fills(p.slots, &recorded, caps), companions(&p.analysis.calls));
+    let (fills, calls) = (
+        fills(p.slots, &recorded, caps),
+        companions(&p.analysis.calls),
+    );
     let (inputs, unchecked) = (proof_inputs(caps), input.unchecked.is_some());
     let mapped = (0..p.kernels.len()).map(|i| {
         let r = (0..p.kernels[i].mapped.len()).map(|d| format_ident!("__nuda_r{}_{}", i, d));

@@ -67,7 +67,10 @@ impl Parse for NuworkInput {
             return Err(syn::Error::new(span, "nuwork!: a `for` loop here would run on the host; write the mapped loops with nfor!, as in `nuwork!(64; nfor!(i in 0..n { .. }))`"));
         }
         let nest: syn::Macro = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "nuwork!: expected `nfor!(..)` or `annot!(..)` after the `;`")
+            syn::Error::new(
+                e.span(),
+                "nuwork!: expected `nfor!(..)` or `annot!(..)` after the `;`",
+            )
         })?;
         Ok(NuworkInput {
             unchecked,

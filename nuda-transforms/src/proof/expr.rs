@@ -74,7 +74,9 @@ impl Proof<'_> {
             }
             ExprKind::Index { base, index } => self.read(base, index, e.span),
             ExprKind::Call { func, args } => self.call(func, args),
-            ExprKind::Method { recv, method, args, .. } => self.method(recv, method, args, e.span),
+            ExprKind::Method {
+                recv, method, args, ..
+            } => self.method(recv, method, args, e.span),
             ExprKind::If { cond, then, els } => self.if_value(cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block(b),
             ExprKind::Paren(x) => self.expr(x),
@@ -200,7 +202,10 @@ impl Proof<'_> {
         if self.context != Context::Kernel {
             return self.push(quote!(Top));
         }
-        let (item, d) = (format_ident!("{}", item), regs.first().copied().unwrap_or(NONE));
+        let (item, d) = (
+            format_ident!("{}", item),
+            regs.first().copied().unwrap_or(NONE),
+        );
         self.push(quote!(Item(::nuda::__private::Item::#item, #d)))
     }
 
@@ -318,7 +323,9 @@ impl Proof<'_> {
             let ExprKind::Var(v) = &var.kind else {
                 continue;
             };
-            let Some(r) = self.lookup(v).filter(|_| !self.assigned.contains(&v.to_string()))
+            let Some(r) = self
+                .lookup(v)
+                .filter(|_| !self.assigned.contains(&v.to_string()))
             else {
                 continue;
             };

@@ -6,7 +6,9 @@ use quote::quote;
 fn program(input: proc_macro2::TokenStream) -> String {
     let text = crate::nuwork::expand(input).expect("expands").to_string();
     let at = text.find("static __NUDA_PROOF").expect("a proof program");
-    let end = text[at..].find("let __nuda_fault").map_or(text.len(), |e| at + e);
+    let end = text[at..]
+        .find("let __nuda_fault")
+        .map_or(text.len(), |e| at + e);
     text[at..end].to_string()
 }
 
@@ -30,5 +32,8 @@ fn a_variable_assigned_later_is_any_value_of_its_type() {
     let p = program(quote!(64; nfor!(i in n { let mut k = i; k += 1; b[k] = 1.0; })));
     assert!(p.contains("Op :: Var"), "{p}");
     let q = program(quote!(64; nfor!(i in n { let mut k = i; if k < m { b[k] = 1.0; } k += 1; })));
-    assert!(!q.contains("Op :: Refine"), "a variable assigned somewhere is not refined: {q}");
+    assert!(
+        !q.contains("Op :: Refine"),
+        "a variable assigned somewhere is not refined: {q}"
+    );
 }

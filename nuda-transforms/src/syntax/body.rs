@@ -460,7 +460,11 @@ fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 fn is_zero(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Lit(Lit::Int { text, .. }) => text.parse::<u128>() == Ok(0),
-        ExprKind::Unary { op: UnOp::Neg, expr } | ExprKind::Paren(expr) => is_zero(expr),
+        ExprKind::Unary {
+            op: UnOp::Neg,
+            expr,
+        }
+        | ExprKind::Paren(expr) => is_zero(expr),
         _ => false,
     }
 }

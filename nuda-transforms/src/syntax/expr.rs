@@ -218,7 +218,14 @@ impl Lower<'_> {
         };
         let mut all = c.args.iter();
         let Some(first) = all.next() else {
-            return self.err(span, format!("`{}::{name}` takes the value first, as in `{}::{name}(x)`", ty.rust_name(), ty.rust_name()));
+            return self.err(
+                span,
+                format!(
+                    "`{}::{name}` takes the value first, as in `{}::{name}(x)`",
+                    ty.rust_name(),
+                    ty.rust_name()
+                ),
+            );
         };
         let mut recv = self.expr(first);
         if recv.slot.is_none() {

@@ -216,7 +216,9 @@ fn rust_range(expr: Expr, step: Option<Expr>, span: Span) -> syn::Result<RangeSy
             let step = m.args.into_iter().next();
             rust_range(*m.receiver, step, span)
         }
-        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => reversed(*m.receiver, step, span),
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+            reversed(*m.receiver, step, span)
+        }
         e => Ok(RangeSyntax {
             start: None,
             end: e,
@@ -237,7 +239,10 @@ fn reversed(inner: Expr, step: Option<Expr>, span: Span) -> syn::Result<RangeSyn
     }
     let mut r = rust_range(inner, None, span)?;
     if r.rev {
-        return Err(syn::Error::new(span, "nfor!: `.rev().rev()` is the range itself; drop both"));
+        return Err(syn::Error::new(
+            span,
+            "nfor!: `.rev().rev()` is the range itself; drop both",
+        ));
     }
     r.rev = true;
     Ok(r)

@@ -20,9 +20,16 @@ enum Helper {
 
 impl ClEmitter<'_> {
     /// `a[i]` in an expression.
-    pub(super) fn read(&mut self, base: &syn::Ident, index: &[Expr], span: proc_macro2::Span) -> String {
+    pub(super) fn read(
+        &mut self,
+        base: &syn::Ident,
+        index: &[Expr],
+        span: proc_macro2::Span,
+    ) -> String {
         let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
-        let (c, q) = self.env.site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
+        let (c, q) = self
+            .env
+            .site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
         let f = self.helper(base, Helper::Load, idx.len());
         let mut args = self.array_args(base, idx.len());
         args.extend(idx);
@@ -42,7 +49,9 @@ impl ClEmitter<'_> {
     ) {
         let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
         let v = self.expr(value);
-        let (c, q) = self.env.site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
+        let (c, q) = self
+            .env
+            .site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
         let array = self.array_args(base, idx.len());
         let Some((op, slot)) = op else {
             let f = self.helper(base, Helper::Store, idx.len());
@@ -161,7 +170,11 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     if h == Helper::Store {
         params.push(format!("{elem} nu_v"));
     }
-    params.extend(["int nu_c".into(), "uint nu_s".into(), "global uint* nu_err".into()]);
+    params.extend([
+        "int nu_c".into(),
+        "uint nu_s".into(),
+        "global uint* nu_err".into(),
+    ]);
     let inside: Vec<String> = idx
         .iter()
         .enumerate()
@@ -182,8 +195,16 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
         off = format!("({off}) * {b}__d{k} + {i}");
     }
     let (ret, miss, hit) = match h {
-        Helper::Load => (elem.clone(), format!("return ({elem})0;"), format!("return {b}[{off}];")),
-        Helper::Store => ("void".into(), "return;".into(), format!("{b}[{off}] = nu_v;")),
+        Helper::Load => (
+            elem.clone(),
+            format!("return ({elem})0;"),
+            format!("return {b}[{off}];"),
+        ),
+        Helper::Store => (
+            "void".into(),
+            "return;".into(),
+            format!("{b}[{off}] = nu_v;"),
+        ),
     };
     format!(
         "{ret} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {miss}\n    }}\n    {hit}\n}}\n",

@@ -39,7 +39,11 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
         (F32, n) => f32_name(n),
         (F64, n) => {
             let f = f32_name(n).replace("FLT_", "DBL_");
-            if f.contains("DBL_") { f } else { format!("((double){f})") }
+            if f.contains("DBL_") {
+                f
+            } else {
+                format!("((double){f})")
+            }
         }
         (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),
         (t, "MAX") => Ph::static_lit(t.cl_name(), &t.max_value().to_string()),
@@ -87,7 +91,9 @@ impl ClEmitter<'_> {
             ExprKind::Cast { expr, ty } => self.cast(expr, *ty),
             ExprKind::Index { base, index } => self.read(base, index, e.span),
             ExprKind::Call { func, args } => self.call(func, args, e.span),
-            ExprKind::Method { recv, method, args, .. } => self.method(recv, method, args, e.span),
+            ExprKind::Method {
+                recv, method, args, ..
+            } => self.method(recv, method, args, e.span),
             ExprKind::If { cond, then, els } => self.if_value(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block_value(e, b),
             ExprKind::Paren(x) => format!("({})", self.expr(x)),

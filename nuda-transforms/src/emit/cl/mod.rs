@@ -48,7 +48,11 @@ impl Shared {
 
     /// The helpers' C text, to go before the kernels that call them.
     pub fn helpers_text(&self) -> String {
-        self.helpers.borrow().iter().map(|(_, t)| t.as_str()).collect()
+        self.helpers
+            .borrow()
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect()
     }
 }
 
@@ -80,7 +84,13 @@ impl Env<'_> {
     }
 
     /// `(NU_C<q>, <q>u)`: the check switch and site number arguments of site `k`.
-    pub fn site_args(&self, kind: SiteKind, name: &str, rank: usize, span: proc_macro2::Span) -> (String, String) {
+    pub fn site_args(
+        &self,
+        kind: SiteKind,
+        name: &str,
+        rank: usize,
+        span: proc_macro2::Span,
+    ) -> (String, String) {
         let k = self.shared.sites.intern(kind, name, rank, span);
         let q = Ph::site(k);
         (format!("NU_C{q}"), format!("{q}u"))

@@ -135,7 +135,13 @@ impl RustEmitter<'_> {
 
     /// `l op r`: Rust's operator in the witness and host loops; on the native engine the
     /// wrapping (and fault-recording, for `/` and `%`) form.
-    pub(super) fn binary(&mut self, op: BinOp, l: TokenStream, r: TokenStream, span: Span) -> TokenStream {
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        l: TokenStream,
+        r: TokenStream,
+        span: Span,
+    ) -> TokenStream {
         let (true, Some(f)) = (self.native(), native_op(op)) else {
             let o = bin_op_tokens(op, span);
             return quote_spanned!(span=> (#l #o #r));
