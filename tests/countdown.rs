@@ -29,6 +29,7 @@ fn inner_loops_count_down() {
                         .rev(),
                 )
                 + 7 * digits((1..=m as i64 - 1).rev().step_by(2))
+                + 11 * digits((0..=m as i64 - 1).rev())
         })
         .collect();
     check(want, || {
@@ -42,7 +43,9 @@ fn inner_loops_count_down() {
             for j in (0..m).step_by(3).rev() { c = c * 10 + j as i64; }
             let mut d = 0i64;
             nfor!(j in (m as isize - 1) <> 1 :/ -2 { d = d * 10 + j as i64; });
-            out[i] = a + i as i64 + 3 * b + 5 * c + 7 * d;
+            let mut e = 0i64;
+            nfor!(j in (m as isize - 1) <> 0 :/ -1 { e = e * 10 + j as i64; });
+            out[i] = a + i as i64 + 3 * b + 5 * c + 7 * d + 11 * e;
         }))?;
         Ok(vec_of(&out))
     });
