@@ -153,3 +153,60 @@ fn the_index_width_is_chosen_per_launch_and_shown_in_the_dump() {
         });
     }
 }
+
+#[test]
+fn counting_and_rotating_usize_bits_is_64_bit() {
+    let n = 40usize;
+    let want: Vec<u64> = (0..n)
+        .map(|i| {
+            (i + 1).leading_zeros() as u64
+                + i.rotate_right(1) as u64
+                + ((i as isize) - 4).count_ones() as u64 * 1000
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<u64>::new(n);
+        nuwork!(8; nfor!(i in n {
+            out[i] = (i + 1).leading_zeros() as u64 + i.rotate_right(1) as u64 + ((i as isize) - 4).count_ones() as u64 * 1000;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn isize_minus_two_to_the_31_over_minus_one() {
+    // Fine in a 64-bit isize, an overflow in a 32-bit one: the launch must stay 64-bit.
+    let n = 4usize;
+    let m = -1isize;
+    let want: Vec<i64> = (0..n)
+        .map(|i| {
+            let x = i32::MIN as isize + i as isize;
+            (x % m + x / m) as i64
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let x = i32::MIN as isize + i as isize;
+            out[i] = (x % m + x / m) as i64;
+        }))?;
+        Ok(vec_of(&out))
+    });
+    check(vec![0i64; n], || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(4; nfor!(i in n { out[i] = ((i32::MIN as isize + i as isize) % m) as i64; }))?;
+        Ok(vec_of(&out))
+    });
+}
+
+#[test]
+fn a_dim_past_32_bits_of_an_empty_array() {
+    // No element, so no large element count, but the dim reaches the kernel as it is.
+    let big = 5_000_000_000usize;
+    let a = NuArray2::<f32>::new((0, big));
+    check(vec![big as u64; 3], || {
+        let mut out = NuArray1::<u64>::new(3);
+        nuwork!(1; nfor!(i in 3 { out[i] = a.dims().1 as u64; }))?;
+        Ok(vec_of(&out))
+    });
+}

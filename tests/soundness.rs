@@ -178,6 +178,48 @@ fn a_nukernel_write_out_of_range() {
     }
 }
 
+#[nukernel]
+fn past_the_dims(a: &mut NuArray1<f32>, d: usize) {
+    a[global_id(3) + global_size(d)] = 7.0;
+}
+
+#[test]
+fn builtins_past_the_ndrange_answer_zero_and_one() {
+    // Dimension 3 (or 2^32) is past any NDRange: id 0 and size 1, so this writes a[1].
+    for dev in engines() {
+        for d in [3usize, 1 << 32] {
+            let mut a = NuArray1::<f32>::new(2);
+            nucall!(dev.index, [1], [1]; past_the_dims(&mut a, d)).unwrap();
+            assert_eq!(a.to_vec(), [0.0, 7.0], "{} d={d}", dev.name);
+            let mut one = NuArray1::<f32>::new(1);
+            let e = nucall!(dev.index, [1], [1]; past_the_dims(&mut one, d)).unwrap_err();
+            assert_eq!(bounds(&e).1, vec!["1".to_string()], "{}: {e}", dev.name);
+        }
+    }
+}
+
+/// Statements inside a branch run only when it is taken, whatever the C spells it as.
+#[test]
+fn statements_in_untaken_branches_do_not_run() {
+    on_each(|dev| {
+        let (n, small) = (64usize, 4usize);
+        let mut b = NuArray1::<f32>::new(small);
+        let mut c = NuArray1::<f32>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let v = if i < small { { b[i] = 1.0; 2.0 } } else { 3.0 };
+            let w = i < small && { b[i] = b[i] + 1.0; true };
+            let u = i >= small || { c[i] = c[i] + 10.0; false };
+            c[i] = c[i] + v + if w { 100.0 } else { 0.0 } + if u { 1000.0 } else { 0.0 };
+        }))?;
+        assert_eq!(b.to_vec(), [2.0; 4], "{dev}");
+        let want: Vec<f32> = (0..n)
+            .map(|i| if i < small { 112.0 } else { 1003.0 })
+            .collect();
+        assert_eq!(c.to_vec(), want, "{dev}");
+        Ok(())
+    });
+}
+
 #[test]
 fn image_writes_outside_the_image() {
     on_each(|dev| {

@@ -330,7 +330,7 @@ fn nukernel_with_barrier_and_return() {
                 out[nu_i0] = nu_v;
             }
             kernel void reverse(global uint* restrict nu_err, $P6(out), $P7(a), $P8(tmp), $P9(n)) {
-                $T1 g = ((nu_idx)get_global_id($L0(0)));
+                $T1 g = nu_global_id((nu_idx)($L0(0)));
                 if (g >= n) {
                     return;
                 }

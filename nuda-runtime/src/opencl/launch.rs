@@ -118,7 +118,10 @@ fn largest_size(l: &Launch<'_>, geo: &Geometry) -> u64 {
     for arg in &l.args {
         let m = match arg {
             Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } | Arg::MemShared { dims, .. } => {
-                dims.iter().product::<usize>() as u64
+                // A dim reaches the kernel on its own (`dims()`), so it must fit as well as
+                // the element count: an empty array may have a dim of 2^33.
+                let len = dims.iter().map(|&d| d as u64).product::<u64>();
+                len.max(dims.iter().copied().max().unwrap_or(0) as u64)
             }
             Arg::Index(v) => *v,
             // A signed value needs twice its magnitude to fit the signed type.

@@ -41,6 +41,7 @@ impl Prelude {
             t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
         }
         t += FAULT;
+        t += ITEMS;
         t += &crate::private::division_helpers();
         t += &crate::private::trips_helpers();
         for f in ["div", "rem", "trips"] {
@@ -64,6 +65,15 @@ void nu_fault(global uint* e, uint site, uint detail, ulong i0, ulong i1, ulong 
     e[6] = (uint)i2; e[7] = (uint)(i2 >> 32); e[8] = (uint)d0; e[9] = (uint)(d0 >> 32);
     e[10] = (uint)d1; e[11] = (uint)(d1 >> 32); e[12] = (uint)d2; e[13] = (uint)(d2 >> 32);
 }
+";
+
+/// The work-item builtins as Rust (and the native engine) define them: past the NDRange's
+/// dimensions, ids are 0 and sizes 1. OpenCL C says the same, but PoCL answers 0 for sizes,
+/// and a dimension of 2^32 would wrap to 0 in the builtins' `uint`.
+const ITEMS: &str = "\
+#define NU_ITEM(N, PAST) nu_idx nu_##N(nu_idx d) { return d < get_work_dim() ? (nu_idx)get_##N((uint)d) : (nu_idx)PAST; }
+NU_ITEM(global_id, 0) NU_ITEM(local_id, 0) NU_ITEM(group_id, 0)
+NU_ITEM(global_size, 1) NU_ITEM(local_size, 1) NU_ITEM(num_groups, 1)
 ";
 
 /// Image access as the macros emit it: `nu_read1(img, x, y)` reads a one-channel image

@@ -95,8 +95,10 @@ pub enum Op {
     MinMax(bool, Reg, Reg),
     /// `a.abs()`, of a type, at a source line.
     Abs(Reg, Ty, u32),
-    /// A count of bits of a value of a type (`count_ones`, `leading_zeros`).
-    Bits(Ty),
+    /// A count of bits of a value of a type (`count_ones`, `leading_zeros`), at a source line.
+    Bits(Ty, u32),
+    /// A rotation of a value of a type (`rotate_left`, `rotate_right`), at a source line.
+    Rotate(Ty, u32),
     /// Either value (`if` / `else`).
     Hull(Reg, Reg),
     /// `a`, where `a cmp b` holds (inside an `if` that tested it).

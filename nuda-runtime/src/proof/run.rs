@@ -109,6 +109,13 @@ impl<'a> Run<'a> {
                     if len > u32::MAX.into() {
                         self.widen(|| format!("an array has {len} elements"));
                     }
+                    // An empty array's other dims may be anything.
+                    if let Some(&big) = d[..rank].iter().find(|&&x| x as u64 > u32::MAX.into()) {
+                        self.widen(|| format!("an array has a dim of {big}"));
+                    }
+                }
+                Input::Image(w, h) if w.max(h) as u64 > u32::MAX.into() => {
+                    self.widen(|| format!("an image is {w} by {h}"))
                 }
                 _ => {}
             }
@@ -191,7 +198,14 @@ impl<'a> Run<'a> {
                 let v = self.reg(a).abs();
                 self.typed(v, t, line)
             }
-            Op::Bits(t) => Iv::new(0, self.ty(t).map_or(64, |i| i.bits).into()),
+            Op::Bits(t, line) => {
+                self.width_matters(t, line);
+                Iv::new(0, self.ty(t).map_or(64, |i| i.bits).into())
+            }
+            Op::Rotate(t, line) => {
+                self.width_matters(t, line);
+                self.ty(t).map_or(Iv::TOP, IntTy::range)
+            }
             Op::Hull(a, b) => self.reg(a).hull(self.reg(b)),
             Op::Refine(a, c, b) => self.reg(a).refine(c, self.reg(b)),
             Op::Range { .. } | Op::Trips { .. } | Op::Offset { .. } => self.looped(op),
@@ -199,6 +213,13 @@ impl<'a> Run<'a> {
                 self.check(op);
                 Iv::TOP
             }
+        }
+    }
+
+    /// Counting or rotating a `usize`'s bits answers by its width, so it needs 64 bits.
+    fn width_matters(&mut self, t: Ty, line: u32) {
+        if self.ty(t).is_some_and(|it| it.index) {
+            self.widen(|| format!("line {line} counts or rotates a usize's bits"));
         }
     }
 
@@ -256,7 +277,12 @@ impl<'a> Run<'a> {
             return Iv::TOP;
         };
         let dv = self.reg(d);
-        let dims: Vec<usize> = (0..3).filter(|&k| dv.holds(k as i128)).collect();
+        // Dimension 3 stands for every dimension past the NDRange's (ids 0, sizes 1): the
+        // builtins answer those too, and a kernel may ask.
+        let beyond = !dv.is_empty() && (dv.hi >= 3 || dv.lo < 0);
+        let dims: Vec<usize> = (0..4)
+            .filter(|&k| if k < 3 { dv.holds(k as i128) } else { beyond })
+            .collect();
         let one = |k: usize| -> Iv {
             let (g, l) = (*global.get(k).unwrap_or(&1), *local.get(k).unwrap_or(&1));
             let l = l.max(1);
@@ -418,7 +444,10 @@ impl<'a> Run<'a> {
                 let inside = |v: Iv, n: Iv| v.is_empty() || (v.lo >= 0 && v.hi < n.lo);
                 (site, inside(self.reg(x), w) && inside(self.reg(y), h))
             }
-            Op::Divide { site, a, b, ty } => (site, self.division_ok(a, b, ty)),
+            Op::Divide { site, a, b, ty } => {
+                self.narrow_min_over(a, b, ty);
+                (site, self.division_ok(a, b, ty))
+            }
             Op::Step { site, step } => (site, step == NONE || !self.reg(step).holds(0)),
             _ => return,
         };
@@ -440,6 +469,18 @@ impl<'a> Run<'a> {
         regs.iter()
             .zip(dims)
             .all(|(v, d)| v.lo >= 0 && v.hi < d as i128)
+    }
+
+    /// A 32-bit `isize` overflows on `-2^31 / -1` and `-2^31 % -1`, which a 64-bit one
+    /// computes (the quotient leaves 32 bits, but the remainder is a plain 0).
+    fn narrow_min_over(&mut self, a: Reg, b: Reg, ty: Ty) {
+        let Some(it) = self.ty(ty).filter(|it| it.index && it.min < 0) else {
+            return;
+        };
+        let (x, y) = (self.reg(a), self.reg(b));
+        if x.holds(it.narrow().lo) && y.holds(-1) {
+            self.widen(|| "an isize division may divide -2^31 by -1".into());
+        }
     }
 
     fn division_ok(&self, a: Reg, b: Reg, ty: Ty) -> bool {

@@ -228,8 +228,8 @@ impl Proof<'_> {
             WrappingAdd => self.binary(BinOp::Add, a, b, ty, span),
             WrappingSub => self.binary(BinOp::Sub, a, b, ty, span),
             WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
-            CountOnes | LeadingZeros => self.push(quote!(Bits(#ty))),
-            RotateLeft | RotateRight => self.push(quote!(Var(#ty))),
+            CountOnes | LeadingZeros => self.push(quote!(Bits(#ty, #l))),
+            RotateLeft | RotateRight => self.push(quote!(Rotate(#ty, #l))),
             _ => self.push(quote!(Top)),
         }
     }

@@ -154,6 +154,9 @@ impl ClEmitter<'_> {
     }
 
     fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, e: &Expr) -> String {
+        if matches!(op, BinOp::And | BinOp::Or) && hoists(rhs) {
+            return self.short_circuit(op, lhs, rhs, e);
+        }
         let (l, r) = (self.expr(lhs), self.expr(rhs));
         let s = e.slot.unwrap_or_default();
         match (op, op_name(op)) {
@@ -169,6 +172,26 @@ impl ClEmitter<'_> {
             (_, Some(name)) => Ph::op(s, name, &[&l, &r]),
             (op, None) => format!("({l} {} {r})", op.symbol()),
         }
+    }
+
+    /// `a && b` (or `||`) whose `b` moves statements out: they must run only when `b` does,
+    /// so the whole operation becomes statements into a temporary.
+    fn short_circuit(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr, e: &Expr) -> String {
+        self.hoisted_as(e, "bool".into(), |em, tmp| {
+            let l = em.expr(lhs);
+            em.line(format!("{tmp} = {l};"));
+            let guard = if op == BinOp::And {
+                tmp.to_string()
+            } else {
+                format!("!{tmp}")
+            };
+            em.line(format!("if ({guard}) {{"));
+            em.indent += 1;
+            let r = em.expr(rhs);
+            em.line(format!("{tmp} = {r};"));
+            em.indent -= 1;
+            em.line("}");
+        })
     }
 
     fn cast(&mut self, inner: &Expr, ty: Ty) -> String {
@@ -187,7 +210,8 @@ impl ClEmitter<'_> {
         let one = a.first().cloned().unwrap_or_default();
         match name.as_str() {
             "global_id" | "local_id" | "group_id" | "global_size" | "local_size" | "num_groups" => {
-                format!("((nu_idx)get_{name}({one}))")
+                // The prelude's, which answer past the NDRange as the native engine does.
+                format!("nu_{name}((nu_idx)({one}))")
             }
             "barrier" => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)".into(),
             "rsqrt" => format!("rsqrt({one})"),
@@ -281,7 +305,7 @@ impl ClEmitter<'_> {
                 .error(e.span, "an `if` used as a value needs an `else` branch");
             return String::new();
         };
-        if then.stmts.is_empty() && then.tail.is_some() && is_pure_branch(els) {
+        if shortcut_ok(then, els) {
             let c = self.expr(cond);
             let t = then.tail.as_ref().map(|x| self.expr(x)).unwrap_or_default();
             let f = self.expr(els);
@@ -340,12 +364,17 @@ impl ClEmitter<'_> {
     /// Declares a temporary of `e`'s type, runs `f` to store into it, and moves the
     /// statements before the current one.
     fn hoisted(&mut self, e: &Expr, f: impl FnOnce(&mut Self, &str)) -> String {
+        let ty = Ph::ty(e.slot.unwrap_or_default());
+        self.hoisted_as(e, ty, f)
+    }
+
+    /// [`Self::hoisted`] with a temporary of C type `ty`.
+    fn hoisted_as(&mut self, e: &Expr, ty: String, f: impl FnOnce(&mut Self, &str)) -> String {
         if !self.hoist_ok {
             self.cx.error(e.span, "blocks with statements cannot be used in a loop condition; compute the value before the loop");
             return String::new();
         }
         let tmp = self.names.fresh("nu_v");
-        let ty = Ph::ty(e.slot.unwrap_or_default());
         // Written at indent 0; `line` re-indents them where they land.
         let saved_pre = std::mem::take(&mut self.pre);
         let saved_indent = std::mem::replace(&mut self.indent, 0);
@@ -360,12 +389,59 @@ impl ClEmitter<'_> {
     }
 }
 
-fn is_pure_branch(e: &Expr) -> bool {
+/// Whether a value `if` may be C's `?:`: neither branch moves statements out, since those
+/// would run whichever branch is taken.
+fn shortcut_ok(then: &Block, els: &Expr) -> bool {
+    let then_ok = then.stmts.is_empty() && then.tail.as_deref().is_some_and(|t| !hoists(t));
+    then_ok && pure_branch(els)
+}
+
+fn pure_branch(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Block(b) => b.stmts.is_empty() && b.tail.is_some(),
-        ExprKind::If { then, els, .. } => {
-            then.stmts.is_empty() && els.as_deref().is_some_and(is_pure_branch)
+        ExprKind::Block(b) => b.stmts.is_empty() && b.tail.as_deref().is_some_and(|t| !hoists(t)),
+        ExprKind::If { cond, then, els } => {
+            !hoists(cond) && els.as_deref().is_some_and(|x| shortcut_ok(then, x))
         }
-        _ => true,
+        _ => !hoists(e),
+    }
+}
+
+/// Whether the C of `e` moves statements in front of the statement it is in (a block with
+/// statements, an `if` that is not `?:`, a short-circuit whose right side does): such an
+/// expression must not be emitted where it might not run.
+pub(super) fn hoists(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(b) => !b.stmts.is_empty() || b.tail.as_deref().is_some_and(hoists),
+        ExprKind::If { cond, then, els } => {
+            hoists(cond) || !els.as_deref().is_some_and(|x| shortcut_ok(then, x))
+        }
+        _ => children(e).into_iter().any(hoists),
+    }
+}
+
+/// The operands of an expression (not the bodies of blocks and `if`s).
+fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
+            vec![expr]
+        }
+        ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+        ExprKind::Index { index, .. } => index.iter().collect(),
+        ExprKind::Call { args, .. } => args.iter().collect(),
+        ExprKind::Method { recv, args, .. } => std::iter::once(&**recv).chain(args).collect(),
+        ExprKind::Tuple(items) | ExprKind::Array(items) => items.iter().collect(),
+        ExprKind::Field { base, .. } => vec![base],
+        ExprKind::Lane { base, index, .. } => vec![base, index],
+        ExprKind::Offset { start, count, step } => {
+            let mut v: Vec<&Expr> = vec![start, count];
+            v.extend(step.as_deref());
+            v
+        }
+        ExprKind::Trips(r, _) => {
+            let mut v = vec![&r.start, &r.end];
+            v.extend(r.step.as_ref());
+            v
+        }
+        _ => Vec::new(),
     }
 }
