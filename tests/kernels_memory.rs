@@ -114,6 +114,30 @@ fn rgba_images_and_texel_lanes() {
     });
 }
 
+/// An empty image has no texel to clamp to: every read is zero, on every engine.
+#[test]
+fn reads_of_an_empty_image_are_zero() {
+    let n = 6usize;
+    check(vec![[0.0f32; 5]; n], || {
+        let grey = NuImage2::<f32>::new((0, 3));
+        let rgba = NuImage2::<[f32; 4]>::new((4, 0));
+        let mut out = NuArray2::<f32>::new((n, 5));
+        nuwork!(8; nfor!(i in n {
+            let p = rgba.read(i as i32, 1);
+            out[(i, 0)] = grey.read(i as i32 - 2, 0);
+            out[(i, 1)] = p[0];
+            out[(i, 2)] = p[1];
+            out[(i, 3)] = p[2];
+            out[(i, 4)] = p[3];
+        }))?;
+        Ok(out
+            .to_vec()
+            .chunks(5)
+            .map(|r| [r[0], r[1], r[2], r[3], r[4]])
+            .collect::<Vec<_>>())
+    });
+}
+
 #[test]
 fn constant_arrays_from_as_const() {
     let n = 64usize;

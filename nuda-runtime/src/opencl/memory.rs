@@ -6,8 +6,8 @@ use crate::element::Pod;
 use crate::error::{Error, Result};
 use crate::stats::{record, Event};
 use opencl3::memory::{
-    cl_image_desc, cl_image_format, cl_mem, Buffer, ClMem, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE2D,
-    CL_MEM_READ_WRITE, CL_R, CL_RGBA,
+    cl_image_desc, cl_image_format, cl_mem, Buffer, ClMem, Image, CL_FLOAT, CL_MEM_COPY_HOST_PTR,
+    CL_MEM_OBJECT_IMAGE2D, CL_MEM_READ_WRITE, CL_R, CL_RGBA,
 };
 use opencl3::types::CL_BLOCKING;
 use std::ptr;
@@ -85,10 +85,12 @@ fn create_image(
         image_channel_order: order,
         image_channel_data_type: CL_FLOAT,
     };
+    let empty = width == 0 || height == 0;
+    let (w, h) = if empty { (1, 1) } else { (width, height) };
     let desc = cl_image_desc {
         image_type: CL_MEM_OBJECT_IMAGE2D,
-        image_width: width.max(1),
-        image_height: height.max(1),
+        image_width: w,
+        image_height: h,
         image_depth: 1,
         image_array_size: 1,
         image_row_pitch: 0,
@@ -97,16 +99,19 @@ fn create_image(
         num_samples: 0,
         buffer: ptr::null_mut(),
     };
-    // SAFETY: format and desc outlive the call, and no host pointer is passed.
-    unsafe {
-        Image::create(
-            &ctx.context,
-            CL_MEM_READ_WRITE,
-            &format,
-            &desc,
-            ptr::null_mut(),
-        )
-    }
+    // An empty image is a one-texel stand-in, which reads must find zero, as the native
+    // engine's empty image reads: so it starts from a copy of a zero texel.
+    let mut zero = [0f32; 4];
+    let (flags, host) = match empty {
+        true => (
+            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+            zero.as_mut_ptr().cast(),
+        ),
+        false => (CL_MEM_READ_WRITE, ptr::null_mut()),
+    };
+    // SAFETY: format and desc outlive the call; a host pointer, if any, points to one texel
+    // of at most four floats (the stand-in is 1x1), which the call copies before returning.
+    unsafe { Image::create(&ctx.context, flags, &format, &desc, host) }
 }
 
 /// Copies `data` to the device, blocking until done.
