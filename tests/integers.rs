@@ -174,6 +174,17 @@ fn counting_and_rotating_usize_bits_is_64_bit() {
 }
 
 #[test]
+fn leading_zeros_alone_is_64_bit() {
+    let n = 40usize;
+    let want: Vec<u32> = (0..n).map(|i| (i + 1).leading_zeros()).collect();
+    check(want, || {
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(8; nfor!(i in n { out[i] = (i + 1).leading_zeros(); }))?;
+        Ok(out.to_vec())
+    });
+}
+
+#[test]
 fn isize_minus_two_to_the_31_over_minus_one() {
     // Fine in a 64-bit isize, an overflow in a 32-bit one: the launch must stay 64-bit.
     let n = 4usize;
@@ -208,5 +219,54 @@ fn a_dim_past_32_bits_of_an_empty_array() {
         let mut out = NuArray1::<u64>::new(3);
         nuwork!(1; nfor!(i in 3 { out[i] = a.dims().1 as u64; }))?;
         Ok(vec_of(&out))
+    });
+}
+
+/// C promotes a `char` `?:` (or `CHAR_MIN`) to `int`; bit counts and rotations must still
+/// see the Rust type's width.
+#[test]
+fn narrow_values_keep_their_width_in_bit_builtins() {
+    let n = 8usize;
+    let b = NuArray1::<i8>::from_fn(n, |i| i as i8 - 4);
+    let u = NuArray1::<u8>::from_fn(n, |i| 1 << i);
+    let reference = |i: usize| {
+        let (y, x, c) = (i as i8 - 4, 1u8 << i, i % 2 == 0);
+        let v = if c { y } else { -y };
+        let w = if c { x } else { x / 2 };
+        [
+            v.count_ones(),
+            w.leading_zeros(),
+            v.rotate_left(3) as u8 as u32,
+            w.rotate_right(3) as u32,
+            v.abs() as u8 as u32,
+            i8::MIN.count_ones() * 10 + i16::MIN.count_ones(),
+        ]
+    };
+    let want: Vec<u32> = (0..n).flat_map(reference).collect();
+    check(want, || {
+        let mut out = NuArray2::<u32>::new((n, 6));
+        nuwork!(4; nfor!(i in n {
+            let (y, x, c) = (b[i], u[i], i % 2 == 0);
+            out[(i, 0)] = i8::count_ones(if c { y } else { -y });
+            out[(i, 1)] = (if c { x } else { x / 2 }).leading_zeros();
+            out[(i, 2)] = (if c { y } else { -y }).rotate_left(3) as u8 as u32;
+            out[(i, 3)] = (if c { x } else { x / 2 }).rotate_right(3) as u32;
+            out[(i, 4)] = (if c { y } else { -y }).abs() as u8 as u32;
+            out[(i, 5)] = i8::MIN.count_ones() * 10 + i16::MIN.count_ones();
+        }))?;
+        Ok(out.to_vec())
+    });
+    // The count indexes an array: a 32-bit count would write past it, unchecked.
+    check(vec![0, 0, 0, 0, 0, 0, 0, 0, 4], || {
+        let mut hist = NuArray1::<u32>::new(9);
+        let minus_one = NuArray1::<i8>::from_fn(4, |_| -1);
+        nuwork!(1; nfor!(i in 1usize {
+            for j in 0..4usize {
+                let y = minus_one[i + j];
+                let k = i8::count_ones(if j % 2 == 0 { y } else { y }) as usize;
+                hist[k] = hist[k] + 1;
+            }
+        }))?;
+        Ok(hist.to_vec())
     });
 }

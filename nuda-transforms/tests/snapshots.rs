@@ -251,7 +251,7 @@ fn casts_narrow_arithmetic_and_integer_methods() {
                 $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                 $T3 x = $O2(to:int)[nu_ld_f(f, f__d0, i, NU_C$Q0, $Q0u, nu_err)];
                 $T7 y = $O6(mul)[($O4(to:uchar)[x]), $L5(3)];
-                $T12 z = $O11(xor)[$O8(not)[y], rotate(y, ($T9)($L10(3)))];
+                $T12 z = $O11(xor)[$O8(not)[y], rotate(($T9)(y), ($T9)($L10(3)))];
                 nu_st_out(out, out__d0, i, $O19(add)[$F15(min)($O14(abs)[($O13(to:int)[z])], $L16(100)), $O18(rem)[x, $L17(7), NU_C$Q1, $Q1u]], NU_C$Q2, $Q2u, nu_err);
             }
         "#]],

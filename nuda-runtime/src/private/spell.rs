@@ -135,7 +135,8 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
         "neg" => t.back(&format!("-({w})({})", a(0))),
         "not" => format!("(({})~({}))", t.name, a(0)),
         // `abs` returns the unsigned twin: |MIN| reinterpreted is MIN, as Rust's wrapping.
-        "abs" if t.signed => format!("as_{}(abs({}))", t.name, a(0)),
+        // The operand is cast first: C's promotions may have made a `char` an `int`.
+        "abs" if t.signed => format!("as_{}(abs(({})({})))", t.name, t.name, a(0)),
         "abs" => format!("({})", a(0)),
         "div" | "rem" => format!(
             "nu_{op}_{}({}, {}, {}, {}, nu_err)",

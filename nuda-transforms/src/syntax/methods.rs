@@ -105,7 +105,15 @@ pub fn method_needs_receiver_type(k: MethodKind) -> bool {
     use MethodKind::*;
     matches!(
         k,
-        Abs | Min | Max | WrappingAdd | WrappingSub | WrappingMul | RotateLeft | RotateRight
+        Abs | Min
+            | Max
+            | WrappingAdd
+            | WrappingSub
+            | WrappingMul
+            | RotateLeft
+            | RotateRight
+            | CountOnes
+            | LeadingZeros
     )
 }
 

@@ -47,8 +47,9 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
         }
         (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),
         (t, "MAX") => Ph::static_lit(t.cl_name(), &t.max_value().to_string()),
-        (I8, _) => "CHAR_MIN".into(),
-        (I16, _) => "SHRT_MIN".into(),
+        // C's CHAR_MIN and SHRT_MIN are `int`s.
+        (I8, _) => "((char)CHAR_MIN)".into(),
+        (I16, _) => "((short)SHRT_MIN)".into(),
         (I32, _) => "INT_MIN".into(),
         (I64, _) => "LONG_MIN".into(),
         (Isize, _) => "((nu_sidx)LONG_MIN)".into(),
@@ -271,17 +272,19 @@ impl ClEmitter<'_> {
             WrappingAdd => Ph::op(s, "add", &[&x, &arg(0)]),
             WrappingSub => Ph::op(s, "sub", &[&x, &arg(0)]),
             WrappingMul => Ph::op(s, "mul", &[&x, &arg(0)]),
-            RotateLeft => format!("rotate({x}, ({})({}))", Ph::ty(s), arg(0)),
+            // These count in the operand's C type, which C's promotions may have widened
+            // (`c ? y : z` of two `char`s is an `int`): so the receiver is cast back first.
+            RotateLeft => format!("rotate(({t})({x}), ({t})({}))", arg(0), t = Ph::ty(s)),
             RotateRight => {
-                let bits = format!("(uint)(8 * sizeof({x}))");
+                let t = Ph::ty(s);
+                let bits = format!("(uint)(8 * sizeof({t}))");
                 format!(
-                    "rotate({x}, ({})({bits} - ((uint)({}) % {bits})))",
-                    Ph::ty(s),
+                    "rotate(({t})({x}), ({t})({bits} - ((uint)({}) % {bits})))",
                     arg(0)
                 )
             }
-            CountOnes => format!("((uint)popcount({x}))"),
-            LeadingZeros => format!("((uint)clz({x}))"),
+            CountOnes => format!("((uint)popcount(({})({x})))", Ph::ty(s)),
+            LeadingZeros => format!("((uint)clz(({})({x})))", Ph::ty(s)),
             Ln => format!("log({x})"),
             Sqrt | Exp | Log2 | Sin | Cos | Tan | Floor | Ceil | Round => {
                 format!("{}({x})", method)
