@@ -230,7 +230,7 @@ fn narrow_values_keep_their_width_in_bit_builtins() {
     let b = NuArray1::<i8>::from_fn(n, |i| i as i8 - 4);
     let u = NuArray1::<u8>::from_fn(n, |i| 1 << i);
     let reference = |i: usize| {
-        let (y, x, c) = (i as i8 - 4, 1u8 << i, i % 2 == 0);
+        let (y, x, c) = (i as i8 - 4, 1u8 << i, i.is_multiple_of(2));
         let v = if c { y } else { -y };
         let w = if c { x } else { x / 2 };
         [
@@ -238,7 +238,7 @@ fn narrow_values_keep_their_width_in_bit_builtins() {
             w.leading_zeros(),
             v.rotate_left(3) as u8 as u32,
             w.rotate_right(3) as u32,
-            v.abs() as u8 as u32,
+            v.unsigned_abs() as u32,
             i8::MIN.count_ones() * 10 + i16::MIN.count_ones(),
         ]
     };

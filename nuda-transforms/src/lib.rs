@@ -6,6 +6,7 @@
 //! `annot` (the annotation chain) → `emit` (OpenCL C templates, native Rust, host Rust, and
 //! the glue that launches them) and `proof` (the launch-time proof program that drops the
 //! checks a launch's values rule out and picks 32-bit `usize` where it changes nothing).
+//! `uniform` checks that every work-item of a group reaches each `barrier()`.
 
 pub mod annot;
 pub mod capture;
@@ -19,3 +20,4 @@ pub mod nukernel;
 pub mod nuwork;
 pub mod proof;
 pub mod syntax;
+pub mod uniform;

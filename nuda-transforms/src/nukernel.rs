@@ -61,6 +61,9 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
     let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
     analysis.captures = order_captures(&cx, &params, analysis.captures);
+    if analysis.barrier {
+        crate::uniform::check_barriers(&cx, &analysis, &body);
+    }
     let slots = lower.slots;
     let name = sanitize(&f.sig.ident.to_string());
     let shared = Shared::new();

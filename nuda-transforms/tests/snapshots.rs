@@ -291,52 +291,58 @@ fn nukernel_with_barrier_and_return() {
                 tmp: &mut NuArray1<i32>,
                 n: usize,
             ) {
+                // Every work-item reaches the barrier (`#[nukernel]` refuses an early
+                // `return` before it); the return comes after.
                 let g = global_id(0);
+                if g < n {
+                    tmp[g] = a[g];
+                }
+                barrier();
                 if g >= n {
                     return;
                 }
-                tmp[g] = a[g];
-                barrier();
                 out[g] = tmp[n - 1 - g];
             }
         )),
         expect![[r#"
-            $E7 nu_ld_a($P7(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E8 nu_ld_a($P8(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    return ($E7)0;
+                    return ($E8)0;
                 }
                 return a[nu_i0];
             }
-            void nu_st_tmp($P8(tmp), nu_idx nu_i0, $E8 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_tmp($P9(tmp), nu_idx nu_i0, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
                     return;
                 }
                 tmp[nu_i0] = nu_v;
             }
-            $E8 nu_ld_tmp($P8(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E9 nu_ld_tmp($P9(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
-                    return ($E8)0;
+                    return ($E9)0;
                 }
                 return tmp[nu_i0];
             }
-            void nu_st_out($P6(out), nu_idx nu_i0, $E6 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_out($P7(out), nu_idx nu_i0, $E7 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < out__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
                 out[nu_i0] = nu_v;
             }
-            kernel void reverse(global uint* restrict nu_err, $P6(out), $P7(a), $P8(tmp), $P9(n)) {
+            kernel void reverse(global uint* restrict nu_err, $P7(out), $P8(a), $P9(tmp), $P10(n)) {
                 $T1 g = nu_global_id((nu_idx)($L0(0)));
+                if (g < n) {
+                    nu_st_tmp(tmp, tmp__d0, g, nu_ld_a(a, a__d0, g, NU_C$Q0, $Q0u, nu_err), NU_C$Q1, $Q1u, nu_err);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
                 if (g >= n) {
                     return;
                 }
-                nu_st_tmp(tmp, tmp__d0, g, nu_ld_a(a, a__d0, g, NU_C$Q0, $Q0u, nu_err), NU_C$Q1, $Q1u, nu_err);
-                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-                nu_st_out(out, out__d0, g, nu_ld_tmp(tmp, tmp__d0, $O5(sub)[$O4(sub)[n, $L3(1)], g], NU_C$Q2, $Q2u, nu_err), NU_C$Q3, $Q3u, nu_err);
+                nu_st_out(out, out__d0, g, nu_ld_tmp(tmp, tmp__d0, $O6(sub)[$O5(sub)[n, $L4(1)], g], NU_C$Q2, $Q2u, nu_err), NU_C$Q3, $Q3u, nu_err);
             }
         "#]],
     );

@@ -1,7 +1,9 @@
 //! Work-group barriers on the native engine. Running a group's work-items one after another
 //! cannot honour `barrier()`, so kernels that call it run each work-item of a group on its own
 //! thread, meeting at a `GroupBarrier`. A work-item that panics poisons the barrier, so its
-//! siblings stop waiting and the launch reports the panic instead of hanging.
+//! siblings stop waiting and the launch reports the panic instead of hanging. So does one that
+//! finishes while siblings wait on a barrier it skipped (which `#[nukernel]` refuses at
+//! compile time, but hand-written native kernels may do).
 
 use super::{guarded, NativeLaunch, WorkItem};
 use crate::error::Result;
@@ -22,7 +24,13 @@ struct State {
     waiting: usize,
     generation: u64,
     poisoned: bool,
+    /// Work-items that have finished the kernel: no barrier may be waited on after one has.
+    left: usize,
 }
+
+/// What a work-item that waits on a barrier some sibling has skipped panics with.
+const SKIPPED: &str = "nuda: a work-item finished without reaching a `barrier()` its \
+    work-group waits on; every work-item must reach each barrier";
 
 impl GroupBarrier {
     fn new(size: usize) -> Self {
@@ -34,8 +42,14 @@ impl GroupBarrier {
     }
 
     /// Waits until every work-item of the group has reached this barrier.
+    #[track_caller]
     pub fn wait(&self) {
         let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if st.left > 0 {
+            drop(st);
+            self.poison();
+            panic!("{SKIPPED}");
+        }
         let generation = st.generation;
         st.waiting += 1;
         if st.waiting == self.size {
@@ -48,8 +62,23 @@ impl GroupBarrier {
             st = self.turn.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
         if st.poisoned {
+            let skipped = st.left > 0;
             drop(st);
-            panic!("nuda: another work-item of this group panicked");
+            match skipped {
+                true => panic!("{SKIPPED}"),
+                false => panic!("nuda: another work-item of this group panicked"),
+            }
+        }
+    }
+
+    /// A work-item has finished the kernel. Siblings waiting on a barrier now wait for one
+    /// that will never come: they are woken to report it rather than hang.
+    fn leave(&self) {
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        st.left += 1;
+        if st.waiting > 0 {
+            st.poisoned = true;
+            self.turn.notify_all();
         }
     }
 
@@ -104,6 +133,8 @@ fn run_group(
                 .spawn_scoped(s, move || {
                     if faults.catch(|| kernel(w, barrier)) {
                         barrier.poison();
+                    } else {
+                        barrier.leave();
                     }
                 });
             if let Err(e) = spawned {

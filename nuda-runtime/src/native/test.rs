@@ -55,6 +55,48 @@ fn a_panicking_work_item_is_one_error_at_the_callers_line() {
     assert_eq!(location, &format!("{}:{line}:18", file!()), "{e}");
 }
 
+/// A barrier some work-items skip is an error at the barrier, whichever side finishes
+/// first, not a hang.
+#[test]
+fn a_skipped_barrier_is_an_error_not_a_hang() {
+    for early in [0usize, 3] {
+        let line = line!() + 6;
+        let e = NativeLaunch::new([8])
+            .local([4])
+            .name("skip")
+            .run_with_barrier(|w, b| {
+                if w.local_id(0) != early {
+                    b.wait();
+                }
+            })
+            .unwrap_err();
+        let Error::Kernel {
+            location,
+            fault: crate::KernelFault::Panic(msg),
+            ..
+        } = &e
+        else {
+            panic!("not a panic fault: {e}");
+        };
+        assert!(msg.contains("without reaching a `barrier()`"), "{e}");
+        assert!(location.starts_with(&format!("{}:{line}:", file!())), "{e}");
+    }
+    // Every work-item reaching every barrier is fine, with early finishers after the last.
+    let done = AtomicUsize::new(0);
+    NativeLaunch::new([8])
+        .local([4])
+        .run_with_barrier(|w, b| {
+            b.wait();
+            b.wait();
+            if w.local_id(0) == 0 {
+                return;
+            }
+            done.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+    assert_eq!(done.into_inner(), 6);
+}
+
 #[test]
 fn images_clamp_in_native_kernels_as_on_the_host() {
     let src = NuImage2::<f32>::from_fn((4, 3), |(x, y)| (x + 10 * y) as f32);

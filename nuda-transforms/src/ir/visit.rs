@@ -3,6 +3,36 @@
 
 use super::{Block, Expr, ExprKind, Nest, Place, Range, Stmt};
 
+impl Expr {
+    /// The operands of an expression: its sub-expressions other than the bodies of blocks
+    /// and `if`s, which the caller walks as control flow.
+    pub fn operands(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
+                vec![expr]
+            }
+            ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            ExprKind::Index { index, .. } => index.iter().collect(),
+            ExprKind::Call { args, .. } => args.iter().collect(),
+            ExprKind::Method { recv, args, .. } => std::iter::once(&**recv).chain(args).collect(),
+            ExprKind::Tuple(items) | ExprKind::Array(items) => items.iter().collect(),
+            ExprKind::Field { base, .. } => vec![base],
+            ExprKind::Lane { base, index, .. } => vec![base, index],
+            ExprKind::Offset { start, count, step } => {
+                let mut v: Vec<&Expr> = vec![start, count];
+                v.extend(step.as_deref());
+                v
+            }
+            ExprKind::Trips(r, _) => {
+                let mut v = vec![&r.start, &r.end];
+                v.extend(r.step.as_ref());
+                v
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// A mutable visitor. Each method walks its node's children by default; override to act.
 pub trait VisitMut {
     /// Visits a block.

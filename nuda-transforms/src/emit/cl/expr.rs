@@ -418,33 +418,6 @@ pub(super) fn hoists(e: &Expr) -> bool {
         ExprKind::If { cond, then, els } => {
             hoists(cond) || !els.as_deref().is_some_and(|x| shortcut_ok(then, x))
         }
-        _ => children(e).into_iter().any(hoists),
-    }
-}
-
-/// The operands of an expression (not the bodies of blocks and `if`s).
-fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
-            vec![expr]
-        }
-        ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-        ExprKind::Index { index, .. } => index.iter().collect(),
-        ExprKind::Call { args, .. } => args.iter().collect(),
-        ExprKind::Method { recv, args, .. } => std::iter::once(&**recv).chain(args).collect(),
-        ExprKind::Tuple(items) | ExprKind::Array(items) => items.iter().collect(),
-        ExprKind::Field { base, .. } => vec![base],
-        ExprKind::Lane { base, index, .. } => vec![base, index],
-        ExprKind::Offset { start, count, step } => {
-            let mut v: Vec<&Expr> = vec![start, count];
-            v.extend(step.as_deref());
-            v
-        }
-        ExprKind::Trips(r, _) => {
-            let mut v = vec![&r.start, &r.end];
-            v.extend(r.step.as_ref());
-            v
-        }
-        _ => Vec::new(),
+        _ => e.operands().into_iter().any(hoists),
     }
 }
