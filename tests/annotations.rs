@@ -141,3 +141,60 @@ fn annotations_on_inner_loops_of_kernels() {
         assert_eq!(y.to_vec(), want, "{}", d.name);
     }
 }
+
+/// An annotated loop's range is evaluated once, before the loop, as in Rust: a name the body
+/// declares or assigns later does not change the values the loop takes.
+#[test]
+fn annotated_ranges_are_evaluated_once_as_in_rust() {
+    let n = 4usize;
+    let shadowed: Vec<u32> = (0..n)
+        .map(|i| {
+            let s = i;
+            let mut c = 0u32;
+            for j in s..s + 3 {
+                let s = 100usize;
+                c += (j * 10 + s) as u32;
+            }
+            c
+        })
+        .collect();
+    check(shadowed, || {
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let s = i;
+            let mut c = 0u32;
+            annot!(unroll(2); nfor!(j in s..s + 3 { let s = 100usize; c += (j * 10 + s) as u32; }));
+            out[i] = c;
+        }))?;
+        Ok(vec_of(&out))
+    });
+    let assigned: Vec<u32> = (0..n)
+        .map(|i| {
+            let mut s = i;
+            let mut c = 0u32;
+            for j in (s..s + 3).rev() {
+                s += 100;
+                c += j as u32 + s as u32;
+            }
+            c
+        })
+        .collect();
+    check(assigned, || {
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let mut s = i;
+            let mut c = 0u32;
+            annot!(unroll(2); nfor!(j in (s..s + 3).rev() { s += 100; c += j as u32 + s as u32; }));
+            out[i] = c;
+        }))?;
+        Ok(vec_of(&out))
+    });
+    // A mapped loop's body shadowing a capture its range reads.
+    let s = 0usize;
+    let want: Vec<u32> = (0..8).map(|i| i * 2 + 1).collect();
+    check(want, || {
+        let mut out = NuArray1::<u32>::new(8);
+        nuwork!(4; annot!(tilem(4); nfor!(i in s..8 { let s = 1usize; out[i] = (i * 2 + s) as u32; })))?;
+        Ok(vec_of(&out))
+    });
+}

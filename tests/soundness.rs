@@ -312,6 +312,39 @@ fn a_zero_step_is_an_error_in_kernels_and_before_launches() {
     });
 }
 
+/// Mapped ranges are evaluated on the host before the launch, with the kernel's arithmetic:
+/// a zero step or divisor, or an element read out of range, is an error, not a panic, also
+/// under annotations; overflow wraps.
+#[test]
+fn bad_mapped_ranges_are_errors_before_the_launch() {
+    on_each(|dev| {
+        let (n, zero, t) = (8usize, 0usize, 0usize);
+        let counts = NuArray1::<u32>::from_fn(2, |_| 3);
+        let mut out = NuArray1::<u32>::new(n);
+        let fault = |e: &Error| match e {
+            Error::Kernel { fault, .. } => format!("{fault:?}"),
+            other => panic!("{dev}: not a kernel error: {other}"),
+        };
+        let e = nuwork!(4; annot!(tilem(4); nfor!(i in (0..n).step_by(zero) { out[i] = 1; })));
+        assert_eq!(fault(&e.unwrap_err()), "ZeroStep", "{dev}");
+        // A tile of zero is a tile loop stepping by zero.
+        let e = nuwork!(4; annot!(tilem(t); nfor!(i in n { out[i] = 1; }))).unwrap_err();
+        assert_eq!(fault(&e), "ZeroStep", "{dev}: {e}");
+        let e = nuwork!(4; nfor!(i in n / zero { out[i] = 1; })).unwrap_err();
+        assert_eq!(arithmetic(&e), "attempt to divide by zero", "{dev}: {e}");
+        let e = nuwork!(4; nfor!(i in counts[5] { out[i as usize] = 1; })).unwrap_err();
+        assert_eq!(bounds(&e).0, "counts", "{dev}: {e}");
+        assert!(
+            out.as_slice().iter().all(|&v| v == 0),
+            "{dev}: a kernel ran"
+        );
+        // `zero - 1` wraps to usize::MAX, whose top three bits make 7.
+        nuwork!(4; nfor!(i in (zero - 1) >> 61 { out[i] = 1; }))?;
+        assert_eq!(out.as_slice().iter().sum::<u32>(), 7, "{dev}");
+        Ok(())
+    });
+}
+
 #[test]
 fn unchecked_skips_the_checks_the_caller_vouches_for() {
     on_each(|dev| {

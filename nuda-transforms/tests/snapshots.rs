@@ -410,20 +410,28 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
                 $T19 i_t = $O19(add)[nu_s0, $O19(mul)[$O19(from_int)[nu_g0], nu_st0]];
                 $T20 j_t = $O20(add)[nu_s1, $O20(mul)[$O20(from_int)[nu_g1], nu_st1]];
+                $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T1 i_0_1 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]];
+                $T1 i_1_1 = $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]];
+                $T3 j_0_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T3 j_0_1 = $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]];
+                $T3 j_1_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T3 j_1_1 = $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]];
                 $T4 s_0_0 = $Z0(float:0.0);
                 $T4 s_0_1 = $Z0(float:0.0);
                 $T4 s_1_0 = $Z0(float:0.0);
                 $T4 s_1_1 = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s_0_0 = $O8(add)[s_0_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
-                    s_0_1 = $O8(add)[s_0_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]], NU_C$Q1, $Q1u, nu_err)]];
-                    s_1_0 = $O8(add)[s_1_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
-                    s_1_1 = $O8(add)[s_1_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]], NU_C$Q1, $Q1u, nu_err)]];
+                    s_0_0 = $O8(add)[s_0_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_0, NU_C$Q1, $Q1u, nu_err)]];
+                    s_0_1 = $O8(add)[s_0_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_1, NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_0 = $O8(add)[s_1_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_0, NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_1 = $O8(add)[s_1_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_1, NU_C$Q1, $Q1u, nu_err)]];
                 }
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s_0_0, NU_C$Q2, $Q2u, nu_err);
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]], s_0_1, NU_C$Q2, $Q2u, nu_err);
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s_1_0, NU_C$Q2, $Q2u, nu_err);
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]], $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]], s_1_1, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i_0_0, j_0_0, s_0_0, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i_0_1, j_0_1, s_0_1, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i_1_0, j_1_0, s_1_0, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i_1_1, j_1_1, s_1_1, NU_C$Q2, $Q2u, nu_err);
             }
 
             kernel void nuwork_1(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
@@ -432,11 +440,13 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
                 $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
                 $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
+                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
                 }
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
             }
 
             kernel void nuwork_2(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
@@ -445,11 +455,13 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
                 $T23 i_t = $O23(add)[nu_s0, $O23(mul)[$O23(from_int)[nu_g0], nu_st0]];
                 $T24 j_t = $O24(add)[nu_s1, $O24(mul)[$O24(from_int)[nu_g1], nu_st1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, $O1(add)[$L0(0), $O1(from_int)[i_t]], NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, $O3(add)[$L2(0), $O3(from_int)[j_t]], NU_C$Q1, $Q1u, nu_err)]];
+                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
                 }
-                nu_st_c(c, c__d0, c__d1, $O1(add)[$L0(0), $O1(from_int)[i_t]], $O3(add)[$L2(0), $O3(from_int)[j_t]], s, NU_C$Q2, $Q2u, nu_err);
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
             }
         "#]],
     );

@@ -15,6 +15,11 @@ pub struct Gen<'a> {
     /// The next free slot.
     pub slots: &'a mut usize,
     names: HashSet<String>,
+    /// Bindings to run once before the transformed nest (`hoist.rs`); `None` where the nest
+    /// has no place before it (a `nuwork!` nest).
+    pub prelude: Option<Vec<Stmt>>,
+    /// Names the nest's body assigns: ranges reading them are evaluated once, in the prelude.
+    pub assigned: HashSet<String>,
 }
 
 /// Every identifier a block mentions.
@@ -60,11 +65,22 @@ impl VisitMut for Names<'_> {
 }
 
 impl<'a> Gen<'a> {
-    /// A context whose fresh names avoid every name in `nest`.
-    pub fn new(cx: &'a Ctxt, slots: &'a mut usize, nest: &Nest) -> Self {
+    /// A context whose fresh names avoid every name in `nest`; with `prelude`, unstable
+    /// range parts are bound before the nest (see `hoist.rs`).
+    pub fn new(cx: &'a Ctxt, slots: &'a mut usize, nest: &Nest, prelude: bool) -> Self {
         let mut names = HashSet::new();
         Names(&mut names).visit_nest(&mut nest.clone());
-        Gen { cx, slots, names }
+        let assigned = match prelude {
+            true => super::hoist::assigned(nest),
+            false => HashSet::new(),
+        };
+        Gen {
+            cx,
+            slots,
+            names,
+            prelude: prelude.then(Vec::new),
+            assigned,
+        }
     }
 
     /// A new slot.

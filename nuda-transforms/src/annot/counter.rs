@@ -34,31 +34,61 @@ pub struct Normal {
     pub span: proc_macro2::Span,
 }
 
-/// Rewrites the first `k` loops of `nest` over counters.
+/// Rewrites the first `k` loops of `nest` over counters. The body starts by binding each
+/// loop variable to its counter's value, so a name the body declares later cannot change
+/// what the value reads; the inner loops' ranges get the value itself.
 pub fn normalize(g: &mut Gen<'_>, nest: Nest, k: usize) -> Normal {
     let mut loops = nest.loops;
     let inner = loops.split_off(k);
     check_independent(g, &loops);
     let mut subst = HashMap::new();
+    let mut binds = Vec::new();
     let mut dims = Vec::new();
     for l in &loops {
         let counter = g.fresh(&format!("{}_t", l.var), &l.var);
-        subst.insert(
-            l.var.to_string(),
-            g.offset(&l.range, g.var(&counter), l.slot),
-        );
+        let range = evaluated_once(g, l);
+        let value = g.offset(&range, g.var(&counter), l.slot);
+        binds.push(g.bind(&l.var, value.clone(), l.slot));
+        subst.insert(l.var.to_string(), value);
         dims.push(Dim {
             counter,
-            trips: g.trips(&l.range, l.slot),
+            trips: g.trips(&range, l.slot),
             like: l.var.clone(),
         });
     }
-    let (inner, body) = substitute(inner, nest.body, subst);
+    check_unshadowed(g, &inner, &subst);
+    let (inner, _) = substitute(inner, Block::default(), subst);
+    let mut body = nest.body;
+    binds.append(&mut body.stmts);
+    body.stmts = binds;
     Normal {
         dims,
         inner,
         body,
         span: nest.span,
+    }
+}
+
+/// The loop's range with each part the body may change bound once before the nest.
+fn evaluated_once(g: &mut Gen<'_>, l: &Loop) -> Range {
+    let mut r = l.range.clone();
+    let stem = |part: &str| format!("{}_{part}", l.var);
+    r.start = g.hoist(r.start, Some(l.slot), &stem("start"), &l.var);
+    r.end = g.hoist(r.end, Some(l.slot), &stem("end"), &l.var);
+    r.step = r.step.map(|s| g.hoist(s, None, &stem("step"), &l.var));
+    r
+}
+
+/// An inner loop whose variable hides a name an annotated loop's value reads would change
+/// that value in the body (the value is computed inside the inner loops).
+fn check_unshadowed(g: &Gen<'_>, inner: &[Loop], subst: &HashMap<String, Expr>) {
+    let mut used = std::collections::HashSet::new();
+    subst
+        .values()
+        .for_each(|e| super::hoist::mentions(e, &mut used));
+    for l in inner.iter().filter(|l| used.contains(&l.var.to_string())) {
+        let msg = format!("annot!: the loop variable `{}` hides the `{}` an annotated loop's range reads, which the annotation uses inside this loop; rename it", l.var, l.var);
+        g.cx.error(l.var.span(), msg);
     }
 }
 

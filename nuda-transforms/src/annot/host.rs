@@ -21,7 +21,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let nest = crate::nuwork::lower_nest_macro(&mut lower, &input.nest, "annot!");
     let nest = nest.map(|n| attach(&mut lower, &input, n));
     let stmts = nest
-        .map(|n| super::apply(&cx, &mut lower.slots, n))
+        .map(|n| super::apply(&cx, &mut lower.slots, n, true))
         .unwrap_or_default();
     let _ = lower;
     cx.check()?;

@@ -12,6 +12,7 @@
 mod build;
 mod counter;
 mod dmine;
+mod hoist;
 pub mod host;
 mod inline;
 mod nudevs;
@@ -48,15 +49,26 @@ pub fn lower_annot(lower: &mut Lower<'_>, mac: &syn::Macro) -> Option<Nest> {
     Some(parse::attach(lower, &input, nest))
 }
 
-/// Applies the annotation chain of `nest`, and of every annotated nest inside it.
-pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest) -> Vec<Stmt> {
+/// Applies the annotation chain of `nest`, and of every annotated nest inside it. A nest of
+/// `nuwork!` itself has no room for a prelude (`hoist.rs`): give `prelude` false.
+pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest, prelude: bool) -> Vec<Stmt> {
     expand_block(cx, slots, &mut nest.body);
     let chain = std::mem::take(&mut nest.annots);
     if chain.is_empty() {
         return vec![Stmt::Nest(Box::new(nest))];
     }
-    let mut g = Gen::new(cx, slots, &nest);
-    chain_apply(&mut g, nest, &chain, 1)
+    let span = nest.span;
+    let mut g = Gen::new(cx, slots, &nest, prelude);
+    let out = chain_apply(&mut g, nest, &chain, 1);
+    match g.prelude.take() {
+        // In a block of its own, so its names end with the nest.
+        Some(mut stmts) if !stmts.is_empty() => {
+            stmts.extend(out);
+            let block = Block { stmts, tail: None };
+            vec![Stmt::Expr(Expr::new(ExprKind::Block(block), span))]
+        }
+        _ => out,
+    }
 }
 
 /// Copies of a body one chain may make: beyond this, kernels stop fitting in registers and
@@ -78,7 +90,7 @@ impl VisitMut for Expand<'_, '_> {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
             match s {
-                Stmt::Nest(n) => out.extend(apply(self.cx, self.slots, *n)),
+                Stmt::Nest(n) => out.extend(apply(self.cx, self.slots, *n, true)),
                 _ => {
                     self.visit_stmt(&mut s);
                     out.push(s);

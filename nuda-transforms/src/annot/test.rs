@@ -16,7 +16,9 @@ fn transformed(input: TokenStream) -> Result<String, String> {
     let nest = lower_annot(&mut lower, &mac);
     let before = nest.as_ref().map(|n| n.to_string()).unwrap_or_default();
     let mut slots = lower.slots;
-    let stmts = nest.map(|n| apply(&cx, &mut slots, n)).unwrap_or_default();
+    let stmts = nest
+        .map(|n| apply(&cx, &mut slots, n, true))
+        .unwrap_or_default();
     cx.check().map_err(|e| e.to_string())?;
     Ok(format!(
         "before:\n{before}after:\n{}",
@@ -44,7 +46,8 @@ fn tile_bounds_the_last_tile_with_min() {
             after:
             nfor!((i_tile) in ((0usize..trips(0..n)).step_by(4 as usize)) {
                 nfor!((i_e, j) in (0usize..(4 as usize).min(trips(0..n) - i_tile), 1..=m) {
-                    a[(0 + (i_tile + i_e), j)] += 1;
+                    let i = 0 + (i_tile + i_e);
+                    a[(i, j)] += 1;
                 });
             });
         "#]],
@@ -63,14 +66,20 @@ fn tilem_splits_partial_tiles_off() {
             after:
             nfor!((i_tile, j_tile) in ((0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
                 nfor!((i_e, j_e) in (0usize..8 as usize, 0usize..8 as usize) {
-                    c[(0 + (i_tile + i_e), 0 + (j_tile + j_e))] = 1.0;
+                    let i = 0 + (i_tile + i_e);
+                    let j = 0 + (j_tile + j_e);
+                    c[(i, j)] = 1.0;
                 });
             });
             nfor!((i_t, j_t) in ((trips(0..n) / (8 as usize)) * (8 as usize)..trips(0..n), 0usize..trips(0..m)) {
-                c[(0 + i_t, 0 + j_t)] = 1.0;
+                let i = 0 + i_t;
+                let j = 0 + j_t;
+                c[(i, j)] = 1.0;
             });
             nfor!((i_t, j_t) in (0usize..(trips(0..n) / (8 as usize)) * (8 as usize), (trips(0..m) / (8 as usize)) * (8 as usize)..trips(0..m)) {
-                c[(0 + i_t, 0 + j_t)] = 1.0;
+                let i = 0 + i_t;
+                let j = 0 + j_t;
+                c[(i, j)] = 1.0;
             });
         "#]],
     );
@@ -88,12 +97,13 @@ fn unroll_copies_the_body_in_order() {
             }));
             after:
             nfor!((i_t) in ((0usize..(trips((2..=n).step_by(3)) / 2usize) * 2usize).step_by(2usize)) {
-                { let t = x[2 + i_t * 3];     y[2 + i_t * 3] = t; };
-                { let t = x[2 + (i_t + 1usize) * 3];     y[2 + (i_t + 1usize) * 3] = t; };
+                { let i = 2 + i_t * 3;     let t = x[i];     y[i] = t; };
+                { let i = 2 + (i_t + 1usize) * 3;     let t = x[i];     y[i] = t; };
             });
             nfor!((i_t) in ((trips((2..=n).step_by(3)) / 2usize) * 2usize..trips((2..=n).step_by(3))) {
-                let t = x[2 + i_t * 3];
-                y[2 + i_t * 3] = t;
+                let i = 2 + i_t * 3;
+                let t = x[i];
+                y[i] = t;
             });
         "#]],
     );
@@ -118,34 +128,46 @@ fn dmine_jams_into_inner_loops_with_four_accumulators() {
             }));
             after:
             nfor!((i_t, j_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
+                let i_0_0 = 0 + i_t;
+                let i_0_1 = 0 + i_t;
+                let i_1_0 = 0 + (i_t + 1usize);
+                let i_1_1 = 0 + (i_t + 1usize);
+                let j_0_0 = 0 + j_t;
+                let j_0_1 = 0 + (j_t + 1usize);
+                let j_1_0 = 0 + j_t;
+                let j_1_1 = 0 + (j_t + 1usize);
                 let mut s_0_0 = 0.0f32;
                 let mut s_0_1 = 0.0f32;
                 let mut s_1_0 = 0.0f32;
                 let mut s_1_1 = 0.0f32;
                 nfor!((k) in (0..n) {
-                    s_0_0 += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
-                    s_0_1 += a[(k, 0 + i_t)] * b[(k, 0 + (j_t + 1usize))];
-                    s_1_0 += a[(k, 0 + (i_t + 1usize))] * b[(k, 0 + j_t)];
-                    s_1_1 += a[(k, 0 + (i_t + 1usize))] * b[(k, 0 + (j_t + 1usize))];
+                    s_0_0 += a[(k, i_0_0)] * b[(k, j_0_0)];
+                    s_0_1 += a[(k, i_0_1)] * b[(k, j_0_1)];
+                    s_1_0 += a[(k, i_1_0)] * b[(k, j_1_0)];
+                    s_1_1 += a[(k, i_1_1)] * b[(k, j_1_1)];
                 });
-                c[(0 + i_t, 0 + j_t)] = s_0_0;
-                c[(0 + i_t, 0 + (j_t + 1usize))] = s_0_1;
-                c[(0 + (i_t + 1usize), 0 + j_t)] = s_1_0;
-                c[(0 + (i_t + 1usize), 0 + (j_t + 1usize))] = s_1_1;
+                c[(i_0_0, j_0_0)] = s_0_0;
+                c[(i_0_1, j_0_1)] = s_0_1;
+                c[(i_1_0, j_1_0)] = s_1_0;
+                c[(i_1_1, j_1_1)] = s_1_1;
             });
             nfor!((i_t, j_t) in ((trips(0..n) / 2usize) * 2usize..trips(0..n), 0usize..trips(0..n)) {
+                let i = 0 + i_t;
+                let j = 0 + j_t;
                 let mut s = 0.0f32;
                 nfor!((k) in (0..n) {
-                    s += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
+                    s += a[(k, i)] * b[(k, j)];
                 });
-                c[(0 + i_t, 0 + j_t)] = s;
+                c[(i, j)] = s;
             });
             nfor!((i_t, j_t) in (0usize..(trips(0..n) / 2usize) * 2usize, (trips(0..n) / 2usize) * 2usize..trips(0..n)) {
+                let i = 0 + i_t;
+                let j = 0 + j_t;
                 let mut s = 0.0f32;
                 nfor!((k) in (0..n) {
-                    s += a[(k, 0 + i_t)] * b[(k, 0 + j_t)];
+                    s += a[(k, i)] * b[(k, j)];
                 });
-                c[(0 + i_t, 0 + j_t)] = s;
+                c[(i, j)] = s;
             });
         "#]],
     );
@@ -164,16 +186,19 @@ fn dmine_copies_inner_loops_that_depend_on_the_unrolled_variable() {
             }));
             after:
             nfor!((i_t) in ((0usize..(trips(0..n) / 2usize) * 2usize).step_by(2usize)) {
-                for k_0 in 0..0 + i_t {
-                    y[0 + i_t] += x[k_0];
+                let i_0 = 0 + i_t;
+                let i_1 = 0 + (i_t + 1usize);
+                for k_0 in 0..i_0 {
+                    y[i_0] += x[k_0];
                 }
-                for k_1 in 0..0 + (i_t + 1usize) {
-                    y[0 + (i_t + 1usize)] += x[k_1];
+                for k_1 in 0..i_1 {
+                    y[i_1] += x[k_1];
                 }
             });
             nfor!((i_t) in ((trips(0..n) / 2usize) * 2usize..trips(0..n)) {
-                for k in 0..0 + i_t {
-                    y[0 + i_t] += x[k];
+                let i = 0 + i_t;
+                for k in 0..i {
+                    y[i] += x[k];
                 }
             });
         "#]],
@@ -191,13 +216,16 @@ fn peel_splits_first_and_last_iterations() {
             }));
             after:
             nfor!((i_t) in (0usize..1usize.min(trips(0..n))) {
-                y[0 + i_t] = 0.0;
+                let i = 0 + i_t;
+                y[i] = 0.0;
             });
             nfor!((i_t) in (1usize.min(trips(0..n))..(trips(0..n).max(2usize) - 2usize).max(1usize.min(trips(0..n)))) {
-                y[0 + i_t] = 0.0;
+                let i = 0 + i_t;
+                y[i] = 0.0;
             });
             nfor!((i_t) in ((trips(0..n).max(2usize) - 2usize).max(1usize.min(trips(0..n)))..trips(0..n)) {
-                y[0 + i_t] = 0.0;
+                let i = 0 + i_t;
+                y[i] = 0.0;
             });
         "#]],
     );
@@ -267,23 +295,51 @@ fn chains_apply_to_the_main_part() {
             after:
             nfor!((i_tile, j_tile) in ((0usize..(trips(0..m) / (8 as usize)) * (8 as usize)).step_by(8 as usize), (0usize..(trips(0..n) / (8 as usize)) * (8 as usize)).step_by(8 as usize)) {
                 nfor!((j_e_t, i_e_t) in ((0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize), (0usize..(trips(0usize..8 as usize) / 2usize) * 2usize).step_by(2usize)) {
-                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
-                    c[(0 + (j_tile + (0usize + (j_e_t + 1usize))), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + (j_e_t + 1usize)))];
-                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + (i_e_t + 1usize))))] = a[0 + (i_tile + (0usize + (i_e_t + 1usize)))] * b[0 + (j_tile + (0usize + j_e_t))];
-                    c[(0 + (j_tile + (0usize + (j_e_t + 1usize))), 0 + (i_tile + (0usize + (i_e_t + 1usize))))] = a[0 + (i_tile + (0usize + (i_e_t + 1usize)))] * b[0 + (j_tile + (0usize + (j_e_t + 1usize)))];
+                    let i_e_0_0 = 0usize + i_e_t;
+                    let i_e_0_1 = 0usize + i_e_t;
+                    let i_e_1_0 = 0usize + (i_e_t + 1usize);
+                    let i_e_1_1 = 0usize + (i_e_t + 1usize);
+                    let j_e_0_0 = 0usize + j_e_t;
+                    let j_e_0_1 = 0usize + (j_e_t + 1usize);
+                    let j_e_1_0 = 0usize + j_e_t;
+                    let j_e_1_1 = 0usize + (j_e_t + 1usize);
+                    let i_0_0 = 0 + (i_tile + i_e_0_0);
+                    let i_0_1 = 0 + (i_tile + i_e_0_1);
+                    let i_1_0 = 0 + (i_tile + i_e_1_0);
+                    let i_1_1 = 0 + (i_tile + i_e_1_1);
+                    let j_0_0 = 0 + (j_tile + j_e_0_0);
+                    let j_0_1 = 0 + (j_tile + j_e_0_1);
+                    let j_1_0 = 0 + (j_tile + j_e_1_0);
+                    let j_1_1 = 0 + (j_tile + j_e_1_1);
+                    c[(j_0_0, i_0_0)] = a[i_0_0] * b[j_0_0];
+                    c[(j_0_1, i_0_1)] = a[i_0_1] * b[j_0_1];
+                    c[(j_1_0, i_1_0)] = a[i_1_0] * b[j_1_0];
+                    c[(j_1_1, i_1_1)] = a[i_1_1] * b[j_1_1];
                 });
                 nfor!((i_e_t, j_e_t) in ((trips(0usize..8 as usize) / 2usize) * 2usize..trips(0usize..8 as usize), 0usize..trips(0usize..8 as usize)) {
-                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
+                    let i_e = 0usize + i_e_t;
+                    let j_e = 0usize + j_e_t;
+                    let i = 0 + (i_tile + i_e);
+                    let j = 0 + (j_tile + j_e);
+                    c[(j, i)] = a[i] * b[j];
                 });
                 nfor!((i_e_t, j_e_t) in (0usize..(trips(0usize..8 as usize) / 2usize) * 2usize, (trips(0usize..8 as usize) / 2usize) * 2usize..trips(0usize..8 as usize)) {
-                    c[(0 + (j_tile + (0usize + j_e_t)), 0 + (i_tile + (0usize + i_e_t)))] = a[0 + (i_tile + (0usize + i_e_t))] * b[0 + (j_tile + (0usize + j_e_t))];
+                    let i_e = 0usize + i_e_t;
+                    let j_e = 0usize + j_e_t;
+                    let i = 0 + (i_tile + i_e);
+                    let j = 0 + (j_tile + j_e);
+                    c[(j, i)] = a[i] * b[j];
                 });
             });
             nfor!((i_t, j_t) in ((trips(0..m) / (8 as usize)) * (8 as usize)..trips(0..m), 0usize..trips(0..n)) {
-                c[(0 + j_t, 0 + i_t)] = a[0 + i_t] * b[0 + j_t];
+                let i = 0 + i_t;
+                let j = 0 + j_t;
+                c[(j, i)] = a[i] * b[j];
             });
             nfor!((i_t, j_t) in (0usize..(trips(0..m) / (8 as usize)) * (8 as usize), (trips(0..n) / (8 as usize)) * (8 as usize)..trips(0..n)) {
-                c[(0 + j_t, 0 + i_t)] = a[0 + i_t] * b[0 + j_t];
+                let i = 0 + i_t;
+                let j = 0 + j_t;
+                c[(j, i)] = a[i] * b[j];
             });
         "#]],
     );
@@ -318,4 +374,18 @@ fn diagnostics() {
     assert!(e.contains("annotated loops must be independent"), "{e}");
     let e = error(quote!(inline, unroll(2); nfor!(i in 4 { y[i] = 1; })));
     assert!(e.contains("nothing follows it"), "{e}");
+}
+
+#[test]
+fn an_inner_loop_hiding_a_name_the_annotated_range_reads_is_refused() {
+    let e = error(quote!(unroll(2); nfor!((i, s) in (s..n, 0..4) { a[(i, s)] = 1; })));
+    assert!(e.contains("loop variable `s` hides"), "{e}");
+}
+
+#[test]
+fn a_range_the_body_may_change_is_bound_once_before_the_nest() {
+    let out = transformed(quote!(unroll(2); nfor!(j in s..s + 3 { s += 1; }))).unwrap();
+    assert!(out.contains("let j_start = s;"), "{out}");
+    assert!(out.contains("let j_end = s + 3;"), "{out}");
+    assert!(out.contains("let j = j_start + "), "{out}");
 }

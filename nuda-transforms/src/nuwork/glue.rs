@@ -17,7 +17,8 @@ use syn::spanned::Spanned;
 /// `LoopRange::new(start, end, step, inclusive, rev, site)?`, evaluated on the host; a
 /// stepped range names its site in `ranges` (a zero step is an error before the launch).
 fn host_range(p: &Parts, r: &Range, ranges: &Sites) -> TokenStream {
-    let mut em = RustEmitter::new(&p.analysis, Context::Nucode, Mode::Host);
+    let mut em = RustEmitter::new(&p.analysis, Context::Nucode, Mode::Range)
+        .with_sites(ranges, quote!(__NUDA_RANGES));
     let (a, b) = (em.expr(&r.start), em.expr(&r.end));
     let step = r.step.as_ref().map_or_else(
         || quote!(::core::option::Option::None),
@@ -160,6 +161,8 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
         let __nuda_local = [#(#sizes),*];
         #(#ranges)*
+        // A fault in a range expression (a division by zero, say) ends the launch here.
+        __nuda_faults.check("nuwork!", || "the host, before the launch".into())?;
         #bind
         #decls
         {

@@ -144,7 +144,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         return None;
     }
     let span = input.nest.span();
-    let tops = crate::annot::apply(cx, &mut lower.slots, nest);
+    let tops = crate::annot::apply(cx, &mut lower.slots, nest, false);
     let mut kernels: Vec<Kernel> = tops
         .into_iter()
         .filter_map(|s| kernel_of(cx, s, k, span))

@@ -125,7 +125,7 @@ impl RustEmitter<'_> {
         }
         let x = self.expr(x);
         match op {
-            UnOp::Neg if self.native() => {
+            UnOp::Neg if self.kernel_arith() => {
                 quote_spanned!(span=> ::nuda::kernel::Arith::nu_neg(#x))
             }
             UnOp::Neg => quote_spanned!(span=> (-#x)),
@@ -142,7 +142,7 @@ impl RustEmitter<'_> {
         r: TokenStream,
         span: Span,
     ) -> TokenStream {
-        let (true, Some(f)) = (self.native(), native_op(op)) else {
+        let (true, Some(f)) = (self.kernel_arith(), native_op(op)) else {
             let o = bin_op_tokens(op, span);
             return quote_spanned!(span=> (#l #o #r));
         };
@@ -166,6 +166,12 @@ impl RustEmitter<'_> {
     /// a fault (giving zero) when it is out of range; local texels index as Rust does.
     fn element(&mut self, base: &syn::Ident, index: &[Expr], span: Span) -> TokenStream {
         let idx = self.index(index);
+        if self.range {
+            // Before the launch (a range has no locals, so `base` is an array of the
+            // caller's): its host copy, read as the kernel reads.
+            let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
+            return quote_spanned!(span=> #base.read_view()?.load(#idx, __nuda_fault, #site));
+        }
         if !self.view(base) {
             return quote_spanned!(span=> #base[#idx]);
         }
@@ -186,14 +192,14 @@ impl RustEmitter<'_> {
         if let Some(t) = path {
             let t = ty_tokens(Ty::Scalar(t));
             return match kind {
-                Some(MethodKind::Abs) if self.native() => {
+                Some(MethodKind::Abs) if self.kernel_arith() => {
                     quote_spanned!(span=> <#t as ::nuda::kernel::Arith>::nu_abs(#r))
                 }
                 _ => quote_spanned!(span=> #t::#method(#r #(, #a)*)),
             };
         }
         match kind {
-            Some(MethodKind::Abs) if self.native() => {
+            Some(MethodKind::Abs) if self.kernel_arith() => {
                 quote_spanned!(span=> ::nuda::kernel::Arith::nu_abs(#r))
             }
             Some(MethodKind::Write) if self.view_expr(recv) => {
@@ -276,7 +282,7 @@ impl RustEmitter<'_> {
             }
             "barrier" if self.context == Context::Kernel => quote_spanned!(span=> __nuda_b.wait()),
             "rsqrt" => quote_spanned!(span=> ::nuda::__private::rsqrt(#(#a),*)),
-            _ if self.native() => {
+            _ if self.kernel_arith() => {
                 // The function's native twin: wrapping arithmetic, faults into this launch.
                 quote_spanned!(span=> <#func>::__nuda_native(__nuda_fault, #(#a),*))
             }

@@ -28,6 +28,10 @@ pub enum Mode {
     Witness,
     /// Host loops (`annot!` outside kernels): captures are the arrays themselves.
     Host,
+    /// A `nuwork!` mapped range, evaluated on the host before the launch: captures are the
+    /// arrays themselves, but arithmetic and reads are the kernel's (wrapping, faults
+    /// recorded at `__NUDA_RANGES` sites), so a bad range is an `Err`, not a panic.
+    Range,
 }
 
 /// Emits Rust tokens for a body.
@@ -36,6 +40,7 @@ pub struct RustEmitter<'a> {
     context: Context,
     witness: bool,
     host: bool,
+    range: bool,
     depth: usize,
     /// Variables declared without a value, by name: their slot, recorded at assignment.
     pending: HashMap<String, usize>,
@@ -51,12 +56,13 @@ pub fn slot_ident(k: usize) -> Ident {
 impl<'a> RustEmitter<'a> {
     /// An emitter for the native engine (`witness == false`) or the type witness.
     pub fn new(analysis: &'a Analysis, context: Context, mode: Mode) -> Self {
-        let (witness, host) = (mode == Mode::Witness, mode == Mode::Host);
+        let (witness, range) = (mode == Mode::Witness, mode == Mode::Range);
         RustEmitter {
             analysis,
             context,
             witness,
-            host,
+            host: mode == Mode::Host || range,
+            range,
             depth: 0,
             pending: HashMap::new(),
             sites: None,
@@ -73,6 +79,12 @@ impl<'a> RustEmitter<'a> {
     /// Whether the code runs on the native engine (not the witness, not host loops).
     fn native(&self) -> bool {
         !self.witness && !self.host
+    }
+
+    /// Whether arithmetic is the kernel's (wrapping, division faults recorded): on the
+    /// native engine and in `nuwork!` ranges.
+    fn kernel_arith(&self) -> bool {
+        self.native() || self.range
     }
 
     /// `&<table>[k]` for the site of (kind, name, rank, span). Only kernel code (native and

@@ -205,7 +205,7 @@ impl RustEmitter<'_> {
                     .get(&name.to_string())
                     .map(|s| self.record_var(*s, name));
                 let update = match op {
-                    Some(op) if self.native() => {
+                    Some(op) if self.kernel_arith() => {
                         let new = self.binary(op, quote!(#name), v, span);
                         quote_spanned!(span=> #name = #new;)
                     }
