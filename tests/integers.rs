@@ -270,3 +270,62 @@ fn narrow_values_keep_their_width_in_bit_builtins() {
         Ok(hist.to_vec())
     });
 }
+
+/// A loop over every value of a 64-bit type runs (2^64 iterations have no `usize` count,
+/// so loops count to their last index); an annotated one, which needs the count, is an
+/// error rather than a loop that runs zero times.
+#[test]
+fn loops_over_the_whole_64_bit_range() {
+    let n = 4usize;
+    let want: Vec<u64> = (0..n)
+        .map(|i| {
+            let stop = 3 + i as u64;
+            let mut c = 0u64;
+            for k in 0..=u64::MAX {
+                if k == stop {
+                    break;
+                }
+                c += k;
+            }
+            for k in (0..=u64::MAX).step_by(1) {
+                if k == stop {
+                    break;
+                }
+                c += 10 * k;
+            }
+            for k in (i64::MIN..=i64::MAX).rev() {
+                if k == i64::MAX - stop as i64 {
+                    break;
+                }
+                c += 100;
+            }
+            c
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<u64>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let stop = 3 + i as u64;
+            let mut c = 0u64;
+            for k in 0..=u64::MAX { if k == stop { break; } c += k; }
+            for k in (0..=u64::MAX).step_by(1) { if k == stop { break; } c += 10 * k; }
+            for k in (i64::MIN..=i64::MAX).rev() { if k == i64::MAX - stop as i64 { break; } c += 100; }
+            out[i] = c;
+        }))?;
+        Ok(vec_of(&out))
+    });
+    for d in common::engines() {
+        let mut out = NuArray1::<u64>::new(n);
+        let e = nuda::with_device(d.index, || {
+            nuwork!(4; nfor!(i in n {
+                let mut c = 0u64;
+                annot!(unroll(2); nfor!(k in 0..=u64::MAX { c += k; }));
+                out[i] = c;
+            }))
+        })
+        .unwrap()
+        .unwrap_err();
+        let want = "attempt to count a loop's iterations with overflow";
+        assert!(e.to_string().contains(want), "{}: {e}", d.name);
+    }
+}

@@ -125,8 +125,8 @@ fn nuwork_three_loops_two_mapped() {
                 $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
                 {
                     $T6 nu_a = $L4(1), nu_b = p, nu_st = $L5(2);
-                    nu_idx nu_n = $O6(trips)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
-                    for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
+                    nu_idx nu_last = $O6(last)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
+                    for (nu_idx nu_k = 0, nu_go = $O6(some)[nu_a, nu_b, nu_st, 1]; nu_go; nu_go = nu_k != nu_last, nu_k++) {
                         $T6 k = $O6(add)[nu_a, $O6(mul)[$O6(from_int)[nu_k], nu_st]];
                         {
                             nu_idx nu_i = i;
@@ -206,8 +206,8 @@ fn stepped_and_inclusive_for_loops_count_trips() {
                 $T2 s = $Z0(uchar:0);
                 {
                     $T6 nu_a = $L3(0), nu_b = $Z0(uchar:250), nu_st = $L4(10);
-                    nu_idx nu_n = $O6(trips)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
-                    for (nu_idx nu_k = 0; nu_k < nu_n; nu_k++) {
+                    nu_idx nu_last = $O6(last)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
+                    for (nu_idx nu_k = 0, nu_go = $O6(some)[nu_a, nu_b, nu_st, 1]; nu_go; nu_go = nu_k != nu_last, nu_k++) {
                         $T6 k = $O6(add)[nu_a, $O6(mul)[$O6(from_int)[nu_k], nu_st]];
                         s = $O5(add)[s, k];
                     }

@@ -94,6 +94,10 @@ pub(crate) const DETAIL_ZERO: u32 = 0;
 /// See [`DETAIL_ZERO`].
 pub(crate) const DETAIL_OVERFLOW: u32 = 1;
 
+/// The fault of a loop whose trip count does not fit a `usize` (2^64 iterations), where one
+/// is needed (an annotated loop, a mapped one).
+pub(crate) const TOO_MANY: &str = "attempt to count a loop's iterations with overflow";
+
 /// The first fault of a launch, before it is turned into an `Error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record {
@@ -132,6 +136,7 @@ impl Record {
             SiteKind::Remainder => {
                 KernelFault::Arithmetic("attempt to calculate the remainder with a divisor of zero")
             }
+            SiteKind::Step if overflow => KernelFault::Arithmetic(TOO_MANY),
             SiteKind::Step => KernelFault::ZeroStep,
         }
     }

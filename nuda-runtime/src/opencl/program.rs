@@ -44,7 +44,7 @@ impl Prelude {
         t += ITEMS;
         t += &crate::private::division_helpers();
         t += &crate::private::trips_helpers();
-        for f in ["div", "rem", "trips"] {
+        for f in ["div", "rem", "trips", "last", "some"] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }
         if self.images {

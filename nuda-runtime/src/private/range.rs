@@ -54,7 +54,7 @@ loop_index!(i8 => arg, i16 => arg, i32 => arg, i64 => arg, u8 => arg, u16 => arg
 
 /// The number of values of `start..end` (`..=end` if `inclusive`) by `step`: counting up for
 /// a positive step, down for a negative one; `None` for a zero step.
-fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<usize> {
+fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<u128> {
     let (a, b, s) = (start.wide(), end.wide(), step.wide());
     let (from, to, s) = match s {
         0 => return None,
@@ -66,7 +66,8 @@ fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<usi
         false if to > from => (to - from + s - 1) / s,
         _ => 0,
     };
-    Some(n as usize)
+    // At most 2^64 (all values of a 64-bit type), which a `usize` cannot hold.
+    Some(n as u128)
 }
 
 /// First value, step and trip count of a range, walked backwards if `rev`.
@@ -76,10 +77,11 @@ fn plan<T: LoopIndex>(
     step: T,
     inclusive: bool,
     rev: bool,
-) -> Option<(T, T, usize)> {
+) -> Option<(T, T, u128)> {
     let n = count(start, end, step, inclusive)?;
     if rev && n > 0 {
-        return Some((start.offset(n - 1, step), step.back(), n));
+        // `n - 1` is a value's distance in steps from the start: it fits a 64-bit usize.
+        return Some((start.offset((n - 1) as usize, step), step.back(), n));
     }
     Some((start, step, n))
 }
@@ -94,17 +96,26 @@ pub fn trips_of<T: LoopIndex, const TR: bool>(
     f: Checker<'_, TR>,
     site: &'static Site,
 ) -> usize {
-    count(start, end, step, inclusive).unwrap_or_else(|| {
-        f.arith(site, false);
-        0
-    })
+    match count(start, end, step, inclusive).map(usize::try_from) {
+        Some(Ok(n)) => n,
+        // 2^64 iterations: more than a usize counts.
+        Some(Err(_)) => {
+            f.arith(site, true);
+            0
+        }
+        None => {
+            f.arith(site, false);
+            0
+        }
+    }
 }
 
 /// The trip count of a range in a host loop (`annot!` outside kernels); a zero step panics,
 /// as Rust's `step_by(0)` does.
 pub fn trips_host<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> usize {
     match count(start, end, step, inclusive) {
-        Some(n) => n,
+        Some(n) => usize::try_from(n)
+            .unwrap_or_else(|_| panic!("nuda: a loop of {n} iterations has no usize trip count")),
         None => panic!("nuda: a loop step of zero ({start:?} to {end:?} by {step:?})"),
     }
 }
@@ -135,14 +146,18 @@ impl<T: LoopIndex> LoopRange<T> {
         site: &'static Site,
     ) -> Result<Self> {
         let step = step.unwrap_or_else(T::one);
-        let Some((first, step, trips)) = plan(start, end, step, inclusive, rev) else {
-            return Err(Error::Kernel {
-                kernel: "nuwork!".into(),
-                device: "the host, before the launch".into(),
-                location: site.location(),
-                fault: KernelFault::ZeroStep,
-            });
+        let fault = |fault| Error::Kernel {
+            kernel: "nuwork!".into(),
+            device: "the host, before the launch".into(),
+            location: site.location(),
+            fault,
         };
+        let Some((first, step, trips)) = plan(start, end, step, inclusive, rev) else {
+            return Err(fault(KernelFault::ZeroStep));
+        };
+        // 2^64 work-items: no device launches that many, and no usize counts them.
+        let trips = usize::try_from(trips)
+            .map_err(|_| fault(KernelFault::Arithmetic(crate::fault::TOO_MANY)))?;
         Ok(LoopRange { first, step, trips })
     }
 
@@ -220,7 +235,7 @@ pub fn steps_in<T: LoopIndex, const TR: bool>(
 pub struct Steps<T> {
     next: T,
     step: T,
-    left: usize,
+    left: u128,
 }
 
 impl<T: LoopIndex> Iterator for Steps<T> {
@@ -239,7 +254,8 @@ impl<T: LoopIndex> Iterator for Steps<T> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (n, usize::try_from(self.left).ok())
     }
 }
 

@@ -146,7 +146,8 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
             a(2),
             a(3)
         ),
-        "trips" => format!("nu_trips_{}({}, nu_err)", t.name, args.join(", ")),
+        "trips" | "last" => format!("nu_{op}_{}({}, nu_err)", t.name, args.join(", ")),
+        "some" => format!("nu_some_{}({})", t.name, args.join(", ")),
         _ => format!("/* nuda: unknown operation {op} */ 0"),
     }
 }
@@ -243,20 +244,32 @@ pub fn func(f: &str, ty: &str) -> String {
     }
 }
 
-/// The prelude's trip counts: `nu_trips_T(a, b, step, inclusive, check, site, record)`, the
-/// number of values from `a` to `b` counting up by a positive step or down by a negative
-/// one, computed in the unsigned twin so no difference overflows. A zero step records a
-/// fault and gives no iteration.
+/// The prelude's loop counts, computed in the unsigned twin so no difference overflows:
+/// `nu_last_T(a, b, step, inclusive, check, site, record)` is the index of the last value
+/// from `a` to `b` (counting up by a positive step, down by a negative one) and
+/// `nu_some_T(a, b, step, inclusive)` whether there is any, so a loop over all 2^64 values
+/// of a `u64` runs; `nu_trips_T(..)` is the count, for the annotations, which faults where it
+/// does not fit. A zero step records a fault and gives no iteration.
 pub fn trips_helpers() -> String {
     let mut s = String::from(
         "#define NU_TRIPS(T, U) \\\n\
-         nu_idx nu_trips_##T(T a, T b, T s, int incl, int c, uint site, global uint* e) { \\\n\
+         nu_idx nu_last_##T(T a, T b, T s, int incl, int c, uint site, global uint* e) { \\\n\
          \x20   if (s == 0) { if (c) nu_fault(e, site, 0u, 0, 0, 0, 0, 0, 0); return 0; } \\\n\
          \x20   T lo = s > 0 ? a : b, hi = s > 0 ? b : a; \\\n\
-         \x20   U st = s > 0 ? (U)s : (U)((U)0 - (U)s); \\\n\
          \x20   if (hi < lo || (!incl && hi == lo)) return 0; \\\n\
+         \x20   U st = s > 0 ? (U)s : (U)((U)0 - (U)s); \\\n\
          \x20   U d = (U)((U)hi - (U)lo); \\\n\
-         \x20   return incl ? (nu_idx)(d / st) + 1 : (nu_idx)((U)(d - 1) / st) + 1; \\\n\
+         \x20   return incl ? (nu_idx)(d / st) : (nu_idx)((U)(d - 1) / st); \\\n\
+         } \\\n\
+         int nu_some_##T(T a, T b, T s, int incl) { \\\n\
+         \x20   T lo = s > 0 ? a : b, hi = s > 0 ? b : a; \\\n\
+         \x20   return s != 0 && (hi > lo || (incl && hi == lo)); \\\n\
+         } \\\n\
+         nu_idx nu_trips_##T(T a, T b, T s, int incl, int c, uint site, global uint* e) { \\\n\
+         \x20   nu_idx last = nu_last_##T(a, b, s, incl, c, site, e); \\\n\
+         \x20   if (!nu_some_##T(a, b, s, incl)) return 0; \\\n\
+         \x20   if (last == (nu_idx)~(nu_idx)0) { if (c) nu_fault(e, site, 1u, 0, 0, 0, 0, 0, 0); return 0; } \\\n\
+         \x20   return last + 1; \\\n\
          }\n",
     );
     for (t, u) in INTS

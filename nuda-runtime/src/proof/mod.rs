@@ -119,8 +119,11 @@ pub enum Op {
         /// Source line.
         line: u32,
     },
-    /// The trip count of such a range (a `usize`), at a source line.
+    /// The trip count of such a range (a `usize`), at a source line; check site `site`
+    /// faults where the count does not fit.
     Trips {
+        /// The site.
+        site: u32,
         /// First value.
         start: Reg,
         /// Bound.

@@ -366,6 +366,7 @@ impl<'a> Run<'a> {
                 self.typed(v, ty, line)
             }
             Op::Trips {
+                site,
                 start,
                 end,
                 step,
@@ -374,6 +375,10 @@ impl<'a> Run<'a> {
             } => {
                 let v = self.range_values(start, end, step, incl);
                 let n = if v.is_empty() { 0 } else { v.hi - v.lo + 1 };
+                // 2^64 iterations have no usize count: the site's check must stay.
+                if n > i128::from(u64::MAX) {
+                    self.fail(site);
+                }
                 self.typed(Iv::new(0, n), Ty::Cl("nu_idx"), line)
             }
             Op::Offset {
@@ -451,11 +456,19 @@ impl<'a> Run<'a> {
             Op::Step { site, step } => (site, step == NONE || !self.reg(step).holds(0)),
             _ => return,
         };
+        self.mark(site, ok);
+    }
+
+    fn mark(&mut self, site: u32, ok: bool) {
         let k = site as usize;
         if k < self.covered.len() {
             self.covered[k] = true;
             self.failed[k] |= !ok;
         }
+    }
+
+    fn fail(&mut self, site: u32) {
+        self.mark(site, false);
     }
 
     fn index_ok(&self, cap: u16, idx: [Reg; 3]) -> bool {

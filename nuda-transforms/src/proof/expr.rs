@@ -275,7 +275,7 @@ impl Proof<'_> {
         let site = self.site(SiteKind::Step, "", 0, r.span);
         self.push(quote!(Step { site: #site, step: #step }));
         let (incl, l) = (r.inclusive, line(r.span));
-        self.push(quote!(Trips { start: #start, end: #end, step: #step, incl: #incl, line: #l }))
+        self.push(quote!(Trips { site: #site, start: #start, end: #end, step: #step, incl: #incl, line: #l }))
     }
 
     /// `if`/`else` as a value: each branch sees the condition, refined, and the value is

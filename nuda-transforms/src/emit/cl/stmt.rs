@@ -129,8 +129,10 @@ impl ClEmitter<'_> {
         self.names.pop();
     }
 
-    /// A loop over a trip count: the values are `a + k * step` (reversed: `k` from the end),
-    /// computed with wrapping arithmetic, exact since every value is in the range.
+    /// A loop over iteration numbers `k` up to the last one: the values are `a + k * step`
+    /// (reversed: `k` from the end), computed with wrapping arithmetic, exact since every value
+    /// is in the range. Counting to the last index rather than to a count lets a loop over
+    /// all 2^64 values of a `u64` run; `go` turns false after the last.
     fn counted_loop(
         &mut self,
         var: &syn::Ident,
@@ -147,18 +149,25 @@ impl ClEmitter<'_> {
             self.names.fresh("nu_b"),
             self.names.fresh("nu_st"),
         );
-        let (n, k) = (self.names.fresh("nu_n"), self.names.fresh("nu_k"));
+        let (n, k, go) = (
+            self.names.fresh("nu_last"),
+            self.names.fresh("nu_k"),
+            self.names.fresh("nu_go"),
+        );
         let (c, q) = self.env.site_args(SiteKind::Step, "", 0, r.span);
         let incl = if r.inclusive { "1" } else { "0" };
-        let trips = Ph::op(slot, "trips", &[&a, &b, &s, incl, &c, &q]);
+        let last = Ph::op(slot, "last", &[&a, &b, &s, incl, &c, &q]);
+        let some = Ph::op(slot, "some", &[&a, &b, &s, incl]);
         self.line("{");
         self.indent += 1;
         self.line(format!("{t} {a} = {start}, {b} = {end}, {s} = {step};"));
-        self.line(format!("nu_idx {n} = {trips};"));
-        self.line(format!("for (nu_idx {k} = 0; {k} < {n}; {k}++) {{"));
+        self.line(format!("nu_idx {n} = {last};"));
+        self.line(format!(
+            "for (nu_idx {k} = 0, {go} = {some}; {go}; {go} = {k} != {n}, {k}++) {{"
+        ));
         self.indent += 1;
         let count = if r.rev {
-            format!("{n} - 1 - {k}")
+            format!("{n} - {k}")
         } else {
             k.clone()
         };
