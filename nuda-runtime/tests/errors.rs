@@ -278,16 +278,18 @@ fn nuda_device_and_engine_select_devices() {
 
 #[test]
 fn opencl_engine_without_a_platform_is_no_device() {
-    // An empty vendor directory hides every installed OpenCL driver from the ICD loader.
+    // An empty vendor directory and an empty list of extra drivers hide every installed OpenCL
+    // driver from the ICD loader (the GPU machine names its drivers in OCL_ICD_FILENAMES).
     let empty = std::env::temp_dir().join(format!("nuda-no-icd-{}", std::process::id()));
     std::fs::create_dir_all(&empty).unwrap();
     let dir = empty.to_str().unwrap();
-    let (init, _) = init_result(&[("NUDA_ENGINE", "opencl"), ("OCL_ICD_VENDORS", dir)]);
+    let hidden = [("OCL_ICD_VENDORS", dir), ("OCL_ICD_FILENAMES", "")];
+    let (init, _) = init_result(&[("NUDA_ENGINE", "opencl"), hidden[0], hidden[1]]);
     assert!(
         init.starts_with("err NoDevice") && init.contains("pocl-opencl-icd"),
         "{init}"
     );
-    let out = child("child_report_init", &[("OCL_ICD_VENDORS", dir)]);
+    let out = child("child_report_init", &hidden);
     assert!(
         probe(&out, "init").contains("native engine"),
         "auto falls back to native"
