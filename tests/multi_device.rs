@@ -97,7 +97,9 @@ fn a_second_run_moves_only_what_is_stale() {
     }
 }
 
-static BAD: KernelSource = KernelSource::new("kernel void takes_two(float x, float y) {}");
+// SAFETY: the kernel touches no memory.
+static BAD: KernelSource =
+    unsafe { KernelSource::new("kernel void takes_two(float x, float y) {}") };
 
 #[test]
 fn an_error_on_one_device_is_reported_after_the_others_finish() {

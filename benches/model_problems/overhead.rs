@@ -6,12 +6,15 @@
 use nuda::prelude::*;
 use std::time::{Duration, Instant};
 
-static RAW: KernelSource = KernelSource::new(
+// SAFETY: the access is guarded by `b0`, and every launch here passes `a` and `b` of one length.
+static RAW: KernelSource = unsafe {
+    KernelSource::new(
     "kernel void scale(global float* restrict b, nu_idx b0, global const float* restrict a, nu_idx a0) {
          nu_idx i = get_global_id(0);
          if (i < b0) b[i] = 2.0f * a[i];
      }",
-);
+)
+};
 
 /// Mean time of one launch over a batch of `reps`.
 fn batch(reps: u32, f: &mut impl FnMut() -> Result<()>) -> Result<Duration> {

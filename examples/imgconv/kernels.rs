@@ -255,8 +255,11 @@ pub fn verify(c: &Conv) -> std::result::Result<(), String> {
 
 /// The hand-written OpenCL C peer of the best buffer variant (`dmine(2, 8), inline`): a 2x8
 /// block of pixels per work-item, nine clamped loads and multiply-adds each, written by hand.
-pub static HAND_CONV: KernelSource = KernelSource::new(
-    "kernel void conv3(global float* restrict out, nu_idx o0, nu_idx o1,
+// SAFETY: every read is clamped into `a`'s dims, the write is guarded by them, and every
+// launch passes `out` of `a`'s shape.
+pub static HAND_CONV: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void conv3(global float* restrict out, nu_idx o0, nu_idx o1,
                        global const float* restrict a, nu_idx h, nu_idx w,
                        constant float* restrict t, nu_idx tn) {
          int y0 = 2 * get_global_id(0), x0 = 8 * get_global_id(1);
@@ -285,7 +288,8 @@ pub static HAND_CONV: KernelSource = KernelSource::new(
              for (int q = 0; q < 8; q++)
                  out[(y0 + r) * (int)w + x0 + q] = s[r][q];
      }",
-);
+    )
+};
 
 /// Runs the hand-written peer on the current OpenCL device.
 pub fn hand_conv(c: &mut Conv) -> Result<()> {

@@ -142,8 +142,11 @@ gemm!(f64, 0.0f64);
 /// accumulators, each load used four times. `sgemm44v` does it with `float4` loads and
 /// arithmetic, which nuda cannot express yet (vector types): the gap between the two is what
 /// vector types would buy.
-pub static HAND_SGEMM: KernelSource = KernelSource::new(
-    "#define ROW(r) float s##r##0 = 0.0f, s##r##1 = 0.0f, s##r##2 = 0.0f, s##r##3 = 0.0f;
+// SAFETY: `hand` launches them only on square n x n arrays with n a multiple of 4, one 4x4
+// block per work-item, and the kernels return for blocks past n.
+pub static HAND_SGEMM: KernelSource = unsafe {
+    KernelSource::new(
+        "#define ROW(r) float s##r##0 = 0.0f, s##r##1 = 0.0f, s##r##2 = 0.0f, s##r##3 = 0.0f;
      #define MAC(r) { float x = a[k * n + i + r]; \\
          s##r##0 += x * y0; s##r##1 += x * y1; s##r##2 += x * y2; s##r##3 += x * y3; }
      #define STORE(r) c[(i + r) * n + j] = s##r##0; c[(i + r) * n + j + 1] = s##r##1; \\
@@ -179,7 +182,8 @@ pub static HAND_SGEMM: KernelSource = KernelSource::new(
          vstore4(s2, 0, c + (i + 2) * n + j);
          vstore4(s3, 0, c + (i + 3) * n + j);
      }",
-);
+    )
+};
 
 /// Lines of the scalar (`float4: false`, its macros included) or the `float4` hand-written
 /// kernel, for the bench's table.
@@ -202,6 +206,14 @@ pub fn hand_sgemm_float4(g: &mut Gemm<f32>) -> Result<()> {
 
 fn hand(g: &mut Gemm<f32>, kernel: &str) -> Result<()> {
     let n = g.n;
+    // The kernels' 4x4 blocks would read and write past n otherwise (see HAND_SGEMM).
+    if !n.is_multiple_of(4) {
+        return Err(Error::DimsMismatch {
+            what: format!("the hand-written `{kernel}`"),
+            expected: "n a multiple of 4".into(),
+            found: format!("n = {n}"),
+        });
+    }
     Launch::new(&HAND_SGEMM, kernel)
         .global([n / 4, n / 4])
         .local([16, 16])

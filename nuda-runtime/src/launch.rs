@@ -37,7 +37,23 @@ pub(crate) struct FaultInfo {
 
 impl KernelSource {
     /// Wraps a source text; it is compiled at its first launch on each device.
-    pub const fn new(source: &'static str) -> KernelSource {
+    ///
+    /// # Safety
+    ///
+    /// nuda checks what the macros generate, but it cannot see inside hand-written OpenCL C.
+    /// For every launch of this program's kernels the caller promises:
+    /// - every access to global, constant, local or image memory stays within what the launch
+    ///   passes: an array's dims are the `nu_idx` values after its pointer, a local buffer's
+    ///   size is the one given to `local_array`;
+    /// - the parameters match the launch's arguments in order and type (nuda checks their
+    ///   number and OpenCL each one's size, not what the bytes mean);
+    /// - no work-item writes a location another one reads or writes in the same launch,
+    ///   unless atomics or a barrier order them, and every work-item of a group reaches each
+    ///   barrier.
+    ///
+    /// A kernel that breaks these may overwrite any memory the device can reach, including
+    /// other arrays and the driver's own, or hang the device.
+    pub const unsafe fn new(source: &'static str) -> KernelSource {
         KernelSource {
             source,
             faults: None,
@@ -173,9 +189,10 @@ impl Arg<'_> {
 ///
 /// ```no_run
 /// # use nuda_runtime::*;
-/// static SRC: KernelSource = KernelSource::new(
+/// // SAFETY: the one access is guarded by the array's dim `n`.
+/// static SRC: KernelSource = unsafe { KernelSource::new(
 ///     "kernel void scale(global float* a, nu_idx n, float s) {
-///          nu_idx i = get_global_id(0); if (i < n) a[i] *= s; }");
+///          nu_idx i = get_global_id(0); if (i < n) a[i] *= s; }") };
 /// let mut a = NuArray1::<f32>::from_vec(1000, vec![1.0; 1000])?;
 /// Launch::new(&SRC, "scale").global([1000]).local([64]).array_mut(&mut a).arg(2.0f32).run()?;
 /// # Ok::<(), Error>(())
@@ -362,6 +379,7 @@ impl Geometry {
             ));
         }
         let Some(local) = local else {
+            check_group_count(global, None)?;
             return Ok(Geometry {
                 global: global.to_vec(),
                 local: None,
@@ -382,13 +400,10 @@ impl Geometry {
             ));
         }
         check_group_limits(local, info)?;
-        let rounded = global
-            .iter()
-            .zip(local)
-            .map(|(g, l)| g.div_ceil(*l) * l)
-            .collect();
+        let global = round_up(global, local)?;
+        check_group_count(&global, Some(local))?;
         Ok(Geometry {
-            global: rounded,
+            global,
             local: Some(local.to_vec()),
         })
     }
@@ -399,15 +414,57 @@ impl Geometry {
     }
 }
 
+/// Each global size rounded up to a multiple of its local size; a size that would pass
+/// `usize::MAX` is an error rather than a wrapped (or, in debug builds, panicking) product.
+fn round_up(global: &[usize], local: &[usize]) -> Result<Vec<usize>> {
+    let up = |(g, l): (&usize, &usize)| g.div_ceil(*l).checked_mul(*l);
+    global
+        .iter()
+        .zip(local)
+        .map(up)
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::DimsMismatch {
+            what: "a launch's work sizes".into(),
+            expected: "global sizes that round up to a multiple of the local size".into(),
+            found: format!("global sizes {global:?}, local sizes {local:?}"),
+        })
+}
+
+/// At most `u32::MAX` work-groups per launch, counting a work-group per work-item where the
+/// driver picks the local size: PoCL numbers work-groups in 32 bits and aborts the process
+/// past that, and a launch that large is better split anyway.
+fn check_group_count(global: &[usize], local: Option<&[usize]>) -> Result<()> {
+    let per_group = |d: usize| local.map_or(1, |l| l[d]);
+    let groups = (0..global.len())
+        .map(|d| global[d] / per_group(d))
+        .try_fold(1u64, |t, g| t.checked_mul(g as u64));
+    if groups.is_some_and(|g| g <= u32::MAX.into()) {
+        return Ok(());
+    }
+    Err(Error::DimsMismatch {
+        what: "a launch's work sizes".into(),
+        expected: format!(
+            "at most {} work-groups; give a larger local size or split the launch",
+            u32::MAX
+        ),
+        found: match local {
+            Some(l) => format!("global sizes {global:?} in work-groups of {l:?}"),
+            None => format!("global sizes {global:?} with no local size"),
+        },
+    })
+}
+
 fn check_group_limits(local: &[usize], info: &crate::DeviceInfo) -> Result<()> {
-    let total: usize = local.iter().product();
+    // A product past usize::MAX is certainly past the device's limit.
+    let total = local.iter().try_fold(1usize, |t, l| t.checked_mul(*l));
     let per_dim = local
         .iter()
         .zip(&info.max_work_item_sizes)
         .find(|(l, m)| l > m);
-    if total <= info.max_work_group_size && per_dim.is_none() {
+    if total.is_some_and(|t| t <= info.max_work_group_size) && per_dim.is_none() {
         return Ok(());
     }
+    let total = total.map_or("more than usize::MAX".to_string(), |t| t.to_string());
     Err(Error::DimsMismatch {
         what: format!("a launch on device {} ({})", info.index, info.name),
         expected: format!(

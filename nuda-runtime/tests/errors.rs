@@ -6,11 +6,14 @@ mod common;
 use common::{child, is_child, opencl, probe};
 use nuda_runtime::{Error, IndexType, KernelSource, Launch, NuArray1, NuArray2};
 
-static BROKEN: KernelSource = KernelSource::new(
-    "kernel void broken(global float* a, nu_idx n) {
+// SAFETY: the source does not compile, so no kernel of it ever runs.
+static BROKEN: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void broken(global float* a, nu_idx n) {
          a[get_global_id(0)] = undeclared_name * 2.0f;
      }",
-);
+    )
+};
 
 #[test]
 fn build_failure_carries_the_log_and_the_numbered_source() {
@@ -46,12 +49,15 @@ fn build_failure_carries_the_log_and_the_numbered_source() {
     );
 }
 
-static ADD: KernelSource = KernelSource::new(
-    "kernel void add(global float* a, nu_idx n, float v) {
+// SAFETY: the one access is guarded by the dim `n`.
+static ADD: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void add(global float* a, nu_idx n, float v) {
          nu_idx i = get_global_id(0);
          if (i < n) a[i] += v;
      }",
-);
+    )
+};
 
 #[test]
 fn wrong_argument_count_is_a_launch_error() {
@@ -126,6 +132,23 @@ fn oversized_work_groups_are_dims_errors() {
         e.to_string().contains("one local size per global size"),
         "{e}"
     );
+    // Sizes whose arithmetic would overflow (a product of huge local sizes, a global size
+    // rounded up past usize::MAX) or whose work-groups PoCL could not number in 32 bits (it
+    // aborts the process): errors, not panics or aborts.
+    let huge: [([usize; 2], Option<[usize; 2]>); 4] = [
+        ([4, 4], Some([1 << 40, 1 << 40])),
+        ([usize::MAX, 1], Some([2, 1])),
+        ([usize::MAX, 1], Some([3, 1])),
+        ([1 << 33, 1], None),
+    ];
+    for (global, local) in huge {
+        let mut l = Launch::new(&ADD, "add").on(&dev).global(global);
+        if let Some(local) = local {
+            l = l.local(local);
+        }
+        let e = l.array_mut(&mut a).arg(1.0f32).run().unwrap_err();
+        assert!(matches!(e, Error::DimsMismatch { .. }), "{e}");
+    }
 }
 
 #[test]
@@ -144,8 +167,9 @@ fn arrays_beyond_the_device_allocation_limit_are_out_of_resources() {
     assert!(e.to_string().contains("use smaller arrays"), "{e}");
 }
 
+// SAFETY: its one launch asks for more local memory than the device has, so it never runs.
 static LOCAL: KernelSource =
-    KernelSource::new("kernel void uses_local(local float* t) { t[0] = 1.0f; }");
+    unsafe { KernelSource::new("kernel void uses_local(local float* t) { t[0] = 1.0f; }") };
 
 #[test]
 fn too_much_local_memory_is_out_of_resources() {
@@ -160,9 +184,12 @@ fn too_much_local_memory_is_out_of_resources() {
     assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
 }
 
-static CONST: KernelSource = KernelSource::new(
+// SAFETY: its one launch needs more constant memory than the device has, so it never runs.
+static CONST: KernelSource = unsafe {
+    KernelSource::new(
     "kernel void sum_const(global float* out, nu_idx n, constant float* c, nu_idx m) { out[0] = c[0]; }",
-);
+)
+};
 
 #[test]
 fn constant_arrays_beyond_constant_memory_are_out_of_resources() {

@@ -12,22 +12,25 @@ macro_rules! typed_axpb {
     ($name:ident, $t:ty, $cl:literal) => {
         #[test]
         fn $name() {
-            static SRC: KernelSource = KernelSource::new(concat!(
-                "kernel void axpb(global const ",
-                $cl,
-                "* a, nu_idx n, global ",
-                $cl,
-                "* b, nu_idx m) {",
-                "  nu_idx i = get_global_id(0);",
-                "  if (i < n) b[i] = (",
-                $cl,
-                ")(a[i] * (",
-                $cl,
-                ")3 + (",
-                $cl,
-                ")1);",
-                "}"
-            ));
+            // SAFETY: accesses are guarded by `n`, and the launch passes `a` and `b` of one length.
+            static SRC: KernelSource = unsafe {
+                KernelSource::new(concat!(
+                    "kernel void axpb(global const ",
+                    $cl,
+                    "* a, nu_idx n, global ",
+                    $cl,
+                    "* b, nu_idx m) {",
+                    "  nu_idx i = get_global_id(0);",
+                    "  if (i < n) b[i] = (",
+                    $cl,
+                    ")(a[i] * (",
+                    $cl,
+                    ")3 + (",
+                    $cl,
+                    ")1);",
+                    "}"
+                ))
+            };
             let n = 300;
             let a = NuArray1::<$t>::from_fn(n, |i| (i % 40) as $t);
             let want: Vec<$t> = a
@@ -74,13 +77,16 @@ typed_axpb!(u16_elements, u16, "ushort");
 typed_axpb!(u32_elements, u32, "uint");
 typed_axpb!(u64_elements, u64, "ulong");
 
-static ARRAY_BY_2: KernelSource = KernelSource::new(
-    "kernel void array_by_2(global float* b, nu_idx b0, nu_idx b1,
+// SAFETY: accesses are guarded by `a`'s dims, and every launch passes `b` of `a`'s shape.
+static ARRAY_BY_2: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void array_by_2(global float* b, nu_idx b0, nu_idx b1,
                             global const float* a, nu_idx a0, nu_idx a1) {
          nu_idx i = get_global_id(0), j = get_global_id(1);
          if (i < a0 && j < a1) b[i * b1 + j] = 2.0f * a[i * a1 + j];
      }",
-);
+    )
+};
 
 /// NUDA's Fig. 2, hand-written: any n with any work-group size, thanks to the guard.
 #[test]
@@ -118,13 +124,16 @@ fn two_dimensional_array_by_2_with_ragged_sizes() {
     assert_eq!(b.to_vec(), want);
 }
 
-static SUM3: KernelSource = KernelSource::new(
-    "kernel void sum3(global int* c, nu_idx c0, nu_idx c1, nu_idx c2,
+// SAFETY: accesses are guarded by `c`'s dims, and every launch passes `a` of `c`'s shape.
+static SUM3: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void sum3(global int* c, nu_idx c0, nu_idx c1, nu_idx c2,
                       global const int* a, nu_idx a0, nu_idx a1, nu_idx a2) {
          nu_idx i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);
          if (i < c0 && j < c1 && k < c2) c[(i * c1 + j) * c2 + k] += a[(i * a1 + j) * a2 + k];
      }",
-);
+    )
+};
 
 #[test]
 fn three_dimensional_read_modify_write() {
@@ -163,8 +172,11 @@ fn three_dimensional_read_modify_write() {
     assert_eq!(c.to_vec(), want);
 }
 
-static BLUR: KernelSource = KernelSource::new(
-    "kernel void blur(read_only image2d_t src, write_only image2d_t dst) {
+// SAFETY: reads go through the clamping `nu_sampler`; `blur` guards its write by `dst`'s
+// size, and every `swap_rb` launch has exactly `dst`'s size as its NDRange.
+static BLUR: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void blur(read_only image2d_t src, write_only image2d_t dst) {
          int x = get_global_id(0), y = get_global_id(1);
          if (x >= get_image_width(dst) || y >= get_image_height(dst)) return;
          float s = 0.0f;
@@ -178,7 +190,8 @@ static BLUR: KernelSource = KernelSource::new(
          float4 v = read_imagef(src, nu_sampler, p);
          write_imagef(dst, p, v.zyxw);
      }",
-);
+    )
+};
 
 fn blur_reference(src: &NuImage2<f32>) -> Vec<f32> {
     let (w, h) = src.dims();
@@ -245,8 +258,10 @@ fn rgba_images_round_trip_through_a_kernel() {
     assert_eq!(dst.residency(), (true, vec![dev.index()]));
 }
 
-static POLY: KernelSource = KernelSource::new(
-    "kernel void poly(global float* y, nu_idx n, global const float* x, nu_idx xn,
+// SAFETY: accesses are guarded by `n` and `cn`, and every launch passes `x` of `y`'s length.
+static POLY: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void poly(global float* y, nu_idx n, global const float* x, nu_idx xn,
                       constant float* c, nu_idx cn) {
          nu_idx i = get_global_id(0);
          if (i >= n) return;
@@ -254,7 +269,8 @@ static POLY: KernelSource = KernelSource::new(
          for (nu_idx k = cn; k > 0; k--) acc = acc * x[i] + c[k - 1];
          y[i] = acc;
      }",
-);
+    )
+};
 
 #[test]
 fn constant_qualified_arrays() {
@@ -280,7 +296,10 @@ fn constant_qualified_arrays() {
     assert_close(&y.to_vec(), &want, 1e-5);
 }
 
-static GROUP_SUM: KernelSource = KernelSource::new(
+// SAFETY: reads of `a` are guarded by `n`; every launch gives `tmp` one int per work-item
+// of a group, a power-of-two group size, and `sums` one element per group.
+static GROUP_SUM: KernelSource = unsafe {
+    KernelSource::new(
     "kernel void group_sum(global const int* a, nu_idx n, global int* sums, nu_idx g, local int* tmp) {
          nu_idx l = get_local_id(0), i = get_global_id(0), size = get_local_size(0);
          tmp[l] = i < n ? a[i] : 0;
@@ -291,7 +310,8 @@ static GROUP_SUM: KernelSource = KernelSource::new(
          }
          if (l == 0) sums[get_group_id(0)] = tmp[0];
      }",
-);
+)
+};
 
 #[test]
 fn local_memory_arguments() {

@@ -6,8 +6,10 @@ mod common;
 use common::{native, opencl};
 use nuda_runtime::{thread_stats, Counts, KernelSource, Launch, NativeLaunch, NuArray1, Transfers};
 
-static SCALE: KernelSource = KernelSource::new(
-    "kernel void scale(global const float* a, nu_idx n, global float* b, nu_idx m, float s) {
+// SAFETY: accesses are guarded by `n`, and every launch here passes `a` and `b` of one length.
+static SCALE: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void scale(global const float* a, nu_idx n, global float* b, nu_idx m, float s) {
          nu_idx i = get_global_id(0);
          if (i < n) b[i] = s * a[i];
      }
@@ -15,7 +17,8 @@ static SCALE: KernelSource = KernelSource::new(
          nu_idx i = get_global_id(0);
          if (i < n) b[i] += 1.0f;
      }",
-);
+    )
+};
 
 const N: usize = 1000;
 const BYTES: u64 = (N * 4) as u64;

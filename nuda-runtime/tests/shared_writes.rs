@@ -9,12 +9,15 @@ use nuda_runtime::{
     thread_stats, with_device, Counts, KernelSource, Launch, NativeLaunch, NuArray1, Transfers,
 };
 
-static FILL: KernelSource = KernelSource::new(
-    "kernel void fill_range(global float* a, nu_idx n, nu_idx lo, nu_idx hi, float v) {
+// SAFETY: the one access is guarded by the dim `n`.
+static FILL: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void fill_range(global float* a, nu_idx n, nu_idx lo, nu_idx hi, float v) {
          nu_idx i = get_global_id(0);
          if (i >= lo && i < hi && i < n) a[i] = v;
      }",
-);
+    )
+};
 
 const N: usize = 1000;
 const BYTES: u64 = (N * 4) as u64;

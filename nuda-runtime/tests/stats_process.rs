@@ -6,12 +6,15 @@ mod common;
 use common::opencl;
 use nuda_runtime::{stats, KernelSource, Launch, NuArray1, Transfers};
 
-static SCALE: KernelSource = KernelSource::new(
-    "kernel void scale(global const float* a, nu_idx n, global float* b, nu_idx m, float s) {
+// SAFETY: accesses are guarded by `n`, and every launch here passes `a` and `b` of one length.
+static SCALE: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void scale(global const float* a, nu_idx n, global float* b, nu_idx m, float s) {
          nu_idx i = get_global_id(0);
          if (i < n) b[i] = s * a[i];
      }",
-);
+    )
+};
 
 #[test]
 fn shared_read_only_array_uploads_once_for_all_threads() {
