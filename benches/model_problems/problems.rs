@@ -225,9 +225,10 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
                     1,
                     0,
                 ),
+                "saxpy" => (crate::saxpy::steps(native), 0, 0),
                 "nbody" => (nbody::VARIANTS.len() + native, 0, 0),
-                "sgemm" => (sgemm::f32::VARIANTS.len() + native, 2, 1),
-                "dgemm" => (sgemm::f64::VARIANTS.len() + native, 0, 1),
+                "sgemm" => (sgemm::f32::VARIANTS.len() + native, 2, 2),
+                "dgemm" => (sgemm::f64::VARIANTS.len() + native, 0, 2),
                 "md5" => (md5::VARIANTS.len() + native, 0, 0),
                 // sgemm and nbody, one step each.
                 "scaling" => (2, 0, 0),
@@ -284,6 +285,34 @@ macro_rules! matmul {
 matmul!(matmul_f32, f32, matrixmultiply::sgemm);
 matmul!(matmul_f64, f64, matrixmultiply::dgemm);
 
+/// The hand-written threaded i-k-j loop, the native engine's peer.
+fn ikj<T>(g: &mut sgemm::Gemm<T>) -> Result<()>
+where
+    T: nuda::Element + Default + std::ops::Mul<Output = T> + std::ops::AddAssign,
+{
+    crate::threaded::gemm(g.n, &g.a, &g.b, &mut g.c)
+}
+
+/// The host peers of sgemm and dgemm: matrixmultiply and the threaded i-k-j loop.
+fn gemm_host_peers<T>(matmul: Run<sgemm::Gemm<T>>) -> Vec<Peer<'static, sgemm::Gemm<T>>>
+where
+    T: nuda::Element + Default + std::ops::Mul<Output = T> + std::ops::AddAssign,
+{
+    let source = include_str!("threaded.rs");
+    vec![
+        Peer {
+            name: "matrixmultiply (CPU)",
+            run: matmul,
+            lines: None,
+        },
+        Peer {
+            name: "hand-written threaded Rust, i-k-j",
+            run: ikj::<T>,
+            lines: Some(source_lines(source, "gemm_ikj<T>")),
+        },
+    ]
+}
+
 /// sgemm (or dgemm with `double`).
 pub fn gemm(bench: &mut Bench, quick: bool, double: bool) -> Result<()> {
     let n = if quick {
@@ -316,11 +345,7 @@ fn sgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f32>> {
     let (variants, check) = (sgemm::f32::VARIANTS, &sgemm::f32::CHECK);
     Spec {
         same_device_peers: hand,
-        host_peers: vec![Peer {
-            name: "matrixmultiply (CPU)",
-            run: matmul_f32,
-            lines: None,
-        }],
+        host_peers: gemm_host_peers(matmul_f32),
         ..gemm_common(n, "sgemm", variants, check, Peak::Fp32)
     }
 }
@@ -328,11 +353,7 @@ fn sgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f32>> {
 fn dgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f64>> {
     let (variants, check) = (sgemm::f64::VARIANTS, &sgemm::f64::CHECK);
     Spec {
-        host_peers: vec![Peer {
-            name: "matrixmultiply (CPU)",
-            run: matmul_f64,
-            lines: None,
-        }],
+        host_peers: gemm_host_peers(matmul_f64),
         ..gemm_common(n, "dgemm", variants, check, Peak::Fp64)
     }
 }
