@@ -171,6 +171,8 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
             /// The body as the native engine runs it.
             #[inline(always)]
             pub fn __nuda_native<const TRUST: bool>(__nuda_fault: ::nuda::__private::Checker<'_, TRUST>, #inputs) #output {
+                // No launch-time proof reaches into functions: their sites stay checked.
+                let __nuda_fault = __nuda_fault.checking();
                 #native
             }
         }

@@ -269,7 +269,9 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
     let (template, label) = (&p.template, format!("#[nukernel] {name}"));
     quote! {
         if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-            let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+            // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
+            // site of this kernel, which is `Checker::trusting`'s contract.
+            let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
             #nviews
             #run_native
         } else if __nuda_dev.is_native() {

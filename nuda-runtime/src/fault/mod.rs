@@ -163,18 +163,44 @@ impl Record {
 /// What native kernel code checks with: the launch's recorder, and (`TRUST`) whether the
 /// launch-time proof showed every access in range. The flag is part of the type, so the
 /// native body is compiled twice and each copy has only its own path: a branch per access
-/// inside a hot loop costs the native engine up to a third of its speed. Trusted accesses
-/// index as plain Rust does (a wrong proof would panic, which the launch reports: never
-/// undefined behaviour).
+/// inside a hot loop costs the native engine up to a third of its speed, and a bounds check
+/// per access keeps LLVM from vectorising. Trusted accesses skip the check, exactly as the
+/// OpenCL program the same proof compiled the checks out of does; so a trusting checker can
+/// only be made in `unsafe` code ([`Checker::trusting`]), which the macros write only after
+/// the proof (or the user's `unsafe` opt-out) cleared every bounds site of the kernel.
 #[derive(Debug, Clone, Copy)]
 pub struct Checker<'a, const TRUST: bool> {
     faults: &'a Faults,
 }
 
-impl<'a, const TRUST: bool> Checker<'a, TRUST> {
-    /// Records into `faults`.
+impl<'a> Checker<'a, false> {
+    /// Checks every access and records faults into `faults`.
     pub fn new(faults: &'a Faults) -> Self {
         Checker { faults }
+    }
+}
+
+impl<'a> Checker<'a, true> {
+    /// A checker that lets views skip their bounds checks.
+    ///
+    /// # Safety
+    ///
+    /// Every index passed with it to a view's `load`, `store` or `write_at` must lie within
+    /// that view's dims: the launch-time proof showed it for every bounds site of the kernel,
+    /// or the user promised it in an `unsafe` opt-out (`#[unchecked]`, `nuda::unchecked`).
+    pub unsafe fn trusting(faults: &'a Faults) -> Self {
+        Checker { faults }
+    }
+}
+
+impl<'a, const TRUST: bool> Checker<'a, TRUST> {
+    /// The same recorder, checking every access: for code the proof did not cover (the
+    /// bodies of `#[nucode]` functions, whose sites are always checked).
+    #[inline(always)]
+    pub fn checking(self) -> Checker<'a, false> {
+        Checker {
+            faults: self.faults,
+        }
     }
 
     /// Whether accesses may skip recording (the proof showed them in range).

@@ -155,3 +155,26 @@ fn views_shared_across_threads_are_free_of_undefined_behaviour() {
     });
     assert_eq!(texels[3], [1.0; 4]);
 }
+
+#[test]
+fn views_trusted_accesses_touch_exactly_their_element() {
+    use super::{ArrayView, ArrayViewMut, ImageViewMut};
+    use crate::fault::{Checker, Faults, Site, SiteKind};
+    static SITE: Site = Site::new(SiteKind::Read, "a", 2, "test.rs", 1, 1);
+    let faults = Faults::new();
+    // SAFETY: every index below is inside its view's dims.
+    let f = unsafe { Checker::trusting(&faults) };
+    let src: Vec<u16> = (0..12).collect();
+    let (mut data, mut texels) = (vec![0u16; 12], vec![[0.0f32; 4]; 6]);
+    let read = ArrayView::new(&src, (3, 4));
+    let write = ArrayViewMut::new(&mut data, (3, 4));
+    for (i, j) in [(0, 0), (1, 3), (2, 3), (2, 0)] {
+        write.store((i, j), read.load((i, j), f, &SITE) + 1, f, &SITE);
+        assert_eq!(write.load((i, j), f, &SITE), (i * 4 + j) as u16 + 1);
+    }
+    let img = ImageViewMut::new(&mut texels, (3, 2));
+    img.write_at(2, 1, [5.0; 4], f, &SITE);
+    assert_eq!(data, [1, 0, 0, 0, 0, 0, 0, 8, 9, 0, 0, 12]);
+    assert_eq!(texels[5], [5.0; 4]);
+    assert!(faults.first().is_none());
+}

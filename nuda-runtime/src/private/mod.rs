@@ -9,7 +9,7 @@ pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
 pub use crate::proof::{
     keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE,
 };
-pub use native::{native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float};
+pub use native::{hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float};
 pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
     LoopRange, Steps,

@@ -11,17 +11,18 @@ use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
 use crate::proof::{Input, Inputs, Op};
 use rayon::prelude::*;
 
-/// Runs `body` once per iteration of the mapped loops, `trips` iterations per dimension.
-/// Iterations are independent (the user's promise, as on a GPU), so they run in parallel: the
-/// outer dimensions and chunks of the last one are rayon tasks, and each task runs its part
-/// of the last dimension in order, so the body inlines into a plain loop. The body records
-/// its faults in `faults`; the first one is the launch's error.
+/// Runs the mapped loops' iterations, `trips` per dimension. Iterations are independent (the
+/// user's promise, as on a GPU), so they run in parallel: the outer dimensions and chunks of
+/// the last one are rayon tasks. `body(idx, hi)` runs one chunk: the iterations `idx` to
+/// `hi - 1` of the last dimension, at the outer dimensions' `idx`, as one plain loop of the
+/// generated code. The body records its faults in `faults`; the first one is the launch's
+/// error.
 pub fn native_nuwork<const K: usize>(
     dev: &Device,
     _local: [usize; K],
     trips: [usize; K],
     faults: &Faults,
-    body: impl Fn([usize; K]) + Sync,
+    body: impl Fn([usize; K], usize) + Sync,
 ) -> Result<Timing> {
     if trips.contains(&0) {
         return Ok(Timing::default());
@@ -39,10 +40,8 @@ pub fn native_nuwork<const K: usize>(
             o /= trips[d];
         }
         let start = (task % chunks) * chunk;
-        for g in start..(start + chunk).min(last) {
-            idx[K - 1] = g;
-            body(idx);
-        }
+        idx[K - 1] = start;
+        body(idx, (start + chunk).min(last));
     };
     guarded("nuwork!", Some(dev), faults, || {
         (0..outer * chunks).into_par_iter().for_each(|t| {
@@ -167,6 +166,13 @@ impl Call {
         self.native(name)?
             .run_with_barrier_recording(faults, kernel)
     }
+}
+
+/// A copy of a native view, scalar or range, for a local inside a chunk's loop (see
+/// `native_nuwork`): LLVM keeps a local's fields in registers across the stores of the loop.
+#[inline(always)]
+pub fn hoist<T: Copy>(v: &T) -> T {
+    *v
 }
 
 /// A work-item, for the type witness. Never runs.

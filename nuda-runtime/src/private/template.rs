@@ -104,8 +104,8 @@ impl Variant {
         }
     }
 
-    /// Whether no bounds check is left (proved, or turned off): the native engine then
-    /// indexes as plain Rust does, without recording.
+    /// Whether no bounds check is left (proved, or turned off): the native engine then runs
+    /// its trusted body, whose accesses skip the check (see `Checker::trusting`).
     pub fn trusts_bounds(&self, sites: &[Site]) -> bool {
         self.checks
             .iter()

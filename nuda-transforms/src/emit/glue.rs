@@ -68,6 +68,17 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
     quote!(#(#binds)*)
 }
 
+/// Inside a native body's chunk closure: each captured view (and scalar) copied into a local
+/// of the same name, so LLVM sees values, not memory a store could change.
+pub fn hoist_views(captures: &[Capture]) -> TokenStream {
+    let names = captures
+        .iter()
+        .filter(|c| c.written || !looks_const(&c.name))
+        .map(|c| &c.name);
+    // A capture only the host side uses (an annotation's factor) is not read in the body.
+    quote!(#( #[allow(unused_variables)] let #names = ::nuda::__private::hoist(&#names); )*)
+}
+
 /// The fills of a template: type slots (those the witness records), then capture descriptors.
 pub fn fills(
     slots: usize,

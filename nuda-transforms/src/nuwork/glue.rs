@@ -5,7 +5,7 @@
 use super::{kernel_name, NuworkInput, Parts};
 use crate::capture::Context;
 use crate::emit::glue::{
-    bind_captures, capture_views, companions, fills, proof_inputs, push_captures,
+    bind_captures, capture_views, companions, fills, hoist_views, proof_inputs, push_captures,
 };
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::emit::sites::{SiteKind, Sites};
@@ -58,7 +58,6 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let rnames: Vec<syn::Ident> = (0..k)
         .map(|d| format_ident!("__nuda_r{}_{}", i, d))
         .collect();
-    let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
     let vars: Vec<&syn::Ident> = kern.mapped.iter().map(|l| &l.var).collect();
     let host: Vec<TokenStream> = kern
         .mapped
@@ -72,18 +71,7 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     });
     let body = &p.witnesses[i];
     let witness = quote!({ #(#records)* #body });
-    let native_body = &p.natives[i];
-    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
-    // that rustc and clippy would otherwise flag in the user's crate.
-    let native = quote! {
-        #[allow(unused_parens, clippy::all)]
-        let __nuda_body = |[#(#gnames),*]: [usize; #k]| {
-            let __nuda_fault = __nuda_fault;
-            #( let #vars = #rnames.at(#gnames); )*
-            #native_body
-        };
-        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
-    };
+    let native = native_glue(p, i, &rnames, &vars);
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
     let launch = quote! {
@@ -98,6 +86,36 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
         witness,
         native,
         launch,
+    }
+}
+
+/// The native run of kernel `i`: a closure over one chunk of the last mapped dimension (the
+/// runtime hands each rayon task a chunk), so the loop over it is plain Rust that LLVM can
+/// optimise as a whole. The views, ranges and checker are copied into locals first: behind
+/// the closure's references LLVM would reload them after every store through a view.
+/// Each element runs in a closure of its own, where a top-level `continue` is a `return`.
+fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident]) -> TokenStream {
+    let k = rnames.len();
+    let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
+    let (outer, last) = (&gnames[..k - 1], &gnames[k - 1]);
+    let hoists = hoist_views(&p.analysis.captures);
+    let native_body = &p.natives[i];
+    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
+    // that rustc and clippy would otherwise flag in the user's crate.
+    quote! {
+        #[allow(unused_parens, clippy::all)]
+        let __nuda_body = |[#(#outer,)* __nuda_lo]: [usize; #k], __nuda_hi: usize| {
+            let __nuda_fault = __nuda_fault;
+            #hoists
+            #( let #rnames = ::nuda::__private::hoist(&#rnames); )*
+            for #last in __nuda_lo..__nuda_hi {
+                (|| {
+                    #( let #vars = #rnames.at(#gnames); )*
+                    #native_body
+                })();
+            }
+        };
+        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
     }
 }
 
@@ -212,7 +230,9 @@ fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let template = &p.template;
     quote! {
         if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-            let __nuda_fault = ::nuda::__private::Checker::<true>::new(__nuda_faults);
+            // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
+            // site of this kernel, which is `Checker::trusting`'s contract.
+            let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
             #nviews
             #(#natives)*
         } else if __nuda_dev.is_native() {
