@@ -11,6 +11,7 @@
 pub mod annot;
 pub mod capture;
 pub mod ctxt;
+pub mod disjoint;
 pub mod emit;
 pub mod ir;
 pub mod nfor;

@@ -12,7 +12,7 @@ mod views;
 
 pub use barrier::GroupBarrier;
 pub(crate) use views::clamp;
-pub use views::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};
 
 use crate::device::{native_device, Device};
 use crate::error::Result;

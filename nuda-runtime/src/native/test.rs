@@ -178,3 +178,31 @@ fn views_trusted_accesses_touch_exactly_their_element() {
     assert_eq!(texels[5], [5.0; 4]);
     assert!(faults.first().is_none());
 }
+
+#[test]
+fn views_disjoint_plain_stores_from_many_threads() {
+    use super::ArrayViewMut;
+    use crate::fault::{Checker, Faults, Site, SiteKind};
+    static SITE: Site = Site::new(SiteKind::Write, "out", 2, "test.rs", 1, 1);
+    let faults = Faults::new();
+    let mut data = vec![0u32; 4 * 8];
+    let view = ArrayViewMut::new(&mut data, (4, 8));
+    // SAFETY: thread t touches only row t.
+    let rows = unsafe { view.disjoint() };
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let faults = &faults;
+            s.spawn(move || {
+                let f = Checker::new(faults);
+                for j in 0..8 {
+                    rows.store((t, j), (t * 8 + j) as u32, f, &SITE);
+                    let v = rows.load((t, j), f, &SITE);
+                    rows.store((t, j), v * 2, f, &SITE);
+                }
+                rows.store((t, 8), 7, f, &SITE); // out of range: skipped and recorded
+            });
+        }
+    });
+    assert_eq!(data, (0..32).map(|v| 2 * v).collect::<Vec<u32>>());
+    assert_eq!(faults.first().map(|r| r.index[1]), Some(8));
+}

@@ -211,6 +211,101 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     }
 }
 
+/// A writable view whose elements no two work-items share, so loads and stores are plain:
+/// LLVM may vectorise them. Made only by [`ArrayViewMut::disjoint`].
+pub struct DisjointViewMut<'a, T: Pod, S> {
+    view: ArrayViewMut<'a, T, S>,
+}
+
+impl<T: Pod, S: Copy> Clone for DisjointViewMut<'_, T, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Pod, S: Copy> Copy for DisjointViewMut<'_, T, S> {}
+
+impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
+    /// The same view with plain loads and stores.
+    ///
+    /// # Safety
+    ///
+    /// While the result is in use, no element it loads or stores may be accessed by another
+    /// thread at the same time (through any view of the same cells): the macros prove that
+    /// every work-item touches only its own elements (`nuda_transforms::disjoint`).
+    pub unsafe fn disjoint(self) -> DisjointViewMut<'a, T, S> {
+        DisjointViewMut { view: self }
+    }
+}
+
+impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
+    /// The dims, outermost first.
+    pub fn dims(&self) -> S {
+        self.view.dims
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.view.cells.len()
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.view.cells.is_empty()
+    }
+
+    /// The element at offset `o`, which must be below `len()`.
+    #[inline(always)]
+    fn ptr(&self, o: usize) -> *mut T {
+        debug_assert!(o < self.len());
+        // Writing through a pointer from `&[T::Cell]` is allowed: the cells are `UnsafeCell`s
+        // of `T`'s layout (see `element.rs`).
+        self.view
+            .cells
+            .as_ptr()
+            .cast::<T>()
+            .cast_mut()
+            .wrapping_add(o)
+    }
+
+    /// As [`ArrayViewMut::load`], with a plain load.
+    #[inline(always)]
+    #[track_caller]
+    pub fn load<const TR: bool>(&self, index: S, f: Checker<'_, TR>, site: &'static Site) -> T {
+        let o = match f.trusted() {
+            true => self.view.dims.offset_unchecked(index),
+            false => match checked(self.view.dims, index, f, site) {
+                Some(o) => o,
+                None => return T::default(),
+            },
+        };
+        // SAFETY: `o` is in range (checked above, or a trusting checker's promise), and no
+        // other thread touches this element now (`disjoint`'s contract).
+        unsafe { self.ptr(o).read() }
+    }
+
+    /// As [`ArrayViewMut::store`], with a plain store.
+    #[inline(always)]
+    #[track_caller]
+    pub fn store<const TR: bool>(
+        &self,
+        index: S,
+        value: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) {
+        let o = match f.trusted() {
+            true => self.view.dims.offset_unchecked(index),
+            false => match checked(self.view.dims, index, f, site) {
+                Some(o) => o,
+                None => return,
+            },
+        };
+        // SAFETY: as in `load`.
+        unsafe { self.ptr(o).write(value) }
+    }
+}
+
 /// Clamps a signed coordinate into `0..n`, as the `CLAMP_TO_EDGE` sampler does.
 #[inline]
 pub(crate) fn clamp(c: i32, n: usize) -> usize {

@@ -69,14 +69,25 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
 }
 
 /// Inside a native body's chunk closure: each captured view (and scalar) copied into a local
-/// of the same name, so LLVM sees values, not memory a store could change.
-pub fn hoist_views(captures: &[Capture]) -> TokenStream {
-    let names = captures
+/// of the same name, so LLVM sees values, not memory a store could change. The written arrays
+/// named in `plain` become plain-store views (see `crate::disjoint`).
+pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
+    let hoists = captures
         .iter()
         .filter(|c| c.written || !looks_const(&c.name))
-        .map(|c| &c.name);
-    // A capture only the host side uses (an annotation's factor) is not read in the body.
-    quote!(#( #[allow(unused_variables)] let #names = ::nuda::__private::hoist(&#names); )*)
+        .map(|c| {
+            let name = &c.name;
+            let copy = quote!(::nuda::__private::hoist(&#name));
+            // A capture only the host side uses (an annotation's factor) is not read.
+            if c.written && plain.contains(&name.to_string()) {
+                // SAFETY (of the generated code): `crate::disjoint` proved that no two
+                // work-items touch one element of this array, `disjoint`'s contract.
+                quote!(#[allow(unused_variables)] let #name = unsafe { #copy.disjoint() };)
+            } else {
+                quote!(#[allow(unused_variables)] let #name = #copy;)
+            }
+        });
+    quote!(#(#hoists)*)
 }
 
 /// The fills of a template: type slots (those the witness records), then capture descriptors.

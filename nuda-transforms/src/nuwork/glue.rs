@@ -98,7 +98,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let k = rnames.len();
     let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
     let (outer, last) = (&gnames[..k - 1], &gnames[k - 1]);
-    let hoists = hoist_views(&p.analysis.captures);
+    let hoists = hoist_views(&p.analysis.captures, &p.plain);
     let native_body = &p.natives[i];
     // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
     // that rustc and clippy would otherwise flag in the user's crate.

@@ -114,6 +114,8 @@ struct Parts {
     witnesses: Vec<TokenStream>,
     /// The launch-time proof program (`static __NUDA_PROOF: ..`).
     proof: TokenStream,
+    /// The arrays the native engine may store to with plain stores (`disjoint`).
+    plain: Vec<String>,
 }
 
 /// Expands `nuwork!`.
@@ -144,6 +146,8 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         return None;
     }
     let span = input.nest.span();
+    // Decided on the nest as written: annotations only redistribute its iterations.
+    let plain = crate::disjoint::plain_store_arrays(&nest);
     let tops = crate::annot::apply(cx, &mut lower.slots, nest, false);
     let mut kernels: Vec<Kernel> = tops
         .into_iter()
@@ -181,6 +185,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         natives,
         witnesses,
         proof,
+        plain,
     })
 }
 
