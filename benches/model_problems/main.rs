@@ -15,6 +15,7 @@ mod overhead;
 #[path = "../../examples/common/problem.rs"]
 mod problem;
 mod problems;
+mod reduce;
 mod runtime;
 mod saxpy;
 mod scaling;
@@ -29,7 +30,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
 const ALL: &[&str] = &[
-    "runtime", "saxpy", "imgconv", "nbody", "sgemm", "dgemm", "md5", "scaling",
+    "runtime", "saxpy", "reduce", "imgconv", "nbody", "sgemm", "dgemm", "md5", "scaling",
 ];
 
 /// Command-line options; `cargo bench` passes `--bench`, which is accepted and ignored.
@@ -39,13 +40,13 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, saxpy, imgconv, nbody, sgemm, dgemm, md5,
-    /// and scaling (sgemm and nbody split over `--devices`).
+    /// Problems to run, comma-separated: runtime, saxpy, reduce, imgconv, nbody, sgemm,
+    /// dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -138,6 +139,7 @@ fn problems(
     for p in &chosen {
         match p.as_str() {
             "saxpy" => saxpy::run(&mut bench, args.quick)?,
+            "reduce" => reduce::run(&mut bench, args.quick)?,
             "imgconv" => problems::conv(&mut bench, args.quick)?,
             "nbody" => problems::bodies(&mut bench, args.quick)?,
             "sgemm" => problems::gemm(&mut bench, args.quick, false)?,
