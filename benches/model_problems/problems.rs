@@ -45,6 +45,8 @@ pub struct Spec<'a, S> {
     pub same_device_peers: Vec<Peer<'a, S>>,
     /// Peers run on the host, outside nuda (matrixmultiply).
     pub host_peers: Vec<Peer<'a, S>>,
+    /// Whether the native engine runs the best variant beside the selected device.
+    pub native_peer: bool,
 }
 
 /// The run's state: device, progress, rows.
@@ -159,7 +161,7 @@ impl Bench {
         base: f64,
         best: Option<&Variant<S>>,
     ) -> Result<()> {
-        if let (Some(native), Some(v)) = (self.native, best) {
+        if let (Some(native), Some(v), true) = (self.native, best, spec.native_peer) {
             let name = format!("native engine, {}", v.name);
             let m = nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
             let lines = Some(source_lines(spec.source, v.function));
@@ -381,6 +383,7 @@ fn gemm_common<T: nuda::Element>(
         check,
         same_device_peers: vec![],
         host_peers: vec![],
+        native_peer: true,
     }
 }
 
@@ -404,6 +407,7 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &imgconv::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
+        native_peer: true,
     };
     bench.run(&spec, &mut c)?;
     let hand = Peer {
@@ -442,6 +446,7 @@ pub fn bodies(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &nbody::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
+        native_peer: true,
     };
     bench.run(&spec, &mut nbody::setup(n))
 }
@@ -468,6 +473,7 @@ pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &md5::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
+        native_peer: true,
     };
     bench.run(&spec, &mut md5::setup(count, 32))
 }

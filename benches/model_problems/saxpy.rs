@@ -79,6 +79,7 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
                 "saxpy",
             )),
         }],
+        native_peer: true,
     };
     bench.run(&spec, &mut setup(n))
 }
