@@ -2,6 +2,7 @@
 //! native-engine view, and the launch arguments they push. The macros call these traits on
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
+use super::plain::SharedViewMut;
 use crate::array::{NuArray, NuShared, Shape};
 use crate::element::{Element, Texel};
 use crate::error::Result;
@@ -259,14 +260,14 @@ impl<'s, T: Element, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
 
 impl<'s, T: Element, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
     type NativeMut<'a>
-        = ArrayViewMut<'a, T, S>
+        = SharedViewMut<'a, T, S>
     where
         Self: 'a;
     fn desc_mut(&self) -> CaptureDesc {
         CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalWrite)
     }
-    fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
-        Ok(self.write_view())
+    fn native_mut(&mut self) -> Result<SharedViewMut<'_, T, S>> {
+        Ok(SharedViewMut::new(self.write_view()))
     }
     fn proof_input_mut(&self) -> Input {
         array_input::<T, S>(self.dims())

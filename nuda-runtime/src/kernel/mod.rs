@@ -9,10 +9,12 @@
 
 mod arith;
 mod capture;
+mod plain;
 mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
 };
+pub use plain::{PlainStores, SharedViewMut};
 pub use share::{ShareCopy, ShareMut};

@@ -81,8 +81,8 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
             // A capture only the host side uses (an annotation's factor) is not read.
             if c.written && plain.contains(&name.to_string()) {
                 // SAFETY (of the generated code): `crate::disjoint` proved that no two
-                // work-items touch one element of this array, `disjoint`'s contract.
-                quote!(#[allow(unused_variables)] let #name = unsafe { #copy.disjoint() };)
+                // work-items touch one element of this array, `plain_stores`'s contract.
+                quote!(#[allow(unused_variables)] let #name = unsafe { ::nuda::kernel::PlainStores::plain_stores(#copy) };)
             } else {
                 quote!(#[allow(unused_variables)] let #name = #copy;)
             }
