@@ -95,6 +95,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         proof,
         native,
         witness,
+        guards: crate::emit::glue::hygiene_guards(&[&body]),
         calls: analysis.calls,
     };
     Ok((name, parts))
@@ -177,6 +178,8 @@ struct Parts {
     proof: TokenStream,
     native: TokenStream,
     witness: TokenStream,
+    /// The witness's hygiene guards (`emit::glue::hygiene_guards`).
+    guards: TokenStream,
     calls: Vec<syn::Path>,
 }
 
@@ -242,7 +245,7 @@ fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream
         capture_views(&p.captures, true),
         slot_decls(recorded),
     );
-    let (witness, sites, proof) = (&p.witness, &p.sites, &p.proof);
+    let (witness, sites, proof, guards) = (&p.witness, &p.sites, &p.proof, &p.guards);
     quote! {
         static __NUDA_SITES: #sites;
         static __NUDA_PROOF: #proof;
@@ -255,6 +258,7 @@ fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream
             let __nuda_witness = || {
                 let __nuda_w = ::nuda::__private::witness_item();
                 let __nuda_b = ::nuda::__private::witness_barrier();
+                #guards
                 #wviews
                 #witness
             };

@@ -15,15 +15,15 @@ thread_local! {
 /// Without `#[unchecked]`, every array index and image write coordinate a kernel evaluates is
 /// checked against the dims where the launch-time proof cannot show it in range, and an
 /// out-of-range access touches no memory and makes the launch return
-/// [`Error::Kernel`](crate::Error::Kernel). With it, the bounds checks are left out on
-/// OpenCL devices (the native engine keeps them: they cost it little and cannot be unsound).
+/// [`Error::Kernel`](crate::Error::Kernel). With it, the bounds checks are left out, on
+/// OpenCL devices and on the native engine alike.
 ///
 /// # Safety
 ///
 /// The caller promises that every array index and every image write coordinate the kernel
 /// evaluates is within the dims of its array or image. An access outside them reads or writes
-/// device memory that belongs to something else: undefined behaviour, which on OpenCL devices
-/// may corrupt other arrays, the driver's state or the host process. Division by zero and
+/// memory that belongs to something else: undefined behaviour, which may corrupt other arrays,
+/// the driver's state or the host process. Division by zero and
 /// zero loop steps are still checked.
 pub unsafe fn skip_bounds_checks() {}
 

@@ -16,5 +16,5 @@ pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
 };
-pub use plain::{PlainStores, SharedViewMut};
+pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 pub use share::{ShareCopy, ShareMut};

@@ -85,3 +85,10 @@ impl<T: Pod, S: Shape> PlainStores for SharedViewMut<'_, T, S> {
         self
     }
 }
+
+/// What a kernel's variable resolves to in the type witness when rustc's macro hygiene binds
+/// it to something other than what nuda saw: a `macro_rules!` that passes in a caller's
+/// variable under the name of one the kernel declares itself (a loop variable, a `let`, a
+/// capture). The kernel then fails to compile at that use; rename one of the two.
+#[derive(Debug, Clone, Copy)]
+pub struct ForeignVariable;

@@ -3,6 +3,8 @@
 
 use crate::capture::Capture;
 use crate::emit::native::slot_ident;
+use crate::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -149,4 +151,46 @@ pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
         }
     });
     quote!([#(#inputs),*])
+}
+
+/// Hygiene guards for a type witness: `let NAME = ForeignVariable;` for every variable use in
+/// `blocks`, each with its use's span. The macros follow names by their text, but rustc
+/// resolves a variable by its hygiene context too: in a `macro_rules!` that passes in a
+/// caller's `i` where the kernel declares its own `i`, the two differ. A use the kernel's own
+/// binding (a loop variable, a `let`, a capture's view) reaches shadows its guard and
+/// compiles; a use from another context reaches only its guard, and the witness fails to
+/// type-check at that use, instead of the native code silently using another variable than
+/// the one the OpenCL C, the proof and the plain-store rule saw.
+pub fn hygiene_guards(blocks: &[&Block]) -> TokenStream {
+    let mut uses = Uses(Vec::new());
+    for b in blocks {
+        uses.visit_block(&mut (*b).clone());
+    }
+    // Constants are items, which hygiene does not hide (and a `let` would match them).
+    let names = uses.0.into_iter().filter(|n| !looks_const(n));
+    quote!(#( #[allow(unused_variables)] let #names = ::nuda::kernel::ForeignVariable; )*)
+}
+
+/// Every identifier a body uses as a variable or an array, as written (with its span).
+struct Uses(Vec<syn::Ident>);
+
+impl VisitMut for Uses {
+    fn visit_expr(&mut self, e: &mut Expr) {
+        match &e.kind {
+            ExprKind::Var(v) | ExprKind::Index { base: v, .. } => self.0.push(v.clone()),
+            _ => {}
+        }
+        walk_expr(self, e);
+    }
+
+    fn visit_stmt(&mut self, s: &mut Stmt) {
+        if let Stmt::Assign {
+            place: Place::Var(v) | Place::Index { base: v, .. },
+            ..
+        } = s
+        {
+            self.0.push(v.clone());
+        }
+        walk_stmt(self, s);
+    }
 }

@@ -5,7 +5,8 @@
 use super::{kernel_name, NuworkInput, Parts};
 use crate::capture::Context;
 use crate::emit::glue::{
-    bind_captures, capture_views, companions, fills, hoist_views, proof_inputs, push_captures,
+    bind_captures, capture_views, companions, fills, hoist_views, hygiene_guards, proof_inputs,
+    push_captures,
 };
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::emit::sites::{SiteKind, Sites};
@@ -167,6 +168,8 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let caps = &p.analysis.captures;
     let (bind, wviews) = (bind_captures(caps), capture_views(caps, true));
     let wranges = witness_ranges(p);
+    let bodies: Vec<&Block> = p.kernels.iter().map(|k| &k.body).collect();
+    let guards = hygiene_guards(&bodies);
     let decls = slot_decls(&recorded(parts, &wranges));
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
@@ -187,6 +190,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
             #[allow(unused, unreachable_code, clippy::all)]
             let __nuda_witness = || {
                 #wranges
+                #guards
                 #wviews
                 #(#witnesses)*
             };
