@@ -242,6 +242,34 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
         .sum()
 }
 
+/// A bandwidth-bound problem of `n` elements moving `bytes` per run, rated in GB/s, with one
+/// hand-written threaded Rust peer on the host.
+pub fn streaming<S>(
+    problem: &'static str,
+    n: usize,
+    bytes: f64,
+    variants: &'static [Variant<S>],
+    check: &'static Check<S>,
+    source: &'static str,
+    peer: Peer<'static, S>,
+) -> Spec<'static, S> {
+    Spec {
+        problem,
+        size: format!("2^{}", n.trailing_zeros()),
+        source,
+        variants,
+        ops: bytes,
+        unit: "GB/s",
+        scale: 1e9,
+        flops: None,
+        peak: Peak::Bandwidth,
+        check,
+        same_device_peers: vec![],
+        host_peers: vec![peer],
+        native_peer: true,
+    }
+}
+
 /// Whether the device is a CPU (PoCL, native): sizes shrink so a run stays in minutes.
 pub fn on_cpu(device: &Device) -> bool {
     matches!(device.info().kind, DeviceKind::Cpu | DeviceKind::Native)

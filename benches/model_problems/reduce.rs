@@ -2,8 +2,8 @@
 //! per level: the kernel shape whose native form is costliest today (a kernel that calls
 //! `barrier()` runs each work-item of a group on its own thread).
 
-use super::problem::{Check, Variant};
-use super::problems::{Bench, Peak, Peer, Spec};
+use super::problem::{source_lines, Check, Variant};
+use super::problems::{streaming, Bench, Peer, Spec};
 use nuda::prelude::*;
 
 /// Work-items per group.
@@ -104,29 +104,17 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         (false, true) => 1 << 16,
         (false, false) => 1 << 24,
     };
+    let peer = Peer {
+        name: "hand-written threaded Rust",
+        run: hand_threads,
+        lines: Some(source_lines(include_str!("reduce.rs"), "hand_threads")),
+    };
+    let source = include_str!("reduce.rs");
     let spec = Spec {
-        problem: "reduce",
-        size: format!("2^{}", n.trailing_zeros()),
-        source: include_str!("reduce.rs"),
-        variants: VARIANTS,
-        ops: 4.0 * n as f64,
-        unit: "GB/s",
-        scale: 1e9,
-        flops: None,
-        peak: Peak::Bandwidth,
-        check: &CHECK,
-        same_device_peers: vec![],
-        host_peers: vec![Peer {
-            name: "hand-written threaded Rust",
-            run: hand_threads,
-            lines: Some(super::problem::source_lines(
-                include_str!("reduce.rs"),
-                "hand_threads",
-            )),
-        }],
         // Today the native engine runs a barrier kernel's work-items on one OS thread each:
         // at a GPU's size that would take hours. Its figures come from NUDA_ENGINE=native.
         native_peer: on_cpu,
+        ..streaming("reduce", n, 4.0 * n as f64, VARIANTS, &CHECK, source, peer)
     };
     bench.run(&spec, &mut setup(n))
 }

@@ -1,8 +1,8 @@
 //! saxpy, `z = a * x + y` over f32: a loop with no reuse at all, bound by memory bandwidth,
 //! where the native engine should run as fast as hand-written threaded Rust.
 
-use super::problem::{Check, Variant};
-use super::problems::{Bench, Peak, Peer, Spec};
+use super::problem::{source_lines, Check, Variant};
+use super::problems::{streaming, Bench, Peer, Spec};
 use super::threaded;
 use nuda::prelude::*;
 
@@ -59,27 +59,15 @@ const CHECK: Check<Saxpy> = Check {
 /// Runs saxpy over 2^24 elements (2^16 with `--quick`), rated in GB/s of traffic.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
     let n: usize = if quick { 1 << 16 } else { 1 << 24 };
+    let peer = Peer {
+        name: "hand-written threaded Rust",
+        run: hand_threads,
+        lines: Some(source_lines(include_str!("threaded.rs"), "saxpy")),
+    };
+    let source = include_str!("saxpy.rs");
     let spec = Spec {
-        problem: "saxpy",
-        size: format!("2^{}", n.trailing_zeros()),
-        source: include_str!("saxpy.rs"),
-        variants: VARIANTS,
-        ops: 12.0 * n as f64,
-        unit: "GB/s",
-        scale: 1e9,
         flops: Some(2.0 * n as f64),
-        peak: Peak::Bandwidth,
-        check: &CHECK,
-        same_device_peers: vec![],
-        host_peers: vec![Peer {
-            name: "hand-written threaded Rust",
-            run: hand_threads,
-            lines: Some(super::problem::source_lines(
-                include_str!("threaded.rs"),
-                "saxpy",
-            )),
-        }],
-        native_peer: true,
+        ..streaming("saxpy", n, 12.0 * n as f64, VARIANTS, &CHECK, source, peer)
     };
     bench.run(&spec, &mut setup(n))
 }

@@ -272,16 +272,28 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
     #[inline(always)]
     #[track_caller]
     pub fn load<const TR: bool>(&self, index: S, f: Checker<'_, TR>, site: &'static Site) -> T {
-        let o = match f.trusted() {
-            true => self.view.dims.offset_unchecked(index),
-            false => match checked(self.view.dims, index, f, site) {
-                Some(o) => o,
-                None => return T::default(),
-            },
-        };
-        // SAFETY: `o` is in range (checked above, or a trusting checker's promise), and no
-        // other thread touches this element now (`disjoint`'s contract).
-        unsafe { self.ptr(o).read() }
+        match self.offset(index, f, site) {
+            // SAFETY: `o` is in range (checked, or a trusting checker's promise), and no
+            // other thread touches this element now (`disjoint`'s contract).
+            Some(o) => unsafe { self.ptr(o).read() },
+            None => T::default(),
+        }
+    }
+
+    /// The offset of `index`: unchecked with a trusting checker, else checked, with a fault
+    /// recorded at `site` when out of range.
+    #[inline(always)]
+    #[track_caller]
+    fn offset<const TR: bool>(
+        &self,
+        index: S,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Option<usize> {
+        match f.trusted() {
+            true => Some(self.view.dims.offset_unchecked(index)),
+            false => checked(self.view.dims, index, f, site),
+        }
     }
 
     /// As [`ArrayViewMut::store`], with a plain store.
@@ -294,15 +306,10 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
         f: Checker<'_, TR>,
         site: &'static Site,
     ) {
-        let o = match f.trusted() {
-            true => self.view.dims.offset_unchecked(index),
-            false => match checked(self.view.dims, index, f, site) {
-                Some(o) => o,
-                None => return,
-            },
-        };
-        // SAFETY: as in `load`.
-        unsafe { self.ptr(o).write(value) }
+        if let Some(o) = self.offset(index, f, site) {
+            // SAFETY: as in `load`.
+            unsafe { self.ptr(o).write(value) }
+        }
     }
 }
 
