@@ -43,14 +43,7 @@ fn a_panicking_work_item_is_one_error_at_the_callers_line() {
         let _ = v[w.global_id(0)];
     });
     let e = e.unwrap_err();
-    let Error::Kernel {
-        location,
-        fault: crate::KernelFault::Panic(msg),
-        ..
-    } = &e
-    else {
-        panic!("not a panic fault: {e}");
-    };
+    let (location, msg) = panic_fault(&e);
     assert!(msg.contains("out of bounds"), "{e}");
     assert_eq!(location, &format!("{}:{line}:18", file!()), "{e}");
 }
@@ -70,14 +63,7 @@ fn a_skipped_barrier_is_an_error_not_a_hang() {
                 }
             })
             .unwrap_err();
-        let Error::Kernel {
-            location,
-            fault: crate::KernelFault::Panic(msg),
-            ..
-        } = &e
-        else {
-            panic!("not a panic fault: {e}");
-        };
+        let (location, msg) = panic_fault(&e);
         assert!(msg.contains("without reaching a `barrier()`"), "{e}");
         assert!(location.starts_with(&format!("{}:{line}:", file!())), "{e}");
     }
@@ -205,4 +191,16 @@ fn views_disjoint_plain_stores_from_many_threads() {
     });
     assert_eq!(data, (0..32).map(|v| 2 * v).collect::<Vec<u32>>());
     assert_eq!(faults.first().map(|r| r.index[1]), Some(8));
+}
+
+/// The location and message of a launch error that is a work-item's panic.
+fn panic_fault(e: &Error) -> (&String, &String) {
+    match e {
+        Error::Kernel {
+            location,
+            fault: crate::KernelFault::Panic(msg),
+            ..
+        } => (location, msg),
+        _ => panic!("not a panic fault: {e}"),
+    }
 }

@@ -166,8 +166,14 @@ pub fn hygiene_guards(blocks: &[&Block]) -> TokenStream {
     for b in blocks {
         uses.visit_block(&mut (*b).clone());
     }
-    // Constants are items, which hygiene does not hide (and a `let` would match them).
-    let names = uses.0.into_iter().filter(|n| !looks_const(n));
+    // Constants are items, which hygiene does not hide (and a `let` would match them). The
+    // copies annotations make keep their uses' spans: one guard per name and span is enough
+    // (a span's debug form includes its hygiene context).
+    let mut seen = std::collections::HashSet::new();
+    let names = uses
+        .0
+        .into_iter()
+        .filter(|n| !looks_const(n) && seen.insert(format!("{n} {:?}", n.span())));
     quote!(#( #[allow(unused_variables)] let #names = ::nuda::kernel::ForeignVariable; )*)
 }
 
