@@ -45,8 +45,6 @@ pub struct Spec<'a, S> {
     pub same_device_peers: Vec<Peer<'a, S>>,
     /// Peers run on the host, outside nuda (matrixmultiply).
     pub host_peers: Vec<Peer<'a, S>>,
-    /// Whether the native engine runs the best variant beside the selected device.
-    pub native_peer: bool,
 }
 
 /// The run's state: device, progress, rows.
@@ -161,7 +159,7 @@ impl Bench {
         base: f64,
         best: Option<&Variant<S>>,
     ) -> Result<()> {
-        if let (Some(native), Some(v), true) = (self.native, best, spec.native_peer) {
+        if let (Some(native), Some(v)) = (self.native, best) {
             let name = format!("native engine, {}", v.name);
             let m = nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
             let lines = Some(source_lines(spec.source, v.function));
@@ -266,7 +264,6 @@ pub fn streaming<S>(
         check,
         same_device_peers: vec![],
         host_peers: vec![peer],
-        native_peer: true,
     }
 }
 
@@ -411,7 +408,6 @@ fn gemm_common<T: nuda::Element>(
         check,
         same_device_peers: vec![],
         host_peers: vec![],
-        native_peer: true,
     }
 }
 
@@ -435,7 +431,6 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &imgconv::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
-        native_peer: true,
     };
     bench.run(&spec, &mut c)?;
     let hand = Peer {
@@ -474,7 +469,6 @@ pub fn bodies(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &nbody::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
-        native_peer: true,
     };
     bench.run(&spec, &mut nbody::setup(n))
 }
@@ -501,7 +495,6 @@ pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
         check: &md5::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
-        native_peer: true,
     };
     bench.run(&spec, &mut md5::setup(count, 32))
 }

@@ -196,7 +196,7 @@ fn bind(p: &Parts) -> TokenStream {
     quote!(#(#binds)*)
 }
 
-/// The native engine's launch of the body: a thread per work-item where it calls `barrier()`.
+/// The native engine's launch of the body: a coroutine per work-item where it calls `barrier()`.
 fn run_native(name: &str, p: &Parts) -> TokenStream {
     let native = &p.native;
     let label = format!("#[nukernel] {name}");

@@ -3,7 +3,7 @@
 //! group run in order on one thread, last dimension fastest.
 //!
 //! `barrier()` cannot be honoured by running work-items one after another, so kernels that
-//! need it get their native form from the macros, split at barriers.
+//! call it run a group's work-items as coroutines on the group's one thread (`barrier.rs`).
 
 mod barrier;
 #[cfg(test)]

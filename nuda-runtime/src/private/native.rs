@@ -181,7 +181,7 @@ pub fn witness_item() -> &'static WorkItem {
 }
 
 /// A barrier, for the type witness. Never runs.
-pub fn witness_barrier() -> &'static GroupBarrier {
+pub fn witness_barrier() -> &'static GroupBarrier<'static> {
     unreachable!("nuda: the type witness is never called")
 }
 
