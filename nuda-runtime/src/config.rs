@@ -1,6 +1,7 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`. Parsing is pure so that every malformed value can be unit tested; the runtime
-//! reads the environment once, at first use.
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`. Parsing is pure so that every malformed value
+//! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
+//! Layer 0.
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -42,6 +43,12 @@ pub(crate) struct Config {
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The process's configuration, read from the environment at first use.
+pub(crate) fn config() -> &'static Config {
+    static CONFIG: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
+    CONFIG.get_or_init(Config::from_env)
 }
 
 impl Config {

@@ -135,3 +135,19 @@ const _: () = assert!(
 impl Texel for [f32; 4] {
     const CHANNELS: usize = 4;
 }
+
+/// The bytes of a slice of elements, for transfers to a backend.
+pub(crate) fn bytes<T: Pod>(s: &[T]) -> &[u8] {
+    // SAFETY: every `Pod` type (sealed: the ten numeric types and `[f32; 4]`) is plain data
+    // without padding, so all `size_of_val(s)` bytes behind the pointer are initialised; `u8`
+    // has alignment 1; the borrow of `s` covers the result's lifetime.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), size_of_val(s)) }
+}
+
+/// The bytes of a slice of elements, for a backend to download into.
+pub(crate) fn bytes_mut<T: Pod>(s: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `bytes`; besides, every bit pattern is a valid value of every `Pod` type,
+    // so whatever bytes are written through the result leave valid elements, and the unique
+    // borrow of `s` makes the result the only access meanwhile.
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) }
+}

@@ -43,7 +43,7 @@ pub enum Error {
         /// The shape or length given.
         found: String,
     },
-    /// The OpenCL compiler rejected a program.
+    /// A backend's compiler (the OpenCL driver's) rejected a program.
     Build {
         /// The program's name (its first kernel).
         program: String,
@@ -85,14 +85,18 @@ pub enum Error {
         /// What happened.
         fault: KernelFault,
     },
-    /// Another OpenCL call failed.
-    OpenCl {
+    /// A call into a backend's driver failed (for the OpenCL backend, an OpenCL call).
+    Backend {
+        /// The backend: `OpenCL`, or another registered one.
+        backend: String,
         /// What nuda was doing.
         during: String,
         /// The device, or `-` before one is known.
         device: String,
-        /// The OpenCL error code.
-        code: i32,
+        /// The driver's status code (OpenCL: the negative `CL_*` error code).
+        status: i32,
+        /// The status code's name, such as `CL_INVALID_KERNEL_ARGS`.
+        status_name: String,
     },
 }
 
@@ -150,13 +154,6 @@ impl fmt::Display for KernelFault {
     }
 }
 
-impl Error {
-    /// The OpenCL error code's name, such as `CL_OUT_OF_RESOURCES`.
-    pub fn cl_code_name(code: i32) -> &'static str {
-        opencl3::error_codes::error_text(code)
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -195,11 +192,10 @@ impl fmt::Display for Error {
             Error::Kernel { kernel, device, location, fault } => {
                 write!(f, "{kernel} at {location} on {device}: {fault}")
             }
-            Error::OpenCl { during, device, code } => write!(
+            Error::Backend { backend, during, device, status, status_name } => write!(
                 f,
-                "OpenCL error {} ({code}) on {device} while {during}; \
-                 check the driver with `clinfo`, or set NUDA_ENGINE=native",
-                Error::cl_code_name(*code)
+                "{backend} error {status_name} ({status}) on {device} while {during}; \
+                 check the driver (for OpenCL, with `clinfo`), or set NUDA_ENGINE=native"
             ),
         }
     }
@@ -234,12 +230,19 @@ mod tests {
 
     #[test]
     fn messages_say_what_to_do() {
-        let e = Error::OpenCl {
+        let e = Error::Backend {
+            backend: "OpenCL".into(),
             during: "x".into(),
             device: "d".into(),
-            code: -5,
+            status: -48,
+            status_name: "CL_INVALID_KERNEL".into(),
         };
-        assert!(e.to_string().contains("CL_OUT_OF_RESOURCES"));
+        let text = e.to_string();
+        assert!(
+            text.contains("OpenCL error CL_INVALID_KERNEL (-48) on d while x"),
+            "{text}"
+        );
+        assert!(text.contains("NUDA_ENGINE=native"), "{text}");
         let e = Error::NoDevice {
             reason: "none".into(),
         };

@@ -1,10 +1,21 @@
-//! nuda's runtime: devices and engines, lazily synchronised arrays and images, the program
+//! nuda's runtime: devices and backends, lazily synchronised arrays and images, the program
 //! cache, the launch path, and the native engine.
 //!
 //! Most users reach this crate through the `nuda` facade and its macros. Hand-written OpenCL C
 //! kernels can use it directly: wrap the source in a [`KernelSource`] and start a [`Launch`].
+//!
+//! The modules form layers, each using only those below it; `backend/README.md` draws them:
+//! 0. neutral types: `error`, `element`, `shape`, `config`, `stats`, `fault`, and the
+//!    backend-neutral types of `backend` (`DeviceInfo`, `Layout`, `Geometry`, ..);
+//! 1. backends: `backend::opencl`, `backend::native`, behind the `backend` traits;
+//! 2. the device registry: `device`, `nudevs`;
+//! 3. lazily synchronised memory: `memory`;
+//! 4. arrays and images: `array`, `image`;
+//! 5. launches: `launch`, `kernel`;
+//! 6. the macros' support: `private`.
 
 pub mod array;
+pub mod backend;
 mod config;
 pub mod device;
 mod element;
@@ -14,15 +25,14 @@ pub mod image;
 pub mod kernel;
 pub mod launch;
 mod memory;
-pub mod native;
 mod nudevs;
-mod opencl;
 #[doc(hidden)]
 pub mod private;
-mod proof;
+mod shape;
 mod stats;
 
 pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, Shape};
+pub use backend::native;
 pub use config::{DeviceChoice, EngineChoice};
 pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
@@ -31,9 +41,7 @@ pub use element::{Element, Pod, Texel};
 pub use error::{Error, KernelFault, OutOfBounds, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
-pub use launch::{Geometry, IndexType, KernelSource, Launch, Timing};
-pub use native::{
-    ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, NativeLaunch, WorkItem,
-};
+pub use launch::{Geometry, IndexType, KernelSource, Launch, NativeLaunch, Timing};
+pub use native::{ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, WorkItem};
 pub use nudevs::nudevs;
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};

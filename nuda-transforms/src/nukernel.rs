@@ -272,22 +272,27 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
     let (run_native, pushes) = (run_native(name, p), push_captures(&p.captures));
     let (template, label) = (&p.template, format!("#[nukernel] {name}"));
     quote! {
-        if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-            // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
-            // site of this kernel, which is `Checker::trusting`'s contract.
-            let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
-            #nviews
-            #run_native
-        } else if __nuda_dev.is_native() {
-            #nviews
-            #run_native
-        } else {
-            static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
-                concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-            let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
-            let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
-            #pushes
-            __nuda_l.run()
-        }
+        ::nuda::__private::dispatch(&__nuda_dev, |__nuda_form| match __nuda_form {
+            ::nuda::__private::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+                // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
+                // site of this kernel, which is `Checker::trusting`'s contract.
+                let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
+                #nviews
+                #run_native
+            }
+            ::nuda::__private::Form::Native => {
+                #nviews
+                #run_native
+            }
+            // Every other form starts from the OpenCL C source.
+            _ => {
+                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
+                #pushes
+                __nuda_l.run()
+            }
+        })
     }
 }

@@ -1,22 +1,22 @@
 //! `NuArray1<T>`, `NuArray2<T>`, `NuArray3<T>`: arrays that live on the host, on devices, or
-//! both, and move between them only when needed (see `memory/README.md`).
+//! both, and move between them only when needed (see `memory/README.md`). Layer 4 of the
+//! runtime (see `backend/README.md`), above memory.
 
 mod constant;
-mod shape;
 mod shared;
 #[cfg(test)]
 mod test;
 
+pub use crate::shape::Shape;
 pub use constant::NuConst;
-pub use shape::Shape;
 pub use shared::NuShared;
 
+use crate::backend::native::{ArrayView, ArrayViewMut};
+use crate::backend::Layout;
 use crate::device::Device;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::memory::Storage;
-use crate::native::{ArrayView, ArrayViewMut};
-use crate::opencl::memory::Layout;
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
@@ -140,9 +140,9 @@ impl<T: Element, S: Shape> NuArray<T, S> {
     /// Makes the data valid on `device` now (allocating and uploading only if needed), so a
     /// later launch finds it there. The native engine works on the host copy.
     pub fn prefetch(&self, device: &Device) -> Result<()> {
-        match device.cl() {
-            Some(cl) => self.storage.prepare(cl).map(drop),
-            None => self.storage.host().map(drop),
+        match device.is_native() {
+            false => self.storage.prepare(device.index()).map(drop),
+            true => self.storage.host().map(drop),
         }
     }
 

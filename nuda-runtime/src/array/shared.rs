@@ -46,10 +46,10 @@
 //! ```
 
 use super::{NuArray, Shape};
+use crate::backend::native::ArrayViewMut;
 use crate::element::Element;
 use crate::error::Result;
 use crate::memory::Storage;
-use crate::native::ArrayViewMut;
 
 /// An array several devices write at once; see [`NuArray::as_shared`].
 #[derive(Debug)]

@@ -1,23 +1,25 @@
 //! The process-wide device registry, built once from the environment, and each host thread's
 //! current device (NUDA's `nudev`), default 0 or what `NUDA_DEVICE` names.
 
-use super::select::{check_index, engines, resolve_default};
-use super::{Device, DeviceInfo};
-use crate::config::{Config, EngineChoice};
+use super::select::{check_index, engines, kind_rank, resolve_default};
+use super::{Device, DeviceInfo, DeviceKind};
+use crate::backend::{builtin, Backend, Form, Found, Provider};
+use crate::config::{config, EngineChoice};
 use crate::error::{Error, Result};
-use crate::opencl::{self, ClDevice};
 use std::cell::Cell;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Everything nuda found at first use.
 pub(crate) struct Runtime {
     pub devices: Vec<Device>,
     /// The default device, or the configuration error every device call reports.
     pub default: Result<usize>,
-    pub config: Config,
 }
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+
+/// Providers added with [`register`] before the registry was built.
+static EXTRA: Mutex<Vec<&'static dyn Provider>> = Mutex::new(Vec::new());
 
 thread_local! {
     static CURRENT: Cell<Option<usize>> = const { Cell::new(None) };
@@ -28,51 +30,70 @@ pub(crate) fn runtime() -> &'static Runtime {
     RUNTIME.get_or_init(Runtime::from_env)
 }
 
+/// Whether the device list has been built (after which `register` is refused).
+fn registry_built() -> bool {
+    RUNTIME.get().is_some()
+}
+
+/// Adds a backend's provider: its devices join `nuda::devices()`, sorted by kind with the
+/// rest. Call it before anything else in nuda, since the device list is built once, at the
+/// first call that needs it; afterwards this is an error.
+pub fn register(provider: &'static dyn Provider) -> Result<()> {
+    let mut extra = EXTRA.lock().unwrap_or_else(PoisonError::into_inner);
+    if registry_built() {
+        return Err(Error::BadSelection {
+            source: "nuda::register".into(),
+            value: provider.name().into(),
+            reason: "the device list was already built".into(),
+            choices: "register backends before any other nuda call".into(),
+        });
+    }
+    extra.push(provider);
+    Ok(())
+}
+
 impl Runtime {
     fn from_env() -> Runtime {
-        let config = Config::from_env();
+        let config = config();
         let choice = config.engine.clone().unwrap_or(EngineChoice::Auto);
-        let (want_cl, want_native) = engines(choice);
-        let (mut devices, missing) = if want_cl {
-            opencl_devices()
-        } else {
-            (vec![], None)
-        };
-        if devices.is_empty() && choice == EngineChoice::Auto {
-            announce_native(missing.as_deref().unwrap_or("no OpenCL device found"));
-        }
-        if want_native {
-            devices.push(Device::native(devices.len()));
-        }
+        let (found, missing) = find(choice);
+        let devices: Vec<Device> = found
+            .into_iter()
+            .enumerate()
+            .map(|(index, f)| Device::new((f.open)(DeviceInfo { index, ..f.info })))
+            .collect();
         let infos: Vec<DeviceInfo> = devices.iter().map(|d| d.info().clone()).collect();
         let default = config.engine.clone().and_then(|engine| {
             let device = config.device.clone()?;
             resolve_default(&infos, engine, device.as_ref()).map_err(|e| explain(e, &missing))
         });
-        Runtime {
-            devices,
-            default,
-            config,
-        }
+        Runtime { devices, default }
     }
 }
 
-fn opencl_devices() -> (Vec<Device>, Option<String>) {
-    match opencl::enumerate() {
-        Ok(found) => {
-            let devices = found
-                .into_iter()
-                .enumerate()
-                .map(|(i, (mut info, id))| {
-                    info.index = i;
-                    let cl = ClDevice::new(&info, id);
-                    Device::opencl(info, cl)
-                })
-                .collect();
-            (devices, None)
+/// Every device the engine choice lists, sorted by kind (stable, so each backend's order
+/// holds within a kind), and why no source-form backend found one, if none did.
+fn find(choice: EngineChoice) -> (Vec<Found>, Option<String>) {
+    let (want_source, want_native) = engines(choice);
+    let extra = EXTRA.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    let (mut found, mut missing) = (Vec::new(), None);
+    for p in builtin().into_iter().chain(extra) {
+        let wanted = match p.form() {
+            Form::Native => want_native,
+            _ => want_source,
+        };
+        match (wanted, p.devices()) {
+            (false, _) => {}
+            (true, Ok(devices)) => found.extend(devices),
+            (true, Err(why)) => missing = missing.or(Some(why)),
         }
-        Err(reason) => (vec![], Some(reason)),
     }
+    let any_source = found.iter().any(|f| f.info.kind != DeviceKind::Native);
+    if !any_source && choice == EngineChoice::Auto {
+        announce_native(missing.as_deref().unwrap_or("no OpenCL device found"));
+    }
+    found.sort_by_key(|f| kind_rank(f.info.kind));
+    (found, missing)
 }
 
 fn explain(e: Error, missing: &Option<String>) -> Error {
@@ -94,9 +115,8 @@ fn announce_native(why: &str) {
 /// Checks the environment (`NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`) and finds the devices.
 /// Every later call reports the same error, so calling this first is optional.
 pub fn init() -> Result<()> {
-    let rt = runtime();
-    rt.config.cache.clone()?;
-    rt.default.clone().map(drop)
+    config().cache.clone()?;
+    runtime().default.clone().map(drop)
 }
 
 /// Every device nuda can run on, in index order.
@@ -142,12 +162,12 @@ pub fn with_device<R>(index: usize, f: impl FnOnce() -> R) -> Result<R> {
     Ok(f())
 }
 
-/// The OpenCL side of device `index`, if it is an OpenCL device.
-pub(crate) fn cl_device(index: usize) -> Option<&'static ClDevice> {
-    runtime().devices.get(index).and_then(Device::cl)
+/// The backend of device `index`, for the memory layer's transfers.
+pub(crate) fn backend(index: usize) -> Option<&'static dyn Backend> {
+    runtime().devices.get(index).map(Device::backend)
 }
 
-/// The native engine's device, if the engine choice lists it.
+/// The first device that runs kernels' native form, if the engine choice lists one.
 pub(crate) fn native_device() -> Option<Device> {
     runtime().devices.iter().find(|d| d.is_native()).cloned()
 }

@@ -15,7 +15,8 @@ pub(crate) fn kind_rank(kind: DeviceKind) -> u8 {
     }
 }
 
-/// Whether the engine choice lists the OpenCL devices and the native engine.
+/// Whether the engine choice lists source-form backends' devices (OpenCL) and native-form
+/// ones.
 pub(crate) fn engines(choice: EngineChoice) -> (bool, bool) {
     match choice {
         EngineChoice::Auto => (true, true),

@@ -5,15 +5,14 @@
 //! operation (the array as the user wrote it, the kind, `file:line:column`). A faulting
 //! work-item touches no memory (a write is skipped, a read yields zero, a division yields
 //! zero), records the *first* fault of the launch, and carries on; the launch then returns
-//! `Err(Error::Kernel { .. })`. See `README.md` beside this file for the device-side record.
+//! `Err(Error::Kernel { .. })`. See `README.md` beside this file for the device-side record,
+//! which the OpenCL backend keeps (`backend/opencl/record.rs`). Layer 0 of the runtime.
 
 mod panic;
-mod record;
 #[cfg(test)]
 mod test;
 mod unchecked;
 
-pub(crate) use record::RecordPool;
 pub use unchecked::{skip_bounds_checks, unchecked, unchecked_here};
 
 use crate::error::{Error, KernelFault, OutOfBounds};

@@ -1,16 +1,17 @@
 //! `NuImage2<T>`: 2-D images of `f32` (one channel) or `[f32; 4]` (RGBA), stored as OpenCL
 //! images on devices and row-major (`y` outer, `x` inner) on the host, synchronised lazily like
-//! arrays. Reads clamp coordinates to the edge, on the host and in kernels alike.
+//! arrays. Reads clamp coordinates to the edge, on the host and in kernels alike. Layer 4 of
+//! the runtime (see `backend/README.md`), above memory.
 
 #[cfg(test)]
 mod test;
 
+use crate::backend::native::{clamp, ImageView, ImageViewMut};
+use crate::backend::Layout;
 use crate::device::Device;
 use crate::element::Texel;
 use crate::error::{Error, Result};
 use crate::memory::Storage;
-use crate::native::{clamp, ImageView, ImageViewMut};
-use crate::opencl::memory::Layout;
 use std::fmt;
 
 /// A lazily synchronised 2-D image of `width` by `height` texels.
@@ -139,9 +140,9 @@ impl<T: Texel> NuImage2<T> {
 
     /// Makes the data valid on `device` now (allocating and uploading only if needed).
     pub fn prefetch(&self, device: &Device) -> Result<()> {
-        match device.cl() {
-            Some(cl) => self.storage.prepare(cl).map(drop),
-            None => self.storage.host().map(drop),
+        match device.is_native() {
+            false => self.storage.prepare(device.index()).map(drop),
+            true => self.storage.host().map(drop),
         }
     }
 

@@ -4,13 +4,13 @@
 
 use super::plain::SharedViewMut;
 use crate::array::{NuArray, NuShared, Shape};
+use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
 use crate::element::{Element, Texel};
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
-use crate::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
+use crate::private::proof::Input;
 use crate::private::{CaptureDesc, Space};
-use crate::proof::Input;
 
 /// A value type kernels compute with, and its OpenCL C name.
 #[diagnostic::on_unimplemented(

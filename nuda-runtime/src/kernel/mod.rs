@@ -1,7 +1,8 @@
 //! What code the macros generate calls on the values a kernel captures: how each becomes a
 //! kernel parameter ([`KernelRef`], [`KernelMut`]), how its type is spelled in OpenCL C
 //! ([`ClType`]), and how the native engine computes with it ([`Arith`], [`Shift`]): integers
-//! wrap and division by zero faults, exactly as in the generated OpenCL C.
+//! wrap and division by zero faults, exactly as in the generated OpenCL C. The top of layer 6
+//! of the runtime (see `backend/README.md`), above `private`.
 //!
 //! These traits are implemented for nuda's scalars, arrays, images, constant arrays and
 //! shared-write handles. They are public so that rustc's messages about a value a kernel

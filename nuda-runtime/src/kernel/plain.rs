@@ -3,9 +3,9 @@
 //! stays atomic when one can.
 
 use crate::array::Shape;
+use crate::backend::native::{ArrayViewMut, DisjointViewMut};
 use crate::element::Pod;
 use crate::fault::{Checker, Site};
-use crate::native::{ArrayViewMut, DisjointViewMut};
 
 /// A written capture's native view, and what it becomes where `nuda_transforms::disjoint`
 /// proved that no two work-items of the launch touch one element.

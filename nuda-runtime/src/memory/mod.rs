@@ -1,4 +1,6 @@
-//! Lazily synchronised storage shared by `NuArray1/2/3` and `NuImage2`.
+//! Lazily synchronised storage shared by `NuArray1/2/3` and `NuImage2`. Layer 3 of the
+//! runtime (see `backend/README.md`): it keeps one buffer per device, allocated and filled
+//! through that device's backend, without knowing which backend it is.
 //!
 //! The state machine is documented in `README.md` beside this file. In short: the data is
 //! valid in any subset of {the host, each device}, or is still the all-zero value it was made
@@ -17,12 +19,9 @@ mod test;
 
 use shared::SharedWrites;
 
-use crate::device::cl_device;
-use crate::element::Pod;
+use crate::backend::{ArgMemory, Backend, Buffer, Layout};
+use crate::element::{bytes, bytes_mut, Pod};
 use crate::error::Result;
-use crate::opencl::memory::{alloc, download, fill_zero, upload, DeviceMem, Layout};
-use crate::opencl::ClDevice;
-use opencl3::memory::cl_mem;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Elements plus where they are valid.
@@ -49,8 +48,17 @@ struct SyncState<T> {
 }
 
 struct Slot<T> {
-    mem: Option<DeviceMem<T>>,
+    mem: Option<Box<dyn Buffer>>,
     valid: bool,
+    elements: std::marker::PhantomData<T>,
+}
+
+/// The backend of device `index`: storage only ever has slots for devices the registry listed.
+fn backend(index: usize) -> &'static dyn Backend {
+    match crate::device::backend(index) {
+        Some(b) => b,
+        None => unreachable!("nuda bug: device memory on device {index}, which is not listed"),
+    }
 }
 
 impl<T: Pod> Storage<T> {
@@ -145,14 +153,14 @@ impl<T: Pod> Storage<T> {
 
     /// Makes the data valid on `dev`, allocating and uploading only if needed, and returns
     /// the device memory for a kernel argument. It stays valid while `self` lives.
-    pub fn prepare(&self, dev: &ClDevice) -> Result<cl_mem> {
+    pub fn prepare(&self, device: usize) -> Result<u64> {
         let mut st = self.lock();
         st.settle(&self.host, self.native_cells())?;
-        st.allocate(dev, self.len, self.layout)?;
-        if !st.slots[dev.index].valid {
-            self.refresh(&mut st, dev)?;
+        st.allocate(device, self.len, self.layout)?;
+        if !st.slots[device].valid {
+            self.refresh(&mut st, device)?;
         }
-        Ok(st.raw(dev.index))
+        Ok(st.raw(device))
     }
 
     /// The native engine's shared copy, if a shared scope made one.
@@ -160,11 +168,11 @@ impl<T: Pod> Storage<T> {
         self.native.get().map(|c| &**c)
     }
 
-    fn refresh(&self, st: &mut SyncState<T>, dev: &ClDevice) -> Result<()> {
-        let i = dev.index;
+    fn refresh(&self, st: &mut SyncState<T>, i: usize) -> Result<()> {
         if st.zero {
-            let mem = st.slots[i].mem.as_mut();
-            mem.map_or(Ok(()), |m| fill_zero(dev, m, self.len))?;
+            let mem = st.slots[i].mem.as_deref_mut();
+            let size = self.len * size_of::<T>();
+            mem.map_or(Ok(()), |m| backend(i).fill_zero(m, size))?;
         } else {
             // Another device may hold the only valid copy: it travels through the host, which
             // keeps the copy, so a later host read downloads nothing.
@@ -175,8 +183,8 @@ impl<T: Pod> Storage<T> {
             let host = self.host.get().map(Vec::as_slice).unwrap_or_default();
             st.slots[i]
                 .mem
-                .as_mut()
-                .map_or(Ok(()), |m| upload(dev, m, host))?;
+                .as_deref_mut()
+                .map_or(Ok(()), |m| backend(i).upload(m, bytes(host)))?;
         }
         st.slots[i].valid = true;
         Ok(())
@@ -212,28 +220,31 @@ impl<T: Pod> Storage<T> {
 }
 
 impl<T: Pod> SyncState<T> {
-    /// Allocates device memory on `dev` on its first use.
-    fn allocate(&mut self, dev: &ClDevice, len: usize, layout: Layout) -> Result<()> {
-        let i = dev.index;
+    /// Allocates device memory on device `i` on its first use.
+    fn allocate(&mut self, i: usize, len: usize, layout: Layout) -> Result<()> {
         if self.slots.len() <= i {
             self.slots.resize_with(i + 1, || Slot {
                 mem: None,
                 valid: false,
+                elements: std::marker::PhantomData,
             });
         }
         if self.slots[i].mem.is_none() {
-            self.slots[i].mem = Some(alloc(dev, len, layout)?);
+            let Some(size) = len.checked_mul(size_of::<T>()) else {
+                return Err(crate::error::Error::OutOfResources {
+                    device: format!("device {i}"),
+                    what: format!("allocating {len} elements of {} bytes", size_of::<T>()),
+                    detail: "the size does not fit in usize".into(),
+                });
+            };
+            self.slots[i].mem = Some(backend(i).alloc(size, layout)?);
         }
         Ok(())
     }
 
     /// The device memory handle of slot `i` (allocated).
-    fn raw(&self, i: usize) -> cl_mem {
-        self.slots[i]
-            .mem
-            .as_ref()
-            .map(DeviceMem::raw)
-            .unwrap_or(std::ptr::null_mut())
+    fn raw(&self, i: usize) -> u64 {
+        self.slots[i].mem.as_ref().map_or(0, |m| m.handle())
     }
 
     /// Builds a valid host copy: zeros if never written, else a download from a valid device.
@@ -249,10 +260,10 @@ impl<T: Pod> SyncState<T> {
         let Some((index, slot)) = self.slots.iter().enumerate().find(|(_, s)| s.valid) else {
             unreachable!("nuda bug: data valid neither on the host nor on any device");
         };
-        let (Some(dev), Some(mem)) = (cl_device(index), slot.mem.as_ref()) else {
+        let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
-        download(dev, mem, &mut buf)?;
+        backend(index).download(mem, bytes_mut(&mut buf))?;
         Ok(buf)
     }
 
@@ -260,5 +271,20 @@ impl<T: Pod> SyncState<T> {
     fn host_written(&mut self) {
         self.zero = false;
         self.slots.iter_mut().for_each(|s| s.valid = false);
+    }
+}
+
+impl<T: Pod> ArgMemory for Storage<T> {
+    fn prepare(&self, device: usize) -> Result<u64> {
+        Storage::prepare(self, device)
+    }
+    fn prepare_shared(&self, device: usize, write: bool) -> Result<u64> {
+        Storage::prepare_shared(self, device, write)
+    }
+    fn wrote(&mut self, device: usize) {
+        self.device_wrote(device);
+    }
+    fn bytes(&self) -> u64 {
+        (self.len() * size_of::<T>()) as u64
     }
 }

@@ -10,13 +10,10 @@
 //! against the base) is taken from that writer. Writes to disjoint elements therefore merge
 //! exactly; two writers changing one element leave one of their values, as a race in OpenCL.
 
+use super::backend;
 use super::{Storage, SyncState};
-use crate::device::cl_device;
-use crate::element::Pod;
+use crate::element::{bytes, bytes_mut, Pod};
 use crate::error::Result;
-use crate::opencl::memory::{download, fill_zero, upload};
-use crate::opencl::ClDevice;
-use opencl3::memory::cl_mem;
 use std::collections::BTreeSet;
 use std::sync::{OnceLock, PoisonError};
 
@@ -58,20 +55,19 @@ impl<T: Pod> Storage<T> {
 
     /// Device memory for a kernel in the scope on `dev`: the base, uploaded only if this
     /// device's copy is stale. `write` records the device as a writer.
-    pub fn prepare_shared(&self, dev: &ClDevice, write: bool) -> Result<cl_mem> {
+    pub fn prepare_shared(&self, i: usize, write: bool) -> Result<u64> {
         let mut guard = self.lock();
         let st = &mut *guard;
-        st.allocate(dev, self.len, self.layout)?;
-        let i = dev.index;
+        st.allocate(i, self.len, self.layout)?;
         let Some(sh) = st.shared.as_mut() else {
             unreachable!("nuda bug: a shared launch outside a shared scope");
         };
         if !st.slots[i].valid {
-            if let Some(mem) = st.slots[i].mem.as_mut() {
+            if let Some(mem) = st.slots[i].mem.as_deref_mut() {
                 if st.zero {
-                    fill_zero(dev, mem, self.len)?;
+                    backend(i).fill_zero(mem, self.len * size_of::<T>())?;
                 } else {
-                    upload(dev, mem, &sh.base)?;
+                    backend(i).upload(mem, bytes(&sh.base))?;
                 }
             }
             st.slots[i].valid = true;
@@ -141,10 +137,10 @@ impl<T: Pod> SyncState<T> {
         let mut merged = sh.base.clone();
         let mut copy = super::alloc::buffer(std::mem::take(&mut self.spare), sh.base.len())?;
         for &w in &sh.writers {
-            let (Some(dev), Some(mem)) = (cl_device(w), self.slots[w].mem.as_ref()) else {
+            let Some(mem) = self.slots[w].mem.as_deref() else {
                 unreachable!("nuda bug: a shared writer without device memory");
             };
-            download(dev, mem, &mut copy)?;
+            backend(w).download(mem, bytes_mut(&mut copy))?;
             apply(&mut merged, &sh.base, copy.iter().copied());
         }
         if let (true, Some(cells)) = (sh.native, native) {

@@ -3,7 +3,7 @@
 //! integration tests in `tests/lazy_sync.rs`, which run on PoCL.
 
 use super::Storage;
-use crate::opencl::memory::Layout;
+use crate::backend::Layout;
 
 #[test]
 fn zeroed_storage_allocates_nothing_until_the_host_touches_it() {

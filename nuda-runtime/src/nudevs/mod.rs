@@ -1,7 +1,8 @@
 //! `nudevs`: NUDA's loop over devices. Each iteration runs in its own scoped host thread, with
 //! the iteration's value as that thread's current device, so every `nuwork!` or launch inside
 //! it runs there. The call returns when every iteration has finished; then an iteration's
-//! panic is resumed, or else the first error (in iteration order) is returned.
+//! panic is resumed, or else the first error (in iteration order) is returned. Layer 2 of the
+//! runtime (see `backend/README.md`), beside the registry.
 //!
 //! `annot!(nudevs; nfor!(d in ndev { .. }))` expands to a call of [`nudevs`].
 

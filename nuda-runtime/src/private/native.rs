@@ -1,15 +1,15 @@
 //! What generated code runs on the native engine: `nuwork!` loops as rayon tasks, and
 //! `#[nukernel]` launches described by `nucall!`.
 
+use super::program::{Fill, Nucode, Variant};
+use super::proof::{Input, Inputs, Op};
 use super::range::IntoSize;
-use super::template::{Fill, Nucode, Variant};
+use crate::backend::native::{GroupBarrier, WorkItem};
+use crate::backend::Form;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
 use crate::fault::{Faults, Site};
-use crate::launch::{KernelSource, Launch, Timing};
-use crate::native::{guarded, GroupBarrier, NativeLaunch, WorkItem};
-use crate::proof::{Input, Inputs, Op};
-use rayon::prelude::*;
+use crate::launch::{run_tasks, KernelSource, Launch, NativeLaunch, Timing};
 
 /// Runs the mapped loops' iterations, `trips` per dimension. Iterations are independent (the
 /// user's promise, as on a GPU), so they run in parallel: the outer dimensions and chunks of
@@ -43,11 +43,14 @@ pub fn native_nuwork<const K: usize>(
         idx[K - 1] = start;
         body(idx, (start + chunk).min(last));
     };
-    guarded("nuwork!", Some(dev), faults, || {
-        (0..outer * chunks).into_par_iter().for_each(|t| {
-            faults.catch(|| task(t));
-        });
-    })
+    run_tasks("nuwork!", Some(dev), faults, outer * chunks, &task)
+}
+
+/// The one dispatch entry of generated code: the device names the form of the kernel it
+/// runs, and `run` runs that form (the macros emit every form). No generated code asks which
+/// backend a device belongs to.
+pub fn dispatch<R>(dev: &Device, run: impl FnOnce(Form) -> Result<R>) -> Result<R> {
+    run(dev.form())
 }
 
 /// The device and sizes `nucall!` passes to a `#[nukernel]`.
@@ -119,7 +122,7 @@ impl Call {
             calls,
             unchecked: self.unchecked || crate::fault::unchecked_here(),
         };
-        crate::proof::prove(program, sites, &inputs)
+        super::proof::prove(program, sites, &inputs)
     }
 
     /// The device the call names.
@@ -143,6 +146,7 @@ impl Call {
     fn native(&self, name: &str) -> Result<NativeLaunch> {
         Ok(NativeLaunch::new(self.global.clone()?)
             .local(self.local.clone()?)
+            .on(&self.device()?)
             .name(name))
     }
 

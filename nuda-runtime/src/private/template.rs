@@ -6,9 +6,10 @@
 //! Results are cached per (template, fills, variant): per call site, types, and which checks
 //! the launch-time proof kept (see `proof`). The program cache then keys by device.
 
-use super::spell;
+use super::program::{CaptureDesc, Fill, Nucode, Space, Variant};
+use crate::backend::opencl::spell;
+use crate::backend::{FaultInfo, KernelSource};
 use crate::fault::Site;
-use crate::launch::{FaultInfo, IndexType, KernelSource};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -29,97 +30,6 @@ impl Template {
     /// A template.
     pub const fn new(text: &'static str, label: &'static str, sites: &'static [Site]) -> Self {
         Template { text, label, sites }
-    }
-}
-
-/// The companion of a `#[nucode]` function: its template and the functions it calls.
-#[derive(Debug)]
-pub struct Nucode {
-    /// The Rust name, for readable OpenCL C names.
-    pub name: &'static str,
-    /// OpenCL C with placeholders.
-    pub template: &'static str,
-    /// Its type slots, from its witness.
-    pub types: fn() -> Vec<Fill>,
-    /// The `#[nucode]` functions it calls, by position.
-    pub calls: &'static [&'static Nucode],
-    /// Its check sites (always checked: no launch-time proof reaches into functions).
-    pub sites: &'static [Site],
-    /// Its body's proof program, parameters unknown: whether its `usize` values fit 32 bits.
-    pub proof: &'static [crate::proof::Op],
-}
-
-/// Where a captured array lives in the kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Space {
-    /// `global const T*`: read only.
-    GlobalRead,
-    /// `global T*`: written.
-    GlobalWrite,
-    /// `constant T*`.
-    Constant,
-}
-
-/// What a captured value is, as the kernel's parameter list needs it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CaptureDesc {
-    /// A scalar of this OpenCL C type.
-    Scalar(&'static str),
-    /// An array: element type, rank, memory space.
-    Array(&'static str, usize, Space),
-    /// An image: channels, written or read.
-    Image(usize, bool),
-}
-
-/// One value substituted into a template.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Fill {
-    /// The OpenCL C type of a type slot.
-    Type(&'static str),
-    /// A captured value.
-    Capture(CaptureDesc),
-}
-
-/// Which checks a launch keeps and how wide `usize` is: decided at launch by `proof`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Variant {
-    /// Per site of the template: whether its check stays in the program.
-    pub checks: Vec<bool>,
-    /// `usize` is 64-bit (`ulong`); else the proof showed 32 bits give the same results.
-    pub wide: bool,
-    /// Why `usize` has that width, for the program's text.
-    pub why: String,
-}
-
-impl Variant {
-    /// Every check of `sites` on (bounds checks off if `unchecked`), `usize` 64-bit.
-    pub fn checked(sites: &[Site], unchecked: bool) -> Variant {
-        Variant {
-            checks: sites
-                .iter()
-                .map(|s| !(unchecked && s.is_bounds()))
-                .collect(),
-            wide: true,
-            why: "as in Rust on 64-bit hosts".into(),
-        }
-    }
-
-    /// Whether no bounds check is left (proved, or turned off): the native engine then runs
-    /// its trusted body, whose accesses skip the check (see `Checker::trusting`).
-    pub fn trusts_bounds(&self, sites: &[Site]) -> bool {
-        self.checks
-            .iter()
-            .zip(sites)
-            .all(|(on, s)| !on || !s.is_bounds())
-    }
-
-    /// The index type the launch passes sizes in.
-    pub fn index_type(&self) -> IndexType {
-        if self.wide {
-            IndexType::U64
-        } else {
-            IndexType::U32
-        }
     }
 }
 

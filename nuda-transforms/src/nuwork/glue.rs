@@ -233,20 +233,25 @@ fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;
     quote! {
-        if __nuda_dev.is_native() && __nuda_variant.trusts_bounds(&__NUDA_SITES) {
-            // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
-            // site of this kernel, which is `Checker::trusting`'s contract.
-            let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
-            #nviews
-            #(#natives)*
-        } else if __nuda_dev.is_native() {
-            #nviews
-            #(#natives)*
-        } else {
-            static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
-                concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-            let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
-            #(#launches)*
-        }
+        ::nuda::__private::dispatch(&__nuda_dev, |__nuda_form| { match __nuda_form {
+            ::nuda::__private::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+                // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
+                // site of this kernel, which is `Checker::trusting`'s contract.
+                let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
+                #nviews
+                #(#natives)*
+            }
+            ::nuda::__private::Form::Native => {
+                #nviews
+                #(#natives)*
+            }
+            // Every other form starts from the OpenCL C source.
+            _ => {
+                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
+                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                #(#launches)*
+            }
+        } ::core::result::Result::Ok(()) })?;
     }
 }

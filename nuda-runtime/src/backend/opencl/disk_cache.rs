@@ -7,7 +7,7 @@
 //! corrupt entry fails the check and is rebuilt. Writes go to a temporary file renamed into
 //! place, so concurrent processes never read half an entry.
 
-use crate::device::DeviceInfo;
+use crate::backend::DeviceInfo;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

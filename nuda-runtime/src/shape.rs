@@ -1,5 +1,5 @@
 //! Shapes of 1-, 2- and 3-D arrays: `usize`, `(usize, usize)`, `(usize, usize, usize)`, used
-//! alike for dims and indices. Row-major: the last index varies fastest.
+//! alike for dims and indices. Row-major: the last index varies fastest. Layer 0.
 
 use std::fmt::Debug;
 

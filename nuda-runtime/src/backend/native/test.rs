@@ -1,7 +1,7 @@
 //! Tests of the native engine: work-item numbering, rounding of the global size, views, and
 //! panics turned into errors.
 
-use super::NativeLaunch;
+use crate::launch::NativeLaunch;
 use crate::{Error, NuArray1, NuArray2, NuImage2};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -6,7 +6,7 @@ use super::interval::{IntTy, Iv};
 use super::{Bin, Input, Inputs, Item, Mapped, Op, Reg, Ty, NONE};
 use crate::error::Result;
 use crate::fault::Site;
-use crate::private::{Fill, Nucode, Variant};
+use crate::private::program::{Fill, Nucode, Variant};
 use std::cell::Cell;
 
 /// The variant a launch needs: the checks its values cannot rule out, and `usize` 32-bit
@@ -14,7 +14,7 @@ use std::cell::Cell;
 /// every check instead.
 pub fn prove(program: &[Op], sites: &[Site], inputs: &Inputs<'_>) -> Result<Variant> {
     let off = KEEP.with(Cell::get) > 0;
-    if off || !crate::device::runtime().config.proof.clone()? {
+    if off || !crate::config::config().proof.clone()? {
         let mut v = Variant::checked(sites, inputs.unchecked);
         v.why = "64-bit as in Rust (the launch-time proof is off)".into();
         return Ok(v);

@@ -1,21 +1,100 @@
-//! The launch-time proof: which checks a launch can leave out, and whether `usize` may be
-//! 32-bit on the device. See `README.md` beside this file.
-//!
-//! The macros compile each kernel body into a small program of [`Op`]s: one per integer value
-//! the body computes, and one per check site. At each launch the runtime evaluates it over
-//! intervals, with the launch's own values as inputs (captured scalars, array dims, mapped
-//! loop ranges, work sizes) and rustc's types as the template's fills. A check whose operands
-//! are proved in range in every execution is compiled out; `usize` is 32-bit only if every
-//! `usize` or `isize` value the kernel can compute stays within 32 bits, so the narrow program
-//! computes exactly what the 64-bit one would.
+//! What a macro embeds for each kernel, as data: the template's slots and fills, the
+//! companions of `#[nucode]` functions, and the proof program with the launch values it reads.
+//! The bottom of the macros' support: `proof` evaluates these, `template` fills them in.
 
-mod interval;
-mod run;
-#[cfg(test)]
-mod test;
+use crate::backend::IndexType;
+use crate::fault::Site;
 
-pub use interval::Cmp;
-pub use run::{keeping_checks, prove};
+/// The companion of a `#[nucode]` function: its template and the functions it calls.
+#[derive(Debug)]
+pub struct Nucode {
+    /// The Rust name, for readable OpenCL C names.
+    pub name: &'static str,
+    /// OpenCL C with placeholders.
+    pub template: &'static str,
+    /// Its type slots, from its witness.
+    pub types: fn() -> Vec<Fill>,
+    /// The `#[nucode]` functions it calls, by position.
+    pub calls: &'static [&'static Nucode],
+    /// Its check sites (always checked: no launch-time proof reaches into functions).
+    pub sites: &'static [Site],
+    /// Its body's proof program, parameters unknown: whether its `usize` values fit 32 bits.
+    pub proof: &'static [Op],
+}
+
+/// Where a captured array lives in the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `global const T*`: read only.
+    GlobalRead,
+    /// `global T*`: written.
+    GlobalWrite,
+    /// `constant T*`.
+    Constant,
+}
+
+/// What a captured value is, as the kernel's parameter list needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CaptureDesc {
+    /// A scalar of this OpenCL C type.
+    Scalar(&'static str),
+    /// An array: element type, rank, memory space.
+    Array(&'static str, usize, Space),
+    /// An image: channels, written or read.
+    Image(usize, bool),
+}
+
+/// One value substituted into a template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fill {
+    /// The OpenCL C type of a type slot.
+    Type(&'static str),
+    /// A captured value.
+    Capture(CaptureDesc),
+}
+
+/// Which checks a launch keeps and how wide `usize` is: decided at launch by `proof`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Variant {
+    /// Per site of the template: whether its check stays in the program.
+    pub checks: Vec<bool>,
+    /// `usize` is 64-bit (`ulong`); else the proof showed 32 bits give the same results.
+    pub wide: bool,
+    /// Why `usize` has that width, for the program's text.
+    pub why: String,
+}
+
+impl Variant {
+    /// Every check of `sites` on (bounds checks off if `unchecked`), `usize` 64-bit.
+    pub fn checked(sites: &[Site], unchecked: bool) -> Variant {
+        Variant {
+            checks: sites
+                .iter()
+                .map(|s| !(unchecked && s.is_bounds()))
+                .collect(),
+            wide: true,
+            why: "as in Rust on 64-bit hosts".into(),
+        }
+    }
+
+    /// Whether no bounds check is left (proved, or turned off): the native engine then runs
+    /// its trusted body, whose accesses skip the check (see `Checker::trusting`).
+    pub fn trusts_bounds(&self, sites: &[Site]) -> bool {
+        self.checks
+            .iter()
+            .zip(sites)
+            .all(|(on, s)| !on || !s.is_bounds())
+    }
+
+    /// The index type the launch passes sizes in.
+    pub fn index_type(&self) -> IndexType {
+        if self.wide {
+            IndexType::U64
+        } else {
+            IndexType::U32
+        }
+    }
+}
 
 /// A register: the value of op number `r` of the program.
 pub type Reg = u32;
@@ -216,7 +295,7 @@ pub struct Mapped {
 #[derive(Debug, Clone, Copy)]
 pub struct Inputs<'a> {
     /// The template's fills: slot types, then capture descriptions.
-    pub fills: &'a [crate::private::Fill],
+    pub fills: &'a [Fill],
     /// The captures, in fill order.
     pub captures: &'a [Input],
     /// Per kernel, its mapped loops (`nuwork!`).
@@ -224,7 +303,22 @@ pub struct Inputs<'a> {
     /// Global (rounded up) and local sizes (`nucall!`).
     pub work: Option<(&'a [usize], &'a [usize])>,
     /// The called `#[nucode]` functions.
-    pub calls: &'a [&'static crate::private::Nucode],
+    pub calls: &'a [&'static Nucode],
     /// `#[unchecked]`: bounds checks off whatever the proof says.
     pub unchecked: bool,
+}
+
+/// A comparison a branch condition establishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
 }

@@ -2,6 +2,8 @@
 //! than any kernel type; arithmetic saturates at ±2^120, beyond every type's range, so an
 //! overflowing bound reads as "outside the type" and never wraps in the analysis itself.
 
+use super::Cmp;
+
 /// The saturation bound: beyond any kernel type.
 const BIG: i128 = 1 << 120;
 
@@ -174,21 +176,6 @@ impl Iv {
         };
         Iv::new(lo, hi)
     }
-}
-
-/// A comparison a branch condition establishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `==`
-    Eq,
 }
 
 /// An OpenCL C type as the analysis sees it.

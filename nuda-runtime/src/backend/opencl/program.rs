@@ -4,9 +4,8 @@
 
 use super::disk_cache::DiskCache;
 use super::ClDevice;
-use crate::device::runtime;
+use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Error, Result};
-use crate::launch::{IndexType, KernelSource};
 use crate::stats::{record, Event};
 use opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE;
 use opencl3::kernel::Kernel;
@@ -42,8 +41,8 @@ impl Prelude {
         }
         t += FAULT;
         t += ITEMS;
-        t += &crate::private::division_helpers();
-        t += &crate::private::trips_helpers();
+        t += &super::spell::division_helpers();
+        t += &super::spell::trips_helpers();
         for f in ["div", "rem", "trips", "last", "some"] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }
@@ -56,7 +55,7 @@ impl Prelude {
     }
 }
 
-/// The first fault of a launch claims the record (see `fault/record.rs`); later ones leave it.
+/// The first fault of a launch claims the record (see `record.rs`); later ones leave it.
 const FAULT: &str = "\
 void nu_fault(global uint* e, uint site, uint detail, ulong i0, ulong i1, ulong i2, ulong d0, ulong d1, ulong d2) {
     if (atomic_cmpxchg((volatile global uint*)e, 0u, site + 1u) != 0u) return;
@@ -146,7 +145,7 @@ fn no_kernel(dev: &ClDevice, name: &str, code: i32, program: &Program) -> Error 
         device: dev.label.clone(),
         reason: format!(
             "the program has no kernel of that name ({}); its kernels are: {names}",
-            Error::cl_code_name(code)
+            super::code_name(code)
         ),
     }
 }
@@ -184,7 +183,7 @@ impl ClDevice {
             fp64: self.info.fp64,
             images: self.info.images,
         };
-        let werror = runtime().config.werror.clone()?;
+        let werror = crate::config::config().werror.clone()?;
         // The options are part of the text, so caches key on them too.
         let text = match werror {
             true => "/* built with -Werror */\n".to_string(),
@@ -192,7 +191,7 @@ impl ClDevice {
         } + &prelude.text()
             + src.source;
         dump(&text, label);
-        let cache = runtime().config.cache.clone()?.map(DiskCache::new);
+        let cache = crate::config::config().cache.clone()?.map(DiskCache::new);
         let key = DiskCache::key(&self.info, &text);
         if let Some(program) = cache.as_ref().and_then(|c| self.load_cached(c, &key)) {
             record(Some(self.index), Event::FromDisk);
@@ -251,7 +250,7 @@ impl ClDevice {
 /// Writes the program's full text to `NUDA_DUMP` if set; a dump is a debugging aid, so a
 /// failure to write it is reported on stderr rather than failing the launch.
 fn dump(text: &str, label: &str) {
-    let Some(dir) = runtime().config.dump.as_ref() else {
+    let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
     let digest = DiskCache::key_of_text(text);

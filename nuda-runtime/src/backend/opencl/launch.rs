@@ -2,9 +2,10 @@
 //! (allocated, uploaded if stale) as their arguments are set, and arrays the kernel may write
 //! are marked valid on this device alone once it has run.
 
-use super::ClDevice;
+use super::memory::from_handle;
+use super::{ClDevice, SourceLaunch};
+use crate::backend::{Arg, Geometry, IndexType, Timing};
 use crate::error::{Error, Result};
-use crate::launch::{Arg, Geometry, IndexType, Launch, Timing};
 use crate::stats::{record as record_stat, Event as StatEvent};
 use opencl3::event::Event;
 use opencl3::kernel::{set_kernel_arg, Kernel};
@@ -14,20 +15,8 @@ use std::time::{Duration, Instant};
 
 /// Runs `l` on `dev` and waits for the kernel to complete; a generated kernel's fault record
 /// is read back with its completion when its program has a check compiled in.
-pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
+pub(crate) fn enqueue(dev: &ClDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
     let start = Instant::now();
-    let geo = Geometry::new(&l.global, l.local.as_deref(), &dev.info)?;
-    let index = l
-        .index_type
-        .unwrap_or_else(|| IndexType::for_max(largest_size(&l, &geo)));
-    check_index_fits(&l, &geo, index)?;
-    check_memory(dev, &l.args)?;
-    if geo.is_empty() {
-        return Ok(Timing {
-            kernel: Some(Duration::ZERO),
-            wall: start.elapsed(),
-        });
-    }
     let ctx = dev.context()?;
     // A program whose checks the proof compiled out never writes its record: it gets a null
     // one (which OpenCL allows for a buffer argument), and no read-back follows.
@@ -40,7 +29,7 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
         (None, Some(_)) => Some(std::ptr::null_mut()),
         (None, None) => None,
     };
-    let event = launch(dev, &mut l, &geo, index, arg)?;
+    let event = launch(dev, l, arg)?;
     let waited = event
         .wait()
         .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
@@ -58,28 +47,20 @@ pub(crate) fn enqueue(dev: &ClDevice, mut l: Launch<'_>) -> Result<Timing> {
 
 /// Builds (or finds) the program, sets the arguments (the fault record first, if any) and
 /// enqueues the kernel. Arrays it may write are marked written on this device.
-fn launch(
-    dev: &ClDevice,
-    l: &mut Launch<'_>,
-    geo: &Geometry,
-    index: IndexType,
-    record: Option<cl_mem>,
-) -> Result<Event> {
-    let built = dev.program(l.source, index, l.kernel)?;
+fn launch(dev: &ClDevice, l: &mut SourceLaunch<'_, '_>, record: Option<cl_mem>) -> Result<Event> {
+    let built = dev.program(l.source, l.index, l.kernel)?;
     let event = built.with_kernel(dev, l.kernel, |k| {
         check_arity(dev, k, l)?;
         if let Some(r) = record {
             // A null handle passes a null pointer (see `enqueue`).
             set_value(dev, k, l.kernel, 0, Value::Bytes(&handle(r)))?;
         }
-        set_args(dev, k, l, index, u32::from(record.is_some()))?;
-        submit(dev, k, geo, l.kernel)
+        set_args(dev, k, l, u32::from(record.is_some()))?;
+        submit(dev, k, l.geometry, l.kernel)
     })?;
     // The kernel was enqueued and may have written, even if it fails while running.
-    for arg in &mut l.args {
-        if let Arg::MemMut { mem, .. } | Arg::ImageMut(mem) = arg {
-            mem.wrote(dev.index);
-        }
+    for arg in l.args.iter_mut() {
+        arg.ran(dev.index);
     }
     Ok(event)
 }
@@ -101,7 +82,7 @@ fn failed(dev: &ClDevice, kernel: &str, code: i32, what: &str) -> Error {
         _ => Error::Launch {
             kernel: kernel.into(),
             device: dev.label.clone(),
-            reason: format!("{what}: {} ({code})", Error::cl_code_name(code)),
+            reason: format!("{what}: {} ({code})", super::code_name(code)),
         },
     }
 }
@@ -110,69 +91,6 @@ fn kernel_time(event: &Event) -> Option<Duration> {
     let start = event.profiling_command_start().ok()?;
     let end = event.profiling_command_end().ok()?;
     Some(Duration::from_nanos(end.saturating_sub(start)))
-}
-
-/// The largest size the kernel will see: picks the index type.
-fn largest_size(l: &Launch<'_>, geo: &Geometry) -> u64 {
-    let mut max = geo.global.iter().copied().max().unwrap_or(0) as u64;
-    for arg in &l.args {
-        let m = match arg {
-            Arg::Mem { dims, .. } | Arg::MemMut { dims, .. } | Arg::MemShared { dims, .. } => {
-                // A dim reaches the kernel on its own (`dims()`), so it must fit as well as
-                // the element count: an empty array may have a dim of 2^33.
-                let len = dims.iter().map(|&d| d as u64).product::<u64>();
-                len.max(dims.iter().copied().max().unwrap_or(0) as u64)
-            }
-            Arg::Index(v) => *v,
-            // A signed value needs twice its magnitude to fit the signed type.
-            Arg::SIndex(v) => v.unsigned_abs().saturating_mul(2),
-            _ => 0,
-        };
-        max = max.max(m);
-    }
-    max
-}
-
-fn check_index_fits(l: &Launch<'_>, geo: &Geometry, index: IndexType) -> Result<()> {
-    let need = largest_size(l, geo);
-    if IndexType::for_max(need) == IndexType::U64 && index == IndexType::U32 {
-        return Err(Error::DimsMismatch {
-            what: format!("launch of `{}` with 32-bit indices", l.kernel),
-            expected: format!("sizes up to {}", u32::MAX),
-            found: format!("a size of {need}; use IndexType::U64"),
-        });
-    }
-    Ok(())
-}
-
-fn check_memory(dev: &ClDevice, args: &[Arg<'_>]) -> Result<()> {
-    let constant: u64 = args
-        .iter()
-        .map(|a| match a {
-            Arg::Mem {
-                mem,
-                constant: true,
-                ..
-            } => mem.bytes(),
-            _ => 0,
-        })
-        .sum();
-    let local: u64 = args
-        .iter()
-        .map(|a| if let Arg::Local(b) = a { *b as u64 } else { 0 })
-        .sum();
-    let over = |what: &str, used: u64, limit: u64| Error::OutOfResources {
-        device: dev.label.clone(),
-        what: format!("passing {what}"),
-        detail: format!("they take {used} bytes and the device has {limit}"),
-    };
-    if constant > dev.info.constant_memory {
-        return Err(over("constant arrays", constant, dev.info.constant_memory));
-    }
-    if local > dev.info.local_memory {
-        return Err(over("local memory", local, dev.info.local_memory));
-    }
-    Ok(())
 }
 
 /// Kernel arguments an `Arg` takes: arrays pass a pointer plus one size per dim.
@@ -185,7 +103,7 @@ fn arity(arg: &Arg<'_>) -> usize {
     }
 }
 
-fn check_arity(dev: &ClDevice, k: &Kernel, l: &Launch<'_>) -> Result<()> {
+fn check_arity(dev: &ClDevice, k: &Kernel, l: &SourceLaunch<'_, '_>) -> Result<()> {
     let record = usize::from(l.source.faults.is_some());
     let given: usize = l.args.iter().map(arity).sum::<usize>() + record;
     let declared = k
@@ -210,19 +128,14 @@ enum Value<'b> {
     Local(usize),
 }
 
-fn set_args(
-    dev: &ClDevice,
-    k: &Kernel,
-    l: &Launch<'_>,
-    index: IndexType,
-    mut at: u32,
-) -> Result<()> {
+fn set_args(dev: &ClDevice, k: &Kernel, l: &SourceLaunch<'_, '_>, mut at: u32) -> Result<()> {
+    let index = l.index;
     let mut set = |v: Value<'_>| {
         set_value(dev, k, l.kernel, at, v)?;
         at += 1;
         Ok::<(), Error>(())
     };
-    for arg in &l.args {
+    for arg in l.args.iter() {
         match (arg, arg.memory()) {
             (Arg::Scalar(bytes), _) => set(Value::Bytes(bytes))?,
             (Arg::Index(v), _) => set(Value::Bytes(&index_bytes(*v, index)))?,
@@ -230,9 +143,9 @@ fn set_args(
             (Arg::Local(bytes), _) => set(Value::Local(*bytes))?,
             (_, Some((_, dims))) => {
                 let mem = arg
-                    .prepare(dev)
+                    .prepare(dev.index)
                     .unwrap_or_else(|| unreachable!("memory argument"))?;
-                set(Value::Bytes(&handle(mem)))?;
+                set(Value::Bytes(&handle(from_handle(mem))))?;
                 for d in dims {
                     set(Value::Bytes(&index_bytes(*d as u64, index)))?;
                 }
@@ -273,7 +186,7 @@ fn bad_arg(dev: &ClDevice, kernel: &str, at: u32, code: i32, size: usize) -> Err
         reason: format!(
             "parameter {at} does not accept the {size}-byte value nuda passes ({}); check its \
              type: arrays are `global T*` plus nu_idx dims, images `image2d_t`",
-            Error::cl_code_name(code)
+            super::code_name(code)
         ),
     }
 }

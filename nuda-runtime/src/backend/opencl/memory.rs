@@ -1,8 +1,8 @@
 //! Device memory: buffers for arrays, 2-D float images for `NuImage2`, and the blocking
-//! transfers lazy synchronisation asks for. Every transfer is counted in `nuda::stats()`.
+//! transfers lazy synchronisation asks for, in bytes. Every transfer is counted in
+//! `nuda::stats()`.
 
-use super::ClDevice;
-use crate::element::Pod;
+use super::{Buffer as DeviceBuffer, ClDevice, Layout};
 use crate::error::{Error, Result};
 use crate::stats::{record, Event};
 use opencl3::memory::{
@@ -13,37 +13,74 @@ use opencl3::types::CL_BLOCKING;
 use std::ptr;
 
 /// Where an array or image lives on one device.
-pub(crate) enum DeviceMem<T> {
-    Buffer(Buffer<T>),
-    Image(Image, [usize; 3]),
+pub(crate) enum DeviceMem {
+    /// A buffer of this many bytes.
+    Buffer(Buffer<u8>, usize),
+    /// An image of this region, holding this many bytes of texels.
+    Image(Image, [usize; 3], usize),
 }
 
-/// How the elements are laid out on the device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// A linear buffer.
-    Buffer,
-    /// A 2-D image of `width` by `height` texels with this many float channels.
-    Image {
-        width: usize,
-        height: usize,
-        channels: usize,
-    },
-}
-
-impl<T> DeviceMem<T> {
+impl DeviceMem {
     /// The raw handle, for `clSetKernelArg`.
     pub fn raw(&self) -> cl_mem {
         match self {
-            DeviceMem::Buffer(b) => b.get(),
-            DeviceMem::Image(i, _) => i.get(),
+            DeviceMem::Buffer(b, _) => b.get(),
+            DeviceMem::Image(i, ..) => i.get(),
         }
+    }
+
+    /// Checks that a transfer of `len` bytes covers exactly this memory: the driver copies
+    /// an image's whole region from or to host memory that must hold it.
+    fn check_len(&self, dev: &ClDevice, len: usize) -> Result<()> {
+        let (DeviceMem::Buffer(_, bytes) | DeviceMem::Image(_, _, bytes)) = self;
+        if len == *bytes {
+            return Ok(());
+        }
+        Err(Error::DimsMismatch {
+            what: format!("a transfer on {}", dev.label),
+            expected: format!("{bytes} bytes"),
+            found: format!("{len} bytes"),
+        })
     }
 }
 
-/// Allocates device memory for `len` elements.
-pub(crate) fn alloc<T: Pod>(dev: &ClDevice, len: usize, layout: Layout) -> Result<DeviceMem<T>> {
-    let bytes = (len.max(1) * size_of::<T>()) as u64;
+impl DeviceBuffer for DeviceMem {
+    fn handle(&self) -> u64 {
+        self.raw() as usize as u64
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+}
+
+/// The OpenCL memory behind a buffer the memory layer hands back. The layer keeps each
+/// device's buffers apart, so one from another backend here is a bug in nuda.
+pub(crate) fn own(buf: &dyn DeviceBuffer) -> &DeviceMem {
+    match buf.as_any().downcast_ref() {
+        Some(m) => m,
+        None => unreachable!("nuda bug: another backend's buffer reached OpenCL"),
+    }
+}
+
+/// As [`own`], mutably.
+pub(crate) fn own_mut(buf: &mut dyn DeviceBuffer) -> &mut DeviceMem {
+    match buf.as_any_mut().downcast_mut() {
+        Some(m) => m,
+        None => unreachable!("nuda bug: another backend's buffer reached OpenCL"),
+    }
+}
+
+/// The handle a kernel argument carries back to a `cl_mem`.
+pub(crate) fn from_handle(h: u64) -> cl_mem {
+    h as usize as cl_mem
+}
+
+/// Allocates `len` bytes of device memory (at least one: OpenCL has no empty buffer).
+pub(crate) fn alloc(dev: &ClDevice, len: usize, layout: Layout) -> Result<DeviceMem> {
+    let bytes = len.max(1) as u64;
     if bytes > dev.info.max_alloc && dev.info.max_alloc > 0 {
         return Err(Error::OutOfResources {
             device: dev.label.clone(),
@@ -59,15 +96,15 @@ pub(crate) fn alloc<T: Pod>(dev: &ClDevice, len: usize, layout: Layout) -> Resul
     let mem = match layout {
         // SAFETY: no host pointer is passed, so the driver owns and initialises nothing of ours.
         Layout::Buffer => unsafe {
-            Buffer::<T>::create(&ctx.context, CL_MEM_READ_WRITE, len.max(1), ptr::null_mut())
+            Buffer::<u8>::create(&ctx.context, CL_MEM_READ_WRITE, len.max(1), ptr::null_mut())
         }
-        .map(DeviceMem::Buffer),
+        .map(|b| DeviceMem::Buffer(b, len)),
         Layout::Image {
             width,
             height,
             channels,
         } => create_image(ctx, width, height, channels)
-            .map(|i| DeviceMem::Image(i, [width, height, 1])),
+            .map(|i| DeviceMem::Image(i, [width, height, 1], len)),
     }
     .map_err(|e| dev.error(e.0, &during()))?;
     record(Some(dev.index), Event::Alloc(bytes));
@@ -115,16 +152,21 @@ fn create_image(
 }
 
 /// Copies `data` to the device, blocking until done.
-pub(crate) fn upload<T: Pod>(dev: &ClDevice, mem: &mut DeviceMem<T>, data: &[T]) -> Result<()> {
+pub(crate) fn upload(dev: &ClDevice, mem: &mut DeviceMem, data: &[u8]) -> Result<()> {
+    mem.check_len(dev, data.len())?;
     if data.is_empty() {
         return Ok(());
     }
     let queue = &dev.context()?.queue;
     let done = match mem {
-        // SAFETY: the write is blocking, so `data` outlives it; the buffer holds data.len() items.
-        DeviceMem::Buffer(b) => unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[]) },
-        // SAFETY: blocking; the region is the image's own and `data` holds exactly its texels.
-        DeviceMem::Image(i, region) => unsafe {
+        // SAFETY: the write is blocking, so `data` outlives it; `check_len` saw that it holds
+        // exactly the buffer's bytes.
+        DeviceMem::Buffer(b, _) => unsafe {
+            queue.enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[])
+        },
+        // SAFETY: blocking; the region is the image's own and `data` holds exactly its texels'
+        // bytes (`check_len`).
+        DeviceMem::Image(i, region, _) => unsafe {
             let origin = [0usize; 3];
             let src = data.as_ptr() as *mut std::ffi::c_void;
             queue.enqueue_write_image(
@@ -145,16 +187,20 @@ pub(crate) fn upload<T: Pod>(dev: &ClDevice, mem: &mut DeviceMem<T>, data: &[T])
 }
 
 /// Copies the device's data into `out`, blocking until done.
-pub(crate) fn download<T: Pod>(dev: &ClDevice, mem: &DeviceMem<T>, out: &mut [T]) -> Result<()> {
+pub(crate) fn download(dev: &ClDevice, mem: &DeviceMem, out: &mut [u8]) -> Result<()> {
+    mem.check_len(dev, out.len())?;
     if out.is_empty() {
         return Ok(());
     }
     let queue = &dev.context()?.queue;
     let done = match mem {
-        // SAFETY: the read is blocking and `out` has room for exactly the buffer's items.
-        DeviceMem::Buffer(b) => unsafe { queue.enqueue_read_buffer(b, CL_BLOCKING, 0, out, &[]) },
-        // SAFETY: blocking; `out` holds exactly the image's texels.
-        DeviceMem::Image(i, region) => unsafe {
+        // SAFETY: the read is blocking and `out` has room for exactly the buffer's bytes
+        // (`check_len`).
+        DeviceMem::Buffer(b, _) => unsafe {
+            queue.enqueue_read_buffer(b, CL_BLOCKING, 0, out, &[])
+        },
+        // SAFETY: blocking; `out` holds exactly the image's texels' bytes (`check_len`).
+        DeviceMem::Image(i, region, _) => unsafe {
             let origin = [0usize; 3];
             let dst = out.as_mut_ptr() as *mut std::ffi::c_void;
             queue.enqueue_read_image(
@@ -174,21 +220,19 @@ pub(crate) fn download<T: Pod>(dev: &ClDevice, mem: &DeviceMem<T>, out: &mut [T]
     Ok(())
 }
 
-/// Sets `len` elements of device memory to zero without a transfer.
-pub(crate) fn fill_zero<T: Pod>(dev: &ClDevice, mem: &mut DeviceMem<T>, len: usize) -> Result<()> {
-    let bytes = len * size_of::<T>();
+/// Sets `bytes` bytes of device memory to zero without a transfer.
+pub(crate) fn fill_zero(dev: &ClDevice, mem: &mut DeviceMem, bytes: usize) -> Result<()> {
+    mem.check_len(dev, bytes)?;
     if bytes == 0 {
         return Ok(());
     }
     let queue = &dev.context()?.queue;
     let done = match mem {
-        // SAFETY: a one-element zero pattern (every `Pod` default is all-zero bits) over the
-        // buffer's own size; the pattern outlives the call, which copies it, and is waited on.
-        DeviceMem::Buffer(b) => unsafe {
-            queue.enqueue_fill_buffer(b, &[T::default()], 0, bytes, &[])
-        },
+        // SAFETY: a one-byte zero pattern over the buffer's own size (`check_len`); the pattern
+        // outlives the call, which copies it, and is waited on.
+        DeviceMem::Buffer(b, _) => unsafe { queue.enqueue_fill_buffer(b, &[0u8], 0, bytes, &[]) },
         // SAFETY: a four-float zero colour over the image's own region; waited on below.
-        DeviceMem::Image(i, region) => unsafe {
+        DeviceMem::Image(i, region, _) => unsafe {
             let zero = [0f32; 4];
             let origin = [0usize; 3];
             queue.enqueue_fill_image(

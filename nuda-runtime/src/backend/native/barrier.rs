@@ -10,13 +10,10 @@
 //! on a barrier it skipped (which `#[nukernel]` refuses at compile time, but hand-written
 //! native kernels may do).
 
-use super::{guarded, GroupShape, NativeLaunch, WorkItem};
-use crate::error::Result;
+use super::{GroupShape, WorkItem};
 use crate::fault::Faults;
-use crate::launch::Timing;
 use corosensei::stack::DefaultStack;
 use corosensei::{CoroutineResult, ScopedCoroutine, ScopedCoroutineRef, Yielder};
-use rayon::prelude::*;
 use std::cell::RefCell;
 
 /// Why a work-item resumed from a barrier may not go on.
@@ -51,30 +48,6 @@ impl GroupBarrier<'_> {
     }
 }
 
-impl NativeLaunch {
-    /// Runs a kernel that calls `barrier()`: a group's work-items as coroutines on one thread.
-    pub fn run_with_barrier(
-        self,
-        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
-    ) -> Result<Timing> {
-        self.run_with_barrier_recording(&Faults::new(), kernel)
-    }
-
-    /// As `run_with_barrier`, with the faults the kernel records in `faults`.
-    pub fn run_with_barrier_recording(
-        self,
-        faults: &Faults,
-        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
-    ) -> Result<Timing> {
-        let (shape, device) = self.shape()?;
-        guarded(&self.name, device.as_ref(), faults, || {
-            (0..shape.groups()).into_par_iter().for_each(|g| {
-                faults.catch(|| run_group(&shape, g, faults, &kernel));
-            });
-        })
-    }
-}
-
 /// A work-item's stack: ample for a kernel body and the formatting of a panic message.
 const STACK: usize = 256 << 10;
 
@@ -87,8 +60,9 @@ thread_local! {
 type Item<'a, 's> = ScopedCoroutine<'a, Resume, (), bool, &'s mut DefaultStack>;
 type ItemRef<'r, 's> = ScopedCoroutineRef<'r, Resume, (), bool, &'s mut DefaultStack>;
 
-/// One group: a coroutine per work-item, on this thread's stacks.
-fn run_group(
+/// One group: a coroutine per work-item, on this thread's stacks. A work-item's panic is
+/// recorded in `faults`.
+pub(crate) fn run_group_with_barrier(
     shape: &GroupShape,
     g: usize,
     faults: &Faults,

@@ -1,7 +1,8 @@
 //! The proof's intervals and programs, on hand-written programs.
 
-use super::interval::{Cmp, IntTy, Iv};
+use super::interval::{IntTy, Iv};
 use super::run::prove_with;
+use super::Cmp;
 use super::{Bin, Input, Inputs, Mapped, Op, Ty, NONE};
 use crate::fault::{Site, SiteKind};
 use crate::private::Fill;

@@ -1,20 +1,20 @@
-//! The OpenCL engine: device enumeration, one context and in-order profiling queue per device,
-//! device memory, programs with their two caches, and kernel launch.
+//! The OpenCL backend (layer 1, see `../README.md`): device enumeration, one context and
+//! in-order profiling queue per device, device memory, programs with their two caches, the
+//! device-side fault record, and kernel launch. It runs the source form of kernels.
 //!
 //! OpenCL is reached through `opencl3` with its `dynamic` feature: `libOpenCL.so.1` is loaded
 //! at first use, so a machine without it gets the native engine instead of a link error.
 
 mod disk_cache;
 mod enumerate;
-pub(crate) mod launch;
-pub(crate) mod memory;
+mod launch;
+mod memory;
 mod program;
+pub(crate) mod record;
+pub(crate) mod spell;
 
-pub(crate) use enumerate::enumerate;
-
-use crate::device::DeviceInfo;
+use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::{Error, Result};
-use crate::fault::RecordPool;
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device as RawDevice;
@@ -23,7 +23,68 @@ use opencl3::error_codes::{
     CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES,
 };
 use program::ProgramCache;
-use std::sync::OnceLock;
+use record::RecordPool;
+use std::sync::{Arc, OnceLock};
+
+/// The OpenCL provider, registered in `backend::builtin`.
+pub(crate) static OPENCL: OpenCl = OpenCl;
+
+/// Finds the OpenCL devices of every platform.
+pub(crate) struct OpenCl;
+
+impl Provider for OpenCl {
+    fn name(&self) -> &'static str {
+        "OpenCL"
+    }
+
+    fn form(&self) -> Form {
+        Form::Source
+    }
+
+    fn devices(&self) -> std::result::Result<Vec<Found>, String> {
+        let found = enumerate::enumerate()?;
+        let open = |raw: RawDevice| -> Box<dyn FnOnce(DeviceInfo) -> Arc<dyn Backend> + Send> {
+            Box::new(move |info| Arc::new(ClDevice::new(&info, raw)))
+        };
+        Ok(found
+            .into_iter()
+            .map(|(info, raw)| Found {
+                info,
+                open: open(raw),
+            })
+            .collect())
+    }
+}
+
+impl Backend for ClDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn form(&self) -> Form {
+        Form::Source
+    }
+
+    fn alloc(&self, bytes: usize, layout: Layout) -> Result<Box<dyn Buffer>> {
+        Ok(Box::new(memory::alloc(self, bytes, layout)?))
+    }
+
+    fn upload(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
+        memory::upload(self, memory::own_mut(buf), data)
+    }
+
+    fn download(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
+        memory::download(self, memory::own(buf), out)
+    }
+
+    fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
+        memory::fill_zero(self, memory::own_mut(buf), bytes)
+    }
+
+    fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
+        launch::enqueue(self, launch)
+    }
+}
 
 /// One OpenCL device; its context and queue are made at first use.
 pub(crate) struct ClDevice {
@@ -83,6 +144,11 @@ impl ClDevice {
     }
 }
 
+/// The OpenCL error code's name, such as `CL_OUT_OF_RESOURCES`.
+pub(crate) fn code_name(code: i32) -> &'static str {
+    opencl3::error_codes::error_text(code)
+}
+
 /// Maps an OpenCL error code to `nuda::Error`, resource exhaustion to `OutOfResources`.
 pub(crate) fn cl_error(code: i32, during: &str, device: &str) -> Error {
     match code {
@@ -93,12 +159,14 @@ pub(crate) fn cl_error(code: i32, during: &str, device: &str) -> Error {
         | CL_INVALID_IMAGE_SIZE => Error::OutOfResources {
             device: device.into(),
             what: during.into(),
-            detail: format!("the driver answered {} ({code})", Error::cl_code_name(code)),
+            detail: format!("the driver answered {} ({code})", code_name(code)),
         },
-        _ => Error::OpenCl {
+        _ => Error::Backend {
+            backend: "OpenCL".into(),
             during: during.into(),
             device: device.into(),
-            code,
+            status: code,
+            status_name: code_name(code).into(),
         },
     }
 }

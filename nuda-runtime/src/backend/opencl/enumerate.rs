@@ -1,29 +1,22 @@
 //! Finding every OpenCL platform and device and describing each as a `DeviceInfo`.
 
-use crate::device::{kind_rank, DeviceInfo, DeviceKind};
-use crate::error::Error;
+use crate::backend::{DeviceInfo, DeviceKind};
 use opencl3::device::{
     Device as RawDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
 };
 use opencl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED;
 use opencl3::platform::{get_platforms, Platform};
 
-/// Every OpenCL device, GPUs first, then CPUs, then the rest; or why there is none.
+/// Every OpenCL device, in platform order (the registry sorts by kind); or why there is none.
 pub(crate) fn enumerate() -> Result<Vec<(DeviceInfo, RawDevice)>, String> {
     let platforms = get_platforms().map_err(|e| match e.0 {
         DLOPEN_RUNTIME_LOAD_FAILED => "no OpenCL library (libOpenCL.so.1) was found".to_string(),
-        code => format!(
-            "no OpenCL platform was found ({})",
-            Error::cl_code_name(code)
-        ),
+        code => format!("no OpenCL platform was found ({})", super::code_name(code)),
     })?;
-    let mut found: Vec<(DeviceInfo, RawDevice)> =
-        platforms.iter().flat_map(platform_devices).collect();
+    let found: Vec<(DeviceInfo, RawDevice)> = platforms.iter().flat_map(platform_devices).collect();
     if found.is_empty() {
         return Err("OpenCL platforms exist but list no device".into());
     }
-    // Stable, so devices of one kind keep the platform's order.
-    found.sort_by_key(|(info, _)| kind_rank(info.kind));
     Ok(found)
 }
 

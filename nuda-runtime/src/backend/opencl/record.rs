@@ -6,9 +6,9 @@
 //! Words: `[0]` site number + 1 (0: no fault), `[1]` detail, `[2..8]` the index and
 //! `[8..14]` the dims, each as three (low, high) halves of a 64-bit value.
 
-use super::{Record, Site};
+use super::ClDevice;
 use crate::error::Result;
-use crate::opencl::ClDevice;
+use crate::fault::{Record, Site};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 use std::sync::{Mutex, PoisonError};

@@ -9,9 +9,9 @@
 //! caller guarantees every index in range); hand-written native kernels' `get`/`set` panic
 //! out of range, and the launch reports the panic as an error.
 
-use crate::array::Shape;
 use crate::element::{Pod, Texel};
 use crate::fault::{Checker, Site};
+use crate::shape::Shape;
 use std::ops::Index;
 
 /// Reinterprets an exclusively borrowed slice as its atomic cells.

@@ -1,0 +1,32 @@
+//! Device memory as the layers above see it: an opaque buffer a backend allocated, and the
+//! layout it was asked for. Layer 0 of the runtime (see `README.md` in this folder).
+
+use std::any::Any;
+
+/// How an array or image's elements are laid out in device memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A linear buffer.
+    Buffer,
+    /// A 2-D image of `width` by `height` texels with this many float channels.
+    Image {
+        /// Texels per row.
+        width: usize,
+        /// Rows.
+        height: usize,
+        /// Float channels per texel: 1 or 4.
+        channels: usize,
+    },
+}
+
+/// Memory a backend allocated on one of its devices. The memory layer keeps it per device
+/// without knowing whose it is; the backend gets its own type back with `as_any`.
+pub trait Buffer: Any + Send {
+    /// The handle a kernel argument passes (OpenCL: the `cl_mem`), valid while the buffer
+    /// lives.
+    fn handle(&self) -> u64;
+    /// The backend's own buffer type.
+    fn as_any(&self) -> &dyn Any;
+    /// The backend's own buffer type, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}

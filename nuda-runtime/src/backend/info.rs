@@ -1,0 +1,79 @@
+//! What a device is, whatever backend runs it: the description `nuda::devices()` lists.
+//! Layer 0 of the runtime (see `README.md` in this folder): no backend, no registry.
+
+use std::fmt;
+
+/// What kind of device this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// An OpenCL GPU.
+    Gpu,
+    /// An OpenCL CPU device (PoCL, Intel, AMD CPU runtimes).
+    Cpu,
+    /// An OpenCL accelerator or custom device.
+    Accelerator,
+    /// nuda's native engine: Rust closures on rayon, no OpenCL.
+    Native,
+}
+
+/// One device, as `nuda::devices()` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Index in `nuda::devices()`, the number `set_device` and `nucall!` take.
+    pub index: usize,
+    /// Device name.
+    pub name: String,
+    /// Vendor name.
+    pub vendor: String,
+    /// GPU, CPU, accelerator or native.
+    pub kind: DeviceKind,
+    /// OpenCL platform name (`native` for the native engine).
+    pub platform: String,
+    /// Driver version: part of the disk cache key.
+    pub driver_version: String,
+    /// Compute units (native: rayon threads).
+    pub compute_units: u32,
+    /// Global memory in bytes.
+    pub global_memory: u64,
+    /// Largest single allocation in bytes.
+    pub max_alloc: u64,
+    /// Local memory per work-group in bytes.
+    pub local_memory: u64,
+    /// Constant memory in bytes.
+    pub constant_memory: u64,
+    /// Largest work-group.
+    pub max_work_group_size: usize,
+    /// Largest work-group extent per dimension.
+    pub max_work_item_sizes: Vec<usize>,
+    /// Whether `double` works in kernels.
+    pub fp64: bool,
+    /// Whether images work in kernels.
+    pub images: bool,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gib = self.global_memory as f64 / (1u64 << 30) as f64;
+        write!(
+            f,
+            "{}: {} ({}, {:?}, {}) {} CUs, {gib:.1} GiB, work-group <= {}, fp64 {}, images {}",
+            self.index,
+            self.name,
+            self.vendor,
+            self.kind,
+            self.platform,
+            self.compute_units,
+            self.max_work_group_size,
+            yes_no(self.fp64),
+            yes_no(self.images),
+        )
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}

@@ -1,0 +1,219 @@
+//! Backends: what runs kernels and holds device memory. Layer 1 of the runtime; the layers
+//! and the steps for adding a backend are in `README.md` beside this file.
+//!
+//! A backend is a [`Provider`], which finds devices, and per device a [`Backend`], which runs
+//! one [`Form`] of a kernel: OpenCL C source built by its compiler, or the native form (Rust
+//! closures over host memory, called per task). Everything here speaks only the neutral types
+//! of `info`, `geometry`, `source` and `buffer`; no backend knows another, and nothing here
+//! knows the device registry, arrays or the macros above.
+
+mod buffer;
+mod geometry;
+mod info;
+pub mod native;
+pub(crate) mod opencl;
+mod source;
+
+pub use buffer::{Buffer, Layout};
+pub use geometry::{Geometry, IndexType, Timing};
+pub use info::{DeviceInfo, DeviceKind};
+pub(crate) use source::FaultInfo;
+pub use source::KernelSource;
+
+use crate::error::{Error, Result};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Every backend nuda is built with, in the order their devices are listed (after the sort by
+/// kind): one line per backend. Tests and programs add more with `nuda::device::register`
+/// (the registry is the layer above).
+pub(crate) fn builtin() -> Vec<&'static dyn Provider> {
+    vec![&opencl::OPENCL, &native::NATIVE]
+}
+
+/// The form of a kernel a backend runs. The macros emit every form; the device picks one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Form {
+    /// OpenCL C source ([`KernelSource`]), with arrays in the backend's device memory.
+    Source,
+    /// Rust closures over the host copies of arrays, run as parallel tasks.
+    Native,
+}
+
+/// Finds a backend's devices when the registry is built, once per process.
+pub trait Provider: Sync {
+    /// The backend's name, as `DeviceInfo::platform` prefixes and errors say it.
+    fn name(&self) -> &'static str;
+    /// Whether `NUDA_ENGINE` lists this backend's devices: `native` keeps only native-form
+    /// backends, `opencl` only source-form ones.
+    fn form(&self) -> Form;
+    /// The devices found, or why there is none. `index` in each `DeviceInfo` is ignored:
+    /// the registry numbers devices after sorting them.
+    fn devices(&self) -> std::result::Result<Vec<Found>, String>;
+}
+
+/// A device a provider found: its description, and how to open it once it has an index.
+pub struct Found {
+    /// What the device is; the registry sets `index`.
+    pub info: DeviceInfo,
+    /// Opens the device with its final description.
+    pub open: Box<dyn FnOnce(DeviceInfo) -> Arc<dyn Backend> + Send>,
+}
+
+/// One device of one backend. Methods of the form a backend does not run answer `Err`.
+pub trait Backend: Send + Sync {
+    /// The device's description, with its index in `nuda::devices()`.
+    fn info(&self) -> &DeviceInfo;
+
+    /// The kernel form this device runs.
+    fn form(&self) -> Form;
+
+    /// Device memory for `bytes` bytes laid out as `layout` (source-form backends).
+    fn alloc(&self, bytes: usize, layout: Layout) -> Result<Box<dyn Buffer>> {
+        let _ = (bytes, layout);
+        Err(self.unsupported("allocating device memory"))
+    }
+
+    /// Copies `data` into `buf`, blocking until done.
+    fn upload(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
+        let _ = (buf, data);
+        Err(self.unsupported("copying to the device"))
+    }
+
+    /// Copies `buf` into `out`, blocking until done.
+    fn download(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
+        let _ = (buf, out);
+        Err(self.unsupported("copying to the host"))
+    }
+
+    /// Sets the first `bytes` bytes of `buf` to zero without a transfer.
+    fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
+        let _ = (buf, bytes);
+        Err(self.unsupported("zeroing device memory"))
+    }
+
+    /// Builds (or finds in its caches) the program and runs one kernel of it to completion
+    /// (source-form backends).
+    fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
+        Err(self.unsupported(&format!("launching `{}`", launch.kernel)))
+    }
+
+    /// Runs `task(0)` to `task(tasks - 1)`, in parallel as the backend sees fit, and returns
+    /// when all have finished, with the time they took (native-form backends). Each task
+    /// catches its own panics.
+    fn run_tasks(&self, tasks: usize, task: &(dyn Fn(usize) + Sync)) -> Result<Duration> {
+        let _ = (tasks, task);
+        Err(self.unsupported("running native tasks"))
+    }
+
+    /// The error for a method of the form this backend does not run.
+    fn unsupported(&self, what: &str) -> Error {
+        let info = self.info();
+        Error::Launch {
+            kernel: what.into(),
+            device: format!("device {} ({})", info.index, info.name),
+            reason: format!("the {} backend does not do this", info.platform),
+        }
+    }
+}
+
+/// A launch of OpenCL C source, checked and sized by the launch layer: what a source-form
+/// backend receives. Memory arguments are already resolved to this device's handles when the
+/// backend asks for them.
+pub struct SourceLaunch<'l, 'a> {
+    /// The program.
+    pub source: &'l KernelSource,
+    /// The kernel in it.
+    pub kernel: &'l str,
+    /// The NDRange, checked against the device and rounded up to the work-group size.
+    pub geometry: &'l Geometry,
+    /// The type of `nu_idx`.
+    pub index: IndexType,
+    /// The arguments, in the kernel's order.
+    pub args: &'l mut [Arg<'a>],
+}
+
+/// Memory a kernel argument refers to: an array or image's lazily synchronised storage,
+/// which the memory layer implements.
+pub trait ArgMemory: Sync {
+    /// Makes the data valid on device `device` and returns its buffer's handle there.
+    fn prepare(&self, device: usize) -> Result<u64>;
+    /// As `prepare`, inside a shared-write scope (`NuShared`).
+    fn prepare_shared(&self, device: usize, write: bool) -> Result<u64>;
+    /// A kernel on device `device` may have written the data.
+    fn wrote(&mut self, device: usize);
+    /// The data's size in bytes.
+    fn bytes(&self) -> u64;
+}
+
+/// One kernel argument, in the order the kernel declares them.
+pub enum Arg<'a> {
+    /// A scalar, as little-endian bytes.
+    Scalar(Vec<u8>),
+    /// A `nu_idx` value.
+    Index(u64),
+    /// A `nu_sidx` value.
+    SIndex(i64),
+    /// An array the kernel reads: a pointer, then one `nu_idx` per dim.
+    Mem {
+        /// Its storage.
+        mem: &'a dyn ArgMemory,
+        /// Its dims.
+        dims: Vec<usize>,
+        /// Whether it is passed in constant memory.
+        constant: bool,
+    },
+    /// An array the kernel may write.
+    MemMut {
+        /// Its storage.
+        mem: &'a mut dyn ArgMemory,
+        /// Its dims.
+        dims: Vec<usize>,
+    },
+    /// An array in a shared-write scope, read or written.
+    MemShared {
+        /// Its storage.
+        mem: &'a dyn ArgMemory,
+        /// Its dims.
+        dims: Vec<usize>,
+        /// Whether the kernel may write it.
+        write: bool,
+    },
+    /// An image the kernel reads.
+    Image(&'a dyn ArgMemory),
+    /// An image the kernel writes.
+    ImageMut(&'a mut dyn ArgMemory),
+    /// Local memory of this many bytes.
+    Local(usize),
+}
+
+impl Arg<'_> {
+    /// Makes a memory argument valid on device `device` and returns its handle.
+    pub fn prepare(&self, device: usize) -> Option<Result<u64>> {
+        match self {
+            Arg::MemShared { mem, write, .. } => Some(mem.prepare_shared(device, *write)),
+            _ => self.memory().map(|(mem, _)| mem.prepare(device)),
+        }
+    }
+
+    /// The memory an array or image argument refers to, with the dims passed after it.
+    pub fn memory(&self) -> Option<(&dyn ArgMemory, &[usize])> {
+        match self {
+            Arg::Mem { mem, dims, .. } => Some((*mem, dims)),
+            Arg::MemMut { mem, dims } => Some((&**mem, dims)),
+            Arg::MemShared { mem, dims, .. } => Some((*mem, dims)),
+            Arg::Image(mem) => Some((*mem, &[])),
+            Arg::ImageMut(mem) => Some((&**mem, &[])),
+            _ => None,
+        }
+    }
+
+    /// Records that a kernel on device `device` ran: arrays and images it may write are
+    /// valid there alone.
+    pub fn ran(&mut self, device: usize) {
+        if let Arg::MemMut { mem, .. } | Arg::ImageMut(mem) = self {
+            mem.wrote(device);
+        }
+    }
+}

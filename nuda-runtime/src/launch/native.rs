@@ -1,0 +1,152 @@
+//! Native launches (layer 5, see `backend/README.md`): an NDRange and a Rust closure per
+//! work-item, run on a device whose backend runs the native form, in groups, each group a
+//! task of the backend's. Kernels that call `barrier()` run a group's work-items as coroutines.
+
+use crate::backend::native::{run_group_with_barrier, GroupShape, NativeEngine};
+use crate::backend::{Backend, Geometry, Timing};
+use crate::device::{native_device, Device};
+use crate::error::{Error, Result};
+use crate::fault::Faults;
+use crate::stats::{nanos, record, Event};
+use crate::{GroupBarrier, WorkItem};
+use std::time::Instant;
+
+/// A native launch: an NDRange and a closure run once per work-item.
+///
+/// ```
+/// # use nuda_runtime::*;
+/// let a = NuArray1::<f32>::from_fn(100, |i| i as f32);
+/// let mut b = NuArray1::<f32>::new(100);
+/// let (av, bv) = (a.read_view()?, b.write_view()?);
+/// NativeLaunch::new([100]).local([32]).run(|w| {
+///     let i = w.global_id(0);
+///     if i < 100 { bv.set(i, 2.0 * av[i]); }
+/// })?;
+/// # assert_eq!(b[7], 14.0);
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct NativeLaunch {
+    global: Vec<usize>,
+    local: Option<Vec<usize>>,
+    name: String,
+    device: Option<Device>,
+}
+
+impl NativeLaunch {
+    /// An NDRange of 1 to 3 global sizes.
+    pub fn new(global: impl AsRef<[usize]>) -> Self {
+        NativeLaunch {
+            global: global.as_ref().to_vec(),
+            local: None,
+            name: "native kernel".into(),
+            device: None,
+        }
+    }
+
+    /// Runs on `device`, which must run kernels' native form, instead of the first such
+    /// device in `nuda::devices()`.
+    pub fn on(mut self, device: &Device) -> Self {
+        self.device = Some(device.clone());
+        self
+    }
+
+    /// Work-group sizes; the global sizes are rounded up to multiples of them.
+    pub fn local(mut self, local: impl AsRef<[usize]>) -> Self {
+        self.local = Some(local.as_ref().to_vec());
+        self
+    }
+
+    /// A name for error messages.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Runs `kernel` for every work-item and returns when all have finished. A panic in the
+    /// kernel (an out-of-range index, say) is returned as `Error::Kernel`, with the panic's
+    /// message and location; nothing is printed.
+    pub fn run(self, kernel: impl Fn(&WorkItem) + Sync) -> Result<Timing> {
+        self.run_recording(&Faults::new(), kernel)
+    }
+
+    /// As `run`, with the faults the kernel records in `faults` (generated kernels).
+    pub fn run_recording(
+        self,
+        faults: &Faults,
+        kernel: impl Fn(&WorkItem) + Sync,
+    ) -> Result<Timing> {
+        let (shape, device) = self.shape()?;
+        let group = |g: usize| shape.run_group(g, &kernel);
+        run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
+    }
+
+    /// Runs a kernel that calls `barrier()`: a group's work-items as coroutines on one thread.
+    pub fn run_with_barrier(
+        self,
+        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
+    ) -> Result<Timing> {
+        self.run_with_barrier_recording(&Faults::new(), kernel)
+    }
+
+    /// As `run_with_barrier`, with the faults the kernel records in `faults`.
+    pub fn run_with_barrier_recording(
+        self,
+        faults: &Faults,
+        kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
+    ) -> Result<Timing> {
+        let (shape, device) = self.shape()?;
+        let group = |g: usize| run_group_with_barrier(&shape, g, faults, &kernel);
+        run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
+    }
+
+    /// The NDRange as groups, checked against the device that will run it.
+    fn shape(&self) -> Result<(GroupShape, Option<Device>)> {
+        let device = self.device.clone().or_else(native_device);
+        if let Some(d) = device.as_ref().filter(|d| !d.is_native()) {
+            return Err(Error::Launch {
+                kernel: self.name.clone(),
+                device: d.label(),
+                reason: "a native kernel runs only on a device that runs the native form; \
+                         choose the native engine"
+                    .into(),
+            });
+        }
+        let fallback = || NativeEngine::new(0).info().clone();
+        let info = device.as_ref().map_or_else(fallback, |d| d.info().clone());
+        let geo = Geometry::new(&self.global, self.local.as_deref(), &info)?;
+        Ok((GroupShape::new(&geo), device))
+    }
+}
+
+/// Runs `task(0..tasks)` on `device` (the standalone native engine where the engine choice
+/// lists none), each task inside `faults.catch`; counts the launch, and returns the first
+/// fault or panic as the launch's error.
+pub(crate) fn run_tasks(
+    name: &str,
+    device: Option<&Device>,
+    faults: &Faults,
+    tasks: usize,
+    task: &(dyn Fn(usize) + Sync),
+) -> Result<Timing> {
+    let start = Instant::now();
+    let standalone;
+    let backend: &dyn Backend = match device {
+        Some(d) => d.backend(),
+        None => {
+            standalone = NativeEngine::new(0);
+            &standalone
+        }
+    };
+    let caught = |t: usize| {
+        faults.catch(|| task(t));
+    };
+    let kernel_time = backend.run_tasks(tasks, &caught)?;
+    record(device.map(Device::index), Event::Launch(nanos(kernel_time)));
+    let label = || device.map_or_else(|| "the native engine".into(), Device::label);
+    faults.check(name, label)?;
+    Ok(Timing {
+        kernel: Some(kernel_time),
+        wall: start.elapsed(),
+    })
+}
