@@ -53,5 +53,5 @@ pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// there reads it.
 #[proc_macro]
 pub fn annot(input: TokenStream) -> TokenStream {
-    finish_expr(nuda_transforms::annot::host::expand(input.into()))
+    finish_expr(nuda_transforms::annot_host::expand(input.into()))
 }

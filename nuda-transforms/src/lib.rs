@@ -1,14 +1,24 @@
 //! nuda's compiler, an ordinary library testable without rustc: Rust loop nests become a
-//! loop-nest IR, then capture analysis, the annotation chain, and OpenCL C plus native Rust.
+//! loop-nest IR, then checks, the annotation chain, and OpenCL C plus native Rust.
 //!
-//! The pipeline, one module per phase:
-//! `syntax` (parse and lower) → `ir` → `capture` (what a kernel uses from outside) →
-//! `annot` (the annotation chain) → `emit` (OpenCL C templates, native Rust, host Rust, and
-//! the glue that launches them) and `proof` (the launch-time proof program that drops the
-//! checks a launch's values rule out and picks 32-bit `usize` where it changes nothing).
-//! `uniform` checks that every work-item of a group reaches each `barrier()`.
+//! The pipeline, one module per phase; each uses only the phases before it:
+//! 1. the base: `ctxt` (errors gathered per expansion), `ir` (the loop-nest IR and the
+//!    kernel language's tables: scalar types with their OpenCL C names, builtin functions
+//!    and methods with their spellings, in `ir::builtins`), `paths` (the runtime paths
+//!    generated code names);
+//! 2. `syntax`: parse the macros' input (`nfor!`, `annot!` chains) and lower it to IR;
+//! 3. checks over the IR: `capture` (what a kernel uses from outside, and whether the kernel
+//!    language allows it), `uniform` (every work-item of a group reaches each `barrier()`),
+//!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites);
+//! 4. `annot`: the annotation chain, IR to IR;
+//! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
+//!    (the launch-time proof program that drops the checks a launch's values rule out and
+//!    picks 32-bit `usize` where it changes nothing);
+//! 6. the entry points, one per macro: `nuwork`, `nukernel`, `nucode`, `nucall`, `nfor`,
+//!    `annot_host` (`annot!` on host loops).
 
 pub mod annot;
+pub mod annot_host;
 pub mod capture;
 pub mod ctxt;
 pub mod disjoint;
@@ -19,6 +29,8 @@ pub mod nucall;
 pub mod nucode;
 pub mod nukernel;
 pub mod nuwork;
+pub mod paths;
 pub mod proof;
+pub mod sites;
 pub mod syntax;
 pub mod uniform;

@@ -1,6 +1,7 @@
 //! `nucall!(device, [global..], [local..]; kernel(args))`: launches a `#[nukernel]` on device
 //! `device` (an index into `nuda::devices()`), as NUDA's `nucall`.
 
+use crate::paths::PRIVATE;
 use proc_macro2::TokenStream;
 use quote::quote_spanned;
 use syn::parse::{Parse, ParseStream};
@@ -85,7 +86,7 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote_spanned! {call.span()=>
         {
             #contract
-            #func(::nuda::__private::Call::new(#device, &#global, &#local)#mark, #(#args),*)
+            #func(#PRIVATE::Call::new(#device, &#global, &#local)#mark, #(#args),*)
         }
     })
 }

@@ -11,6 +11,7 @@ use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::glue::companions;
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::{Block, Ty};
+use crate::paths::PRIVATE;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -157,20 +158,20 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
         #[allow(clippy::all, unused_parens, non_upper_case_globals, dead_code)]
         impl #ident {
             /// The check sites of the kernel forms.
-            pub const __NUDA_SITES: &'static [::nuda::__private::Site] = {
+            pub const __NUDA_SITES: &'static [#PRIVATE::Site] = {
                 static SITES: #sites;
                 &SITES
             };
 
             /// What kernels that call this function link in.
-            pub const __NUDA_NUCODE: &'static ::nuda::__private::Nucode = {
-                static NUCODE: ::nuda::__private::Nucode = #companion;
+            pub const __NUDA_NUCODE: &'static #PRIVATE::Nucode = {
+                static NUCODE: #PRIVATE::Nucode = #companion;
                 &NUCODE
             };
 
             /// The body as the native engine runs it.
             #[inline(always)]
-            pub fn __nuda_native<const TRUST: bool>(__nuda_fault: ::nuda::__private::Checker<'_, TRUST>, #inputs) #output {
+            pub fn __nuda_native<const TRUST: bool>(__nuda_fault: #PRIVATE::Checker<'_, TRUST>, #inputs) #output {
                 // No launch-time proof reaches into functions: their sites stay checked.
                 let __nuda_fault = __nuda_fault.checking();
                 #native
@@ -189,23 +190,23 @@ fn companion(f: &ItemFn, p: &Parts) -> TokenStream {
     let types = (0..p.slots).map(|k| {
         if recorded.contains(&k) {
             let s = slot_ident(k);
-            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
+            quote!(#PRIVATE::Fill::Type(::nuda::kernel::cl_type(&#s)))
         } else {
-            quote!(::nuda::__private::Fill::Type("void"))
+            quote!(#PRIVATE::Fill::Type("void"))
         }
     });
     let (calls, template, witness, proof) =
         (companions(&p.calls), &p.template, &p.witness, &p.proof);
     quote! {
-        ::nuda::__private::Nucode {
+        #PRIVATE::Nucode {
             name: #name,
             template: #template,
             types: {
-                fn __nuda_types() -> ::std::vec::Vec<::nuda::__private::Fill> {
+                fn __nuda_types() -> ::std::vec::Vec<#PRIVATE::Fill> {
                     #decls
                     {
                         #[allow(unused, unreachable_code, clippy::all)]
-                        let __nuda_witness = |__nuda_fault: ::nuda::__private::Checker<'_, false>, #inputs| #output { #witness };
+                        let __nuda_witness = |__nuda_fault: #PRIVATE::Checker<'_, false>, #inputs| #output { #witness };
                     }
                     ::std::vec![#(#types),*]
                 }

@@ -10,6 +10,7 @@ use crate::emit::glue::{
     capture_ident, capture_views, companions, fills, proof_inputs, push_captures,
 };
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
+use crate::paths::PRIVATE;
 use crate::proof::Proof;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
@@ -226,11 +227,11 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     quote! {
         #(#attrs)*
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
-        #vis fn #ident(__nuda_call: ::nuda::__private::Call, #inputs) -> ::nuda::Result<()> {
+        #vis fn #ident(__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> {
             #setup
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;
-            let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
+            let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
             let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
             let __nuda_timing = #run;
             __nuda_timing.map(drop)
@@ -249,15 +250,15 @@ fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream
     quote! {
         static __NUDA_SITES: #sites;
         static __NUDA_PROOF: #proof;
-        let __nuda_faults = &::nuda::__private::Faults::new();
-        let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
+        let __nuda_faults = &#PRIVATE::Faults::new();
+        let __nuda_fault = #PRIVATE::Checker::<false>::new(__nuda_faults);
         #binds
         #decls
         {
             #[allow(unused, unreachable_code, clippy::all)]
             let __nuda_witness = || {
-                let __nuda_w = ::nuda::__private::witness_item();
-                let __nuda_b = ::nuda::__private::witness_barrier();
+                let __nuda_w = #PRIVATE::witness_item();
+                let __nuda_b = #PRIVATE::witness_barrier();
                 #guards
                 #wviews
                 #witness
@@ -272,23 +273,23 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
     let (run_native, pushes) = (run_native(name, p), push_captures(&p.captures));
     let (template, label) = (&p.template, format!("#[nukernel] {name}"));
     quote! {
-        ::nuda::__private::dispatch(&__nuda_dev, |__nuda_form| match __nuda_form {
-            ::nuda::__private::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+        #PRIVATE::dispatch(&__nuda_dev, |__nuda_form| match __nuda_form {
+            #PRIVATE::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
                 // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
                 // site of this kernel, which is `Checker::trusting`'s contract.
-                let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
+                let __nuda_fault = unsafe { #PRIVATE::Checker::trusting(__nuda_faults) };
                 #nviews
                 #run_native
             }
-            ::nuda::__private::Form::Native => {
+            #PRIVATE::Form::Native => {
                 #nviews
                 #run_native
             }
             // Every other form starts from the OpenCL C source.
             _ => {
-                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
                     concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                let __nuda_src = #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
                 #pushes
                 __nuda_l.run()

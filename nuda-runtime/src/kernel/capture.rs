@@ -24,10 +24,12 @@ pub trait ClType: Copy {
 }
 
 macro_rules! cl_types {
-    ($($t:ty => $cl:literal),* $(,)?) => { $( impl ClType for $t { const CL: &'static str = $cl; } )* };
+    ($($t:ty => $cl:expr),* $(,)?) => { $( impl ClType for $t { const CL: &'static str = $cl; } )* };
 }
-cl_types!(f32 => "float", f64 => "double", i8 => "char", i16 => "short", i32 => "int", i64 => "long",
-    u8 => "uchar", u16 => "ushort", u32 => "uint", u64 => "ulong", usize => "nu_idx", isize => "nu_sidx",
+// Element types take their names from the element table; the rest are not array elements.
+cl_types!(f32 => f32::CL_TYPE, f64 => f64::CL_TYPE, i8 => i8::CL_TYPE, i16 => i16::CL_TYPE,
+    i32 => i32::CL_TYPE, i64 => i64::CL_TYPE, u8 => u8::CL_TYPE, u16 => u16::CL_TYPE,
+    u32 => u32::CL_TYPE, u64 => u64::CL_TYPE, usize => "nu_idx", isize => "nu_sidx",
     bool => "bool", [f32; 4] => "float4");
 
 // An `if` or block in statement position has a slot too; its type is `()`, never used as one.

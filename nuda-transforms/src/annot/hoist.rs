@@ -73,9 +73,7 @@ impl Gen<'_> {
             ExprKind::Var(v) => !self.assigned.contains(&v.to_string()),
             ExprKind::Index { .. } | ExprKind::If { .. } | ExprKind::Block(_) => false,
             ExprKind::Call { func, args } => {
-                let builtin = func
-                    .get_ident()
-                    .is_some_and(|f| crate::syntax::methods::is_builtin_fn(&f.to_string()));
+                let builtin = crate::ir::builtins::builtin_of(func).is_some();
                 builtin && args.iter().all(|a| self.stable(a))
             }
             ExprKind::Method { method, .. } if method == "read" => false,

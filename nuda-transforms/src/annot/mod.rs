@@ -13,10 +13,7 @@ mod build;
 mod counter;
 mod dmine;
 mod hoist;
-pub mod host;
 mod inline;
-mod nudevs;
-pub mod parse;
 mod peel;
 mod permut;
 mod rename;
@@ -29,25 +26,10 @@ mod unroll;
 use crate::ctxt::Ctxt;
 use crate::ir::visit::{self, VisitMut};
 use crate::ir::*;
-use crate::syntax::Lower;
 use build::Gen;
-use parse::AnnotInput;
 
 /// The rest of the chain, applied to a main part.
 pub type Cont<'c> = &'c mut dyn FnMut(&mut Gen<'_>, Nest) -> Vec<Stmt>;
-
-/// Lowers an `annot!( .. )` invocation: the nest, with the chain attached.
-pub fn lower_annot(lower: &mut Lower<'_>, mac: &syn::Macro) -> Option<Nest> {
-    let input: AnnotInput = match syn::parse2(mac.tokens.clone()) {
-        Ok(i) => i,
-        Err(e) => {
-            lower.cx.push(e);
-            return None;
-        }
-    };
-    let nest = crate::nuwork::lower_nest_macro(lower, &input.nest, "annot!")?;
-    Some(parse::attach(lower, &input, nest))
-}
 
 /// Applies the annotation chain of `nest`, and of every annotated nest inside it. A nest of
 /// `nuwork!` itself has no room for a prelude (`hoist.rs`): give `prelude` false.

@@ -1,9 +1,10 @@
 //! Snapshots of each annotation on the IR, before and after, printed as Rust-like text.
 //! Update with `UPDATE_EXPECT=1`.
 
-use super::{apply, lower_annot};
+use super::apply;
 use crate::ctxt::Ctxt;
 use crate::ir::Block;
+use crate::syntax::annot::lower_annot;
 use crate::syntax::Lower;
 use expect_test::{expect, Expect};
 use proc_macro2::TokenStream;

@@ -7,8 +7,8 @@
 mod test;
 
 use crate::ctxt::Ctxt;
+use crate::ir::builtins::{builtin_of, BuiltinFn, FnKind, MethodKind};
 use crate::ir::*;
-use crate::syntax::methods::{is_builtin_fn, MethodKind, WORK_ITEM_FNS};
 use proc_macro2::Span;
 use syn::Ident;
 
@@ -258,7 +258,7 @@ impl Walker<'_> {
             }
             ExprKind::Call { func, args } => {
                 args.iter_mut().for_each(|x| self.expr(x));
-                self.call(func, e.span);
+                self.call(func, args.len(), e.span);
             }
             ExprKind::Method {
                 recv, method, args, ..
@@ -322,12 +322,9 @@ impl Walker<'_> {
         };
     }
 
-    fn call(&mut self, func: &syn::Path, span: Span) {
-        let name = func.get_ident().map(|i| i.to_string());
-        let builtin = name.as_deref().filter(|n| is_builtin_fn(n));
-        match builtin {
-            Some(n) if WORK_ITEM_FNS.contains(&n) || n == "barrier" => self.work_item_fn(n, span),
-            Some(_) => {}
+    fn call(&mut self, func: &syn::Path, nargs: usize, span: Span) {
+        match builtin_of(func) {
+            Some(f) => self.builtin_fn(f, nargs, span),
             None => {
                 let text = quote::quote!(#func).to_string();
                 if !self
@@ -342,9 +339,23 @@ impl Walker<'_> {
         }
     }
 
-    fn work_item_fn(&mut self, name: &str, span: Span) {
+    fn builtin_fn(&mut self, f: &BuiltinFn, nargs: usize, span: Span) {
+        if f.arity != nargs {
+            let name = f.name;
+            self.cx.error(
+                span,
+                format!("`{name}` takes {} argument(s) in kernels", f.arity),
+            );
+        }
+        if f.kernel_only() {
+            self.work_item_fn(f, span);
+        }
+    }
+
+    fn work_item_fn(&mut self, f: &BuiltinFn, span: Span) {
+        let name = f.name;
         match self.context {
-            Context::Kernel => self.out.barrier |= name == "barrier",
+            Context::Kernel => self.out.barrier |= f.kind == FnKind::Barrier,
             Context::Nuwork => self.cx.error(span, format!("nuwork!: `{name}()` is for #[nukernel] kernels; in nuwork! the loop variables are the work-item's coordinates")),
             Context::Nucode => self.cx.error(span, format!("#[nucode] functions run on the host too, where `{name}()` has no meaning; call it in the #[nukernel] and pass the value")),
         }

@@ -10,7 +10,7 @@ fn arrays(nest: proc_macro2::TokenStream) -> Vec<String> {
     let mac: syn::Macro = syn::parse2(nest).expect("a macro call");
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
-    let nest = crate::nuwork::lower_nest_macro(&mut lower, &mac, "nuwork!");
+    let nest = crate::syntax::annot::lower_nest_macro(&mut lower, &mac, "nuwork!");
     cx.check().expect("the nest lowers");
     plain_store_arrays(&nest.expect("a nest"))
 }

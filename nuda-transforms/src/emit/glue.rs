@@ -5,6 +5,7 @@ use crate::capture::Capture;
 use crate::emit::native::slot_ident;
 use crate::ir::visit::{walk_expr, walk_stmt, VisitMut};
 use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
+use crate::paths::PRIVATE;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -79,7 +80,7 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
         .filter(|c| c.written || !looks_const(&c.name))
         .map(|c| {
             let name = &c.name;
-            let copy = quote!(::nuda::__private::hoist(&#name));
+            let copy = quote!(#PRIVATE::hoist(&#name));
             // A capture only the host side uses (an annotation's factor) is not read.
             if c.written && plain.contains(&name.to_string()) {
                 // SAFETY (of the generated code): `crate::disjoint` proved that no two
@@ -101,18 +102,18 @@ pub fn fills(
     let types = (0..slots).map(|k| {
         let s = slot_ident(k);
         if recorded.contains(&k) {
-            quote!(::nuda::__private::Fill::Type(::nuda::kernel::cl_type(&#s)))
+            quote!(#PRIVATE::Fill::Type(::nuda::kernel::cl_type(&#s)))
         } else {
             // Referenced by no template either: its fill is never read.
-            quote!(::nuda::__private::Fill::Type("void"))
+            quote!(#PRIVATE::Fill::Type("void"))
         }
     });
     let caps = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::kernel::KernelMut::desc_mut(#id)))
+            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::KernelMut::desc_mut(#id)))
         } else {
-            quote_spanned!(c.span=> ::nuda::__private::Fill::Capture(::nuda::kernel::KernelRef::desc(#id)))
+            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::KernelRef::desc(#id)))
         }
     });
     quote!([#(#types,)* #(#caps,)*])

@@ -3,7 +3,5 @@
 
 pub mod cl;
 pub mod glue;
-pub mod host;
 pub mod native;
-pub mod sites;
 pub mod template;

@@ -6,6 +6,7 @@
 //! OpenCL C depends on a type carry a [`Slot`]: rustc fills it, through a never-called witness
 //! closure, and the runtime substitutes the type when it first launches the kernel.
 
+pub mod builtins;
 pub mod display;
 pub mod visit;
 
@@ -361,89 +362,64 @@ impl BinOp {
     }
 }
 
+/// One row of the scalar table: the Rust name, the OpenCL C name (`nu_idx` for usize: 32 or
+/// 64 bits, chosen at launch), the width in bits (`usize` and `isize` 64-bit, as on the
+/// hosts nuda runs on), signed, float.
+struct ScalarRow(Scalar, &'static str, &'static str, u32, bool, bool);
+
+/// Every scalar type: the one table of Rust and OpenCL C names.
+const SCALARS: &[ScalarRow] = &[
+    ScalarRow(Scalar::F32, "f32", "float", 32, false, true),
+    ScalarRow(Scalar::F64, "f64", "double", 64, false, true),
+    ScalarRow(Scalar::I8, "i8", "char", 8, true, false),
+    ScalarRow(Scalar::I16, "i16", "short", 16, true, false),
+    ScalarRow(Scalar::I32, "i32", "int", 32, true, false),
+    ScalarRow(Scalar::I64, "i64", "long", 64, true, false),
+    ScalarRow(Scalar::Isize, "isize", "nu_sidx", 64, true, false),
+    ScalarRow(Scalar::U8, "u8", "uchar", 8, false, false),
+    ScalarRow(Scalar::U16, "u16", "ushort", 16, false, false),
+    ScalarRow(Scalar::U32, "u32", "uint", 32, false, false),
+    ScalarRow(Scalar::U64, "u64", "ulong", 64, false, false),
+    ScalarRow(Scalar::Usize, "usize", "nu_idx", 64, false, false),
+    ScalarRow(Scalar::Bool, "bool", "bool", 1, false, false),
+];
+
 impl Scalar {
+    fn row(self) -> &'static ScalarRow {
+        match SCALARS.iter().find(|r| r.0 == self) {
+            Some(r) => r,
+            None => unreachable!("every scalar has a row in SCALARS"),
+        }
+    }
+
     /// Parses a Rust type name such as `f32` or `usize`.
     pub fn from_name(name: &str) -> Option<Scalar> {
-        use Scalar::*;
-        Some(match name {
-            "f32" => F32,
-            "f64" => F64,
-            "i8" => I8,
-            "i16" => I16,
-            "i32" => I32,
-            "i64" => I64,
-            "isize" => Isize,
-            "u8" => U8,
-            "u16" => U16,
-            "u32" => U32,
-            "u64" => U64,
-            "usize" => Usize,
-            "bool" => Bool,
-            _ => return None,
-        })
+        SCALARS.iter().find(|r| r.1 == name).map(|r| r.0)
     }
 
     /// The Rust type name.
     pub fn rust_name(self) -> &'static str {
-        use Scalar::*;
-        match self {
-            F32 => "f32",
-            F64 => "f64",
-            I8 => "i8",
-            I16 => "i16",
-            I32 => "i32",
-            I64 => "i64",
-            Isize => "isize",
-            U8 => "u8",
-            U16 => "u16",
-            U32 => "u32",
-            U64 => "u64",
-            Usize => "usize",
-            Bool => "bool",
-        }
+        self.row().1
     }
 
     /// The OpenCL C type name (`nu_idx` for usize: 32 or 64 bits, chosen at launch).
     pub fn cl_name(self) -> &'static str {
-        use Scalar::*;
-        match self {
-            F32 => "float",
-            F64 => "double",
-            I8 => "char",
-            I16 => "short",
-            I32 => "int",
-            I64 => "long",
-            Isize => "nu_sidx",
-            U8 => "uchar",
-            U16 => "ushort",
-            U32 => "uint",
-            U64 => "ulong",
-            Usize => "nu_idx",
-            Bool => "bool",
-        }
+        self.row().2
     }
 
     /// Whether it is f32 or f64.
     pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
+        self.row().5
     }
 
     /// Whether it is a signed integer.
     pub fn is_signed(self) -> bool {
-        use Scalar::*;
-        matches!(self, I8 | I16 | I32 | I64 | Isize)
+        self.row().4
     }
 
     /// The width in bits, with `usize` and `isize` 64-bit as on the hosts nuda runs on.
     pub fn bits(self) -> u32 {
-        use Scalar::*;
-        match self {
-            I8 | U8 => 8,
-            I16 | U16 => 16,
-            I32 | U32 | F32 => 32,
-            Bool => 1,
-            _ => 64,
-        }
+        self.row().3
     }
 
     /// The largest value of an integer type.

@@ -9,8 +9,9 @@ use crate::emit::glue::{
     push_captures,
 };
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
-use crate::emit::sites::{SiteKind, Sites};
 use crate::ir::*;
+use crate::paths::PRIVATE;
+use crate::sites::{SiteKind, Sites};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -30,7 +31,7 @@ fn host_range(p: &Parts, r: &Range, ranges: &Sites) -> TokenStream {
     );
     let k = ranges.intern(SiteKind::Step, "", 0, r.span);
     let (incl, rev) = (r.inclusive, r.rev);
-    quote_spanned!(r.span=> ::nuda::__private::LoopRange::new(#a, #b, #step, #incl, #rev, &__NUDA_RANGES[#k])?)
+    quote_spanned!(r.span=> #PRIVATE::LoopRange::new(#a, #b, #step, #incl, #rev, &__NUDA_RANGES[#k])?)
 }
 
 /// `let _ = (start, end, step);` per mapped loop, recorded for the witness.
@@ -103,12 +104,13 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let native_body = &p.natives[i];
     // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
     // that rustc and clippy would otherwise flag in the user's crate.
+    let hoist = quote!(#PRIVATE::hoist);
     quote! {
         #[allow(unused_parens, clippy::all)]
         let __nuda_body = |[#(#outer,)* __nuda_lo]: [usize; #k], __nuda_hi: usize| {
             let __nuda_fault = __nuda_fault;
             #hoists
-            #( let #rnames = ::nuda::__private::hoist(&#rnames); )*
+            #( let #rnames = #hoist(&#rnames); )*
             for #last in __nuda_lo..__nuda_hi {
                 (|| {
                     #( let #vars = #rnames.at(#gnames); )*
@@ -116,7 +118,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
                 })();
             }
         };
-        ::nuda::__private::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
+        #PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
     }
 }
 
@@ -160,7 +162,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let sizes = input
         .sizes
         .iter()
-        .map(|s| quote_spanned!(s.span()=> ::nuda::__private::group_size(#s)?));
+        .map(|s| quote_spanned!(s.span()=> #PRIVATE::group_size(#s)?));
     let (ranges, witnesses) = (
         parts.iter().map(|g| &g.ranges),
         parts.iter().map(|g| &g.witness),
@@ -178,8 +180,8 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         static __NUDA_SITES: #sites;
         static __NUDA_RANGES: #range_table;
         static __NUDA_PROOF: #proof;
-        let __nuda_faults = &::nuda::__private::Faults::new();
-        let __nuda_fault = ::nuda::__private::Checker::<false>::new(__nuda_faults);
+        let __nuda_faults = &#PRIVATE::Faults::new();
+        let __nuda_fault = #PRIVATE::Checker::<false>::new(__nuda_faults);
         let __nuda_local = [#(#sizes),*];
         #(#ranges)*
         // A fault in a range expression (a division by zero, say) ends the launch here.
@@ -213,14 +215,14 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     });
     quote! {
         let __nuda_fills = #fills;
-        let __nuda_calls: &[&'static ::nuda::__private::Nucode] = #calls;
-        let __nuda_variant = ::nuda::__private::prove(&__NUDA_PROOF, &__NUDA_SITES, &::nuda::__private::Inputs {
+        let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
+        let __nuda_variant = #PRIVATE::prove(&__NUDA_PROOF, &__NUDA_SITES, &#PRIVATE::Inputs {
             fills: &__nuda_fills,
             captures: &#inputs,
             mapped: &[#(#mapped),*],
             work: ::core::option::Option::None,
             calls: __nuda_calls,
-            unchecked: #unchecked || ::nuda::__private::unchecked_here(),
+            unchecked: #unchecked || #PRIVATE::unchecked_here(),
         })?;
     }
 }
@@ -233,23 +235,23 @@ fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;
     quote! {
-        ::nuda::__private::dispatch(&__nuda_dev, |__nuda_form| { match __nuda_form {
-            ::nuda::__private::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+        #PRIVATE::dispatch(&__nuda_dev, |__nuda_form| { match __nuda_form {
+            #PRIVATE::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
                 // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
                 // site of this kernel, which is `Checker::trusting`'s contract.
-                let __nuda_fault = unsafe { ::nuda::__private::Checker::trusting(__nuda_faults) };
+                let __nuda_fault = unsafe { #PRIVATE::Checker::trusting(__nuda_faults) };
                 #nviews
                 #(#natives)*
             }
-            ::nuda::__private::Form::Native => {
+            #PRIVATE::Form::Native => {
                 #nviews
                 #(#natives)*
             }
             // Every other form starts from the OpenCL C source.
             _ => {
-                static __NUDA_KERNEL: ::nuda::__private::Template = ::nuda::__private::Template::new(
+                static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
                     concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-                let __nuda_src = ::nuda::__private::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                let __nuda_src = #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
                 #(#launches)*
             }
         } ::core::result::Result::Ok(()) })?;

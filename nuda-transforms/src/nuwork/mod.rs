@@ -16,6 +16,7 @@ use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::native::{Mode, RustEmitter};
 use crate::ir::*;
 use crate::proof::Proof;
+use crate::syntax::annot::lower_nest_macro;
 use crate::syntax::Lower;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -77,21 +78,6 @@ impl Parse for NuworkInput {
             sizes,
             nest,
         })
-    }
-}
-
-/// Lowers the nest macro of a `nuwork!` or `annot!`.
-pub fn lower_nest_macro(lower: &mut Lower<'_>, mac: &syn::Macro, form: &str) -> Option<Nest> {
-    match mac.path.get_ident().map(|i| i.to_string()).as_deref() {
-        Some("nfor") => lower.nest_tokens(mac.tokens.clone(), mac.span()),
-        Some("annot") => crate::annot::lower_annot(lower, mac),
-        _ => {
-            lower.cx.error(
-                mac.path.span(),
-                format!("{form}: expected `nfor!(..)` or `annot!(..)` after the `;`"),
-            );
-            None
-        }
     }
 }
 

@@ -2,9 +2,10 @@
 
 use super::{cl_ty, line, slot_ty, written_ty, Proof, Reg, NONE};
 use crate::capture::Context;
-use crate::emit::sites::SiteKind;
+use crate::ir::builtins::{builtin_of, FnKind, MethodKind};
 use crate::ir::*;
-use crate::syntax::methods::MethodKind;
+use crate::paths::PRIVATE;
+use crate::sites::SiteKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -173,7 +174,7 @@ impl Proof<'_> {
         } else {
             ty
         };
-        self.push(quote!(Bin(::nuda::__private::Bin::#name, #a, #b, #ty, #l)))
+        self.push(quote!(Bin(#PRIVATE::Bin::#name, #a, #b, #ty, #l)))
     }
 
     /// `a[i]`: the check of the read, then any value of the element type.
@@ -189,14 +190,8 @@ impl Proof<'_> {
 
     fn call(&mut self, func: &syn::Path, args: &[Expr]) -> Reg {
         let regs: Vec<Reg> = args.iter().map(|a| self.expr(a)).collect();
-        let name = func.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        let item = match name.as_str() {
-            "global_id" => "GlobalId",
-            "local_id" => "LocalId",
-            "group_id" => "GroupId",
-            "global_size" => "GlobalSize",
-            "local_size" => "LocalSize",
-            "num_groups" => "NumGroups",
+        let item = match builtin_of(func).map(|f| f.kind) {
+            Some(FnKind::WorkItem { item, .. }) => item,
             _ => return self.push(quote!(Top)),
         };
         if self.context != Context::Kernel {
@@ -206,7 +201,7 @@ impl Proof<'_> {
             format_ident!("{}", item),
             regs.first().copied().unwrap_or(NONE),
         );
-        self.push(quote!(Item(::nuda::__private::Item::#item, #d)))
+        self.push(quote!(Item(#PRIVATE::Item::#item, #d)))
     }
 
     fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], span: Span) -> Reg {
@@ -331,7 +326,7 @@ impl Proof<'_> {
             };
             let o = self.expr(other);
             let c = format_ident!("{}", c);
-            let refined = self.push(quote!(Refine(#r, ::nuda::__private::Cmp::#c, #o)));
+            let refined = self.push(quote!(Refine(#r, #PRIVATE::Cmp::#c, #o)));
             self.bind(v, refined);
         }
     }

@@ -13,8 +13,9 @@ mod expr;
 mod test;
 
 use crate::capture::{Analysis, Context};
-use crate::emit::sites::{SiteKind, Sites};
 use crate::ir::*;
+use crate::paths::PRIVATE;
+use crate::sites::{SiteKind, Sites};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::collections::HashSet;
@@ -84,7 +85,8 @@ impl<'a> Proof<'a> {
     pub fn tokens(&self) -> TokenStream {
         let ops = &self.ops;
         let n = ops.len();
-        quote!([::nuda::__private::Op; #n] = [#(::nuda::__private::Op::#ops),*])
+        let op = quote!(#PRIVATE::Op);
+        quote!([#op; #n] = [#(#op::#ops),*])
     }
 
     fn push(&mut self, op: TokenStream) -> Reg {
@@ -307,7 +309,7 @@ impl<'a> Proof<'a> {
 /// `Ty::Slot(k)`.
 fn slot_ty(k: Slot) -> TokenStream {
     let k = k as u32;
-    quote!(::nuda::__private::Ty::Slot(#k))
+    quote!(#PRIVATE::Ty::Slot(#k))
 }
 
 /// The type a source wrote.
@@ -317,7 +319,7 @@ fn written_ty(t: Ty) -> TokenStream {
 
 /// `Ty::Cl(name)`.
 fn cl_ty(name: &str) -> TokenStream {
-    quote!(::nuda::__private::Ty::Cl(#name))
+    quote!(#PRIVATE::Ty::Cl(#name))
 }
 
 /// The source line of a span, for the proof's reasons.

@@ -221,7 +221,7 @@ impl<'a> Lower<'a> {
                 }
             }
             "annot" => {
-                if let Some(n) = crate::annot::lower_annot(self, mac) {
+                if let Some(n) = super::annot::lower_annot(self, mac) {
                     out.push(Stmt::Nest(Box::new(n)));
                 }
             }

@@ -1,7 +1,7 @@
 //! Lowering expressions from `syn` to the IR, rejecting constructs outside the subset.
 
 use super::body::{unsupported, Lower};
-use super::methods::{method_needs_receiver_type, MethodKind};
+use crate::ir::builtins::{method_needs_receiver_type, MethodKind};
 use crate::ir::*;
 use syn::spanned::Spanned;
 

@@ -1,9 +1,9 @@
 //! From macro input to IR: `nfor!` headers, kernel bodies, and the argument lists of
 //! `nuwork!`, `nucall!`, `#[nukernel]` and `#[nucode]`.
 
+pub mod annot;
 pub mod body;
 mod expr;
-pub mod methods;
 pub mod nfor;
 #[cfg(test)]
 mod test;

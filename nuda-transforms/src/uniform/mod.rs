@@ -16,6 +16,7 @@ mod test;
 
 use crate::capture::Analysis;
 use crate::ctxt::Ctxt;
+use crate::ir::builtins::{builtin_of, FnKind};
 use crate::ir::*;
 use proc_macro2::{Ident, Span};
 use std::collections::HashSet;
@@ -208,7 +209,10 @@ impl Pass<'_> {
     /// Walks an expression for the barriers and control flow inside it.
     fn expr(&mut self, e: &Expr, div: Option<Cause>) -> Flow {
         match &e.kind {
-            ExprKind::Call { func, args } if func.is_ident("barrier") && args.is_empty() => {
+            ExprKind::Call { func, args }
+                if builtin_of(func).is_some_and(|f| f.kind == FnKind::Barrier)
+                    && args.is_empty() =>
+            {
                 self.barrier(e.span, div);
                 Flow::default()
             }
@@ -282,16 +286,13 @@ impl Pass<'_> {
     /// Work-item ids differ; group ids and sizes do not. A `#[nucode]` function is uniform
     /// on uniform scalars, but may read an array passed to it.
     fn call_uniform(&self, func: &syn::Path, args: &[Expr]) -> bool {
-        let name = func.get_ident().map(|i| i.to_string()).unwrap_or_default();
         let passes_capture = args
             .iter()
             .any(|a| matches!(&a.kind, ExprKind::Var(v) if self.analysis.capture(v).is_some()));
-        match name.as_str() {
-            "global_id" | "local_id" => false,
-            "group_id" | "global_size" | "local_size" | "num_groups" | "rsqrt" | "barrier" => {
-                args.iter().all(|a| self.uniform(a))
-            }
-            _ => !passes_capture && args.iter().all(|a| self.uniform(a)),
+        match builtin_of(func).map(|f| f.kind) {
+            Some(FnKind::WorkItem { varies: true, .. }) => false,
+            Some(_) => args.iter().all(|a| self.uniform(a)),
+            None => !passes_capture && args.iter().all(|a| self.uniform(a)),
         }
     }
 }

@@ -6,10 +6,10 @@
 //! image reads go through the clamping sampler and are always in range.
 
 use super::ClEmitter;
-use crate::emit::sites::SiteKind;
 use crate::emit::template::Ph;
+use crate::ir::builtins::MethodKind;
 use crate::ir::*;
-use crate::syntax::methods::MethodKind;
+use crate::sites::SiteKind;
 
 /// A load or a store helper.
 #[derive(Clone, Copy, PartialEq, Eq)]

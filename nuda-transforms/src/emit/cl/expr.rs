@@ -4,10 +4,10 @@
 //! float `%`), and every literal gets the type rustc gave it.
 
 use super::ClEmitter;
-use crate::emit::sites::SiteKind;
 use crate::emit::template::Ph;
+use crate::ir::builtins::{builtin_of, ClMethod, MethodKind};
 use crate::ir::*;
-use crate::syntax::methods::MethodKind;
+use crate::sites::SiteKind;
 
 /// A float literal's digits with a decimal point, so C reads it as floating point.
 pub fn decimal(text: &str) -> String {
@@ -207,16 +207,9 @@ impl ClEmitter<'_> {
 
     fn call(&mut self, func: &syn::Path, args: &[Expr], span: proc_macro2::Span) -> String {
         let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
-        let name = func.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        let one = a.first().cloned().unwrap_or_default();
-        match name.as_str() {
-            "global_id" | "local_id" | "group_id" | "global_size" | "local_size" | "num_groups" => {
-                // The prelude's, which answer past the NDRange as the native engine does.
-                format!("nu_{name}((nu_idx)({one}))")
-            }
-            "barrier" => "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)".into(),
-            "rsqrt" => format!("rsqrt({one})"),
-            _ => self.nucode_call(func, &a, span),
+        match builtin_of(func) {
+            Some(f) => f.cl_call(&a),
+            None => self.nucode_call(func, &a, span),
         }
     }
 
@@ -258,38 +251,14 @@ impl ClEmitter<'_> {
         }
         let x = self.expr(recv);
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
-        let arg = |k: usize| a.get(k).cloned().unwrap_or_default();
-        let s = recv.slot.unwrap_or_default();
-        use MethodKind::*;
-        match kind {
-            Abs => Ph::op(s, "abs", &[&x]),
-            Min => format!("{}({x}, {})", Ph::func(s, "min"), arg(0)),
-            Max => format!("{}({x}, {})", Ph::func(s, "max"), arg(0)),
-            MulAdd => format!("fma({x}, {}, {})", arg(0), arg(1)),
-            Powi => format!("pown({x}, {})", arg(0)),
-            Powf => format!("pow({x}, {})", arg(0)),
-            Recip => format!("(1 / ({x}))"),
-            WrappingAdd => Ph::op(s, "add", &[&x, &arg(0)]),
-            WrappingSub => Ph::op(s, "sub", &[&x, &arg(0)]),
-            WrappingMul => Ph::op(s, "mul", &[&x, &arg(0)]),
-            // These count in the operand's C type, which C's promotions may have widened
-            // (`c ? y : z` of two `char`s is an `int`): so the receiver is cast back first.
-            RotateLeft => format!("rotate(({t})({x}), ({t})({}))", arg(0), t = Ph::ty(s)),
-            RotateRight => {
-                let t = Ph::ty(s);
-                let bits = format!("(uint)(8 * sizeof({t}))");
-                format!(
-                    "rotate(({t})({x}), ({t})({bits} - ((uint)({}) % {bits})))",
-                    arg(0)
-                )
+        match kind.spec().cl {
+            ClMethod::Call(f) => {
+                let all: Vec<&str> = std::iter::once(&x).chain(&a).map(String::as_str).collect();
+                format!("{f}({})", all.join(", "))
             }
-            CountOnes => format!("((uint)popcount(({})({x})))", Ph::ty(s)),
-            LeadingZeros => format!("((uint)clz(({})({x})))", Ph::ty(s)),
-            Ln => format!("log({x})"),
-            Sqrt | Exp | Log2 | Sin | Cos | Tan | Floor | Ceil | Round => {
-                format!("{}({x})", method)
-            }
-            Dims | Len | Read | Write => unreachable!("memory methods are handled above"),
+            ClMethod::Recip => format!("(1 / ({x}))"),
+            ClMethod::Typed => typed_method(kind, recv.slot.unwrap_or_default(), &x, &a),
+            ClMethod::Memory => unreachable!("memory methods are handled above"),
         }
     }
 
@@ -419,5 +388,34 @@ pub(super) fn hoists(e: &Expr) -> bool {
             hoists(cond) || !els.as_deref().is_some_and(|x| shortcut_ok(then, x))
         }
         _ => e.operands().into_iter().any(hoists),
+    }
+}
+
+/// A method whose OpenCL C depends on the receiver's type (slot `s`), which the template's
+/// placeholders spell once rustc has said what it is.
+fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
+    let arg = |k: usize| a.get(k).cloned().unwrap_or_default();
+    use MethodKind::*;
+    match kind {
+        Abs => Ph::op(s, "abs", &[x]),
+        Min => format!("{}({x}, {})", Ph::func(s, "min"), arg(0)),
+        Max => format!("{}({x}, {})", Ph::func(s, "max"), arg(0)),
+        WrappingAdd => Ph::op(s, "add", &[x, &arg(0)]),
+        WrappingSub => Ph::op(s, "sub", &[x, &arg(0)]),
+        WrappingMul => Ph::op(s, "mul", &[x, &arg(0)]),
+        // These count in the operand's C type, which C's promotions may have widened
+        // (`c ? y : z` of two `char`s is an `int`): so the receiver is cast back first.
+        RotateLeft => format!("rotate(({t})({x}), ({t})({}))", arg(0), t = Ph::ty(s)),
+        RotateRight => {
+            let t = Ph::ty(s);
+            let bits = format!("(uint)(8 * sizeof({t}))");
+            format!(
+                "rotate(({t})({x}), ({t})({bits} - ((uint)({}) % {bits})))",
+                arg(0)
+            )
+        }
+        CountOnes => format!("((uint)popcount(({})({x})))", Ph::ty(s)),
+        LeadingZeros => format!("((uint)clz(({})({x})))", Ph::ty(s)),
+        _ => unreachable!("`{kind:?}` is spelled by the methods table"),
     }
 }

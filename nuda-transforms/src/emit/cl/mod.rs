@@ -17,9 +17,9 @@ pub use names::sanitize;
 
 use crate::capture::{Analysis, Context};
 use crate::ctxt::Ctxt;
-use crate::emit::sites::{SiteKind, Sites};
 use crate::emit::template::Ph;
 use crate::ir::*;
+use crate::sites::{SiteKind, Sites};
 use names::Names;
 use std::cell::RefCell;
 

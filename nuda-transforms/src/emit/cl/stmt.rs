@@ -4,9 +4,9 @@
 
 use super::{unparen, ClEmitter};
 use crate::capture::Context;
-use crate::emit::sites::SiteKind;
 use crate::emit::template::Ph;
 use crate::ir::*;
+use crate::sites::SiteKind;
 
 impl ClEmitter<'_> {
     /// A kernel body: the tail, if any, is a statement.

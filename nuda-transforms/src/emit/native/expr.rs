@@ -5,9 +5,10 @@
 
 use super::RustEmitter;
 use crate::capture::Context;
-use crate::emit::sites::SiteKind;
+use crate::ir::builtins::{builtin_of, MethodKind, NativeFn, NativeMethod};
 use crate::ir::*;
-use crate::syntax::methods::MethodKind;
+use crate::paths::PRIVATE;
+use crate::sites::SiteKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
@@ -187,25 +188,27 @@ impl RustEmitter<'_> {
         path: Option<Scalar>,
         span: Span,
     ) -> TokenStream {
-        let kind = MethodKind::of(&method.to_string());
+        let native = MethodKind::of(&method.to_string()).map(|k| k.spec().native);
         let (r, a) = (self.expr(recv), self.exprs(args));
         if let Some(t) = path {
             let t = ty_tokens(Ty::Scalar(t));
-            return match kind {
-                Some(MethodKind::Abs) if self.kernel_arith() => {
-                    quote_spanned!(span=> <#t as ::nuda::kernel::Arith>::nu_abs(#r))
+            return match native {
+                Some(NativeMethod::Arith(f)) if self.kernel_arith() => {
+                    let f = format_ident!("{}", f, span = span);
+                    quote_spanned!(span=> <#t as ::nuda::kernel::Arith>::#f(#r #(, #a)*))
                 }
                 _ => quote_spanned!(span=> #t::#method(#r #(, #a)*)),
             };
         }
-        match kind {
-            Some(MethodKind::Abs) if self.kernel_arith() => {
-                quote_spanned!(span=> ::nuda::kernel::Arith::nu_abs(#r))
+        match native {
+            Some(NativeMethod::Arith(f)) if self.kernel_arith() => {
+                let f = format_ident!("{}", f, span = span);
+                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
             }
-            Some(MethodKind::Write) if self.view_expr(recv) => {
-                let name = recv_name(recv);
+            Some(NativeMethod::View(f)) if self.view_expr(recv) => {
+                let (name, f) = (recv_name(recv), format_ident!("{}", f, span = span));
                 let site = self.site(SiteKind::ImageWrite, &name, 2, span);
-                quote_spanned!(span=> #r.write_at(#(#a,)* __nuda_fault, #site))
+                quote_spanned!(span=> #r.#f(#(#a,)* __nuda_fault, #site))
             }
             _ => quote_spanned!(span=> #r.#method(#(#a),*)),
         }
@@ -243,10 +246,10 @@ impl RustEmitter<'_> {
         let incl = r.inclusive;
         if self.sites.is_none() {
             // Host loops, and ranges the host evaluates before a launch.
-            return quote_spanned!(span=> ::nuda::__private::trips_host(#a, #b, #s, #incl));
+            return quote_spanned!(span=> #PRIVATE::trips_host(#a, #b, #s, #incl));
         }
         let site = self.site(SiteKind::Step, "", 0, r.span);
-        quote_spanned!(span=> ::nuda::__private::trips(#a, #b, #s, #incl, __nuda_fault, #site))
+        quote_spanned!(span=> #PRIVATE::trips(#a, #b, #s, #incl, __nuda_fault, #site))
     }
 
     fn offset(
@@ -258,7 +261,7 @@ impl RustEmitter<'_> {
     ) -> TokenStream {
         let (a, k) = (self.expr(start), self.expr(count));
         let s = step.as_ref().map_or_else(|| quote!(1), |s| self.expr(s));
-        quote_spanned!(span=> ::nuda::__private::offset(#a, #k, #s))
+        quote_spanned!(span=> #PRIVATE::offset(#a, #k, #s))
     }
 
     /// An index: one expression, or a tuple of them.
@@ -272,16 +275,17 @@ impl RustEmitter<'_> {
 
     fn call(&mut self, func: &syn::Path, args: &[Expr], span: Span) -> TokenStream {
         let a: Vec<TokenStream> = args.iter().map(|x| self.expr(x)).collect();
-        let name = func.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        match name.as_str() {
-            "global_id" | "local_id" | "group_id" | "global_size" | "local_size" | "num_groups"
-                if self.context == Context::Kernel =>
-            {
-                let m = format_ident!("{}", name, span = span);
-                quote_spanned!(span=> __nuda_w.#m(#(#a),*))
-            }
-            "barrier" if self.context == Context::Kernel => quote_spanned!(span=> __nuda_b.wait()),
-            "rsqrt" => quote_spanned!(span=> ::nuda::__private::rsqrt(#(#a),*)),
+        let builtin =
+            builtin_of(func).filter(|f| !f.kernel_only() || self.context == Context::Kernel);
+        if let Some(f) = builtin {
+            let m = format_ident!("{}", f.name, span = span);
+            return match f.native {
+                NativeFn::WorkItem => quote_spanned!(span=> __nuda_w.#m(#(#a),*)),
+                NativeFn::Barrier => quote_spanned!(span=> __nuda_b.wait()),
+                NativeFn::Private => quote_spanned!(span=> #PRIVATE::#m(#(#a),*)),
+            };
+        }
+        match () {
             _ if self.kernel_arith() => {
                 // The function's native twin: wrapping arithmetic, faults into this launch.
                 quote_spanned!(span=> <#func>::__nuda_native(__nuda_fault, #(#a),*))

@@ -14,7 +14,7 @@ mod expr;
 mod stmt;
 
 use crate::capture::{Analysis, Context};
-use crate::emit::sites::{SiteKind, Sites};
+use crate::sites::{SiteKind, Sites};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;

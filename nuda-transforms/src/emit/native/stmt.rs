@@ -2,8 +2,9 @@
 
 use super::RustEmitter;
 use crate::capture::Context;
-use crate::emit::sites::SiteKind;
 use crate::ir::*;
+use crate::paths::PRIVATE;
+use crate::sites::SiteKind;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
@@ -118,10 +119,10 @@ impl RustEmitter<'_> {
         };
         let s = self.expr(s);
         if self.sites.is_none() {
-            return quote_spanned!(r.span=> ::nuda::__private::steps(#a, #b, #s, #incl, #rev));
+            return quote_spanned!(r.span=> #PRIVATE::steps(#a, #b, #s, #incl, #rev));
         }
         let site = self.site(SiteKind::Step, "", 0, r.span);
-        quote_spanned!(r.span=> ::nuda::__private::steps_in(#a, #b, (#s, #incl, #rev), __nuda_fault, #site))
+        quote_spanned!(r.span=> #PRIVATE::steps_in(#a, #b, (#s, #incl, #rev), __nuda_fault, #site))
     }
 
     fn let_stmt(&mut self, l: &Let) -> TokenStream {

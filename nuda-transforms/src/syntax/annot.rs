@@ -1,8 +1,8 @@
 //! Parsing `annot!(a1(..), a2, ..; nfor!(..))`: the chain, checked for names and arities, and
 //! the nest it applies to.
 
+use super::Lower;
 use crate::ir::{Annot, AnnotKind, Nest};
-use crate::syntax::Lower;
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -83,12 +83,12 @@ pub fn kind(name: &Ident) -> syn::Result<AnnotKind> {
     if let Some((_, k)) = AnnotKind::ALL.iter().find(|(n, _)| *n == text) {
         return Ok(*k);
     }
-    if text == super::nudevs::NAME {
+    if text == NUDEVS {
         let msg = "annot!: nudevs belongs on a host loop, alone: its iterations run as host threads on separate devices, which a kernel cannot start";
         return Err(syn::Error::new(name.span(), msg));
     }
     let mut all: Vec<&str> = AnnotKind::ALL.iter().map(|(n, _)| *n).collect();
-    all.push(super::nudevs::NAME);
+    all.push(NUDEVS);
     let nearest = all
         .iter()
         .copied()
@@ -126,4 +126,35 @@ fn span_of(a: &AnnotSyntax) -> Span {
     a.args.as_ref().map_or(a.name.span(), |args| {
         a.name.span().join(args.span()).unwrap_or(a.name.span())
     })
+}
+
+/// The `nudevs` annotation, which `annot!` on host code expands (`annot_host/nudevs.rs`).
+pub const NUDEVS: &str = "nudevs";
+
+/// Lowers an `annot!( .. )` invocation: the nest, with the chain attached.
+pub fn lower_annot(lower: &mut Lower<'_>, mac: &syn::Macro) -> Option<Nest> {
+    let input: AnnotInput = match syn::parse2(mac.tokens.clone()) {
+        Ok(i) => i,
+        Err(e) => {
+            lower.cx.push(e);
+            return None;
+        }
+    };
+    let nest = lower_nest_macro(lower, &input.nest, "annot!")?;
+    Some(attach(lower, &input, nest))
+}
+
+/// Lowers the nest macro of a `nuwork!` or `annot!`: `nfor!(..)` or a nested `annot!(..)`.
+pub fn lower_nest_macro(lower: &mut Lower<'_>, mac: &syn::Macro, form: &str) -> Option<Nest> {
+    match mac.path.get_ident().map(|i| i.to_string()).as_deref() {
+        Some("nfor") => lower.nest_tokens(mac.tokens.clone(), mac.span()),
+        Some("annot") => lower_annot(lower, mac),
+        _ => {
+            lower.cx.error(
+                mac.path.span(),
+                format!("{form}: expected `nfor!(..)` or `annot!(..)` after the `;`"),
+            );
+            None
+        }
+    }
 }

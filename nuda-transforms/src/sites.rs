@@ -7,6 +7,7 @@
 //! Sites are interned by (kind, name, line, column): the copies of one access that the
 //! annotations make share its site, since the error names the same source location.
 
+use crate::paths::PRIVATE;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use std::cell::RefCell;
@@ -121,11 +122,11 @@ impl Sites {
             let (name, rank) = (&s.name, s.rank);
             let at = s.span.start();
             let (line, column) = (at.line as u32, at.column as u32 + 1);
-            quote_spanned!(s.span=> ::nuda::__private::Site::new(
-                ::nuda::__private::SiteKind::#kind, #name, #rank, file!(), #line, #column))
+            quote_spanned!(s.span=> #PRIVATE::Site::new(
+                #PRIVATE::SiteKind::#kind, #name, #rank, file!(), #line, #column))
         });
         let n = sites.len();
-        quote!([::nuda::__private::Site; #n] = [#(#entries),*])
+        quote!([#PRIVATE::Site; #n] = [#(#entries),*])
     }
 }
 

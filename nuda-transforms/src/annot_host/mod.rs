@@ -1,11 +1,15 @@
 //! `annot!` on the host: the annotated nest becomes plain Rust loops, transformed at compile
-//! time. Bodies use the kernel subset here too, since the transformations rewrite them.
+//! time. Bodies use the kernel subset here too, since the transformations rewrite them. An
+//! entry point, as `nuwork` and `nukernel` are: it runs syntax, the annotations and the host
+//! emitter in turn; `nudevs.rs` expands the one annotation that becomes a loop over devices.
 
-use super::parse::{attach, AnnotInput};
+mod nudevs;
+
 use crate::capture::{Analysis, Context};
 use crate::ctxt::Ctxt;
 use crate::emit::native::{Mode, RustEmitter};
 use crate::ir::Block;
+use crate::syntax::annot::{attach, lower_nest_macro, AnnotInput};
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -13,15 +17,15 @@ use quote::quote;
 /// Expands `annot!(chain; nfor!(..))` outside kernels.
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: AnnotInput = syn::parse2(input)?;
-    if super::nudevs::wanted(&input) {
-        return super::nudevs::expand(&input);
+    if nudevs::wanted(&input) {
+        return nudevs::expand(&input);
     }
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
-    let nest = crate::nuwork::lower_nest_macro(&mut lower, &input.nest, "annot!");
+    let nest = lower_nest_macro(&mut lower, &input.nest, "annot!");
     let nest = nest.map(|n| attach(&mut lower, &input, n));
     let stmts = nest
-        .map(|n| super::apply(&cx, &mut lower.slots, n, true))
+        .map(|n| crate::annot::apply(&cx, &mut lower.slots, n, true))
         .unwrap_or_default();
     let _ = lower;
     cx.check()?;

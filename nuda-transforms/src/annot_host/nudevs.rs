@@ -8,12 +8,11 @@
 //! shared automatically, as NUDA wrote it: before the iterations start it is rebound to its
 //! shared-write handle (`c.as_shared()`), whose merge rule then applies.
 
-use super::parse::AnnotInput;
 use crate::capture::{self, Context};
 use crate::ctxt::Ctxt;
-use crate::emit::host;
 use crate::ir::{Block, Stmt};
 use crate::nuwork::NuworkInput;
+use crate::syntax::annot::{AnnotInput, NUDEVS};
 use crate::syntax::nfor::NforSyntax;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
@@ -23,12 +22,9 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::Ident;
 
-/// The name, as written in a chain.
-pub const NAME: &str = "nudevs";
-
 /// Whether the chain asks for `nudevs`.
 pub fn wanted(input: &AnnotInput) -> bool {
-    input.chain.iter().any(|a| a.name == NAME)
+    input.chain.iter().any(|a| a.name == NUDEVS)
 }
 
 /// Expands a `nudevs` loop into a call of `nuda::nudevs`.
@@ -45,7 +41,7 @@ pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(n.vars[1].span(), msg));
     }
     let (var, body, span) = (&n.vars[0], &n.body, nest.span());
-    let range = host::range(&n.ranges[0]);
+    let range = crate::nfor::range(&n.ranges[0]);
     let shared = written_from_outside(body, var);
     Ok(quote_spanned! {span=>
         (|| -> ::nuda::Result<()> {
@@ -83,7 +79,7 @@ fn written_by(m: &syn::Macro) -> Vec<Ident> {
     };
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
-    let nest = crate::nuwork::lower_nest_macro(&mut lower, &input.nest, "nuwork!");
+    let nest = crate::syntax::annot::lower_nest_macro(&mut lower, &input.nest, "nuwork!");
     let written = nest.map_or_else(Vec::new, |n| {
         let mut block = Block {
             stmts: vec![Stmt::Nest(Box::new(n))],
@@ -124,7 +120,7 @@ impl<'ast> Visit<'ast> for Scan {
 /// `nudevs` stands alone: its iterations are threads, which no other annotation can rewrite.
 fn check_chain(input: &AnnotInput) -> syn::Result<()> {
     for a in &input.chain {
-        if a.args.is_some() && a.name == NAME {
+        if a.args.is_some() && a.name == NUDEVS {
             let msg = "annot!: nudevs takes no parameters: the loop's values are the devices";
             return Err(syn::Error::new(a.name.span(), msg));
         }

@@ -1,0 +1,289 @@
+//! The builtin methods and free functions kernels may call: one table each, with arity and
+//! the OpenCL C and native spellings, which the checks, the emitters and the proof all read.
+
+/// A builtin method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum MethodKind {
+    // floats
+    Sqrt,
+    Abs,
+    Min,
+    Max,
+    MulAdd,
+    Exp,
+    Ln,
+    Log2,
+    Sin,
+    Cos,
+    Tan,
+    Powi,
+    Powf,
+    Floor,
+    Ceil,
+    Round,
+    Recip,
+    // integers
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    RotateLeft,
+    RotateRight,
+    CountOnes,
+    LeadingZeros,
+    // arrays and images
+    Dims,
+    Len,
+    Read,
+    Write,
+}
+
+/// A builtin method: its name, arity and spellings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Method {
+    /// The Rust name.
+    pub name: &'static str,
+    /// Which method.
+    pub kind: MethodKind,
+    /// Number of arguments, besides the receiver.
+    pub arity: usize,
+    /// The OpenCL C spelling.
+    pub cl: ClMethod,
+    /// The native spelling.
+    pub native: NativeMethod,
+}
+
+/// How OpenCL C spells a builtin method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClMethod {
+    /// A C function of the receiver and then the arguments: `f(x, a, ..)`.
+    Call(&'static str),
+    /// Spelled from the receiver's type, which the template fills in at launch (integer
+    /// semantics, `fmin` against `min`, ..): the emitter's `typed_method`.
+    Typed,
+    /// `(1 / (x))`.
+    Recip,
+    /// A method of a captured array or image: the emitter's `memory_method`.
+    Memory,
+}
+
+/// How the native engine spells a builtin method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeMethod {
+    /// Rust's own method of the same name.
+    Rust,
+    /// Rust's method, or in kernels the wrapping twin of `nuda::kernel::Arith` (`nu_abs`:
+    /// `i32::MIN.abs()` panics in Rust but wraps in nuda's kernels, as on the device).
+    Arith(&'static str),
+    /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
+    View(&'static str),
+}
+
+const fn m(name: &'static str, kind: MethodKind, arity: usize, cl: ClMethod) -> Method {
+    Method {
+        name,
+        kind,
+        arity,
+        cl,
+        native: NativeMethod::Rust,
+    }
+}
+
+/// Every builtin method: the one table the checks, the emitters and the proof read.
+pub const METHODS: &[Method] = &[
+    m("sqrt", MethodKind::Sqrt, 0, ClMethod::Call("sqrt")),
+    Method {
+        native: NativeMethod::Arith("nu_abs"),
+        ..m("abs", MethodKind::Abs, 0, ClMethod::Typed)
+    },
+    m("min", MethodKind::Min, 1, ClMethod::Typed),
+    m("max", MethodKind::Max, 1, ClMethod::Typed),
+    m("mul_add", MethodKind::MulAdd, 2, ClMethod::Call("fma")),
+    m("exp", MethodKind::Exp, 0, ClMethod::Call("exp")),
+    m("ln", MethodKind::Ln, 0, ClMethod::Call("log")),
+    m("log2", MethodKind::Log2, 0, ClMethod::Call("log2")),
+    m("sin", MethodKind::Sin, 0, ClMethod::Call("sin")),
+    m("cos", MethodKind::Cos, 0, ClMethod::Call("cos")),
+    m("tan", MethodKind::Tan, 0, ClMethod::Call("tan")),
+    m("powi", MethodKind::Powi, 1, ClMethod::Call("pown")),
+    m("powf", MethodKind::Powf, 1, ClMethod::Call("pow")),
+    m("floor", MethodKind::Floor, 0, ClMethod::Call("floor")),
+    m("ceil", MethodKind::Ceil, 0, ClMethod::Call("ceil")),
+    m("round", MethodKind::Round, 0, ClMethod::Call("round")),
+    m("recip", MethodKind::Recip, 0, ClMethod::Recip),
+    m("wrapping_add", MethodKind::WrappingAdd, 1, ClMethod::Typed),
+    m("wrapping_sub", MethodKind::WrappingSub, 1, ClMethod::Typed),
+    m("wrapping_mul", MethodKind::WrappingMul, 1, ClMethod::Typed),
+    m("rotate_left", MethodKind::RotateLeft, 1, ClMethod::Typed),
+    m("rotate_right", MethodKind::RotateRight, 1, ClMethod::Typed),
+    m("count_ones", MethodKind::CountOnes, 0, ClMethod::Typed),
+    m(
+        "leading_zeros",
+        MethodKind::LeadingZeros,
+        0,
+        ClMethod::Typed,
+    ),
+    m("dims", MethodKind::Dims, 0, ClMethod::Memory),
+    m("len", MethodKind::Len, 0, ClMethod::Memory),
+    m("read", MethodKind::Read, 2, ClMethod::Memory),
+    Method {
+        native: NativeMethod::View("write_at"),
+        ..m("write", MethodKind::Write, 3, ClMethod::Memory)
+    },
+];
+
+impl MethodKind {
+    /// The builtin method of this name.
+    pub fn of(name: &str) -> Option<MethodKind> {
+        METHODS.iter().find(|m| m.name == name).map(|m| m.kind)
+    }
+
+    /// The names, for error messages.
+    pub fn list() -> String {
+        METHODS
+            .iter()
+            .map(|m| m.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The method's row of the table.
+    pub fn spec(self) -> &'static Method {
+        match METHODS.iter().find(|m| m.kind == self) {
+            Some(m) => m,
+            None => unreachable!("every method kind has a row in METHODS"),
+        }
+    }
+
+    /// Number of arguments, besides the receiver.
+    pub fn arity(self) -> usize {
+        self.spec().arity
+    }
+
+    /// Whether the method acts on an array or image (a captured variable) rather than a value.
+    pub fn on_memory(self) -> bool {
+        self.spec().cl == ClMethod::Memory
+    }
+}
+
+/// Whether the OpenCL C for this method depends on the receiver's type.
+pub fn method_needs_receiver_type(k: MethodKind) -> bool {
+    k.spec().cl == ClMethod::Typed
+}
+
+/// A builtin free function of the kernel language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinFn {
+    /// The name kernels call it by.
+    pub name: &'static str,
+    /// Number of arguments.
+    pub arity: usize,
+    /// What it is, which says where it may be called.
+    pub kind: FnKind,
+    /// The OpenCL C spelling, `{0}` standing for the first argument.
+    pub cl: &'static str,
+    /// How the native emitter calls it.
+    pub native: NativeFn,
+}
+
+/// What a builtin free function is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FnKind {
+    /// A work-item query (`#[nukernel]` only), by the launch-time proof's `Item` name;
+    /// `varies` when work-items of one group get different answers.
+    WorkItem {
+        /// `nuda::__private::Item`'s variant.
+        item: &'static str,
+        /// Whether work-items of one group differ (ids) or agree (sizes, group ids).
+        varies: bool,
+    },
+    /// `barrier()` (`#[nukernel]` only).
+    Barrier,
+    /// A pure math function, anywhere.
+    Math,
+}
+
+/// How the native engine spells a builtin free function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeFn {
+    /// A method of the work-item, `__nuda_w.name(args)`.
+    WorkItem,
+    /// The group's barrier, `__nuda_b.wait()`.
+    Barrier,
+    /// A function of the runtime's macro support, `nuda::__private::name(args)`.
+    Private,
+}
+
+const fn item(name: &'static str, item: &'static str, varies: bool, cl: &'static str) -> BuiltinFn {
+    BuiltinFn {
+        name,
+        arity: 1,
+        kind: FnKind::WorkItem { item, varies },
+        cl,
+        native: NativeFn::WorkItem,
+    }
+}
+
+/// Every builtin free function: the one table the checks, the emitters and the proof read.
+/// Work-item queries go through the prelude's `nu_*`, which answer past the NDRange's
+/// dimensions as the native engine does.
+pub const BUILTIN_FNS: &[BuiltinFn] = &[
+    item("global_id", "GlobalId", true, "nu_global_id((nu_idx)({0}))"),
+    item("local_id", "LocalId", true, "nu_local_id((nu_idx)({0}))"),
+    item("group_id", "GroupId", false, "nu_group_id((nu_idx)({0}))"),
+    item(
+        "global_size",
+        "GlobalSize",
+        false,
+        "nu_global_size((nu_idx)({0}))",
+    ),
+    item(
+        "local_size",
+        "LocalSize",
+        false,
+        "nu_local_size((nu_idx)({0}))",
+    ),
+    item(
+        "num_groups",
+        "NumGroups",
+        false,
+        "nu_num_groups((nu_idx)({0}))",
+    ),
+    BuiltinFn {
+        name: "barrier",
+        arity: 0,
+        kind: FnKind::Barrier,
+        cl: "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)",
+        native: NativeFn::Barrier,
+    },
+    BuiltinFn {
+        name: "rsqrt",
+        arity: 1,
+        kind: FnKind::Math,
+        cl: "rsqrt({0})",
+        native: NativeFn::Private,
+    },
+];
+
+/// The builtin free function of this name.
+pub fn builtin_fn(name: &str) -> Option<&'static BuiltinFn> {
+    BUILTIN_FNS.iter().find(|f| f.name == name)
+}
+
+/// The builtin free function a call's path names, if it is a bare builtin name.
+pub fn builtin_of(path: &syn::Path) -> Option<&'static BuiltinFn> {
+    builtin_fn(&path.get_ident()?.to_string())
+}
+
+impl BuiltinFn {
+    /// Whether it exists in `#[nukernel]` bodies only.
+    pub fn kernel_only(&self) -> bool {
+        !matches!(self.kind, FnKind::Math)
+    }
+
+    /// The OpenCL C call with these arguments.
+    pub fn cl_call(&self, args: &[String]) -> String {
+        let one = args.first().map_or("", String::as_str);
+        self.cl.replace("{0}", one)
+    }
+}
