@@ -170,3 +170,23 @@ pub(crate) fn cl_error(code: i32, during: &str, device: &str) -> Error {
         },
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::cl_error;
+    use crate::error::Error;
+
+    /// Resource exhaustion says so; any other status is a backend error naming the code.
+    #[test]
+    fn status_codes_map_to_neutral_errors() {
+        let e = cl_error(-5, "running", "device 0 (x)");
+        assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
+        assert!(e.to_string().contains("CL_OUT_OF_RESOURCES"), "{e}");
+        let e = cl_error(-48, "launching", "device 0 (x)");
+        let Error::Backend { backend, status, status_name, .. } = &e else {
+            panic!("not a backend error: {e}");
+        };
+        assert_eq!((backend.as_str(), *status), ("OpenCL", -48));
+        assert_eq!(status_name, "CL_INVALID_KERNEL");
+    }
+}
