@@ -5,7 +5,7 @@
 //! kernels can use it directly: wrap the source in a [`KernelSource`] and start a [`Launch`].
 //!
 //! The modules form layers, each using only those below it; `backend/README.md` draws them:
-//! 0. neutral types: `error`, `element`, `shape`, `config`, `stats`, `fault`, and the
+//! 0. neutral types: `error`, `element`, `atomic`, `shape`, `config`, `stats`, `fault`, and the
 //!    backend-neutral types of `backend` (`DeviceInfo`, `Layout`, `Geometry`, ..);
 //! 1. backends: `backend::opencl`, `backend::native`, behind the `backend` traits;
 //! 2. the device registry: `device`, `nudevs`;
@@ -15,6 +15,7 @@
 //! 6. the macros' support: `private`.
 
 pub mod array;
+mod atomic;
 pub mod backend;
 mod config;
 pub mod device;
@@ -32,6 +33,7 @@ mod shape;
 mod stats;
 
 pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, Shape};
+pub use atomic::{Atomic, AtomicBits, AtomicOp};
 pub use backend::native;
 pub use config::{DeviceChoice, EngineChoice};
 pub use device::{

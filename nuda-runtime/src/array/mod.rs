@@ -2,6 +2,7 @@
 //! both, and move between them only when needed (see `memory/README.md`). Layer 4 of the
 //! runtime (see `backend/README.md`), above memory.
 
+mod atomic;
 mod constant;
 mod shared;
 #[cfg(test)]

@@ -49,6 +49,9 @@ pub struct DeviceInfo {
     pub fp64: bool,
     /// Whether images work in kernels.
     pub images: bool,
+    /// Whether 64-bit integer atomics work in kernels (OpenCL: `cl_khr_int64_base_atomics`
+    /// and `cl_khr_int64_extended_atomics`).
+    pub int64_atomics: bool,
 }
 
 impl fmt::Display for DeviceInfo {

@@ -10,6 +10,8 @@ pub struct KernelSource {
     pub source: &'static str,
     /// For programs the macros generate: the fault record their kernels take first.
     pub(crate) faults: Option<FaultInfo>,
+    /// Whether it calls the prelude's 64-bit atomics, which need two OpenCL extensions.
+    pub(crate) int64_atomics: bool,
 }
 
 /// What a generated program's fault record may report.
@@ -45,14 +47,21 @@ impl KernelSource {
         KernelSource {
             source,
             faults: None,
+            int64_atomics: false,
         }
     }
 
     /// A program the macros generated: each kernel's first parameter is the fault record.
     pub(crate) fn generated(source: &'static str, faults: FaultInfo) -> KernelSource {
+        const OPS: [&str; 9] = [
+            "add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg",
+        ];
+        let calls = |op: &str, t: &str| source.contains(&format!("nu_atomic_{op}_{t}("));
+        let int64_atomics = OPS.iter().any(|op| calls(op, "long") || calls(op, "ulong"));
         KernelSource {
             source,
             faults: Some(faults),
+            int64_atomics,
         }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) fn fake(name: &str, kind: DeviceKind, index: usize) -> DeviceInfo {
         max_work_item_sizes: vec![256; 3],
         fp64: true,
         images: true,
+        int64_atomics: true,
     }
 }
 

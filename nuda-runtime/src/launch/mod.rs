@@ -183,6 +183,17 @@ impl<'a> Launch<'a> {
                     .into(),
             });
         }
+        if self.source.int64_atomics && !device.info().int64_atomics {
+            return Err(Error::Launch {
+                kernel: self.kernel.into(),
+                device: device.label(),
+                reason: "the kernel uses atomics on a 64-bit integer array, and the device lacks \
+                         the OpenCL extensions cl_khr_int64_base_atomics and \
+                         cl_khr_int64_extended_atomics; use an i32 or u32 array, or another \
+                         device"
+                    .into(),
+            });
+        }
         let start = Instant::now();
         let geometry = Geometry::new(&self.global, self.local.as_deref(), device.info())?;
         let index = self

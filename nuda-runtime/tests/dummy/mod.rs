@@ -47,6 +47,7 @@ impl Provider for Dummy {
             max_work_item_sizes: vec![1024; 3],
             fp64: true,
             images: true,
+            int64_atomics: true,
         };
         Ok(vec![Found {
             info,

@@ -9,6 +9,7 @@
 //! they read (captures), so only an array read there, which the kernel may write, is refused.
 
 use super::build::Gen;
+use crate::ir::builtins::MethodKind;
 use crate::ir::visit::{self, VisitMut};
 use crate::ir::*;
 use std::collections::HashSet;
@@ -76,7 +77,12 @@ impl Gen<'_> {
                 let builtin = crate::ir::builtins::builtin_of(func).is_some();
                 builtin && args.iter().all(|a| self.stable(a))
             }
-            ExprKind::Method { method, .. } if method == "read" => false,
+            // An image read or an atomic: memory other work-items change, or an effect.
+            ExprKind::Method { method, .. }
+                if MethodKind::of(&method.to_string()).is_some_and(|k| k.reads_memory()) =>
+            {
+                false
+            }
             _ => e.operands().into_iter().all(|x| self.stable(x)),
         }
     }

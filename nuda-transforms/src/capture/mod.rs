@@ -386,6 +386,6 @@ impl Walker<'_> {
             return;
         }
         let name = name.clone();
-        self.capture(&name, kind == MethodKind::Write);
+        self.capture(&name, kind.writes());
     }
 }

@@ -36,6 +36,16 @@ pub enum MethodKind {
     Len,
     Read,
     Write,
+    // atomics on arrays
+    AtomicAdd,
+    AtomicSub,
+    AtomicMin,
+    AtomicMax,
+    AtomicAnd,
+    AtomicOr,
+    AtomicXor,
+    AtomicXchg,
+    AtomicCmpxchg,
 }
 
 /// A builtin method: its name, arity and spellings.
@@ -77,6 +87,8 @@ pub enum NativeMethod {
     Arith(&'static str),
     /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
     View(&'static str),
+    /// A writable view's checked atomic of the same name: index, values, checker, site.
+    Atomic,
 }
 
 const fn m(name: &'static str, kind: MethodKind, arity: usize, cl: ClMethod) -> Method {
@@ -130,7 +142,28 @@ pub const METHODS: &[Method] = &[
         native: NativeMethod::View("write_at"),
         ..m("write", MethodKind::Write, 3, ClMethod::Memory)
     },
+    atomic("atomic_add", MethodKind::AtomicAdd, 2),
+    atomic("atomic_sub", MethodKind::AtomicSub, 2),
+    atomic("atomic_min", MethodKind::AtomicMin, 2),
+    atomic("atomic_max", MethodKind::AtomicMax, 2),
+    atomic("atomic_and", MethodKind::AtomicAnd, 2),
+    atomic("atomic_or", MethodKind::AtomicOr, 2),
+    atomic("atomic_xor", MethodKind::AtomicXor, 2),
+    atomic("atomic_xchg", MethodKind::AtomicXchg, 2),
+    atomic("atomic_cmpxchg", MethodKind::AtomicCmpxchg, 3),
 ];
+
+/// An atomic on a captured array: `a.atomic_op(index, values..)`; the prelude's
+/// `nu_atomic_<op>_<type>` in OpenCL C, the view's method of the same name natively.
+const fn atomic(name: &'static str, kind: MethodKind, arity: usize) -> Method {
+    Method {
+        name,
+        kind,
+        arity,
+        cl: ClMethod::Memory,
+        native: NativeMethod::Atomic,
+    }
+}
 
 impl MethodKind {
     /// The builtin method of this name.
@@ -163,6 +196,30 @@ impl MethodKind {
     /// Whether the method acts on an array or image (a captured variable) rather than a value.
     pub fn on_memory(self) -> bool {
         self.spec().cl == ClMethod::Memory
+    }
+
+    /// Whether it is an atomic read-modify-write of an array element.
+    pub fn is_atomic(self) -> bool {
+        self.spec().native == NativeMethod::Atomic
+    }
+
+    /// Whether it writes the array or image it is called on.
+    pub fn writes(self) -> bool {
+        self == MethodKind::Write || self.is_atomic()
+    }
+
+    /// Whether its value depends on memory, which other work-items may change: it may not
+    /// be hoisted or taken as uniform.
+    pub fn reads_memory(self) -> bool {
+        self == MethodKind::Read || self.is_atomic()
+    }
+
+    /// An atomic's operation as the prelude's helpers name it: `add`, .., `cmpxchg`.
+    pub fn atomic_op(self) -> Option<&'static str> {
+        let spec = self.spec();
+        spec.name
+            .strip_prefix("atomic_")
+            .filter(|_| self.is_atomic())
     }
 }
 

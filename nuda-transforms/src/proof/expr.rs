@@ -231,6 +231,9 @@ impl Proof<'_> {
 
     /// `.dims()`, `.len()`, `img.read(..)`, and `img.write(..)`'s check.
     fn memory(&mut self, recv: &Expr, kind: MethodKind, args: &[Expr], span: Span) -> Reg {
+        if let (true, ExprKind::Var(base)) = (kind.is_atomic(), &recv.kind) {
+            return self.atomic(base, args, span);
+        }
         let regs: Vec<Reg> = args.iter().map(|x| self.expr(x)).collect();
         let (name, cap) = match &recv.kind {
             ExprKind::Var(v) => (v.to_string(), self.capture(v)),
@@ -249,6 +252,21 @@ impl Proof<'_> {
             }
             _ => self.push(quote!(Top)),
         }
+    }
+
+    /// An atomic's index, checked as a write of the array is; its value is the element's.
+    fn atomic(&mut self, base: &syn::Ident, args: &[Expr], span: Span) -> Reg {
+        let (index, values) = crate::emit::cl::atomic_args(args);
+        values.iter().for_each(|v| {
+            self.expr(v);
+        });
+        let idx = self.index_regs(index);
+        let Some(cap) = self.capture(base) else {
+            return self.push(quote!(Top));
+        };
+        let site = self.site(SiteKind::Write, &base.to_string(), index.len(), span);
+        self.push(quote!(Index { site: #site, cap: #cap, idx: [#(#idx),*] }));
+        self.push(quote!(Elem(#cap)))
     }
 
     fn field(&mut self, base: &Expr, index: u32) -> Reg {

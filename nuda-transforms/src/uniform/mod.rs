@@ -272,7 +272,7 @@ impl Pass<'_> {
             ExprKind::Var(v) => !self.varying.contains(&v.to_string()),
             ExprKind::Index { .. } => false,
             ExprKind::Call { func, args } => self.call_uniform(func, args),
-            ExprKind::Method { method, .. } if method == "read" => false,
+            ExprKind::Method { method, .. } if reads_memory(method) => false,
             ExprKind::If { cond, then, els } => {
                 self.uniform(cond)
                     && then.tail.as_deref().is_some_and(|t| self.uniform(t))
@@ -295,4 +295,10 @@ impl Pass<'_> {
             None => !passes_capture && args.iter().all(|a| self.uniform(a)),
         }
     }
+}
+
+/// Whether a method's value comes from memory other work-items may change (an image read,
+/// an atomic's previous value).
+fn reads_memory(method: &Ident) -> bool {
+    crate::ir::builtins::MethodKind::of(&method.to_string()).is_some_and(|k| k.reads_memory())
 }

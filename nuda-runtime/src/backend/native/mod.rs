@@ -204,6 +204,7 @@ pub(crate) fn native_info(index: usize) -> DeviceInfo {
         max_work_item_sizes: vec![4096; 3],
         fp64: true,
         images: true,
+        int64_atomics: true,
     }
 }
 

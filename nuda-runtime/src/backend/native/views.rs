@@ -9,6 +9,7 @@
 //! caller guarantees every index in range); hand-written native kernels' `get`/`set` panic
 //! out of range, and the launch reports the panic as an error.
 
+use crate::atomic::{Atomic, AtomicBits, AtomicOp};
 use crate::element::{Pod, Texel};
 use crate::fault::{Checker, Site};
 use crate::shape::Shape;
@@ -209,6 +210,81 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
             T::store(&self.cells[o], value)
         }
     }
+
+    /// Runs `op` on the cell at `index`; out of range, nothing is touched, a fault is
+    /// recorded at `site`, and the answer is zero.
+    #[inline(always)]
+    #[track_caller]
+    fn atomic<const TR: bool>(
+        &self,
+        index: S,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+        op: impl FnOnce(&T::Cell) -> T,
+    ) -> T {
+        if f.trusted() {
+            let o = self.dims.offset_unchecked(index);
+            // SAFETY: as in `ArrayView::load`: a trusting checker's index is within `dims`.
+            return op(unsafe { self.cells.get_unchecked(o) });
+        }
+        match checked(self.dims, index, f, site) {
+            Some(o) => op(&self.cells[o]),
+            None => T::default(),
+        }
+    }
+
+    /// `atomic_cmpxchg(index, expected, new)` in kernels: stores `new` if the element is
+    /// `expected` (bitwise); returns the previous value (zero out of range, with a fault).
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_cmpxchg<const TR: bool>(
+        &self,
+        index: S,
+        expected: T,
+        new: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        self.atomic(index, f, site, |c| T::cmpxchg(c, expected, new))
+    }
+}
+
+/// `atomic_add(index, v)` and its siblings on a writable view, as kernels call them: each
+/// returns the previous value, or zero with a fault recorded where the index is out of range.
+macro_rules! view_atomics {
+    ($($name:ident => $op:ident, $bound:ident;)*) => {
+        impl<T: Pod, S: Shape> ArrayViewMut<'_, T, S> {$(
+            #[doc = concat!("`", stringify!($name), "(index, v)` in kernels (see `AtomicOp::", stringify!($op), "`).")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name<const TR: bool>(
+                &self,
+                index: S,
+                v: T,
+                f: Checker<'_, TR>,
+                site: &'static Site,
+            ) -> T
+            where
+                T: $bound,
+            {
+                self.atomic(index, f, site, |c| T::rmw(c, AtomicOp::$op, v))
+            }
+        )*}
+    };
+}
+
+view_atomics! {
+    atomic_add => Add, Atomic;
+    atomic_sub => Sub, Atomic;
+    atomic_min => Min, Atomic;
+    atomic_max => Max, Atomic;
+    atomic_and => And, AtomicBits;
+    atomic_or => Or, AtomicBits;
+    atomic_xor => Xor, AtomicBits;
+    atomic_xchg => Xchg, Atomic;
 }
 
 /// A writable view whose elements no two work-items share, so loads and stores are plain:

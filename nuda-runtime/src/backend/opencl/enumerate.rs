@@ -59,5 +59,7 @@ fn describe(d: &RawDevice, platform: &str) -> Option<DeviceInfo> {
         max_work_item_sizes: d.max_work_item_sizes().unwrap_or_default(),
         fp64: extensions.contains("cl_khr_fp64") || d.double_fp_config().unwrap_or(0) != 0,
         images: d.image_support().unwrap_or(false),
+        int64_atomics: extensions.contains("cl_khr_int64_base_atomics")
+            && extensions.contains("cl_khr_int64_extended_atomics"),
     })
 }

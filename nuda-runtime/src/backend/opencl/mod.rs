@@ -183,7 +183,13 @@ mod test {
         assert!(matches!(e, Error::OutOfResources { .. }), "{e}");
         assert!(e.to_string().contains("CL_OUT_OF_RESOURCES"), "{e}");
         let e = cl_error(-48, "launching", "device 0 (x)");
-        let Error::Backend { backend, status, status_name, .. } = &e else {
+        let Error::Backend {
+            backend,
+            status,
+            status_name,
+            ..
+        } = &e
+        else {
             panic!("not a backend error: {e}");
         };
         assert_eq!((backend.as_str(), *status), ("OpenCL", -48));

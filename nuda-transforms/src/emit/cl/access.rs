@@ -11,11 +11,13 @@ use crate::ir::builtins::MethodKind;
 use crate::ir::*;
 use crate::sites::SiteKind;
 
-/// A load or a store helper.
+/// A load, store or atomic helper.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Helper {
     Load,
     Store,
+    /// The prelude's `nu_atomic_<op>_<type>` on the element, with this many values.
+    Atomic(&'static str, usize),
 }
 
 impl ClEmitter<'_> {
@@ -120,6 +122,7 @@ impl ClEmitter<'_> {
         let name = match h {
             Helper::Load => format!("nu_ld_{b}"),
             Helper::Store => format!("nu_st_{b}"),
+            Helper::Atomic(op, _) => format!("nu_{op}_{b}"),
         };
         let fill = self.env.capture_fill(base).unwrap_or_default();
         self.env
@@ -139,6 +142,9 @@ impl ClEmitter<'_> {
         let ExprKind::Var(name) = &recv.kind else {
             return String::new();
         };
+        if let Some(op) = kind.atomic_op() {
+            return self.atomic(name, op, args, span);
+        }
         let b = self.var(name);
         let fill = self.env.capture_fill(name).unwrap_or_default();
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
@@ -161,15 +167,52 @@ impl ClEmitter<'_> {
     }
 }
 
+impl ClEmitter<'_> {
+    /// `a.atomic_<op>(index, values..)`: through a checked helper, like `a[i]`, whose hit
+    /// calls the prelude's atomic for the element type.
+    fn atomic(
+        &mut self,
+        base: &syn::Ident,
+        op: &'static str,
+        args: &[Expr],
+        span: proc_macro2::Span,
+    ) -> String {
+        let (index, values) = atomic_args(args);
+        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
+        let vals: Vec<String> = values.iter().map(|x| self.expr(x)).collect();
+        let (c, q) = self
+            .env
+            .site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
+        let f = self.helper(base, Helper::Atomic(op, vals.len()), idx.len());
+        let all = [self.array_args(base, idx.len()), idx, vals].concat();
+        format!("{f}({}, {c}, {q}, nu_err)", all.join(", "))
+    }
+}
+
+/// An atomic's index components (`(i, j)` or `i`) and its values.
+pub(crate) fn atomic_args(args: &[Expr]) -> (&[Expr], &[Expr]) {
+    let (first, values) = args
+        .split_first()
+        .map_or((None, args), |(f, v)| (Some(f), v));
+    let index = match first.map(|f| &f.kind) {
+        Some(ExprKind::Tuple(parts)) => parts.as_slice(),
+        _ => first.map_or(&[][..], std::slice::from_ref),
+    };
+    (index, values)
+}
+
 /// The C text of a helper of captured array `b` (fill `fill`) of rank `rank`.
 fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> String {
     let elem = Ph::elem(fill);
     let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
     let mut params = vec![Ph::param(fill, b)];
     params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
-    if h == Helper::Store {
-        params.push(format!("{elem} nu_v"));
-    }
+    let values: Vec<String> = match h {
+        Helper::Store => vec!["nu_v".into()],
+        Helper::Atomic(_, n) => (0..n).map(|k| format!("nu_v{k}")).collect(),
+        Helper::Load => vec![],
+    };
+    params.extend(values.iter().map(|v| format!("{elem} {v}")));
     params.extend([
         "int nu_c".into(),
         "uint nu_s".into(),
@@ -204,6 +247,15 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
             "void".into(),
             "return;".into(),
             format!("{b}[{off}] = nu_v;"),
+        ),
+        // The element type is a placeholder until launch: `nu_atomic_add_` + `uint`.
+        Helper::Atomic(op, _) => (
+            elem.clone(),
+            format!("return ({elem})0;"),
+            format!(
+                "return nu_atomic_{op}_{elem}(&{b}[{off}], {});",
+                values.join(", ")
+            ),
         ),
     };
     format!(

@@ -12,6 +12,7 @@ mod expr;
 mod names;
 mod stmt;
 
+pub(crate) use access::atomic_args;
 pub use expr::decimal;
 pub use names::sanitize;
 

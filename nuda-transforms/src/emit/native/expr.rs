@@ -189,6 +189,9 @@ impl RustEmitter<'_> {
         span: Span,
     ) -> TokenStream {
         let native = MethodKind::of(&method.to_string()).map(|k| k.spec().native);
+        if native == Some(NativeMethod::Atomic) && self.view_expr(recv) {
+            return self.atomic(recv, method, args, span);
+        }
         let (r, a) = (self.expr(recv), self.exprs(args));
         if let Some(t) = path {
             let t = ty_tokens(Ty::Scalar(t));
@@ -212,6 +215,20 @@ impl RustEmitter<'_> {
             }
             _ => quote_spanned!(span=> #r.#method(#(#a),*)),
         }
+    }
+
+    /// `a.atomic_<op>(index, values..)` on a view: checked like `a[i]`, the previous value.
+    fn atomic(
+        &mut self,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        span: Span,
+    ) -> TokenStream {
+        let (index, values) = crate::emit::cl::atomic_args(args);
+        let (r, idx, vals) = (self.expr(recv), self.index(index), self.exprs(values));
+        let site = self.site(SiteKind::Write, &recv_name(recv), index.len(), span);
+        quote_spanned!(span=> #r.#method(#idx, #(#vals,)* __nuda_fault, #site))
     }
 
     /// Whether `e` names a captured view (an image written through, say).
