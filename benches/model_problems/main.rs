@@ -11,6 +11,7 @@ mod imgconv;
 mod md5;
 #[path = "../../examples/nbody/kernels.rs"]
 mod nbody;
+mod histogram;
 mod overhead;
 #[path = "../../examples/common/problem.rs"]
 mod problem;
@@ -30,7 +31,8 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
 const ALL: &[&str] = &[
-    "runtime", "saxpy", "reduce", "imgconv", "nbody", "sgemm", "dgemm", "md5", "scaling",
+    "runtime", "saxpy", "reduce", "histogram", "imgconv", "nbody", "sgemm", "dgemm", "md5",
+    "scaling",
 ];
 
 /// Command-line options; `cargo bench` passes `--bench`, which is accepted and ignored.
@@ -40,13 +42,13 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, saxpy, reduce, imgconv, nbody, sgemm,
-    /// dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
+    /// Problems to run, comma-separated: runtime, saxpy, reduce, histogram, imgconv, nbody,
+    /// sgemm, dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -140,6 +142,7 @@ fn problems(
         match p.as_str() {
             "saxpy" => saxpy::run(&mut bench, args.quick)?,
             "reduce" => reduce::run(&mut bench, args.quick)?,
+            "histogram" => histogram::run(&mut bench, args.quick)?,
             "imgconv" => problems::conv(&mut bench, args.quick)?,
             "nbody" => problems::bodies(&mut bench, args.quick)?,
             "sgemm" => problems::gemm(&mut bench, args.quick, false)?,

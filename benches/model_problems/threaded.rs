@@ -6,7 +6,7 @@ use nuda::Result;
 use std::ops::{AddAssign, Mul};
 
 /// One thread per core, as `std::thread::available_parallelism` counts them.
-fn threads() -> usize {
+pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
