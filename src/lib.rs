@@ -6,7 +6,7 @@
 //!
 //! `use nuda::prelude::*;` brings in everything a program needs.
 
-pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nuwork};
+pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
 pub use nuda_runtime::*;
 
 #[doc(hidden)]
@@ -14,7 +14,7 @@ pub use nuda_runtime::private as __private;
 
 /// Everything a nuda program needs, in one import.
 pub mod prelude {
-    pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nuwork};
+    pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
     pub use nuda_runtime::{
         current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,
         IndexType, KernelSource, Launch, NativeLaunch, NuArray1, NuArray2, NuArray3, NuConst,

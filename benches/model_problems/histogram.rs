@@ -1,7 +1,8 @@
 //! A 256-bin histogram of u32 values: atomics under contention. nuda's `nuwork!` with
-//! `atomic_add` on the global histogram, against a hand-written OpenCL C kernel with
-//! local-memory sub-histograms (the textbook way, which nuda users will write with
-//! `nulocal!` once it exists) and hand-written threaded Rust with a histogram per thread.
+//! `atomic_add` on the global histogram, and the textbook way in a `#[nukernel]`: per-group
+//! sub-histograms in `nulocal!` memory merged with one global atomic per bin; against a
+//! hand-written OpenCL C kernel doing the latter and hand-written threaded Rust with a
+//! histogram per thread.
 
 use super::problem::{source_lines, Check, Variant};
 use super::problems::{streaming, Bench, Peer, Spec};
@@ -25,11 +26,41 @@ pub fn atomics(h: &mut Histogram) -> Result<()> {
     nuwork!(256; nfor!(i in n { hist.atomic_add((v[i] % 256) as usize, 1u32); }))
 }
 
-const VARIANTS: &[Variant<Histogram>] = &[Variant {
-    name: "atomic_add",
-    function: "atomics",
-    run: atomics,
-}];
+#[nukernel]
+fn sub_histograms(hist: &mut NuArray1<u32>, v: &NuArray1<u32>) {
+    let part = nulocal!(u32, BINS);
+    let l = local_id(0);
+    part[l] = 0;
+    barrier();
+    let i = global_id(0);
+    if i < v.len() {
+        part.atomic_add((v[i] % 256) as usize, 1u32);
+    }
+    barrier();
+    if part[l] != 0 {
+        hist.atomic_add(l, part[l]);
+    }
+}
+
+/// The same as a user writes it with local memory: groups of 256 work-items.
+pub fn local(h: &mut Histogram) -> Result<()> {
+    h.hist.fill(0)?;
+    let dev = nuda::current_device()?.index();
+    nucall!(dev, [h.n], [BINS]; sub_histograms(&mut h.hist, &h.v))
+}
+
+const VARIANTS: &[Variant<Histogram>] = &[
+    Variant {
+        name: "atomic_add",
+        function: "atomics",
+        run: atomics,
+    },
+    Variant {
+        name: "nulocal! sub-histograms",
+        function: "sub_histograms",
+        run: local,
+    },
+];
 
 // SAFETY: `hand_cl` launches `hist256` with `v` of n elements and `hist` of 256, global size
 // n rounded up to 256, local size 256 and a local buffer of 256 uints; every access is
@@ -131,7 +162,15 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
     };
     let spec = Spec {
         same_device_peers: vec![cl],
-        ..streaming("histogram", n, 4.0 * n as f64, VARIANTS, &CHECK, source, host)
+        ..streaming(
+            "histogram",
+            n,
+            4.0 * n as f64,
+            VARIANTS,
+            &CHECK,
+            source,
+            host,
+        )
     };
     bench.run(&spec, &mut setup(n))
 }

@@ -5,13 +5,13 @@
 //! base first, and their peers, as a table like NUDA's Table 3.
 
 mod checks;
+mod histogram;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
 #[path = "../../examples/md5/kernels.rs"]
 mod md5;
 #[path = "../../examples/nbody/kernels.rs"]
 mod nbody;
-mod histogram;
 mod overhead;
 #[path = "../../examples/common/problem.rs"]
 mod problem;
@@ -31,7 +31,15 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
 const ALL: &[&str] = &[
-    "runtime", "saxpy", "reduce", "histogram", "imgconv", "nbody", "sgemm", "dgemm", "md5",
+    "runtime",
+    "saxpy",
+    "reduce",
+    "histogram",
+    "imgconv",
+    "nbody",
+    "sgemm",
+    "dgemm",
+    "md5",
     "scaling",
 ];
 

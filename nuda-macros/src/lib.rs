@@ -48,6 +48,13 @@ pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
     finish(nuda_transforms::nucode::expand(attr.into(), item.into()))
 }
 
+/// A work-group-shared array in a `#[nukernel]` body: `let part = nulocal!(u64, 128);`.
+/// `#[nukernel]` reads it there; anywhere else it is this compile error.
+#[proc_macro]
+pub fn nulocal(input: TokenStream) -> TokenStream {
+    finish_expr(nuda_transforms::syntax::local::outside_kernel(input.into()))
+}
+
 /// Transforms a loop nest at compile time: `annot!(tilem(8, 8), dmine(2, 2); nfor!(..))`.
 /// On the host it expands to the transformed loops; inside `nuwork!` and kernels the macro
 /// there reads it.

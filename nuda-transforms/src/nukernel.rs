@@ -12,9 +12,10 @@ use crate::emit::glue::{
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
 use crate::paths::PRIVATE;
 use crate::proof::Proof;
+use crate::syntax::local::LocalDecl;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, Type};
 
@@ -58,10 +59,17 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     let params = params(&cx, f);
     check_signature(&cx, f);
     let mut lower = Lower::new(&cx);
+    lower.allow_locals = true;
     let mut body = lower.block(&f.block);
     crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
     let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
     analysis.captures = order_captures(&cx, &params, analysis.captures);
+    let locals = mark_locals(
+        &cx,
+        &params,
+        &mut analysis,
+        std::mem::take(&mut lower.locals),
+    );
     if analysis.barrier {
         crate::uniform::check_barriers(&cx, &analysis, &body);
     }
@@ -88,6 +96,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     cx.check()?;
     let parts = Parts {
         params,
+        locals,
         captures: analysis.captures.clone(),
         barrier: analysis.barrier,
         slots,
@@ -145,6 +154,33 @@ fn check_signature(cx: &Ctxt, f: &ItemFn) {
     }
 }
 
+/// The `nulocal!` arrays the body uses: captures the glue makes, always written (a local
+/// array lives only in the kernel, so reading one the kernel never writes is its business).
+fn mark_locals(
+    cx: &Ctxt,
+    params: &[Param],
+    analysis: &mut capture::Analysis,
+    decls: Vec<LocalDecl>,
+) -> Vec<LocalDecl> {
+    let mut used = Vec::new();
+    for d in decls {
+        if params.iter().any(|p| p.name == d.name) {
+            cx.error(
+                d.name.span(),
+                format!("nulocal! `{}` has the name of a parameter", d.name),
+            );
+            continue;
+        }
+        let Some(c) = analysis.captures.iter_mut().find(|c| c.name == d.name) else {
+            continue;
+        };
+        c.written = true;
+        analysis.locals.push(d.name.clone());
+        used.push(d);
+    }
+    used
+}
+
 /// Parameters first, in declared order, then free names (constants) the body uses.
 fn order_captures(cx: &Ctxt, params: &[Param], found: Vec<Capture>) -> Vec<Capture> {
     let mut out: Vec<Capture> = params
@@ -169,6 +205,8 @@ fn order_captures(cx: &Ctxt, params: &[Param], found: Vec<Capture>) -> Vec<Captu
 
 struct Parts {
     params: Vec<Param>,
+    /// The `nulocal!` arrays the body uses.
+    locals: Vec<LocalDecl>,
     captures: Vec<Capture>,
     barrier: bool,
     slots: usize,
@@ -184,10 +222,14 @@ struct Parts {
     calls: Vec<syn::Path>,
 }
 
-/// `let __nuda_c<i> = ..;` for parameters (by mode) and extra captures (by reference).
+/// `let __nuda_c<i> = ..;` for parameters (by mode), `nulocal!` arrays (made here) and
+/// extra captures (by reference).
 fn bind(p: &Parts) -> TokenStream {
     let binds = p.captures.iter().enumerate().map(|(i, c)| {
         let (id, name) = (capture_ident(i), &c.name);
+        if let Some(d) = p.locals.iter().find(|d| d.name == *name) {
+            return local_array(i, d);
+        }
         match p.params.iter().find(|q| q.name == *name).map(|q| q.mode) {
             Some(Mode::Mut) => quote!(let #id = &mut *#name;),
             Some(Mode::Ref) => quote!(let #id = #name;),
@@ -197,20 +239,51 @@ fn bind(p: &Parts) -> TokenStream {
     quote!(#(#binds)*)
 }
 
+/// Capture `i`, the `nulocal!` array `d`: its dims in a `const` (so rustc refuses dims that
+/// are not constants, at their span), then the array.
+fn local_array(i: usize, d: &LocalDecl) -> TokenStream {
+    let (id, ty, dims) = (capture_ident(i), &d.ty, &d.dims);
+    let (konst, array) = (
+        format_ident!("__NUDA_LOCAL{}", i),
+        format_ident!("__nuda_local{}", i),
+    );
+    let shape = match dims.len() {
+        1 => quote!(usize),
+        2 => quote!((usize, usize)),
+        _ => quote!((usize, usize, usize)),
+    };
+    let value = match dims.as_slice() {
+        [one] => quote_spanned!(one.span()=> #one),
+        many => quote!((#(#many),*)),
+    };
+    quote_spanned! {d.span=>
+        const #konst: #shape = #value;
+        let mut #array = ::nuda::kernel::LocalArray::<#ty, #shape>::new(#konst);
+        let #id = &mut #array;
+    }
+}
+
+/// Each `nulocal!` array's view for the current work-group, at the top of a work-item's body.
+fn local_views(p: &Parts) -> TokenStream {
+    let names = p.locals.iter().map(|d| &d.name);
+    quote!(#(let #names = #names.view();)*)
+}
+
 /// The native engine's launch of the body: a coroutine per work-item where it calls `barrier()`.
 fn run_native(name: &str, p: &Parts) -> TokenStream {
     let native = &p.native;
+    let locals = local_views(p);
     let label = format!("#[nukernel] {name}");
     if p.barrier {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { let __nuda_fault = __nuda_fault; #native };
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { let __nuda_fault = __nuda_fault; #locals #native };
             __nuda_call.run_native_barrier(#label, __nuda_faults, __nuda_body)
         }
     } else {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { let __nuda_fault = __nuda_fault; #native };
+            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { let __nuda_fault = __nuda_fault; #locals #native };
             __nuda_call.run_native(#label, __nuda_faults, __nuda_body)
         }
     }
@@ -247,6 +320,7 @@ fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream
         slot_decls(recorded),
     );
     let (witness, sites, proof, guards) = (&p.witness, &p.sites, &p.proof, &p.guards);
+    let locals = local_views(p);
     quote! {
         static __NUDA_SITES: #sites;
         static __NUDA_PROOF: #proof;
@@ -261,6 +335,7 @@ fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream
                 let __nuda_b = #PRIVATE::witness_barrier();
                 #guards
                 #wviews
+                #locals
                 #witness
             };
         }

@@ -56,7 +56,10 @@ impl KernelSource {
         const OPS: [&str; 9] = [
             "add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg",
         ];
-        let calls = |op: &str, t: &str| source.contains(&format!("nu_atomic_{op}_{t}("));
+        let calls = |op: &str, t: &str| {
+            let call = |space: &str| source.contains(&format!("nu_{space}_{op}_{t}("));
+            call("atomic") || call("latomic")
+        };
         let int64_atomics = OPS.iter().any(|op| calls(op, "long") || calls(op, "ulong"));
         KernelSource {
             source,

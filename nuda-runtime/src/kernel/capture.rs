@@ -157,7 +157,7 @@ impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
 }
 
 /// An array's dims and element type, for the proof.
-fn array_input<T: Element, S: Shape>(dims: S) -> Input {
+pub(super) fn array_input<T: Element, S: Shape>(dims: S) -> Input {
     Input::Array(dims.extents(), S::RANK, T::CL_TYPE)
 }
 

@@ -10,6 +10,7 @@
 
 mod arith;
 mod capture;
+mod local;
 mod plain;
 mod share;
 
@@ -17,5 +18,6 @@ pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
 };
+pub use local::{LocalArray, LocalGroup};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 pub use share::{ShareCopy, ShareMut};

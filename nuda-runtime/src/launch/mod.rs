@@ -163,7 +163,10 @@ impl<'a> Launch<'a> {
 
     /// Local memory for `count` elements of `T`: a `local T*` argument.
     pub fn local_array<T: Element>(mut self, count: usize) -> Self {
-        self.args.push(Arg::Local(count * size_of::<T>()));
+        // Saturating: a size past usize::MAX is past every device's local memory, which the
+        // launch then reports.
+        self.args
+            .push(Arg::Local(count.saturating_mul(size_of::<T>())));
         self
     }
 

@@ -31,6 +31,8 @@ pub enum Space {
     GlobalWrite,
     /// `constant T*`.
     Constant,
+    /// `local T*`: a `nulocal!` array, shared by a work-group.
+    Local,
 }
 
 /// What a captured value is, as the kernel's parameter list needs it.

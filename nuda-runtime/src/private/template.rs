@@ -276,6 +276,7 @@ fn param(c: CaptureDesc, name: &str) -> String {
                 Space::GlobalRead => "global const",
                 Space::GlobalWrite => "global",
                 Space::Constant => "constant",
+                Space::Local => "local",
             };
             format!("{q} {t}* restrict {name}{}", dims(rank))
         }

@@ -43,12 +43,19 @@ pub struct Analysis {
     pub calls: Vec<syn::Path>,
     /// Whether `barrier()` is called.
     pub barrier: bool,
+    /// The captures that are `nulocal!` arrays (`#[nukernel]` sets them).
+    pub locals: Vec<Ident>,
 }
 
 impl Analysis {
     /// The capture named `name`, if any.
     pub fn capture(&self, name: &Ident) -> Option<&Capture> {
         self.captures.iter().find(|c| c.name == *name)
+    }
+
+    /// Whether `name` is a `nulocal!` array.
+    pub fn is_local(&self, name: &Ident) -> bool {
+        self.locals.contains(name)
     }
 }
 

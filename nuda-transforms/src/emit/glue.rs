@@ -39,10 +39,7 @@ pub fn bind_captures(captures: &[Capture]) -> TokenStream {
 /// Whether a name is written like a constant (`SCALE`, `N2`): such a capture is not rebound
 /// in native and witness code, since `let SCALE = ..` would be a pattern matching the
 /// constant. The constant itself is in scope there, with the same value and type.
-pub fn looks_const(name: &syn::Ident) -> bool {
-    let s = name.to_string();
-    s.chars().any(|c| c.is_ascii_uppercase()) && !s.chars().any(|c| c.is_ascii_lowercase())
-}
+pub use crate::syntax::looks_const;
 
 /// Rebinds each capture's name to a view (native) or a phantom view (witness).
 pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {

@@ -19,6 +19,12 @@ pub struct Lower<'a> {
     pub cx: &'a Ctxt,
     /// The next free slot.
     pub slots: usize,
+    /// The `nulocal!` arrays declared so far.
+    pub locals: Vec<super::local::LocalDecl>,
+    /// Whether `nulocal!` is allowed (a `#[nukernel]` body).
+    pub allow_locals: bool,
+    /// Blocks entered: the kernel body is depth 1.
+    pub(super) depth: usize,
 }
 
 pub(super) fn unsupported(what: &str) -> String {
@@ -28,7 +34,13 @@ pub(super) fn unsupported(what: &str) -> String {
 impl<'a> Lower<'a> {
     /// A lowering context that allocates slots from 0.
     pub fn new(cx: &'a Ctxt) -> Self {
-        Lower { cx, slots: 0 }
+        Lower {
+            cx,
+            slots: 0,
+            locals: Vec::new(),
+            allow_locals: false,
+            depth: 0,
+        }
     }
 
     /// A fresh slot.
@@ -108,6 +120,13 @@ impl<'a> Lower<'a> {
 
     /// Lowers a block.
     pub fn block(&mut self, b: &syn::Block) -> Block {
+        self.depth += 1;
+        let out = self.block_stmts(b);
+        self.depth -= 1;
+        out
+    }
+
+    fn block_stmts(&mut self, b: &syn::Block) -> Block {
         let mut out = Block::default();
         let n = b.stmts.len();
         for (k, s) in b.stmts.iter().enumerate() {
@@ -128,6 +147,13 @@ impl<'a> Lower<'a> {
     }
 
     fn local(&mut self, l: &syn::Local, out: &mut Vec<Stmt>) {
+        if let Some(mac) = l
+            .init
+            .as_ref()
+            .and_then(|i| super::local::is_nulocal(&i.expr))
+        {
+            return self.nulocal(l, mac);
+        }
         if let Some(d) = &l.init.as_ref().and_then(|i| i.diverge.as_ref()) {
             self.cx
                 .error(d.1.span(), unsupported("let-else statements"));

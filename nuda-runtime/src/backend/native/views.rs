@@ -132,8 +132,15 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         }
     }
 
-    /// A view of cells other views may share (a shared-write scope's native copy).
+    /// A view of cells other views may share (a shared-write scope's native copy, a
+    /// `nulocal!` array's cells), which hold exactly the elements of `dims`.
     pub(crate) fn from_cells(cells: &'a [T::Cell], dims: S) -> Self {
+        // Trusted accesses rely on it: an offset below the product of the dims is in `cells`.
+        assert_eq!(
+            dims.checked_len(),
+            Some(cells.len()),
+            "nuda bug: cells and dims disagree"
+        );
         ArrayViewMut { cells, dims }
     }
 

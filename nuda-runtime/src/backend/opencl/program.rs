@@ -76,42 +76,48 @@ NU_ITEM(global_id, 0) NU_ITEM(local_id, 0) NU_ITEM(group_id, 0)
 NU_ITEM(global_size, 1) NU_ITEM(local_size, 1) NU_ITEM(num_groups, 1)
 ";
 
-/// Atomics as the macros emit them, `nu_atomic_<op>_<type>(p, v)`, each returning the previous
-/// value (see `nuda_runtime::Atomic`): OpenCL's own for 32-bit integers, a compare-and-swap
+/// Atomics as the macros emit them, `nu_atomic_<op>_<type>(p, v)` on global memory and
+/// `nu_latomic_<op>_<type>` on local memory (`nulocal!`), each returning the previous value (see `nuda_runtime::Atomic`): OpenCL's own for 32-bit integers, a compare-and-swap
 /// loop on the bits for `float` (OpenCL 1.2 has no float atomics but exchange), and the
 /// `atom_*` extensions for 64-bit integers where the device has them (a launch that needs them
 /// elsewhere is refused before the build, with a message that says so).
 const ATOMICS: &str = "\
-#define NU_ATOMIC_INT(T, PRE) \\
-T nu_atomic_add_##T(global T* p, T v) { return PRE##_add((volatile global T*)p, v); } \\
-T nu_atomic_sub_##T(global T* p, T v) { return PRE##_sub((volatile global T*)p, v); } \\
-T nu_atomic_min_##T(global T* p, T v) { return PRE##_min((volatile global T*)p, v); } \\
-T nu_atomic_max_##T(global T* p, T v) { return PRE##_max((volatile global T*)p, v); } \\
-T nu_atomic_and_##T(global T* p, T v) { return PRE##_and((volatile global T*)p, v); } \\
-T nu_atomic_or_##T(global T* p, T v) { return PRE##_or((volatile global T*)p, v); } \\
-T nu_atomic_xor_##T(global T* p, T v) { return PRE##_xor((volatile global T*)p, v); } \\
-T nu_atomic_xchg_##T(global T* p, T v) { return PRE##_xchg((volatile global T*)p, v); } \\
-T nu_atomic_cmpxchg_##T(global T* p, T e, T n) { return PRE##_cmpxchg((volatile global T*)p, e, n); }
+#define NU_ATOMIC_INT1(T, PRE, AS, N) \\
+T N##_add_##T(AS T* p, T v) { return PRE##_add((volatile AS T*)p, v); } \\
+T N##_sub_##T(AS T* p, T v) { return PRE##_sub((volatile AS T*)p, v); } \\
+T N##_min_##T(AS T* p, T v) { return PRE##_min((volatile AS T*)p, v); } \\
+T N##_max_##T(AS T* p, T v) { return PRE##_max((volatile AS T*)p, v); } \\
+T N##_and_##T(AS T* p, T v) { return PRE##_and((volatile AS T*)p, v); } \\
+T N##_or_##T(AS T* p, T v) { return PRE##_or((volatile AS T*)p, v); } \\
+T N##_xor_##T(AS T* p, T v) { return PRE##_xor((volatile AS T*)p, v); } \\
+T N##_xchg_##T(AS T* p, T v) { return PRE##_xchg((volatile AS T*)p, v); } \\
+T N##_cmpxchg_##T(AS T* p, T e, T n) { return PRE##_cmpxchg((volatile AS T*)p, e, n); }
+#define NU_ATOMIC_INT(T, PRE) NU_ATOMIC_INT1(T, PRE, global, nu_atomic) NU_ATOMIC_INT1(T, PRE, local, nu_latomic)
 NU_ATOMIC_INT(int, atomic) NU_ATOMIC_INT(uint, atomic)
 #if defined(cl_khr_int64_base_atomics) && defined(cl_khr_int64_extended_atomics)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 NU_ATOMIC_INT(long, atom) NU_ATOMIC_INT(ulong, atom)
 #endif
-#define NU_ATOMIC_FLOAT(OP, EXPR) \\
-float nu_atomic_##OP##_float(global float* p, float v) { \\
-    volatile global uint* q = (volatile global uint*)p; \\
+#define NU_ATOMIC_FLOAT_BODY(AS, EXPR) { \\
+    volatile AS uint* q = (volatile AS uint*)p; \\
     uint seen = *q, prev; \\
     do { prev = seen; float o = as_float(prev); seen = atomic_cmpxchg(q, prev, as_uint(EXPR)); } \\
     while (seen != prev); \\
     return as_float(prev); \\
 }
+/* OP is pasted, never passed on: OpenCL headers may define `min` and `max` as macros. */
+#define NU_ATOMIC_FLOAT(OP, EXPR) \\
+float nu_atomic_##OP##_float(global float* p, float v) NU_ATOMIC_FLOAT_BODY(global, EXPR) \\
+float nu_latomic_##OP##_float(local float* p, float v) NU_ATOMIC_FLOAT_BODY(local, EXPR)
 NU_ATOMIC_FLOAT(add, o + v) NU_ATOMIC_FLOAT(sub, o - v) NU_ATOMIC_FLOAT(min, fmin(o, v))
 NU_ATOMIC_FLOAT(max, fmax(o, v))
-float nu_atomic_xchg_float(global float* p, float v) { return atomic_xchg((volatile global float*)p, v); }
-float nu_atomic_cmpxchg_float(global float* p, float e, float n) {
-    return as_float(atomic_cmpxchg((volatile global uint*)p, as_uint(e), as_uint(n)));
+#define NU_ATOMIC_FLOAT_X(AS, N) \\
+float N##_xchg_float(AS float* p, float v) { return atomic_xchg((volatile AS float*)p, v); } \\
+float N##_cmpxchg_float(AS float* p, float e, float n) { \\
+    return as_float(atomic_cmpxchg((volatile AS uint*)p, as_uint(e), as_uint(n))); \\
 }
+NU_ATOMIC_FLOAT_X(global, nu_atomic) NU_ATOMIC_FLOAT_X(local, nu_latomic)
 ";
 
 /// Image access as the macros emit it: `nu_read1(img, x, y)` reads a one-channel image

@@ -16,8 +16,9 @@ use crate::sites::SiteKind;
 enum Helper {
     Load,
     Store,
-    /// The prelude's `nu_atomic_<op>_<type>` on the element, with this many values.
-    Atomic(&'static str, usize),
+    /// The prelude's `nu_atomic_<op>_<type>` on the element (`nu_latomic_..` for local
+    /// memory), with this many values.
+    Atomic(&'static str, usize, bool),
 }
 
 impl ClEmitter<'_> {
@@ -122,7 +123,7 @@ impl ClEmitter<'_> {
         let name = match h {
             Helper::Load => format!("nu_ld_{b}"),
             Helper::Store => format!("nu_st_{b}"),
-            Helper::Atomic(op, _) => format!("nu_{op}_{b}"),
+            Helper::Atomic(op, ..) => format!("nu_{op}_{b}"),
         };
         let fill = self.env.capture_fill(base).unwrap_or_default();
         self.env
@@ -183,7 +184,8 @@ impl ClEmitter<'_> {
         let (c, q) = self
             .env
             .site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
-        let f = self.helper(base, Helper::Atomic(op, vals.len()), idx.len());
+        let local = self.env.analysis.is_local(base);
+        let f = self.helper(base, Helper::Atomic(op, vals.len(), local), idx.len());
         let all = [self.array_args(base, idx.len()), idx, vals].concat();
         format!("{f}({}, {c}, {q}, nu_err)", all.join(", "))
     }
@@ -209,7 +211,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
     let values: Vec<String> = match h {
         Helper::Store => vec!["nu_v".into()],
-        Helper::Atomic(_, n) => (0..n).map(|k| format!("nu_v{k}")).collect(),
+        Helper::Atomic(_, n, _) => (0..n).map(|k| format!("nu_v{k}")).collect(),
         Helper::Load => vec![],
     };
     params.extend(values.iter().map(|v| format!("{elem} {v}")));
@@ -249,11 +251,12 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
             format!("{b}[{off}] = nu_v;"),
         ),
         // The element type is a placeholder until launch: `nu_atomic_add_` + `uint`.
-        Helper::Atomic(op, _) => (
+        Helper::Atomic(op, _, local) => (
             elem.clone(),
             format!("return ({elem})0;"),
             format!(
-                "return nu_atomic_{op}_{elem}(&{b}[{off}], {});",
+                "return nu_{}_{op}_{elem}(&{b}[{off}], {});",
+                if local { "latomic" } else { "atomic" },
                 values.join(", ")
             ),
         ),

@@ -1,0 +1,129 @@
+//! `nulocal!` work-group arrays in `#[nukernel]` (issue 11, item 3): a tiled transpose through
+//! a 16x17 tile, a work-group tree sum with `barrier()`, local-memory atomics, dims from a
+//! `const` item, and an out-of-range local index, on an OpenCL device (PoCL in CI) and on
+//! the native engine, each compared with plain Rust.
+
+mod common;
+
+use common::engines;
+use nuda::prelude::*;
+
+#[nukernel]
+fn transpose(out: &mut NuArray2<f32>, a: &NuArray2<f32>) {
+    let tile = nulocal!(f32, (16, 17));
+    let (lx, ly) = (local_id(0), local_id(1));
+    let (gx, gy) = (group_id(0) * 16, group_id(1) * 16);
+    let (n, m) = a.dims();
+    if gx + lx < n && gy + ly < m {
+        tile[(lx, ly)] = a[(gx + lx, gy + ly)];
+    }
+    barrier();
+    if gy + lx < m && gx + ly < n {
+        out[(gy + lx, gx + ly)] = tile[(ly, lx)];
+    }
+}
+
+#[test]
+fn a_tiled_transpose_through_local_memory() {
+    let (n, m) = (70, 45);
+    let a = NuArray2::<f32>::from_fn((n, m), |(i, j)| (i * 100 + j) as f32);
+    for d in engines() {
+        let mut out = NuArray2::<f32>::new((m, n));
+        nucall!(d.index, [n, m], [16, 16]; transpose(&mut out, &a)).unwrap();
+        let bad = (0..m * n).find(|&k| out[(k / n, k % n)] != a[(k % n, k / n)]);
+        assert_eq!(bad, None, "{}", d.name);
+    }
+}
+
+#[nukernel]
+fn block_sums(sums: &mut NuArray1<u64>, v: &NuArray1<u32>) {
+    let part = nulocal!(u64, 128);
+    let l = local_id(0);
+    let g = global_id(0);
+    part[l] = if g < v.len() { v[g] as u64 } else { 0 };
+    barrier();
+    let mut s = 64usize;
+    while s > 0 {
+        if l < s {
+            part[l] = part[l] + part[l + s];
+        }
+        barrier();
+        s /= 2;
+    }
+    if l == 0 {
+        sums[group_id(0)] = part[0];
+    }
+}
+
+#[test]
+fn a_work_group_tree_sum() {
+    let n = 1000;
+    let v = NuArray1::<u32>::from_fn(n, |i| (i as u32).wrapping_mul(2_654_435_761));
+    let want: Vec<u64> = v
+        .as_slice()
+        .chunks(128)
+        .map(|c| c.iter().map(|&x| x as u64).sum())
+        .collect();
+    for d in engines() {
+        let mut sums = NuArray1::<u64>::new(want.len());
+        nucall!(d.index, [n], [128]; block_sums(&mut sums, &v)).unwrap();
+        assert_eq!(sums.to_vec(), want, "{}", d.name);
+    }
+}
+
+const BINS: usize = 64;
+
+#[nukernel]
+fn local_histogram(hist: &mut NuArray1<u32>, v: &NuArray1<u32>) {
+    let sub = nulocal!(u32, BINS);
+    let l = local_id(0);
+    sub[l] = 0;
+    barrier();
+    let g = global_id(0);
+    if g < v.len() {
+        sub.atomic_add((v[g] % 64) as usize, 1u32);
+    }
+    barrier();
+    if sub[l] > 0 {
+        hist.atomic_add(l, sub[l]);
+    }
+}
+
+#[test]
+fn local_atomics_build_sub_histograms() {
+    let n = 5000;
+    let v = NuArray1::<u32>::from_fn(n, |i| (i as u32).wrapping_mul(40_503) >> 3);
+    let mut want = vec![0u32; BINS];
+    for x in v.as_slice() {
+        want[(*x % 64) as usize] += 1;
+    }
+    for d in engines() {
+        let mut hist = NuArray1::<u32>::new(BINS);
+        nucall!(d.index, [n], [BINS]; local_histogram(&mut hist, &v)).unwrap();
+        assert_eq!(hist.to_vec(), want, "{}", d.name);
+    }
+}
+
+#[nukernel]
+fn past_the_end(out: &mut NuArray1<u32>) {
+    let part = nulocal!(u32, 8);
+    let l = local_id(0);
+    part[l + 4] = 1;
+    barrier();
+    out[global_id(0)] = l as u32;
+}
+
+#[test]
+fn an_out_of_range_local_index_is_an_error() {
+    for d in engines() {
+        let mut out = NuArray1::<u32>::new(8);
+        let e = nucall!(d.index, [8], [8]; past_the_end(&mut out)).unwrap_err();
+        let text = e.to_string();
+        assert!(matches!(e, Error::Kernel { .. }), "{}: {text}", d.name);
+        assert!(
+            text.contains("`part`") && text.contains("[8]"),
+            "{}: {text}",
+            d.name
+        );
+    }
+}
