@@ -79,6 +79,9 @@ impl<T: Element, S: Shape> KernelMut for LocalArray<T, S> {
 /// as a race would give, but never undefined behaviour: the cells are atomic).
 const SLOTS: usize = 256;
 
+/// One thread's cells of a local array, made at its first use.
+type Cells<T> = OnceLock<Box<[<T as crate::element::Pod>::Cell]>>;
+
 /// A `nulocal!` array on the native engine: cells per thread that runs groups of the launch.
 /// A group runs on one thread from its first work-item to its last, and a thread runs one
 /// group at a time, so the thread's cells are the group's.
@@ -86,7 +89,7 @@ pub struct LocalGroup<T: Element, S: Shape> {
     dims: S,
     len: usize,
     owners: Box<[OnceLock<ThreadId>]>,
-    cells: Box<[OnceLock<Box<[T::Cell]>>]>,
+    cells: Box<[Cells<T>]>,
 }
 
 impl<T: Element, S: Shape> LocalGroup<T, S> {

@@ -82,7 +82,7 @@ impl Lower<'_> {
                 .cx
                 .error(mac.span(), "nulocal! arrays have 1 to 3 dims");
         }
-        for d in parsed.dims.iter().filter(|d| !constant_looking(d)) {
+        if let Some(d) = parsed.dims.iter().find(|d| !constant_looking(d)) {
             let msg = "nulocal! dims are constants known before the launch: integer literals or `const` items (`nulocal!(f32, (TILE, TILE + 1))`); size a work-group's share of a run-time length with a global array instead";
             return self.cx.error(d.span(), msg);
         }
