@@ -58,6 +58,17 @@ macro_rules! gemm {
                 })))
             }
 
+            /// Each work-item computes a 4x8 block: 32 accumulators, eight consecutive columns
+            /// of B per row of A (on CPUs, LLVM packs them into vector registers).
+            pub fn dmine48(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(4, 8); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// Each work-item computes an 8x8 tile as four jammed 4x4 blocks.
             pub fn tilem_dmine(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -99,6 +110,7 @@ macro_rules! gemm {
                 Variant { name: "base", function: "base", run: base },
                 Variant { name: "dmine(2, 2)", function: "dmine22", run: dmine22 },
                 Variant { name: "dmine(4, 4)", function: "dmine44", run: dmine44 },
+                Variant { name: "dmine(4, 8)", function: "dmine48", run: dmine48 },
                 Variant { name: "tilem(8, 8), dmine(4, 4)", function: "tilem_dmine", run: tilem_dmine },
                 Variant { name: "unroll(4) on k", function: "unroll4", run: unroll4 },
             ];
