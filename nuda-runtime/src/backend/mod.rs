@@ -135,8 +135,9 @@ pub struct SourceLaunch<'l, 'a> {
 }
 
 /// Memory a kernel argument refers to: an array or image's lazily synchronised storage,
-/// which the memory layer implements.
-pub trait ArgMemory: Sync {
+/// which the memory layer implements, and nothing else may (the handles it returns reach
+/// the driver as memory objects).
+pub trait ArgMemory: Sync + sealed::Storage {
     /// Makes the data valid on device `device` and returns its buffer's handle there.
     fn prepare(&self, device: usize) -> Result<u64>;
     /// As `prepare`, inside a shared-write scope (`NuShared`).
@@ -216,4 +217,9 @@ impl Arg<'_> {
             mem.wrote(device);
         }
     }
+}
+
+pub(crate) mod sealed {
+    /// Only the memory layer's storage implements `ArgMemory`.
+    pub trait Storage {}
 }

@@ -61,7 +61,16 @@ impl<T: Element, S: Shape> KernelMut for LocalArray<T, S> {
         CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::Local)
     }
     fn native_mut(&mut self) -> Result<LocalGroup<T, S>> {
-        Ok(LocalGroup::new(self.dims, self.len()?))
+        let len = self.len()?;
+        let limit = crate::backend::native::LOCAL_MEMORY;
+        if (len * size_of::<T>()) as u64 > limit {
+            return Err(Error::OutOfResources {
+                device: "the native engine".into(),
+                what: format!("a nulocal! array of {len} elements"),
+                detail: format!("local memory holds {limit} bytes per work-group"),
+            });
+        }
+        Ok(LocalGroup::new(self.dims, len))
     }
     fn proof_input_mut(&self) -> Input {
         array_input::<T, S>(self.dims)
@@ -75,9 +84,10 @@ impl<T: Element, S: Shape> KernelMut for LocalArray<T, S> {
     }
 }
 
-/// Threads that may hold cells before later ones share the last slot (unspecified values,
-/// as a race would give, but never undefined behaviour: the cells are atomic).
-const SLOTS: usize = 256;
+/// Threads outside rayon's pool (a backend's own) that may hold cells before later ones
+/// share the last slot (unspecified values, as a race would give, but never undefined
+/// behaviour: the cells are atomic).
+const FOREIGN: usize = 64;
 
 /// One thread's cells of a local array, made at its first use.
 type Cells<T> = OnceLock<Box<[<T as crate::element::Pod>::Cell]>>;
@@ -88,29 +98,38 @@ type Cells<T> = OnceLock<Box<[<T as crate::element::Pod>::Cell]>>;
 pub struct LocalGroup<T: Element, S: Shape> {
     dims: S,
     len: usize,
+    /// rayon's workers, by their index in the pool.
+    workers: usize,
+    /// Owners of the slots past the workers'.
     owners: Box<[OnceLock<ThreadId>]>,
     cells: Box<[Cells<T>]>,
 }
 
 impl<T: Element, S: Shape> LocalGroup<T, S> {
     fn new(dims: S, len: usize) -> Self {
+        let workers = rayon::current_num_threads();
         LocalGroup {
             dims,
             len,
-            owners: (0..SLOTS).map(|_| OnceLock::new()).collect(),
-            cells: (0..SLOTS).map(|_| OnceLock::new()).collect(),
+            workers,
+            owners: (0..FOREIGN).map(|_| OnceLock::new()).collect(),
+            cells: (0..workers + FOREIGN).map(|_| OnceLock::new()).collect(),
         }
     }
 
-    /// The calling thread's slot: the one it claimed, else the first free one it claims.
+    /// The calling thread's slot: a rayon worker's own, else the one a foreign thread
+    /// claimed, else the first free one it claims.
     fn slot(&self) -> usize {
+        if let Some(k) = rayon::current_thread_index().filter(|&k| k < self.workers) {
+            return k;
+        }
         let me = std::thread::current().id();
         for (k, owner) in self.owners.iter().enumerate() {
             if *owner.get_or_init(|| me) == me {
-                return k;
+                return self.workers + k;
             }
         }
-        SLOTS - 1
+        self.workers + FOREIGN - 1
     }
 
     /// The current group's view of the array.

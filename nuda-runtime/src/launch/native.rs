@@ -9,6 +9,10 @@ use crate::error::{Error, Result};
 use crate::fault::Faults;
 use crate::stats::{nanos, record, Event};
 use crate::{GroupBarrier, WorkItem};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The largest work-group a kernel that calls `barrier()` runs in natively, as on GPUs.
+const MAX_BARRIER_GROUP: usize = 1024;
 use std::time::Instant;
 
 /// A native launch: an NDRange and a closure run once per work-item.
@@ -96,6 +100,18 @@ impl NativeLaunch {
         kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
     ) -> Result<Timing> {
         let (shape, device) = self.shape()?;
+        // A group's coroutines are entered one scope inside the other (barrier.rs), so the
+        // group size bounds the depth of that recursion on the worker's stack.
+        if shape.group_size() > MAX_BARRIER_GROUP {
+            return Err(Error::DimsMismatch {
+                what: format!(
+                    "`{}`, which calls barrier(), on the native engine",
+                    self.name
+                ),
+                expected: format!("work-groups of at most {MAX_BARRIER_GROUP} work-items"),
+                found: format!("{} work-items", shape.group_size()),
+            });
+        }
         let group = |g: usize| run_group_with_barrier(&shape, g, faults, &kernel);
         run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
     }
@@ -138,10 +154,27 @@ pub(crate) fn run_tasks(
             &standalone
         }
     };
+    // A backend is safe code: tasks it calls out of range or twice are not run, since
+    // trusted accesses and plain stores rely on each task running once; tasks it skips make
+    // the launch an error.
+    let claimed: Box<[AtomicBool]> = (0..tasks).map(|_| AtomicBool::new(false)).collect();
     let caught = |t: usize| {
-        faults.catch(|| task(t));
+        if claimed
+            .get(t)
+            .is_some_and(|c| !c.swap(true, Ordering::AcqRel))
+        {
+            faults.catch(|| task(t));
+        }
     };
     let kernel_time = backend.run_tasks(tasks, &caught)?;
+    let ran = claimed.iter().filter(|c| c.load(Ordering::Acquire)).count();
+    if ran != tasks {
+        return Err(Error::Launch {
+            kernel: name.into(),
+            device: device.map_or_else(|| "the native engine".into(), Device::label),
+            reason: format!("the backend ran {ran} of the launch's {tasks} tasks"),
+        });
+    }
     record(device.map(Device::index), Event::Launch(nanos(kernel_time)));
     let label = || device.map_or_else(|| "the native engine".into(), Device::label);
     faults.check(name, label)?;

@@ -274,6 +274,8 @@ impl<T: Pod> SyncState<T> {
     }
 }
 
+impl<T: Pod> crate::backend::sealed::Storage for Storage<T> {}
+
 impl<T: Pod> ArgMemory for Storage<T> {
     fn prepare(&self, device: usize) -> Result<u64> {
         Storage::prepare(self, device)

@@ -68,6 +68,7 @@ pub fn analyze(cx: &Ctxt, block: &mut Block, bound: &[Ident], context: Context) 
         scopes: vec![bound.to_vec()],
         out: Analysis::default(),
         depth: 0,
+        atomics: 0,
     };
     w.block(block);
     w.out
@@ -87,6 +88,7 @@ pub fn analyze_expr(
         scopes: vec![bound.to_vec()],
         out: std::mem::take(into),
         depth: 0,
+        atomics: 0,
     };
     w.expr(e);
     *into = w.out;
@@ -99,6 +101,8 @@ struct Walker<'a> {
     out: Analysis,
     /// Loops entered inside the body (the nest's own loops not counted).
     depth: usize,
+    /// Atomics met in the statement being walked (one is allowed per statement).
+    atomics: usize,
 }
 
 impl Walker<'_> {
@@ -142,6 +146,13 @@ impl Walker<'_> {
     }
 
     fn stmt(&mut self, s: &mut Stmt) {
+        // Each statement counts its own atomics; an enclosing one resumes its count after.
+        let outer = std::mem::take(&mut self.atomics);
+        self.stmt_inner(s);
+        self.atomics = outer;
+    }
+
+    fn stmt_inner(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Let(l) => {
                 if let Some(e) = &mut l.init {
@@ -372,6 +383,12 @@ impl Walker<'_> {
         let Some(kind) = MethodKind::of(&method.to_string()) else {
             return;
         };
+        if kind.is_atomic() {
+            self.atomics += 1;
+            if self.atomics == 2 {
+                self.cx.error(method.span(), format!("`{method}`: one atomic per statement; OpenCL C leaves the order of two atomics in one expression unspecified, where Rust evaluates left to right, so put each in its own statement (`let old = a.{method}(..);`)"));
+            }
+        }
         if kind.arity() != nargs {
             self.cx.error(
                 method.span(),

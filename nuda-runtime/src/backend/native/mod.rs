@@ -174,7 +174,7 @@ impl GroupShape {
         })
     }
 
-    fn group_size(&self) -> usize {
+    pub(crate) fn group_size(&self) -> usize {
         self.local.iter().product()
     }
 
@@ -184,6 +184,9 @@ impl GroupShape {
         }
     }
 }
+
+/// Local memory per work-group (`nulocal!` arrays), as on a large GPU.
+pub(crate) const LOCAL_MEMORY: u64 = 1 << 20;
 
 /// The native engine's description as device `index`.
 pub(crate) fn native_info(index: usize) -> DeviceInfo {
@@ -198,7 +201,7 @@ pub(crate) fn native_info(index: usize) -> DeviceInfo {
         compute_units: threads as u32,
         global_memory: host_memory(),
         max_alloc: host_memory(),
-        local_memory: 1 << 20,
+        local_memory: LOCAL_MEMORY,
         constant_memory: host_memory(),
         max_work_group_size: 4096,
         max_work_item_sizes: vec![4096; 3],

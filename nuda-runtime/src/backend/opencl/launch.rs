@@ -192,6 +192,15 @@ fn bad_arg(dev: &ClDevice, kernel: &str, at: u32, code: i32, size: usize) -> Err
 }
 
 fn submit(dev: &ClDevice, k: &Kernel, geo: &Geometry, name: &str) -> Result<Event> {
+    // `Geometry`'s fields are public: the driver reads `dims` sizes from each pointer.
+    let dims = geo.global.len();
+    if !(1..=3).contains(&dims) || geo.local.as_ref().is_some_and(|l| l.len() != dims) {
+        return Err(Error::DimsMismatch {
+            what: format!("launch of `{name}`"),
+            expected: "1 to 3 global sizes and as many local sizes".into(),
+            found: format!("{:?} / {:?}", geo.global, geo.local),
+        });
+    }
     let queue = &dev.context()?.queue;
     let local = geo.local.as_ref().map_or(std::ptr::null(), |l| l.as_ptr());
     // SAFETY: the sizes point to `dims` valid values (or null for local), alive for the call;

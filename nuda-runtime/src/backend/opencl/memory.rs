@@ -78,8 +78,27 @@ pub(crate) fn from_handle(h: u64) -> cl_mem {
     h as usize as cl_mem
 }
 
-/// Allocates `len` bytes of device memory (at least one: OpenCL has no empty buffer).
+/// Allocates `len` bytes of device memory (at least one: OpenCL has no empty buffer). An
+/// image's bytes must be exactly its texels': transfers move the whole region.
 pub(crate) fn alloc(dev: &ClDevice, len: usize, layout: Layout) -> Result<DeviceMem> {
+    if let Layout::Image {
+        width,
+        height,
+        channels,
+    } = layout
+    {
+        let texels = width
+            .checked_mul(height)
+            .and_then(|t| t.checked_mul(channels));
+        let need = texels.and_then(|t| t.checked_mul(size_of::<f32>()));
+        if need != Some(len) || !matches!(channels, 1 | 4) {
+            return Err(Error::DimsMismatch {
+                what: format!("an image allocation on {}", dev.label),
+                expected: format!("{width} x {height} texels of 1 or 4 float channels"),
+                found: format!("{len} bytes and {channels} channels"),
+            });
+        }
+    }
     let bytes = len.max(1) as u64;
     if bytes > dev.info.max_alloc && dev.info.max_alloc > 0 {
         return Err(Error::OutOfResources {
