@@ -127,3 +127,27 @@ fn an_out_of_range_local_index_is_an_error() {
         );
     }
 }
+
+#[nukernel]
+fn cube_copy(out: &mut NuArray1<u32>, stale: &mut NuArray1<u32>) {
+    let cube = nulocal!(u32, (2, 4, 8));
+    let l = local_id(0);
+    // A read before any write: an unspecified value, never undefined behaviour.
+    stale[global_id(0)] = cube[(l / 32, l / 8 % 4, l % 8)];
+    barrier();
+    cube[(l / 32, l / 8 % 4, l % 8)] = l as u32 * 3;
+    barrier();
+    out[global_id(0)] = cube[(1 - l / 32, 3 - l / 8 % 4, 7 - l % 8)];
+}
+
+/// A 3-D local array, indexed `[(i, j, k)]`, read before it is written without harm.
+#[test]
+fn a_three_dimensional_local_array() {
+    let n = 128;
+    let want: Vec<u32> = (0..n).map(|g| (63 - g % 64) as u32 * 3).collect();
+    for d in engines() {
+        let (mut out, mut stale) = (NuArray1::<u32>::new(n), NuArray1::<u32>::new(n));
+        nucall!(d.index, [n], [64]; cube_copy(&mut out, &mut stale)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", d.name);
+    }
+}
