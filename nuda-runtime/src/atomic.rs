@@ -119,6 +119,25 @@ impl Atomic for f32 {
     }
 }
 
+/// Calls `$m!` with every read-modify-write method: its name, its `AtomicOp` and the trait
+/// its element type needs. The kernels' views and `NuArray` on the host take the list from
+/// here, so both have the same methods.
+macro_rules! for_each_atomic {
+    ($m:ident) => {
+        $m! {
+            atomic_add => Add, Atomic;
+            atomic_sub => Sub, Atomic;
+            atomic_min => Min, Atomic;
+            atomic_max => Max, Atomic;
+            atomic_and => And, AtomicBits;
+            atomic_or => Or, AtomicBits;
+            atomic_xor => Xor, AtomicBits;
+            atomic_xchg => Xchg, Atomic;
+        }
+    };
+}
+pub(crate) use for_each_atomic;
+
 /// The host's version, on a plain element: the same results as one atomic step.
 pub(crate) fn host_rmw<T: Atomic>(slot: &mut T, op: AtomicOp, v: T) -> T {
     let old = *slot;

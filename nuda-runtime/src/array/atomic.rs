@@ -24,16 +24,7 @@ macro_rules! host_atomics {
     };
 }
 
-host_atomics! {
-    atomic_add => Add, Atomic;
-    atomic_sub => Sub, Atomic;
-    atomic_min => Min, Atomic;
-    atomic_max => Max, Atomic;
-    atomic_and => And, AtomicBits;
-    atomic_or => Or, AtomicBits;
-    atomic_xor => Xor, AtomicBits;
-    atomic_xchg => Xchg, Atomic;
-}
+crate::atomic::for_each_atomic!(host_atomics);
 
 impl<T: Element + Atomic, S: Shape> NuArray<T, S> {
     /// `atomic_cmpxchg(index, expected, new)`: stores `new` if the element at `index` is

@@ -283,16 +283,7 @@ macro_rules! view_atomics {
     };
 }
 
-view_atomics! {
-    atomic_add => Add, Atomic;
-    atomic_sub => Sub, Atomic;
-    atomic_min => Min, Atomic;
-    atomic_max => Max, Atomic;
-    atomic_and => And, AtomicBits;
-    atomic_or => Or, AtomicBits;
-    atomic_xor => Xor, AtomicBits;
-    atomic_xchg => Xchg, Atomic;
-}
+crate::atomic::for_each_atomic!(view_atomics);
 
 /// A writable view whose elements no two work-items share, so loads and stores are plain:
 /// LLVM may vectorise them. Made only by [`ArrayViewMut::disjoint`].
