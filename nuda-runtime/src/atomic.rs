@@ -36,6 +36,11 @@ pub enum AtomicOp {
 /// Elements with atomics: `i32`, `u32`, `i64` and `u64` (every operation) and `f32` (add,
 /// sub, min, max, exchanges). OpenCL devices need `cl_khr_int64_base_atomics` and
 /// `cl_khr_int64_extended_atomics` for the 64-bit ones.
+#[diagnostic::on_unimplemented(
+    message = "arrays of `{Self}` have no atomics in nuda",
+    label = "atomics work on arrays of i32, u32, i64, u64 and f32",
+    note = "OpenCL has no atomics on narrower integers or on doubles; use a u32 or i32 array"
+)]
 pub trait Atomic: Pod {
     /// The new value `op` makes of `old` and `v`.
     fn combine(op: AtomicOp, old: Self, v: Self) -> Self;
@@ -46,6 +51,10 @@ pub trait Atomic: Pod {
 }
 
 /// Integer elements, which also have the bitwise operations.
+#[diagnostic::on_unimplemented(
+    message = "`atomic_and`, `atomic_or` and `atomic_xor` need an integer array, not `{Self}`",
+    label = "bitwise atomics work on arrays of i32, u32, i64 and u64"
+)]
 pub trait AtomicBits: Atomic {}
 
 macro_rules! atomic_int {

@@ -27,11 +27,12 @@ pub fn dmine(g: &mut Gen<'_>, n: Nest, factors: &[u128], cont: Cont<'_>) -> Vec<
     let norm = normalize(g, n, factors.len());
     let lits: Vec<Expr> = factors.iter().map(|&u| g.usize_lit(u, norm.span)).collect();
     let full = norm.main_extents(g, &lits);
+    let read = reads(&norm.body);
     let mut rewrites: Vec<Rewrite> = copies(factors)
         .iter()
         .map(|offsets| {
             let label: String = offsets.iter().map(|m| format!("_{m}")).collect();
-            Rewrite::new(shifted(g, &norm, offsets), Some(label))
+            Rewrite::new(shifted(g, &norm, offsets), Some(label)).reading(read.clone())
         })
         .collect();
     let mut stmts = Vec::new();
@@ -129,4 +130,11 @@ fn same_for_all(copies: &[Rewrite], r: &Range) -> bool {
         })
         .collect();
     texts.windows(2).all(|w| w[0] == w[1])
+}
+
+/// The names `body` reads.
+fn reads(body: &Block) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    super::hoist::block_mentions(body, &mut out);
+    out
 }

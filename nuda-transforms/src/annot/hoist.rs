@@ -109,6 +109,12 @@ pub fn mentions(e: &Expr, out: &mut HashSet<String>) {
     Mentions(out).visit_expr(&mut e);
 }
 
+/// Every variable `b` mentions.
+pub fn block_mentions(b: &Block, out: &mut HashSet<String>) {
+    let mut b = b.clone();
+    Mentions(out).visit_block(&mut b);
+}
+
 struct Mentions<'s>(&'s mut HashSet<String>);
 
 impl VisitMut for Mentions<'_> {

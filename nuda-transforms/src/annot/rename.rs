@@ -14,6 +14,9 @@ pub struct Rewrite {
     pub subst: HashMap<String, Expr>,
     /// Suffix for locals declared in the rewritten code; `None` keeps their names.
     pub suffix: Option<String>,
+    /// Names the rewritten code reads: a renamed local outside it is never read, and gets a
+    /// leading underscore so that rustc does not report the generated name as unused.
+    pub read: Option<std::collections::HashSet<String>>,
     scopes: Vec<HashMap<String, Option<Ident>>>,
 }
 
@@ -23,8 +26,15 @@ impl Rewrite {
         Rewrite {
             subst,
             suffix,
+            read: None,
             scopes: vec![HashMap::new()],
         }
+    }
+
+    /// The same rewrite, knowing which names the rewritten code reads.
+    pub fn reading(mut self, read: std::collections::HashSet<String>) -> Rewrite {
+        self.read = Some(read);
+        self
     }
 
     /// Looks `name` up: `Some(Some(id))` renamed, `Some(None)` a local kept as is.
@@ -34,10 +44,19 @@ impl Rewrite {
 
     /// Declares a local: renamed when a suffix is set.
     fn declare(&mut self, id: &mut Ident) {
+        let unread = self
+            .read
+            .as_ref()
+            .is_some_and(|r| !r.contains(&id.to_string()));
+        let under = if unread && !id.to_string().starts_with('_') {
+            "_"
+        } else {
+            ""
+        };
         let renamed = self
             .suffix
             .as_ref()
-            .map(|sfx| Ident::new(&format!("{id}{sfx}"), id.span()));
+            .map(|sfx| Ident::new(&format!("{under}{id}{sfx}"), id.span()));
         let key = id.to_string();
         if let Some(r) = &renamed {
             *id = r.clone();
@@ -69,6 +88,7 @@ impl Rewrite {
         Rewrite {
             subst: self.subst.clone(),
             suffix: self.suffix.clone(),
+            read: self.read.clone(),
             scopes: self.scopes.clone(),
         }
     }
