@@ -44,6 +44,32 @@ pub fn base(r: &mut Reduce) -> Result<()> {
     nucall!(dev, [r.n], [GROUP]; group_sums(&mut r.sums, &r.a, &mut r.scratch))
 }
 
+/// The same tree in work-group local memory (`nulocal!`), as one writes it on a GPU.
+#[nukernel]
+fn local_sums(sums: &mut NuArray1<i32>, a: &NuArray1<i32>) {
+    let part = nulocal!(i32, GROUP);
+    let l = local_id(0);
+    part[l] = a[global_id(0)];
+    barrier();
+    let mut s = GROUP / 2;
+    while s > 0 {
+        if l < s {
+            part[l] += part[l + s];
+        }
+        barrier();
+        s /= 2;
+    }
+    if l == 0 {
+        sums[group_id(0)] = part[0];
+    }
+}
+
+/// The launch of the local-memory tree.
+pub fn local(r: &mut Reduce) -> Result<()> {
+    let dev = nuda::current_device()?.index();
+    nucall!(dev, [r.n], [GROUP]; local_sums(&mut r.sums, &r.a))
+}
+
 /// Hand-written threaded Rust: each thread sums whole groups' slices.
 fn hand_threads(r: &mut Reduce) -> Result<()> {
     let a = r.a.try_as_slice()?;
@@ -63,11 +89,18 @@ fn hand_threads(r: &mut Reduce) -> Result<()> {
     Ok(())
 }
 
-const VARIANTS: &[Variant<Reduce>] = &[Variant {
-    name: "base",
-    function: "group_sums",
-    run: base,
-}];
+const VARIANTS: &[Variant<Reduce>] = &[
+    Variant {
+        name: "base",
+        function: "group_sums",
+        run: base,
+    },
+    Variant {
+        name: "nulocal! tree",
+        function: "local_sums",
+        run: local,
+    },
+];
 
 fn setup(n: usize) -> Reduce {
     let a = NuArray1::<i32>::from_fn(n, |i| (i % 7) as i32 - 3);
