@@ -186,15 +186,8 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     #[inline(always)]
     #[track_caller]
     pub fn load<const TR: bool>(&self, index: S, f: Checker<'_, TR>, site: &'static Site) -> T {
-        if f.trusted() {
-            let o = self.dims.offset_unchecked(index);
-            // SAFETY: as in `ArrayView::load`: a trusting checker's index is within `dims`.
-            return T::load(unsafe { self.cells.get_unchecked(o) });
-        }
-        match checked(self.dims, index, f, site) {
-            Some(o) => T::load(&self.cells[o]),
-            None => T::default(),
-        }
+        self.checked_cell(index, f, site)
+            .map_or_else(T::default, T::load)
     }
 
     /// Writes the element at `index`; out of range, nothing is written and a fault is
@@ -208,14 +201,27 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         f: Checker<'_, TR>,
         site: &'static Site,
     ) {
+        if let Some(c) = self.checked_cell(index, f, site) {
+            T::store(c, value)
+        }
+    }
+
+    /// The cell at `index`, unchecked under a trusting checker; else checked, and out of
+    /// range `None` with a fault recorded at `site`.
+    #[inline(always)]
+    #[track_caller]
+    fn checked_cell<const TR: bool>(
+        &self,
+        index: S,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Option<&T::Cell> {
         if f.trusted() {
             let o = self.dims.offset_unchecked(index);
             // SAFETY: as in `ArrayView::load`: a trusting checker's index is within `dims`.
-            return T::store(unsafe { self.cells.get_unchecked(o) }, value);
+            return Some(unsafe { self.cells.get_unchecked(o) });
         }
-        if let Some(o) = checked(self.dims, index, f, site) {
-            T::store(&self.cells[o], value)
-        }
+        checked(self.dims, index, f, site).map(|o| &self.cells[o])
     }
 
     /// Runs `op` on the cell at `index`; out of range, nothing is touched, a fault is
@@ -229,15 +235,8 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         site: &'static Site,
         op: impl FnOnce(&T::Cell) -> T,
     ) -> T {
-        if f.trusted() {
-            let o = self.dims.offset_unchecked(index);
-            // SAFETY: as in `ArrayView::load`: a trusting checker's index is within `dims`.
-            return op(unsafe { self.cells.get_unchecked(o) });
-        }
-        match checked(self.dims, index, f, site) {
-            Some(o) => op(&self.cells[o]),
-            None => T::default(),
-        }
+        self.checked_cell(index, f, site)
+            .map_or_else(T::default, op)
     }
 
     /// `atomic_cmpxchg(index, expected, new)` in kernels: stores `new` if the element is
