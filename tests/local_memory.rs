@@ -151,3 +151,24 @@ fn a_three_dimensional_local_array() {
         assert_eq!(out.to_vec(), want, "{}", d.name);
     }
 }
+
+// Issue 11's `nulocal!` example, verbatim (its `// ...` ends the kernel there, so `sums` is
+// unused).
+#[nukernel]
+#[allow(unused_variables)]
+fn block_sums_verbatim(sums: &mut NuArray1<u64>, v: &NuArray1<u32>) {
+    let mut part = nulocal!(u64, 128); // 1-D; nulocal!(f32, (16, 17)) is 2-D, indexed [(i, j)]
+    part[local_id(0)] = v[global_id(0)] as u64;
+    barrier();
+    // ...
+}
+
+#[test]
+fn the_issues_example_compiles_and_runs() {
+    let v = NuArray1::<u32>::from_fn(256, |i| i as u32);
+    for d in engines() {
+        let mut sums = NuArray1::<u64>::new(2);
+        nucall!(d.index, [256], [128]; block_sums_verbatim(&mut sums, &v)).unwrap();
+        assert_eq!(sums.to_vec(), vec![0, 0], "{}", d.name);
+    }
+}
