@@ -27,6 +27,7 @@ pub mod kernel;
 pub mod launch;
 mod memory;
 mod nudevs;
+mod reduce;
 #[doc(hidden)]
 pub mod private;
 mod shape;

@@ -9,7 +9,8 @@
 //! 2. `syntax`: parse the macros' input (`nfor!`, `annot!` chains) and lower it to IR;
 //! 3. checks over the IR: `capture` (what a kernel uses from outside, and whether the kernel
 //!    language allows it), `uniform` (every work-item of a group reaches each `barrier()`),
-//!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites);
+//!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites),
+//!    `reduce` (the reduction variables of `nuwork!`, which `capture` recognises);
 //! 4. `annot`: the annotation chain, IR to IR;
 //! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
 //!    (the launch-time proof program that drops the checks a launch's values rule out and
@@ -31,6 +32,7 @@ pub mod nukernel;
 pub mod nuwork;
 pub mod paths;
 pub mod proof;
+pub mod reduce;
 pub mod sites;
 pub mod syntax;
 pub mod uniform;

@@ -466,3 +466,63 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
         "#]],
     );
 }
+
+#[test]
+fn nuwork_reductions() {
+    check(
+        nuda_transforms::nuwork::template(quote!(256; nfor!(i in n {
+            dot += a[i] * b[i];
+            if a[i] > 0.5 { count += 1; continue; }
+            hi = hi.max(a[i]);
+        }))),
+        expect![[r#"
+            $E9 nu_ld_a($P9(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
+                    return ($E9)0;
+                }
+                return a[nu_i0];
+            }
+            $E10 nu_ld_b($P10(b), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, b__d0, 0, 0);
+                    return ($E10)0;
+                }
+                return b[nu_i0];
+            }
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P9(a), $P10(b), $T11 v_dot, local $T11* restrict nu_rl0, global $T11* restrict nu_rp0, nu_idx nu_rp0__d0, $T12 count, local $T12* restrict nu_rl1, global $T12* restrict nu_rp1, nu_idx nu_rp1__d0, $T13 hi, local $T13* restrict nu_rl2, global $T13* restrict nu_rp2, nu_idx nu_rp2__d0) {
+                for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
+                    $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    v_dot = $O11(add)[v_dot, (($T11)($O2(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
+                        count = $O12(add)[count, (($T12)($L5(1)))];
+                        continue;
+                    }
+                    hi = $F13(max)(hi, (($T13)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
+                }
+                nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
+                nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+                nu_rl0[nu_lid] = v_dot;
+                nu_rl1[nu_lid] = count;
+                nu_rl2[nu_lid] = hi;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                nu_idx nu_h = 1;
+                while (2 * nu_h < nu_lsz) nu_h *= 2;
+                for (; nu_h > 0; nu_h /= 2) {
+                    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                        nu_rl0[nu_lid] = $O11(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        nu_rl1[nu_lid] = $O12(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        nu_rl2[nu_lid] = $F13(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+                if (nu_lid == 0) {
+                    nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));
+                    nu_rp0[nu_grp] = nu_rl0[0];
+                    nu_rp1[nu_grp] = nu_rl1[0];
+                    nu_rp2[nu_grp] = nu_rl2[0];
+                }
+            }
+        "#]],
+    );
+}

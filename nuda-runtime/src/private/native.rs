@@ -27,23 +27,55 @@ pub fn native_nuwork<const K: usize>(
     if trips.contains(&0) {
         return Ok(Timing::default());
     }
-    let last = trips[K - 1];
-    let outer: usize = trips[..K - 1].iter().product();
-    let want = rayon::current_num_threads() * 8;
-    let chunks = want.div_ceil(outer).clamp(1, last);
-    let chunk = last.div_ceil(chunks);
-    let task = |task: usize| {
-        let mut idx = [0usize; K];
-        let mut o = task / chunks;
-        for d in (0..K - 1).rev() {
-            idx[d] = o % trips[d];
-            o /= trips[d];
-        }
-        let start = (task % chunks) * chunk;
-        idx[K - 1] = start;
-        body(idx, (start + chunk).min(last));
+    let split = Split::new(trips, rayon::current_num_threads() * 8);
+    let task = |t: usize| {
+        let (idx, hi) = split.task(t);
+        body(idx, hi)
     };
-    run_tasks("nuwork!", Some(dev), faults, outer * chunks, &task)
+    run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)
+}
+
+/// The iteration space of a `nuwork!` cut into tasks: every point of the outer dimensions,
+/// times chunks of the last one, about `want` tasks in all.
+pub(crate) struct Split<const K: usize> {
+    trips: [usize; K],
+    chunks: usize,
+    chunk: usize,
+    outer: usize,
+}
+
+impl<const K: usize> Split<K> {
+    /// The split of `trips` (none of them zero) into about `want` tasks.
+    pub(crate) fn new(trips: [usize; K], want: usize) -> Self {
+        let last = trips[K - 1];
+        let outer: usize = trips[..K - 1].iter().product();
+        let chunks = want.div_ceil(outer).clamp(1, last);
+        Split {
+            trips,
+            chunks,
+            chunk: last.div_ceil(chunks),
+            outer,
+        }
+    }
+
+    /// How many tasks.
+    pub(crate) fn tasks(&self) -> usize {
+        self.outer * self.chunks
+    }
+
+    /// Task `t`: the index of its first iteration, and the end of its chunk of the last
+    /// dimension.
+    pub(crate) fn task(&self, t: usize) -> ([usize; K], usize) {
+        let mut idx = [0usize; K];
+        let mut o = t / self.chunks;
+        for d in (0..K - 1).rev() {
+            idx[d] = o % self.trips[d];
+            o /= self.trips[d];
+        }
+        let start = (t % self.chunks) * self.chunk;
+        idx[K - 1] = start;
+        (idx, (start + self.chunk).min(self.trips[K - 1]))
+    }
 }
 
 /// The one dispatch entry of generated code: the device names the form of the kernel it

@@ -1,7 +1,8 @@
 //! Capture analysis: which variables a kernel body uses without binding them (they become
 //! kernel parameters), whether each is written through, which `#[nucode]` functions it calls,
 //! and the checks that need scopes: no assignment to captured scalars, `dims()`/`read()` only on
-//! captured memory, work-item builtins only in `#[nukernel]`.
+//! captured memory, work-item builtins only in `#[nukernel]`. In `nuwork!`, assignments to a
+//! captured scalar are reduction updates (see `crate::reduce`).
 
 #[cfg(test)]
 mod test;
@@ -9,6 +10,7 @@ mod test;
 use crate::ctxt::Ctxt;
 use crate::ir::builtins::{builtin_of, BuiltinFn, FnKind, MethodKind};
 use crate::ir::*;
+use crate::reduce::{self, Reduction};
 use proc_macro2::Span;
 use syn::Ident;
 
@@ -45,6 +47,8 @@ pub struct Analysis {
     pub barrier: bool,
     /// The captures that are `nulocal!` arrays (`#[nukernel]` sets them).
     pub locals: Vec<Ident>,
+    /// The reduction variables of a `nuwork!` body, in order of first update; not captures.
+    pub reductions: Vec<Reduction>,
 }
 
 impl Analysis {
@@ -71,6 +75,7 @@ pub fn analyze(cx: &Ctxt, block: &mut Block, bound: &[Ident], context: Context) 
         atomics: 0,
     };
     w.block(block);
+    w.reads_of_reductions();
     w.out
 }
 
@@ -166,6 +171,15 @@ impl Walker<'_> {
                         .for_each(|(n, _)| self.bind(&n.clone())),
                 }
             }
+            Stmt::Assign {
+                place: Place::Var(name),
+                op,
+                value,
+                span,
+                ..
+            } if self.context == Context::Nuwork && !self.is_local(name) => {
+                self.reduction_update(&name.clone(), *op, value, *span)
+            }
             Stmt::Assign { place, value, .. } => {
                 self.place(place);
                 self.expr(value);
@@ -253,6 +267,31 @@ impl Walker<'_> {
                 }
             }
         }
+    }
+
+    /// `name op= value` on a captured scalar of a `nuwork!` body: a reduction update, or an
+    /// error naming the forms.
+    fn reduction_update(&mut self, name: &Ident, op: Option<BinOp>, value: &mut Expr, span: Span) {
+        let Some((red, contribution)) = reduce::update_of(name, op, value) else {
+            self.cx.error(name.span(), reduce::not_an_update(name));
+            return self.expr(value);
+        };
+        self.expr(contribution);
+        if let Err(msg) = reduce::record(&mut self.out.reductions, name, red, span) {
+            self.cx.error(span, msg);
+        }
+    }
+
+    /// A reduction variable read anywhere but in its own updates is an error there; it is not
+    /// a capture either way.
+    fn reads_of_reductions(&mut self) {
+        for r in &self.out.reductions {
+            if let Some(c) = self.out.captures.iter().find(|c| c.name == r.name) {
+                self.cx.error(c.span, reduce::read_of_reduction(&r.name, r.op));
+            }
+        }
+        let reds = &self.out.reductions;
+        self.out.captures.retain(|c| !reds.iter().any(|r| r.name == c.name));
     }
 
     fn assigned_capture(&self, name: &Ident) {

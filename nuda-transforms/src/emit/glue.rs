@@ -90,11 +90,13 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
     quote!(#(#hoists)*)
 }
 
-/// The fills of a template: type slots (those the witness records), then capture descriptors.
+/// The fills of a template: type slots (those the witness records), then capture descriptors,
+/// then `extra` (the types of `nuwork!`'s reduction variables).
 pub fn fills(
     slots: usize,
     recorded: &std::collections::BTreeSet<usize>,
     captures: &[Capture],
+    extra: &[TokenStream],
 ) -> TokenStream {
     let types = (0..slots).map(|k| {
         let s = slot_ident(k);
@@ -113,7 +115,7 @@ pub fn fills(
             quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::KernelRef::desc(#id)))
         }
     });
-    quote!([#(#types,)* #(#caps,)*])
+    quote!([#(#types,)* #(#caps,)* #(#extra,)*])
 }
 
 /// Pushes each capture's kernel arguments onto `__nuda_l`.

@@ -76,12 +76,19 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let native = native_glue(p, i, &rnames, &vars);
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
-    let launch = quote! {
+    let trips = quote!([#(#rnames.trips()),*]);
+    let reduces = !p.analysis.reductions.is_empty();
+    let global = if reduces { quote!(__nuda_global) } else { trips.clone() };
+    let start = quote! {
         let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev)
-            .global([#(#rnames.trips()),*]).local(__nuda_local).index_type(__nuda_variant.index_type());
+            .global(#global).local(__nuda_local).index_type(__nuda_variant.index_type());
         #( __nuda_l = #rnames.push(__nuda_l); )*
         #pushes
-        __nuda_l.run()?;
+    };
+    let launch = if reduces {
+        super::reduce::launch(p, &trips, &start)
+    } else {
+        quote!(#start __nuda_l.run()?;)
     };
     KernelGlue {
         ranges,
@@ -105,20 +112,32 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
     // that rustc and clippy would otherwise flag in the user's crate.
     let hoist = quote!(#PRIVATE::hoist);
+    let reduces = !p.analysis.reductions.is_empty();
+    let (start, end) = match reduces {
+        true => (super::reduce::native_start(p), super::reduce::native_end(p)),
+        false => (TokenStream::new(), TokenStream::new()),
+    };
+    let trips = quote!([#(#rnames.trips()),*]);
+    let run = match reduces {
+        true => super::reduce::native_run(p, &trips),
+        false => quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;),
+    };
     quote! {
-        #[allow(unused_parens, clippy::all)]
+        #[allow(unused_parens, unused_mut, clippy::all)]
         let __nuda_body = |[#(#outer,)* __nuda_lo]: [usize; #k], __nuda_hi: usize| {
             let __nuda_fault = __nuda_fault;
             #hoists
             #( let #rnames = #hoist(&#rnames); )*
+            #start
             for #last in __nuda_lo..__nuda_hi {
                 (|| {
                     #( let #vars = #rnames.at(#gnames); )*
                     #native_body
                 })();
             }
+            #end
         };
-        #PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, [#(#rnames.trips()),*], __nuda_faults, __nuda_body)?;
+        #run
     }
 }
 
@@ -146,12 +165,14 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         .collect();
     let setup = setup(input, p, &parts, &range_sites);
     let (prove, run) = (prove(input, p, &parts), engines(p, &parts));
+    let finish = super::reduce::finish(p);
     quote! {
         (|| -> ::nuda::Result<()> {
             #setup
             let __nuda_dev = ::nuda::current_device()?;
             #prove
             #run
+            #finish
             ::core::result::Result::Ok(())
         })()
     }
@@ -175,6 +196,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let decls = slot_decls(&recorded(parts, &wranges));
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
+    let (reds, wreds) = (super::reduce::setup(p), super::reduce::witness(p));
     quote! {
         #contract
         static __NUDA_SITES: #sites;
@@ -187,6 +209,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         // A fault in a range expression (a division by zero, say) ends the launch here.
         __nuda_faults.check("nuwork!", || "the host, before the launch".into())?;
         #bind
+        #reds
         #decls
         {
             #[allow(unused, unreachable_code, clippy::all)]
@@ -194,6 +217,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
                 #wranges
                 #guards
                 #wviews
+                #wreds
                 #(#witnesses)*
             };
         }
@@ -205,7 +229,7 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let caps = &p.analysis.captures;
     let recorded = recorded(parts, &witness_ranges(p));
     let (fills, calls) = (
-        fills(p.slots, &recorded, caps),
+        fills(p.slots, &recorded, caps, &super::reduce::fills(p)),
         companions(&p.analysis.calls),
     );
     let (inputs, unchecked) = (proof_inputs(caps), input.unchecked.is_some());

@@ -7,6 +7,7 @@
 //! proves checks away, and launches.
 
 mod glue;
+mod reduce;
 
 pub(crate) use glue::unchecked_contract;
 
@@ -202,6 +203,11 @@ fn analyze(cx: &Ctxt, kernels: &mut [Kernel]) -> Analysis {
             match merged.captures.iter_mut().find(|m| m.name == c.name) {
                 Some(m) => m.written |= c.written,
                 None => merged.captures.push(c),
+            }
+        }
+        for r in a.reductions {
+            if let Err(msg) = crate::reduce::record(&mut merged.reductions, &r.name, r.op, r.span) {
+                cx.error(r.span, msg);
             }
         }
         for p in a.calls {

@@ -10,6 +10,7 @@
 mod access;
 mod expr;
 mod names;
+mod reduce;
 mod stmt;
 
 pub(crate) use access::atomic_args;
@@ -79,6 +80,16 @@ impl Env<'_> {
             .map(|i| self.capture_base + i)
     }
 
+    /// The fill index and operator of reduction variable `name`, if it is one: reductions'
+    /// type fills follow the captures'.
+    pub fn reduction(&self, name: &syn::Ident) -> Option<(usize, crate::reduce::RedOp)> {
+        let a = self.analysis;
+        a.reductions
+            .iter()
+            .position(|r| r.name == *name)
+            .map(|i| (self.capture_base + a.captures.len() + i, a.reductions[i].op))
+    }
+
     /// Whether capture `name` is written through.
     pub fn written(&self, name: &syn::Ident) -> bool {
         self.analysis.capture(name).is_some_and(|c| c.written)
@@ -135,6 +146,9 @@ pub struct ClEmitter<'a> {
     depth: usize,
     /// Whether the current expression may hoist statements (not in loop conditions).
     hoist_ok: bool,
+    /// Whether the body runs inside grid-stride loops (a reduction kernel), where a top-level
+    /// `continue` goes on to the work-item's next iteration rather than returning.
+    grid: bool,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -142,8 +156,9 @@ impl<'a> ClEmitter<'a> {
     pub fn new(cx: &'a Ctxt, env: Env<'a>) -> Self {
         let mut names = Names::default();
         names.push();
-        for c in &env.analysis.captures {
-            names.reserve(&sanitize(&c.name.to_string()));
+        let reds = env.analysis.reductions.iter().map(|r| &r.name);
+        for name in env.analysis.captures.iter().map(|c| &c.name).chain(reds) {
+            names.reserve(&sanitize(&name.to_string()));
         }
         ClEmitter {
             cx,
@@ -154,6 +169,7 @@ impl<'a> ClEmitter<'a> {
             pre: Vec::new(),
             depth: 0,
             hoist_ok: true,
+            grid: false,
         }
     }
 
@@ -200,6 +216,9 @@ impl<'a> ClEmitter<'a> {
             ]);
         }
         params.extend(self.capture_params());
+        if !self.env.analysis.reductions.is_empty() {
+            return self.reduction_kernel(name, params, mapped, body);
+        }
         let guard: Vec<String> = (0..mapped.len())
             .map(|d| format!("nu_g{d} >= nu_n{d}"))
             .collect();
@@ -207,6 +226,17 @@ impl<'a> ClEmitter<'a> {
             self.raw_line(&format!("nu_idx nu_g{d} = get_global_id({d});"));
         }
         self.raw_line(&format!("if ({}) return;", guard.join(" || ")));
+        self.mapped_vars(mapped);
+        self.body(body);
+        format!(
+            "kernel void {name}({}) {{\n{}}}\n",
+            params.join(", "),
+            self.out
+        )
+    }
+
+    /// Each mapped loop's variable, from the work-item's iteration number `nu_g<d>`.
+    fn mapped_vars(&mut self, mapped: &[Loop]) {
         for (d, l) in mapped.iter().enumerate() {
             let c = self.names.declare(&l.var);
             let (t, g) = (Ph::ty(l.slot), format!("nu_g{d}"));
@@ -215,12 +245,6 @@ impl<'a> ClEmitter<'a> {
             let v = Ph::op(l.slot, "add", &[&format!("nu_s{d}"), &step]);
             self.raw_line(&format!("{t} {c} = {v};"));
         }
-        self.body(body);
-        format!(
-            "kernel void {name}({}) {{\n{}}}\n",
-            params.join(", "),
-            self.out
-        )
     }
 
     /// A `#[nukernel]`: the fault record, then the captures, in order.

@@ -63,7 +63,9 @@ impl ClEmitter<'_> {
             }
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(_) => self.line("break;"),
-            Stmt::Continue(_) if self.depth == 0 && self.env.context == Context::Nuwork => {
+            Stmt::Continue(_)
+                if self.depth == 0 && self.env.context == Context::Nuwork && !self.grid =>
+            {
                 self.line("return;")
             }
             Stmt::Continue(_) => self.line("continue;"),
@@ -232,6 +234,9 @@ impl ClEmitter<'_> {
     ) {
         match place {
             Place::Index { base, index } => self.write(base, index, op, value, span),
+            Place::Var(name) if self.env.reduction(name).is_some() => {
+                self.reduction_update(name, op.map(|o| o.0), value, span)
+            }
             Place::Var(name) => {
                 let v = self.expr(value);
                 let target = self.var(name);

@@ -1,0 +1,147 @@
+//! Reductions of `nuwork!` (see `README.md` here): the operators, each scalar type's identity
+//! and combination, and what generated code calls to launch a reduction kernel and fold its
+//! per-group partials (OpenCL) or per-task partials (native engine) in a fixed order.
+//! Layer 6 of the runtime (see `backend/README.md`), beside `private`.
+
+mod launch;
+#[cfg(test)]
+mod test;
+
+pub use launch::{native_nuwork_reduce, reduce_global, Partials};
+
+use crate::element::Element;
+
+/// How a reduction variable's contributions combine. `-=` updates combine with `Add`: each
+/// partial starts at zero and subtracts, and partials add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RedOp {
+    /// `+=` and `-=`; integers wrap.
+    Add,
+    /// `*=`; integers wrap.
+    Mul,
+    /// `&=`.
+    And,
+    /// `|=`.
+    Or,
+    /// `^=`.
+    Xor,
+    /// `s = s.min(e)` (floats: `f32::min`, which ignores a NaN operand, as OpenCL's `fmin`).
+    Min,
+    /// `s = s.max(e)`.
+    Max,
+}
+
+/// Scalars a `nuwork!` reduction variable may have: every integer and float type. `usize`
+/// and `isize` travel to devices as 64-bit integers, so no device wraps them earlier than
+/// the host does.
+#[diagnostic::on_unimplemented(
+    message = "nuwork!: `{Self}` cannot be a reduction variable",
+    label = "reductions work on integers (i8 to u64, isize, usize) and floats (f32, f64)"
+)]
+pub trait Reduce: Copy + Send + Sync + 'static {
+    /// The type kernels accumulate in.
+    type Dev: Element + Send + Sync;
+    /// The value `op` leaves unchanged: 0 for sums, 1 for products, all ones for `&`, the
+    /// largest value for `min` and the smallest for `max` (infinities for floats).
+    fn identity(op: RedOp) -> Self;
+    /// `a op b`, with Rust's semantics (integers wrap).
+    fn combine(op: RedOp, a: Self, b: Self) -> Self;
+    /// The value as kernels hold it.
+    fn to_dev(self) -> Self::Dev;
+    /// A kernel's value back.
+    fn from_dev(d: Self::Dev) -> Self;
+}
+
+macro_rules! reduce_int {
+    ($($t:ty => $dev:ty),*) => {$(
+        impl Reduce for $t {
+            type Dev = $dev;
+            fn identity(op: RedOp) -> $t {
+                match op {
+                    RedOp::Add | RedOp::Or | RedOp::Xor => 0,
+                    RedOp::Mul => 1,
+                    RedOp::And => !0,
+                    RedOp::Min => <$t>::MAX,
+                    RedOp::Max => <$t>::MIN,
+                }
+            }
+            fn combine(op: RedOp, a: $t, b: $t) -> $t {
+                match op {
+                    RedOp::Add => a.wrapping_add(b),
+                    RedOp::Mul => a.wrapping_mul(b),
+                    RedOp::And => a & b,
+                    RedOp::Or => a | b,
+                    RedOp::Xor => a ^ b,
+                    RedOp::Min => a.min(b),
+                    RedOp::Max => a.max(b),
+                }
+            }
+            fn to_dev(self) -> $dev {
+                self as $dev
+            }
+            fn from_dev(d: $dev) -> $t {
+                // Exact: `$dev` is `$t`, or the 64-bit twin of a pointer-sized `$t`, and
+                // kernels only combine values of `$t`'s range.
+                d as $t
+            }
+        }
+    )*};
+}
+
+reduce_int!(i8 => i8, i16 => i16, i32 => i32, i64 => i64, u8 => u8, u16 => u16, u32 => u32,
+    u64 => u64, isize => i64, usize => u64);
+
+macro_rules! reduce_float {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            type Dev = $t;
+            fn identity(op: RedOp) -> $t {
+                match op {
+                    RedOp::Mul => 1.0,
+                    RedOp::Min => <$t>::INFINITY,
+                    RedOp::Max => <$t>::NEG_INFINITY,
+                    // Bitwise updates of a float do not type-check in the user's code.
+                    RedOp::Add | RedOp::And | RedOp::Or | RedOp::Xor => 0.0,
+                }
+            }
+            fn combine(op: RedOp, a: $t, b: $t) -> $t {
+                match op {
+                    RedOp::Add => a + b,
+                    RedOp::Mul => a * b,
+                    RedOp::Min => a.min(b),
+                    RedOp::Max => a.max(b),
+                    RedOp::And | RedOp::Or | RedOp::Xor => a,
+                }
+            }
+            fn to_dev(self) -> $t {
+                self
+            }
+            fn from_dev(d: $t) -> $t {
+                d
+            }
+        }
+    )*};
+}
+
+reduce_float!(f32, f64);
+
+/// The reduction variable's value, copied before the launch; the call names the variable
+/// at its span, so rustc reports an unsupported type there.
+pub fn reduction_var<T: Reduce>(v: T) -> T {
+    v
+}
+
+/// The identity of `op` for the type of `like`.
+pub fn identity<T: Reduce>(op: RedOp, _like: &T) -> T {
+    T::identity(op)
+}
+
+/// `a op b`.
+pub fn combine<T: Reduce>(op: RedOp, a: T, b: T) -> T {
+    T::combine(op, a, b)
+}
+
+/// The OpenCL C type kernels accumulate `like`'s type in.
+pub fn reduce_cl_type<T: Reduce>(_like: &T) -> &'static str {
+    <T::Dev as Element>::CL_TYPE
+}

@@ -1,0 +1,64 @@
+//! Identities and combinations against plain Rust, and the reduction geometry.
+
+use super::*;
+use crate::backend::native::NativeEngine;
+use crate::device::Device;
+use std::sync::Arc;
+
+const OPS: [RedOp; 7] = [
+    RedOp::Add,
+    RedOp::Mul,
+    RedOp::And,
+    RedOp::Or,
+    RedOp::Xor,
+    RedOp::Min,
+    RedOp::Max,
+];
+
+#[test]
+fn identities_leave_every_value_unchanged() {
+    for v in [0i32, 1, -1, 7, i32::MIN, i32::MAX] {
+        for op in OPS {
+            assert_eq!(i32::combine(op, i32::identity(op), v), v, "{op:?}");
+            assert_eq!(i32::combine(op, v, i32::identity(op)), v, "{op:?}");
+        }
+    }
+    for v in [0.0f32, -0.5, 3.0, f32::MAX, f32::NEG_INFINITY] {
+        for op in [RedOp::Add, RedOp::Mul, RedOp::Min, RedOp::Max] {
+            assert_eq!(f32::combine(op, f32::identity(op), v), v, "{op:?}");
+        }
+    }
+}
+
+#[test]
+fn integers_wrap_and_pointer_sized_ones_travel_as_64_bits() {
+    assert_eq!(u8::combine(RedOp::Add, 200, 100), 44);
+    assert_eq!(i16::combine(RedOp::Mul, 300, 300), 300i16.wrapping_mul(300));
+    assert_eq!(usize::from_dev(usize::MAX.to_dev()), usize::MAX);
+    assert_eq!(isize::from_dev((-5isize).to_dev()), -5);
+    assert_eq!(reduce_cl_type(&0usize), "ulong");
+    assert_eq!(reduce_cl_type(&0f32), "float");
+}
+
+#[test]
+fn float_min_and_max_ignore_a_nan_as_opencl_fmin_does() {
+    assert_eq!(f32::combine(RedOp::Max, f32::NAN, 1.0), 1.0);
+    assert_eq!(f64::combine(RedOp::Min, 2.0, f64::NAN), 2.0);
+}
+
+fn native() -> Device {
+    Device::new(Arc::new(NativeEngine::new(0)))
+}
+
+#[test]
+fn the_geometry_caps_groups_in_whole_groups() {
+    let dev = native();
+    let cap = dev.info().compute_units as usize * 32;
+    let g = reduce_global(&dev, [1 << 24], [256]);
+    assert_eq!(g[0] % 256, 0);
+    assert!(g[0] / 256 <= cap && g[0] / 256 > cap / 2, "{g:?}");
+    assert_eq!(reduce_global(&dev, [1000], [256]), [1024]);
+    assert_eq!(reduce_global(&dev, [0, 50], [8, 8])[0], 0);
+    let g = reduce_global(&dev, [5000, 5000], [16, 16]);
+    assert!((g[0] / 16) * (g[1] / 16) <= cap, "{g:?}");
+}

@@ -1,0 +1,137 @@
+//! The `nuwork!` kernel of a nest with reduction variables (see `crate::reduce`). The host
+//! launches fewer work-items than iterations (`reduce_global` in the runtime), so each
+//! work-item runs grid-stride loops over the mapped dimensions, accumulating every variable
+//! in a private copy that starts at the operator's identity (passed as the variable's own
+//! parameter). Then the group combines its copies in a tree in local memory, in a fixed
+//! order, and its first work-item stores one partial per variable; the host folds them.
+//!
+//! Every work-item reaches each barrier of the tree: the body is inside the loops, where a
+//! top-level `continue` is C's `continue`, and nothing else leaves a `nuwork!` body early.
+
+use super::ClEmitter;
+use crate::emit::template::Ph;
+use crate::ir::*;
+use crate::reduce::{contribution, RedOp};
+
+/// `nu_lid` and `nu_lsz`: the work-item's number in its group and the group's size, over
+/// every dimension.
+const GROUP_IDS: [&str; 2] = [
+    "nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));",
+    "nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));",
+];
+
+/// The group's number over every dimension: where it stores its partials.
+const GROUP_NUMBER: &str = "nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));";
+
+impl ClEmitter<'_> {
+    /// The reduction kernel: `params` so far, then per variable its accumulator, local memory
+    /// for the tree and the partials array.
+    pub(super) fn reduction_kernel(
+        mut self,
+        name: &str,
+        mut params: Vec<String>,
+        mapped: &[Loop],
+        body: &Block,
+    ) -> String {
+        params.extend(self.reduction_params());
+        self.grid = true;
+        for d in 0..mapped.len() {
+            // The step never passes `nu_n<d>`, so no index wraps whatever its width.
+            let (g, n, z) = (format!("nu_g{d}"), format!("nu_n{d}"), format!("(nu_idx)get_global_size({d})"));
+            self.raw_line(&format!("for (nu_idx {g} = get_global_id({d}); {g} < {n}; {g} = {n} - {g} > {z} ? {g} + {z} : {n}) {{"));
+            self.indent += 1;
+        }
+        self.names.push();
+        self.mapped_vars(mapped);
+        self.body(body);
+        self.names.pop();
+        for _ in mapped {
+            self.indent -= 1;
+            self.raw_line("}");
+        }
+        self.tree();
+        format!("kernel void {name}({}) {{\n{}}}\n", params.join(", "), self.out)
+    }
+
+    /// Per reduction variable: the accumulator (named as the variable), local memory, partials.
+    fn reduction_params(&self) -> Vec<String> {
+        let reds = &self.env.analysis.reductions;
+        let mut params = Vec::new();
+        for (r, red) in reds.iter().enumerate() {
+            let Some((fill, _)) = self.env.reduction(&red.name) else {
+                continue;
+            };
+            let t = Ph::ty(fill);
+            params.extend([
+                format!("{t} {}", self.var(&red.name)),
+                format!("local {t}* restrict nu_rl{r}"),
+                format!("global {t}* restrict nu_rp{r}, nu_idx nu_rp{r}__d0"),
+            ]);
+        }
+        params
+    }
+
+    /// The group's tree: halving strides over the largest power of two below the group
+    /// size, so any group size works and the order is fixed.
+    fn tree(&mut self) {
+        let reds: Vec<(String, usize, RedOp)> = self
+            .env
+            .analysis
+            .reductions
+            .iter()
+            .filter_map(|r| self.env.reduction(&r.name).map(|(f, op)| (self.var(&r.name), f, op)))
+            .collect();
+        GROUP_IDS.iter().for_each(|l| self.raw_line(l));
+        for (r, (var, ..)) in reds.iter().enumerate() {
+            self.raw_line(&format!("nu_rl{r}[nu_lid] = {var};"));
+        }
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("nu_idx nu_h = 1;");
+        self.raw_line("while (2 * nu_h < nu_lsz) nu_h *= 2;");
+        self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
+        self.raw_line("    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
+        for (r, (_, fill, op)) in reds.iter().enumerate() {
+            let (a, b) = (format!("nu_rl{r}[nu_lid]"), format!("nu_rl{r}[nu_lid + nu_h]"));
+            let c = combine(*fill, *op, &a, &b);
+            self.raw_line(&format!("        {a} = {c};"));
+        }
+        self.raw_line("    }");
+        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("}");
+        self.raw_line("if (nu_lid == 0) {");
+        self.raw_line(&format!("    {GROUP_NUMBER}"));
+        for r in 0..reds.len() {
+            self.raw_line(&format!("    nu_rp{r}[nu_grp] = nu_rl{r}[0];"));
+        }
+        self.raw_line("}");
+    }
+
+    /// An update of reduction variable `name`: its private copy, in the variable's type.
+    pub(super) fn reduction_update(
+        &mut self,
+        name: &syn::Ident,
+        op: Option<BinOp>,
+        value: &Expr,
+        span: proc_macro2::Span,
+    ) {
+        let Some((fill, red)) = self.env.reduction(name) else {
+            return;
+        };
+        let e = self.expr(contribution(op, value));
+        let (target, t) = (self.var(name), Ph::ty(fill));
+        let e = format!("(({t})({e}))");
+        let new = match op {
+            Some(op) => self.update(op, fill, &target, &e, span),
+            None => combine(fill, red, &target, &e),
+        };
+        self.line(format!("{target} = {new};"));
+    }
+}
+
+/// `a op b` in the variable's type, with Rust's semantics.
+fn combine(fill: usize, op: RedOp, a: &str, b: &str) -> String {
+    match op.cl_combine() {
+        (f, true) => format!("{}({a}, {b})", Ph::func(fill, f)),
+        (o, false) => Ph::op(fill, o, &[a, b]),
+    }
+}

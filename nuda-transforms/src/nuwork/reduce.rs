@@ -1,0 +1,122 @@
+//! The host side of `nuwork!` reductions (see `crate::reduce`): each variable's value copied
+//! before the launch (`__nuda_rv<r>`), an accumulator over the nest's kernels
+//! (`__nuda_ra<r>`), the native engine's per-task partials, the OpenCL launch with its
+//! partials arrays, and the variable's update once every kernel has run.
+
+use super::Parts;
+use crate::paths::PRIVATE;
+use crate::reduce::Reduction;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+fn rv(r: usize) -> syn::Ident {
+    format_ident!("__nuda_rv{}", r)
+}
+
+fn ra(r: usize) -> syn::Ident {
+    format_ident!("__nuda_ra{}", r)
+}
+
+fn each<'p>(p: &'p Parts) -> impl Iterator<Item = (usize, &'p Reduction, TokenStream)> + 'p {
+    let reds = &p.analysis.reductions;
+    reds.iter().enumerate().map(|(r, red)| (r, red, red.op.tokens()))
+}
+
+/// Before the launch: each variable's value, and its accumulator at the identity. The copy
+/// names the variable where it was updated, so an unsupported type is reported there.
+pub(super) fn setup(p: &Parts) -> TokenStream {
+    let lines = each(p).map(|(r, red, op)| {
+        let (name, v, a) = (&red.name, rv(r), ra(r));
+        let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));
+        quote!(let #v = #copy; let mut #a = #PRIVATE::identity(#op, &#v);)
+    });
+    quote!(#(#lines)*)
+}
+
+/// In the type witness, after its hygiene guards: each variable as a local of its type.
+pub(super) fn witness(p: &Parts) -> TokenStream {
+    let lines = each(p).map(|(r, red, _)| {
+        let (name, v) = (&red.name, rv(r));
+        quote!(#[allow(unused_mut)] let mut #name = #v;)
+    });
+    quote!(#(#lines)*)
+}
+
+/// The reduction variables' type fills, after the captures'.
+pub(super) fn fills(p: &Parts) -> Vec<TokenStream> {
+    each(p)
+        .map(|(r, _, _)| {
+            let v = rv(r);
+            quote!(#PRIVATE::Fill::Type(#PRIVATE::reduce_cl_type(&#v)))
+        })
+        .collect()
+}
+
+/// At the start of a native task: each variable's private copy, at the identity.
+pub(super) fn native_start(p: &Parts) -> TokenStream {
+    let lines = each(p).map(|(r, red, op)| {
+        let (name, v) = (&red.name, rv(r));
+        quote!(let mut #name = #PRIVATE::identity(#op, &#v);)
+    });
+    quote!(#(#lines)*)
+}
+
+/// At the end of a native task: its partials, as a tuple.
+pub(super) fn native_end(p: &Parts) -> TokenStream {
+    let names = each(p).map(|(_, red, _)| &red.name);
+    quote!((#(#names,)*))
+}
+
+/// The native run of one kernel's `__nuda_body` over `trips`, its partials folded into the
+/// accumulators.
+pub(super) fn native_run(p: &Parts, trips: &TokenStream) -> TokenStream {
+    let combines = each(p).map(|(r, _, op)| {
+        let k = syn::Index::from(r);
+        quote!(#PRIVATE::combine(#op, __nuda_a.#k, __nuda_b.#k))
+    });
+    let folds = each(p).map(|(r, _, op)| {
+        let (a, k) = (ra(r), syn::Index::from(r));
+        quote!(#a = #PRIVATE::combine(#op, #a, __nuda_p.#k);)
+    });
+    quote! {
+        let (_, __nuda_part) = #PRIVATE::native_nuwork_reduce(&__nuda_dev, #trips, __nuda_faults,
+            __nuda_body, |__nuda_a, __nuda_b| (#(#combines,)*))?;
+        if let ::core::option::Option::Some(__nuda_p) = __nuda_part {
+            #(#folds)*
+        }
+    }
+}
+
+/// The OpenCL launch of one kernel: `start` builds `__nuda_l` on the capped NDRange
+/// `__nuda_global`, and each group's partials are folded into the accumulators after.
+pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> TokenStream {
+    let news = each(p).map(|(r, _, op)| {
+        let (pa, v) = (format_ident!("__nuda_pa{}", r), rv(r));
+        quote!(let mut #pa = #PRIVATE::Partials::new(#op, &#v, __nuda_global, __nuda_local);)
+    });
+    let pushes = each(p).map(|(r, _, _)| {
+        let pa = format_ident!("__nuda_pa{}", r);
+        quote!(__nuda_l = #pa.push(__nuda_l);)
+    });
+    let folds = each(p).map(|(r, _, _)| {
+        let (pa, a) = (format_ident!("__nuda_pa{}", r), ra(r));
+        quote!(#a = #pa.fold(#a)?;)
+    });
+    quote! {{
+        let __nuda_global = #PRIVATE::reduce_global(&__nuda_dev, #trips, __nuda_local);
+        #(#news)*
+        #start
+        #(#pushes)*
+        __nuda_l.run()?;
+        #(#folds)*
+    }}
+}
+
+/// After every kernel ran: each variable combined with its accumulator.
+pub(super) fn finish(p: &Parts) -> TokenStream {
+    let lines = each(p).map(|(r, red, op)| {
+        let (name, a) = (&red.name, ra(r));
+        quote!(#name = #PRIVATE::combine(#op, #name, #a);)
+    });
+    quote!(#(#lines)*)
+}

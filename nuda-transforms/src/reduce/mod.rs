@@ -1,0 +1,158 @@
+//! Reductions in `nuwork!` (see `README.md` here): recognising a reduction variable's
+//! updates. Capture analysis calls [`update_of`] on every assignment to a captured scalar;
+//! an update in one of the forms below makes the scalar a reduction variable, any other
+//! assignment is an error naming the forms, and a read anywhere else in the body is an error
+//! too (`capture` checks that once the body is walked).
+//!
+//! The forms: `s += e`, `s -= e`, `s *= e`, `s |= e`, `s &= e`, `s ^= e`, `s = s.max(e)`,
+//! `s = s.min(e)`, each possibly under `if`, where `e` does not read `s`.
+
+#[cfg(test)]
+mod test;
+
+use crate::ir::*;
+use crate::paths::PRIVATE;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::Ident;
+
+/// How a reduction variable's contributions combine (the runtime's `RedOp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedOp {
+    /// `+=` and `-=`.
+    Add,
+    /// `*=`.
+    Mul,
+    /// `&=`.
+    And,
+    /// `|=`.
+    Or,
+    /// `^=`.
+    Xor,
+    /// `s = s.min(e)`.
+    Min,
+    /// `s = s.max(e)`.
+    Max,
+}
+
+impl RedOp {
+    /// The runtime's value for this operator.
+    pub fn tokens(self) -> TokenStream {
+        let v = syn::Ident::new(&format!("{self:?}"), Span::call_site());
+        quote!(#PRIVATE::RedOp::#v)
+    }
+
+    /// How the operator reads in messages.
+    pub fn written(self) -> &'static str {
+        match self {
+            RedOp::Add => "`+=`/`-=`",
+            RedOp::Mul => "`*=`",
+            RedOp::And => "`&=`",
+            RedOp::Or => "`|=`",
+            RedOp::Xor => "`^=`",
+            RedOp::Min => "`.min(..)`",
+            RedOp::Max => "`.max(..)`",
+        }
+    }
+
+    /// The OpenCL C template operation combining two partials: an `O` placeholder operation,
+    /// or an `F` placeholder function (`min`/`max`, `fmin`/`fmax` for floats).
+    pub fn cl_combine(self) -> (&'static str, bool) {
+        match self {
+            RedOp::Add => ("add", false),
+            RedOp::Mul => ("mul", false),
+            RedOp::And => ("and", false),
+            RedOp::Or => ("or", false),
+            RedOp::Xor => ("xor", false),
+            RedOp::Min => ("min", true),
+            RedOp::Max => ("max", true),
+        }
+    }
+}
+
+/// A reduction variable of a `nuwork!` body.
+#[derive(Debug, Clone)]
+pub struct Reduction {
+    /// The captured `let mut` scalar.
+    pub name: Ident,
+    /// How its updates combine.
+    pub op: RedOp,
+    /// Its first update.
+    pub span: Span,
+}
+
+/// The update forms with variable `s`, for messages.
+pub fn forms(s: &Ident) -> String {
+    format!("`{s} += e`, `{s} -= e`, `{s} *= e`, `{s} |= e`, `{s} &= e`, `{s} ^= e`, `{s} = {s}.max(e)` or `{s} = {s}.min(e)`")
+}
+
+/// If `name op= value` (or `name = value`) is an update in one of the forms, its operator
+/// and the contribution `e`.
+pub fn update_of<'v>(name: &Ident, op: Option<BinOp>, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr)> {
+    let red = match op {
+        Some(BinOp::Add | BinOp::Sub) => RedOp::Add,
+        Some(BinOp::Mul) => RedOp::Mul,
+        Some(BinOp::BitAnd) => RedOp::And,
+        Some(BinOp::BitOr) => RedOp::Or,
+        Some(BinOp::BitXor) => RedOp::Xor,
+        Some(_) => return None,
+        None => return min_max(name, value),
+    };
+    Some((red, value))
+}
+
+/// `name.max(e)` or `name.min(e)`: the operator and `e`.
+fn min_max<'v>(name: &Ident, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr)> {
+    let ExprKind::Method {
+        recv, method, args, path: None,
+    } = &mut value.kind
+    else {
+        return None;
+    };
+    let on_self = matches!(&recv.kind, ExprKind::Var(v) if v == name);
+    let op = match method.to_string().as_str() {
+        "max" => RedOp::Max,
+        "min" => RedOp::Min,
+        _ => return None,
+    };
+    match args.as_mut_slice() {
+        [e] if on_self => Some((op, e)),
+        _ => None,
+    }
+}
+
+/// Records an update of `name` with `op` at `span` in `list`; a second operator for one
+/// variable is the error returned.
+pub fn record(list: &mut Vec<Reduction>, name: &Ident, op: RedOp, span: Span) -> Result<(), String> {
+    match list.iter().find(|r| r.name == *name) {
+        Some(r) if r.op != op => Err(format!(
+            "nuwork!: `{name}` is a reduction variable combined with {}, so it cannot also be updated with {}; use a second variable for the other operator",
+            r.op.written(),
+            op.written()
+        )),
+        Some(_) => Ok(()),
+        None => {
+            list.push(Reduction { name: name.clone(), op, span });
+            Ok(())
+        }
+    }
+}
+
+/// The error for an assignment to captured `name` that is not a reduction update.
+pub fn not_an_update(name: &Ident) -> String {
+    format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction variable, updated as {} (each possibly under `if`), or copy it into a local (`let mut x = {name};`)", forms(name))
+}
+
+/// The error for a read of reduction variable `name` (other than its own updates).
+pub fn read_of_reduction(name: &Ident, op: RedOp) -> String {
+    format!("nuwork!: `{name}` is a reduction variable (updated with {}), whose value is known only after the loop, so the body cannot read it; a reduction variable's only uses are its updates, as {}", op.written(), forms(name))
+}
+
+/// The contribution `e` of an update capture analysis accepted: the value of `s op= e`, or
+/// the argument of `s = s.max(e)`.
+pub fn contribution(op: Option<BinOp>, value: &Expr) -> &Expr {
+    match (&value.kind, op) {
+        (ExprKind::Method { args, .. }, None) if args.len() == 1 => &args[0],
+        _ => value,
+    }
+}
