@@ -27,9 +27,9 @@ pub mod kernel;
 pub mod launch;
 mod memory;
 mod nudevs;
-mod reduce;
 #[doc(hidden)]
 pub mod private;
+mod reduce;
 mod shape;
 mod stats;
 

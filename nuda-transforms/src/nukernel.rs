@@ -295,7 +295,10 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let mut recorded = std::collections::BTreeSet::new();
     native::recorded_slots(&p.witness, &mut recorded);
     let (setup, run) = (setup(p, &recorded), engines(name, p));
-    let (fills, calls) = (fills(p.slots, &recorded, &p.captures, &[]), companions(&p.calls));
+    let (fills, calls) = (
+        fills(p.slots, &recorded, &p.captures, &[]),
+        companions(&p.calls),
+    );
     let proof_in = proof_inputs(&p.captures);
     quote! {
         #(#attrs)*

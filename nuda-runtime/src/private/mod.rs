@@ -11,11 +11,11 @@ mod template;
 pub use crate::backend::opencl::spell::{division_helpers, literal, trips_helpers};
 pub use crate::backend::Form;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
-pub(crate) use native::Split;
 pub use crate::reduce::{
-    combine, identity, native_nuwork_reduce, reduce_cl_type, reduce_global, reduction_var,
+    combine, identity, native_nuwork_reduce, reduce_cl_type, reduce_global, reduced, reduction_var,
     Partials, RedOp, Reduce,
 };
+pub(crate) use native::Split;
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };

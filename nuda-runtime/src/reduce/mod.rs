@@ -36,9 +36,14 @@ pub enum RedOp {
 /// the host does.
 #[diagnostic::on_unimplemented(
     message = "nuwork!: `{Self}` cannot be a reduction variable",
-    label = "reductions work on integers (i8 to u64, isize, usize) and floats (f32, f64)"
+    label = "reductions work on integers (i8 to u64, isize, usize), floats (f32, f64) and bool"
 )]
 pub trait Reduce: Copy + Send + Sync + 'static {
+    /// `Self`. Generated code names the variable's type through this projection, so a type
+    /// without the trait is one error at the variable rather than one per generated use.
+    type This: Reduce;
+    /// `self`, as `This`.
+    fn this(self) -> Self::This;
     /// The type kernels accumulate in.
     type Dev: Element + Send + Sync;
     /// The value `op` leaves unchanged: 0 for sums, 1 for products, all ones for `&`, the
@@ -55,6 +60,10 @@ pub trait Reduce: Copy + Send + Sync + 'static {
 macro_rules! reduce_int {
     ($($t:ty => $dev:ty),*) => {$(
         impl Reduce for $t {
+            type This = $t;
+            fn this(self) -> $t {
+                self
+            }
             type Dev = $dev;
             fn identity(op: RedOp) -> $t {
                 match op {
@@ -94,6 +103,10 @@ reduce_int!(i8 => i8, i16 => i16, i32 => i32, i64 => i64, u8 => u8, u16 => u16, 
 macro_rules! reduce_float {
     ($($t:ty),*) => {$(
         impl Reduce for $t {
+            type This = $t;
+            fn this(self) -> $t {
+                self
+            }
             type Dev = $t;
             fn identity(op: RedOp) -> $t {
                 match op {
@@ -125,10 +138,40 @@ macro_rules! reduce_float {
 
 reduce_float!(f32, f64);
 
+/// `|=`, `&=`, `^=`, `max` and `min` of a flag; kernels hold it as a `uchar` 0 or 1.
+impl Reduce for bool {
+    type This = bool;
+    fn this(self) -> bool {
+        self
+    }
+    type Dev = u8;
+    fn identity(op: RedOp) -> bool {
+        matches!(op, RedOp::And | RedOp::Min)
+    }
+    fn combine(op: RedOp, a: bool, b: bool) -> bool {
+        match op {
+            RedOp::And | RedOp::Min | RedOp::Mul => a & b,
+            RedOp::Or | RedOp::Max | RedOp::Add => a | b,
+            RedOp::Xor => a ^ b,
+        }
+    }
+    fn to_dev(self) -> u8 {
+        self as u8
+    }
+    fn from_dev(d: u8) -> bool {
+        d != 0
+    }
+}
+
 /// The reduction variable's value, copied before the launch; the call names the variable
 /// at its span, so rustc reports an unsupported type there.
-pub fn reduction_var<T: Reduce>(v: T) -> T {
-    v
+pub fn reduction_var<T: Reduce>(v: T) -> T::This {
+    v.this()
+}
+
+/// The variable's new value: `old op total`. Typed through `This`, as `reduction_var` is.
+pub fn reduced<T: Reduce>(op: RedOp, old: T, total: T) -> T::This {
+    T::combine(op, old, total).this()
 }
 
 /// The identity of `op` for the type of `like`.

@@ -287,11 +287,14 @@ impl Walker<'_> {
     fn reads_of_reductions(&mut self) {
         for r in &self.out.reductions {
             if let Some(c) = self.out.captures.iter().find(|c| c.name == r.name) {
-                self.cx.error(c.span, reduce::read_of_reduction(&r.name, r.op));
+                self.cx
+                    .error(c.span, reduce::read_of_reduction(&r.name, r.op));
             }
         }
         let reds = &self.out.reductions;
-        self.out.captures.retain(|c| !reds.iter().any(|r| r.name == c.name));
+        self.out
+            .captures
+            .retain(|c| !reds.iter().any(|r| r.name == c.name));
     }
 
     fn assigned_capture(&self, name: &Ident) {

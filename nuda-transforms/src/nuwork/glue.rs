@@ -78,7 +78,11 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let pushes = push_captures(&p.analysis.captures);
     let trips = quote!([#(#rnames.trips()),*]);
     let reduces = !p.analysis.reductions.is_empty();
-    let global = if reduces { quote!(__nuda_global) } else { trips.clone() };
+    let global = if reduces {
+        quote!(__nuda_global)
+    } else {
+        trips.clone()
+    };
     let start = quote! {
         let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev)
             .global(#global).local(__nuda_local).index_type(__nuda_variant.index_type());
@@ -120,7 +124,9 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let trips = quote!([#(#rnames.trips()),*]);
     let run = match reduces {
         true => super::reduce::native_run(p, &trips),
-        false => quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;),
+        false => {
+            quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;)
+        }
     };
     quote! {
         #[allow(unused_parens, unused_mut, clippy::all)]

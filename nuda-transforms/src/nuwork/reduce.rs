@@ -19,7 +19,9 @@ fn ra(r: usize) -> syn::Ident {
 
 fn each<'p>(p: &'p Parts) -> impl Iterator<Item = (usize, &'p Reduction, TokenStream)> + 'p {
     let reds = &p.analysis.reductions;
-    reds.iter().enumerate().map(|(r, red)| (r, red, red.op.tokens()))
+    reds.iter()
+        .enumerate()
+        .map(|(r, red)| (r, red, red.op.tokens()))
 }
 
 /// Before the launch: each variable's value, and its accumulator at the identity. The copy
@@ -116,7 +118,9 @@ pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> Tok
 pub(super) fn finish(p: &Parts) -> TokenStream {
     let lines = each(p).map(|(r, red, op)| {
         let (name, a) = (&red.name, ra(r));
-        quote!(#name = #PRIVATE::combine(#op, #name, #a);)
+        // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
+        let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));
+        quote!(#name = #PRIVATE::reduced(#op, #copy, #a);)
     });
     quote!(#(#lines)*)
 }

@@ -88,7 +88,11 @@ pub fn forms(s: &Ident) -> String {
 
 /// If `name op= value` (or `name = value`) is an update in one of the forms, its operator
 /// and the contribution `e`.
-pub fn update_of<'v>(name: &Ident, op: Option<BinOp>, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr)> {
+pub fn update_of<'v>(
+    name: &Ident,
+    op: Option<BinOp>,
+    value: &'v mut Expr,
+) -> Option<(RedOp, &'v mut Expr)> {
     let red = match op {
         Some(BinOp::Add | BinOp::Sub) => RedOp::Add,
         Some(BinOp::Mul) => RedOp::Mul,
@@ -104,7 +108,10 @@ pub fn update_of<'v>(name: &Ident, op: Option<BinOp>, value: &'v mut Expr) -> Op
 /// `name.max(e)` or `name.min(e)`: the operator and `e`.
 fn min_max<'v>(name: &Ident, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr)> {
     let ExprKind::Method {
-        recv, method, args, path: None,
+        recv,
+        method,
+        args,
+        path: None,
     } = &mut value.kind
     else {
         return None;
@@ -123,7 +130,12 @@ fn min_max<'v>(name: &Ident, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr
 
 /// Records an update of `name` with `op` at `span` in `list`; a second operator for one
 /// variable is the error returned.
-pub fn record(list: &mut Vec<Reduction>, name: &Ident, op: RedOp, span: Span) -> Result<(), String> {
+pub fn record(
+    list: &mut Vec<Reduction>,
+    name: &Ident,
+    op: RedOp,
+    span: Span,
+) -> Result<(), String> {
     match list.iter().find(|r| r.name == *name) {
         Some(r) if r.op != op => Err(format!(
             "nuwork!: `{name}` is a reduction variable combined with {}, so it cannot also be updated with {}; use a second variable for the other operator",

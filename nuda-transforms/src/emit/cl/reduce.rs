@@ -37,7 +37,11 @@ impl ClEmitter<'_> {
         self.grid = true;
         for d in 0..mapped.len() {
             // The step never passes `nu_n<d>`, so no index wraps whatever its width.
-            let (g, n, z) = (format!("nu_g{d}"), format!("nu_n{d}"), format!("(nu_idx)get_global_size({d})"));
+            let (g, n, z) = (
+                format!("nu_g{d}"),
+                format!("nu_n{d}"),
+                format!("(nu_idx)get_global_size({d})"),
+            );
             self.raw_line(&format!("for (nu_idx {g} = get_global_id({d}); {g} < {n}; {g} = {n} - {g} > {z} ? {g} + {z} : {n}) {{"));
             self.indent += 1;
         }
@@ -50,7 +54,11 @@ impl ClEmitter<'_> {
             self.raw_line("}");
         }
         self.tree();
-        format!("kernel void {name}({}) {{\n{}}}\n", params.join(", "), self.out)
+        format!(
+            "kernel void {name}({}) {{\n{}}}\n",
+            params.join(", "),
+            self.out
+        )
     }
 
     /// Per reduction variable: the accumulator (named as the variable), local memory, partials.
@@ -79,7 +87,11 @@ impl ClEmitter<'_> {
             .analysis
             .reductions
             .iter()
-            .filter_map(|r| self.env.reduction(&r.name).map(|(f, op)| (self.var(&r.name), f, op)))
+            .filter_map(|r| {
+                self.env
+                    .reduction(&r.name)
+                    .map(|(f, op)| (self.var(&r.name), f, op))
+            })
             .collect();
         GROUP_IDS.iter().for_each(|l| self.raw_line(l));
         for (r, (var, ..)) in reds.iter().enumerate() {
@@ -91,7 +103,10 @@ impl ClEmitter<'_> {
         self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
         self.raw_line("    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
         for (r, (_, fill, op)) in reds.iter().enumerate() {
-            let (a, b) = (format!("nu_rl{r}[nu_lid]"), format!("nu_rl{r}[nu_lid + nu_h]"));
+            let (a, b) = (
+                format!("nu_rl{r}[nu_lid]"),
+                format!("nu_rl{r}[nu_lid + nu_h]"),
+            );
             let c = combine(*fill, *op, &a, &b);
             self.raw_line(&format!("        {a} = {c};"));
         }
