@@ -5,6 +5,7 @@
 //! base first, and their peers, as a table like NUDA's Table 3.
 
 mod checks;
+mod dot;
 mod histogram;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
@@ -34,6 +35,7 @@ const ALL: &[&str] = &[
     "runtime",
     "saxpy",
     "reduce",
+    "dot",
     "histogram",
     "imgconv",
     "nbody",
@@ -50,13 +52,13 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, saxpy, reduce, histogram, imgconv, nbody,
+    /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, histogram, imgconv, nbody,
     /// sgemm, dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,dot,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -150,6 +152,7 @@ fn problems(
         match p.as_str() {
             "saxpy" => saxpy::run(&mut bench, args.quick)?,
             "reduce" => reduce::run(&mut bench, args.quick)?,
+            "dot" => dot::run(&mut bench, args.quick)?,
             "histogram" => histogram::run(&mut bench, args.quick)?,
             "imgconv" => problems::conv(&mut bench, args.quick)?,
             "nbody" => problems::bodies(&mut bench, args.quick)?,

@@ -491,15 +491,49 @@ fn nuwork_reductions() {
                 return b[nu_i0];
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P9(a), $P10(b), $T11 v_dot, local $T11* restrict nu_rl0, global $T11* restrict nu_rp0, nu_idx nu_rp0__d0, $T12 count, local $T12* restrict nu_rl1, global $T12* restrict nu_rp1, nu_idx nu_rp1__d0, $T13 hi, local $T13* restrict nu_rl2, global $T13* restrict nu_rp2, nu_idx nu_rp2__d0) {
-                for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
+            #if NU_CPU
+                $T11 nu_a0[16];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a0[nu_k] = v_dot;
+                $T12 nu_a1[16];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a1[nu_k] = count;
+                $T13 nu_a2[16];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a2[nu_k] = hi;
+                nu_idx nu_c0 = nu_n0 / (nu_idx)get_global_size(0) + (nu_n0 % (nu_idx)get_global_size(0) != 0);
+                nu_idx nu_lo0 = (nu_idx)min((ulong)get_global_id(0) * nu_c0, (ulong)nu_n0), nu_hi0 = nu_lo0 + min(nu_c0, nu_n0 - nu_lo0);
+                nu_idx nu_b0 = nu_lo0;
+                for (; nu_hi0 - nu_b0 >= 16; nu_b0 += 16) for (uint nu_k = 0; nu_k < 16; nu_k++) {
+                    nu_idx nu_g0 = nu_b0 + nu_k;
                     $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
-                    v_dot = $O11(add)[v_dot, (($T11)($O2(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
+                    nu_a0[nu_k] = $O11(add)[nu_a0[nu_k], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
                     if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
+                        nu_a1[nu_k] = $O12(add)[nu_a1[nu_k], (($T12)($L5(1)))];
+                        continue;
+                    }
+                    nu_a2[nu_k] = $F13(max)(nu_a2[nu_k], (($T13)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
+                }
+                for (nu_idx nu_g0 = nu_b0; nu_g0 < nu_hi0; nu_g0++) {
+                    $T1 i_1 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    nu_a0[0] = $O11(add)[nu_a0[0], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_1, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
+                        nu_a1[0] = $O12(add)[nu_a1[0], (($T12)($L5(1)))];
+                        continue;
+                    }
+                    nu_a2[0] = $F13(max)(nu_a2[0], (($T13)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err))));
+                }
+                for (uint nu_k = 0; nu_k < 16; nu_k++) v_dot = $O11(add)[v_dot, nu_a0[nu_k]];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) count = $O12(add)[count, nu_a1[nu_k]];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F13(max)(hi, nu_a2[nu_k]);
+            #else
+                for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
+                    $T1 i_2 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    v_dot = $O11(add)[v_dot, (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
                         count = $O12(add)[count, (($T12)($L5(1)))];
                         continue;
                     }
-                    hi = $F13(max)(hi, (($T13)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
+                    hi = $F13(max)(hi, (($T13)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
                 }
+            #endif
                 nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
                 nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));
                 nu_rl0[nu_lid] = v_dot;

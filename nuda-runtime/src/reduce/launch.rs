@@ -6,6 +6,7 @@
 
 use super::{RedOp, Reduce};
 use crate::array::NuArray1;
+use crate::backend::DeviceKind;
 use crate::device::Device;
 use crate::error::Result;
 use crate::fault::Faults;
@@ -21,14 +22,21 @@ const NATIVE_TASKS: usize = 256;
 
 /// The NDRange of a reduction kernel over `trips` iterations with work-groups of `local`:
 /// whole groups, at most `GROUPS_PER_UNIT` per compute unit, halving the dimension with the
-/// most groups until the cap holds. Zero where a dimension has no iteration.
+/// most groups until the cap holds. On a CPU, groups only along the first dimension: each
+/// work-item takes a block of every dimension, and a block of the last one is a contiguous
+/// run of memory for the usual row-major indexing. Zero where a dimension has no iteration.
 pub fn reduce_global<const K: usize>(
     dev: &Device,
     trips: [usize; K],
     local: [usize; K],
 ) -> [usize; K] {
     let cap = (dev.info().compute_units.max(1) as usize).saturating_mul(GROUPS_PER_UNIT);
-    let mut groups: [usize; K] = std::array::from_fn(|d| trips[d].div_ceil(local[d].max(1)));
+    let cpu = dev.info().kind == DeviceKind::Cpu;
+    let mut groups: [usize; K] = std::array::from_fn(|d| match (cpu && d > 0, trips[d]) {
+        (_, 0) => 0,
+        (true, _) => 1,
+        (false, t) => t.div_ceil(local[d].max(1)),
+    });
     while groups.iter().product::<usize>() > cap {
         let widest = (0..K).max_by_key(|&d| (groups[d], K - d)).unwrap_or(0);
         groups[widest] = groups[widest].div_ceil(2);

@@ -19,6 +19,9 @@ pub(crate) struct Prelude {
     pub index: IndexType,
     pub fp64: bool,
     pub images: bool,
+    /// A CPU device: `NU_CPU` is 1, and kernels that choose a loop shape per device kind
+    /// (reductions) take the one for CPUs.
+    pub cpu: bool,
 }
 
 impl Prelude {
@@ -32,6 +35,7 @@ impl Prelude {
         let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
         t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
+        t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
         t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
         // Rust never fuses `a * b + c`; OpenCL C may unless told not to.
@@ -227,6 +231,7 @@ impl ClDevice {
             index,
             fp64: self.info.fp64,
             images: self.info.images,
+            cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
         };
         let werror = crate::config::config().werror.clone()?;
         // The options are part of the text, so caches key on them too.

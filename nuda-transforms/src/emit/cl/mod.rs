@@ -149,6 +149,8 @@ pub struct ClEmitter<'a> {
     /// Whether the body runs inside grid-stride loops (a reduction kernel), where a top-level
     /// `continue` goes on to the work-item's next iteration rather than returning.
     grid: bool,
+    /// In a reduction kernel's lanes on CPUs: the lane whose accumulators updates go to.
+    lane: Option<String>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -170,6 +172,7 @@ impl<'a> ClEmitter<'a> {
             depth: 0,
             hoist_ok: true,
             grid: false,
+            lane: None,
         }
     }
 

@@ -1,6 +1,9 @@
 //! The `nuwork!` kernel of a nest with reduction variables (see `crate::reduce`). The host
 //! launches fewer work-items than iterations (`reduce_global` in the runtime), so each
-//! work-item runs grid-stride loops over the mapped dimensions, accumulating every variable
+//! work-item loops over several iterations of the mapped dimensions: a grid-stride apart on
+//! GPUs, where neighbouring work-items then read neighbouring elements at once, and as one
+//! contiguous block per dimension on CPUs (`NU_CPU`, set by the runtime's prelude), where a
+//! work-item runs alone on a core and streams through its block. It accumulates every variable
 //! in a private copy that starts at the operator's identity (passed as the variable's own
 //! parameter). Then the group combines its copies in a tree in local memory, in a fixed
 //! order, and its first work-item stores one partial per variable; the host folds them.
@@ -20,6 +23,14 @@ const GROUP_IDS: [&str; 2] = [
     "nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));",
 ];
 
+/// Accumulators per variable and work-item on CPUs.
+const LANES: usize = 16;
+
+/// `get_global_size(d)` as an index.
+fn global_size(d: usize) -> String {
+    format!("(nu_idx)get_global_size({d})")
+}
+
 /// The group's number over every dimension: where it stores its partials.
 const GROUP_NUMBER: &str = "nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));";
 
@@ -35,30 +46,107 @@ impl ClEmitter<'_> {
     ) -> String {
         params.extend(self.reduction_params());
         self.grid = true;
-        for d in 0..mapped.len() {
-            // The step never passes `nu_n<d>`, so no index wraps whatever its width.
-            let (g, n, z) = (
-                format!("nu_g{d}"),
-                format!("nu_n{d}"),
-                format!("(nu_idx)get_global_size({d})"),
-            );
-            self.raw_line(&format!("for (nu_idx {g} = get_global_id({d}); {g} < {n}; {g} = {n} - {g} > {z} ? {g} + {z} : {n}) {{"));
-            self.indent += 1;
-        }
-        self.names.push();
-        self.mapped_vars(mapped);
-        self.body(body);
-        self.names.pop();
-        for _ in mapped {
-            self.indent -= 1;
-            self.raw_line("}");
-        }
+        self.out.push_str("#if NU_CPU\n");
+        self.cpu_loops(mapped, body);
+        self.out.push_str("#else\n");
+        self.gpu_loops(mapped, body);
+        self.out.push_str("#endif\n");
         self.tree();
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
             params.join(", "),
             self.out
         )
+    }
+
+    /// The mapped variables and the body, in a scope of their own, with reduction updates
+    /// going to lane `lane` of the lane accumulators (CPU) or to the variables (GPU).
+    fn iteration(&mut self, mapped: &[Loop], body: &Block, lane: Option<&str>) {
+        self.lane = lane.map(str::to_string);
+        self.names.push();
+        self.mapped_vars(mapped);
+        self.body(body);
+        self.names.pop();
+        self.lane = None;
+    }
+
+    /// GPUs: grid-stride loops over every dimension. The step never passes `nu_n<d>`, so no
+    /// index wraps whatever its width.
+    fn gpu_loops(&mut self, mapped: &[Loop], body: &Block) {
+        for d in 0..mapped.len() {
+            let (g, n, z) = (format!("nu_g{d}"), format!("nu_n{d}"), global_size(d));
+            self.raw_line(&format!("for (nu_idx {g} = get_global_id({d}); {g} < {n}; {g} = {n} - {g} > {z} ? {g} + {z} : {n}) {{"));
+            self.indent += 1;
+        }
+        self.iteration(mapped, body, None);
+        self.close(mapped.len());
+    }
+
+    /// CPUs: a block of every dimension, the last one in steps of `LANES` iterations that
+    /// update `LANES` accumulators per variable (independent chains the compiler can overlap
+    /// or vectorise), then the block's tail; the lanes are combined in order at the end.
+    fn cpu_loops(&mut self, mapped: &[Loop], body: &Block) {
+        let reds = self.reduction_vars();
+        for (r, (var, ..)) in reds.iter().enumerate() {
+            let t = Ph::ty(reds[r].1);
+            self.raw_line(&format!("{t} nu_a{r}[{LANES}];"));
+            self.raw_line(&format!(
+                "for (uint nu_k = 0; nu_k < {LANES}; nu_k++) nu_a{r}[nu_k] = {var};"
+            ));
+        }
+        let k = mapped.len();
+        for d in 0..k {
+            let (n, z) = (format!("nu_n{d}"), global_size(d));
+            self.raw_line(&format!("nu_idx nu_c{d} = {n} / {z} + ({n} % {z} != 0);"));
+            let lo = format!("(nu_idx)min((ulong)get_global_id({d}) * nu_c{d}, (ulong){n})");
+            self.raw_line(&format!(
+                "nu_idx nu_lo{d} = {lo}, nu_hi{d} = nu_lo{d} + min(nu_c{d}, {n} - nu_lo{d});"
+            ));
+            if d + 1 < k {
+                self.raw_line(&format!(
+                    "for (nu_idx nu_g{d} = nu_lo{d}; nu_g{d} < nu_hi{d}; nu_g{d}++) {{"
+                ));
+                self.indent += 1;
+            }
+        }
+        let last = k - 1;
+        self.raw_line(&format!("nu_idx nu_b{last} = nu_lo{last};"));
+        self.raw_line(&format!("for (; nu_hi{last} - nu_b{last} >= {LANES}; nu_b{last} += {LANES}) for (uint nu_k = 0; nu_k < {LANES}; nu_k++) {{"));
+        self.indent += 1;
+        self.raw_line(&format!("nu_idx nu_g{last} = nu_b{last} + nu_k;"));
+        self.iteration(mapped, body, Some("nu_k"));
+        self.close(1);
+        self.raw_line(&format!(
+            "for (nu_idx nu_g{last} = nu_b{last}; nu_g{last} < nu_hi{last}; nu_g{last}++) {{"
+        ));
+        self.indent += 1;
+        self.iteration(mapped, body, Some("0"));
+        self.close(k);
+        for (r, (var, fill, op)) in reds.iter().enumerate() {
+            let c = combine(*fill, *op, var, &format!("nu_a{r}[nu_k]"));
+            self.raw_line(&format!(
+                "for (uint nu_k = 0; nu_k < {LANES}; nu_k++) {var} = {c};"
+            ));
+        }
+    }
+
+    /// Closes `n` loops.
+    fn close(&mut self, n: usize) {
+        for _ in 0..n {
+            self.indent -= 1;
+            self.raw_line("}");
+        }
+    }
+
+    /// Each reduction variable's C name, fill and operator.
+    fn reduction_vars(&self) -> Vec<(String, usize, RedOp)> {
+        let reds = &self.env.analysis.reductions;
+        reds.iter()
+            .filter_map(|r| {
+                let (fill, op) = self.env.reduction(&r.name)?;
+                Some((self.var(&r.name), fill, op))
+            })
+            .collect()
     }
 
     /// Per reduction variable: the accumulator (named as the variable), local memory, partials.
@@ -133,7 +221,18 @@ impl ClEmitter<'_> {
             return;
         };
         let e = self.expr(contribution(op, value));
-        let (target, t) = (self.var(name), Ph::ty(fill));
+        let target = match (
+            &self.lane,
+            self.env
+                .analysis
+                .reductions
+                .iter()
+                .position(|r| r.name == *name),
+        ) {
+            (Some(lane), Some(r)) => format!("nu_a{r}[{lane}]"),
+            _ => self.var(name),
+        };
+        let t = Ph::ty(fill);
         let e = format!("(({t})({e}))");
         let new = match op {
             Some(op) => self.update(op, fill, &target, &e, span),
