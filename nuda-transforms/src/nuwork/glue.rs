@@ -117,9 +117,15 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     // that rustc and clippy would otherwise flag in the user's crate.
     let hoist = quote!(#PRIVATE::hoist);
     let reduces = !p.analysis.reductions.is_empty();
-    let (start, end) = match reduces {
-        true => (super::reduce::native_start(p), super::reduce::native_end(p)),
-        false => (TokenStream::new(), TokenStream::new()),
+    let element = quote! {
+        (|| {
+            #( let #vars = #rnames.at(#gnames); )*
+            #native_body
+        })();
+    };
+    let chunk = match reduces {
+        true => super::reduce::native_chunk(p, last, &element),
+        false => quote!(for #last in __nuda_lo..__nuda_hi { #element }),
     };
     let trips = quote!([#(#rnames.trips()),*]);
     let run = match reduces {
@@ -134,14 +140,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
             let __nuda_fault = __nuda_fault;
             #hoists
             #( let #rnames = #hoist(&#rnames); )*
-            #start
-            for #last in __nuda_lo..__nuda_hi {
-                (|| {
-                    #( let #vars = #rnames.at(#gnames); )*
-                    #native_body
-                })();
-            }
-            #end
+            #chunk
         };
         #run
     }

@@ -54,19 +54,47 @@ pub(super) fn fills(p: &Parts) -> Vec<TokenStream> {
         .collect()
 }
 
-/// At the start of a native task: each variable's private copy, at the identity.
-pub(super) fn native_start(p: &Parts) -> TokenStream {
-    let lines = each(p).map(|(r, red, op)| {
+/// Accumulators per variable in a native task: independent chains LLVM can overlap.
+const LANES: usize = 16;
+
+/// A native task's chunk `__nuda_lo..__nuda_hi` of the last dimension (`last`), running
+/// `element` per iteration: whole steps of `LANES` iterations, iteration `k` of a step
+/// updating lane `k` of each variable's accumulators, then the tail on one more accumulator;
+/// the lanes and the tail combined in order are the task's partials, as a tuple.
+pub(super) fn native_chunk(p: &Parts, last: &syn::Ident, element: &TokenStream) -> TokenStream {
+    let lanes: Vec<syn::Ident> = each(p)
+        .map(|(r, ..)| format_ident!("__nuda_lane{}", r))
+        .collect();
+    let names: Vec<&syn::Ident> = each(p).map(|(_, red, _)| &red.name).collect();
+    let starts = each(p).map(|(r, _, op)| {
+        let (lane, v) = (&lanes[r], rv(r));
+        quote!(let mut #lane = [#PRIVATE::identity(#op, &#v); #LANES];)
+    });
+    let tails = each(p).map(|(r, red, op)| {
         let (name, v) = (&red.name, rv(r));
         quote!(let mut #name = #PRIVATE::identity(#op, &#v);)
     });
-    quote!(#(#lines)*)
-}
-
-/// At the end of a native task: its partials, as a tuple.
-pub(super) fn native_end(p: &Parts) -> TokenStream {
-    let names = each(p).map(|(_, red, _)| &red.name);
-    quote!((#(#names,)*))
+    let folds = each(p).map(|(r, red, op)| {
+        let (name, lane) = (&red.name, &lanes[r]);
+        quote!(let #name = #lane.iter().rfold(#name, |__nuda_t, &__nuda_x| #PRIVATE::combine(#op, __nuda_x, __nuda_t));)
+    });
+    quote! {
+        #(#starts)*
+        let mut __nuda_b = __nuda_lo;
+        while __nuda_hi.saturating_sub(__nuda_b) >= #LANES {
+            for __nuda_k in 0..#LANES {
+                let #last = __nuda_b + __nuda_k;
+                #( let mut #names = #lanes[__nuda_k]; )*
+                #element
+                #( #lanes[__nuda_k] = #names; )*
+            }
+            __nuda_b += #LANES;
+        }
+        #(#tails)*
+        for #last in __nuda_b..__nuda_hi { #element }
+        #(#folds)*
+        (#(#names,)*)
+    }
 }
 
 /// The native run of one kernel's `__nuda_body` over `trips`, its partials folded into the
