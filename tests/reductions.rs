@@ -212,10 +212,10 @@ fn annotated_nests_with_remainders() {
 #[test]
 fn bools_and_pointer_sized_integers() {
     let n = 777;
-    let a = NuArray1::<u32>::from_fn(n, |i| h(i));
+    let a = NuArray1::<u32>::from_fn(n, h);
     let va = a.to_vec();
     let want = (
-        va.iter().any(|&x| x == 96),
+        va.contains(&96),
         va.iter().all(|&x| x < 97),
         va.iter().map(|&x| x as usize).sum::<usize>(),
         -(va.iter().filter(|&&x| x > 50).count() as isize),
