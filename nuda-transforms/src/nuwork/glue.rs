@@ -170,17 +170,16 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         .collect();
     let setup = setup(input, p, &parts, &range_sites);
     let (prove, run) = (prove(input, p, &parts), engines(p, &parts));
-    let finish = super::reduce::finish(p);
-    quote! {
-        (|| -> ::nuda::Result<()> {
-            #setup
-            let __nuda_dev = ::nuda::current_device()?;
-            #prove
-            #run
-            #finish
-            ::core::result::Result::Ok(())
-        })()
+    let launch = quote! {
+        #setup
+        let __nuda_dev = ::nuda::current_device()?;
+        #prove
+        #run
+    };
+    if p.analysis.reductions.is_empty() {
+        return quote!((|| -> ::nuda::Result<()> { #launch ::core::result::Result::Ok(()) })());
     }
+    super::reduce::around(p, launch)
 }
 
 /// The statics, the fault recorder, the ranges on the host, the captures and the witness.

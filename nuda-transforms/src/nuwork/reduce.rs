@@ -1,7 +1,7 @@
 //! The host side of `nuwork!` reductions (see `crate::reduce`): each variable's value copied
 //! before the launch (`__nuda_rv<r>`), an accumulator over the nest's kernels
 //! (`__nuda_ra<r>`), the native engine's per-task partials, the OpenCL launch with its
-//! partials arrays, and the variable's update once every kernel has run.
+//! partials arrays, and the variable's update once every kernel has run, in the caller's scope.
 
 use super::Parts;
 use crate::paths::PRIVATE;
@@ -142,13 +142,25 @@ pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> Tok
     }}
 }
 
-/// After every kernel ran: each variable combined with its accumulator.
-pub(super) fn finish(p: &Parts) -> TokenStream {
-    let lines = each(p).map(|(r, red, op)| {
-        let (name, a) = (&red.name, ra(r));
+/// The whole expansion around `launch` (which binds the accumulators): the launch in a
+/// closure returning the accumulators, then, in the caller's scope and only on success, each
+/// variable combined with its accumulator. Outside the closure, a variable declared without
+/// `mut` is rustc's usual error at the variable.
+pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
+    let ras: Vec<syn::Ident> = each(p).map(|(r, ..)| ra(r)).collect();
+    let updates = each(p).map(|(r, red, op)| {
+        let (name, a) = (&red.name, &ras[r]);
         // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
         let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));
-        quote!(#name = #PRIVATE::reduced(#op, #copy, #a);)
+        quote_spanned!(name.span()=> #name = #PRIVATE::reduced(#op, #copy, #a);)
     });
-    quote!(#(#lines)*)
+    quote! {
+        match (|| -> ::nuda::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
+            ::core::result::Result::Ok((#(#ras,)*)) => {
+                #(#updates)*
+                ::core::result::Result::Ok(())
+            }
+            ::core::result::Result::Err(__nuda_e) => ::core::result::Result::Err(__nuda_e),
+        }
+    }
 }
