@@ -15,10 +15,10 @@ use std::sync::Mutex;
 
 /// Work-groups per compute unit a reduction launches at most: enough to hide memory latency
 /// on GPUs, few enough that each work-item accumulates many iterations before the tree.
-const GROUPS_PER_UNIT: usize = 32;
+pub(super) const GROUPS_PER_UNIT: usize = 32;
 
 /// Native tasks of a reduction: fixed, so partials do not depend on the thread count.
-const NATIVE_TASKS: usize = 256;
+pub(super) const NATIVE_TASKS: usize = 256;
 
 /// The NDRange of a reduction kernel over `trips` iterations with work-groups of `local`:
 /// whole groups, at most `GROUPS_PER_UNIT` per compute unit, halving the dimension with the

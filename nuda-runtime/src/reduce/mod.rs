@@ -4,10 +4,12 @@
 //! Layer 6 of the runtime (see `backend/README.md`), beside `private`.
 
 mod launch;
+mod scan;
 #[cfg(test)]
 mod test;
 
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
+pub use scan::{native_scan, scan_global, ScanPrefixes, ScanTotals};
 
 use crate::element::Element;
 

@@ -282,13 +282,13 @@ impl Walker<'_> {
         }
     }
 
-    /// A reduction variable read anywhere but in its own updates is an error there; it is not
-    /// a capture either way.
+    /// A reduction variable read anywhere but in its own updates is a scan variable (reads see
+    /// the running value); either way it is not a capture.
     fn reads_of_reductions(&mut self) {
-        for r in &self.out.reductions {
-            if let Some(c) = self.out.captures.iter().find(|c| c.name == r.name) {
-                self.cx
-                    .error(c.span, reduce::read_of_reduction(&r.name, r.op));
+        let caps = &self.out.captures;
+        for r in &mut self.out.reductions {
+            if let Some(c) = caps.iter().find(|c| c.name == r.name) {
+                r.scan = Some(c.span);
             }
         }
         let reds = &self.out.reductions;

@@ -83,16 +83,24 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     } else {
         trips.clone()
     };
-    let start = quote! {
-        let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #name).on(&__nuda_dev)
-            .global(#global).local(__nuda_local).index_type(__nuda_variant.index_type());
-        #( __nuda_l = #rnames.push(__nuda_l); )*
-        #pushes
+    let start = |kernel: &str, global: TokenStream, local: TokenStream| {
+        quote! {
+            let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)
+                .global(#global).local(#local).index_type(__nuda_variant.index_type());
+            #( __nuda_l = #rnames.push(__nuda_l); )*
+            #pushes
+        }
     };
-    let launch = if reduces {
-        super::reduce::launch(p, &trips, &start)
-    } else {
-        quote!(#start __nuda_l.run()?;)
+    let scans = p.analysis.reductions.iter().any(|r| r.scan.is_some());
+    let launch = match (scans, reduces) {
+        (true, _) => super::scan::launch(p, &trips, &start, &name),
+        (false, true) => {
+            super::reduce::launch(p, &trips, &start(&name, global, quote!(__nuda_local)))
+        }
+        (false, false) => {
+            let start = start(&name, global, quote!(__nuda_local));
+            quote!(#start __nuda_l.run()?;)
+        }
     };
     KernelGlue {
         ranges,
@@ -117,17 +125,29 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     // that rustc and clippy would otherwise flag in the user's crate.
     let hoist = quote!(#PRIVATE::hoist);
     let reduces = !p.analysis.reductions.is_empty();
-    let element = quote! {
-        (|| {
-            #( let #vars = #rnames.at(#gnames); )*
-            #native_body
-        })();
+    let element = |block: &TokenStream| {
+        quote! {
+            (|| {
+                #( let #vars = #rnames.at(#gnames); )*
+                #block
+            })();
+        }
     };
+    let trips = quote!([#(#rnames.trips()),*]);
+    let params = quote!([#(#outer,)* __nuda_lo]: [usize; #k]);
+    let setup = quote! {
+        let __nuda_fault = __nuda_fault;
+        #hoists
+        #( let #rnames = #hoist(&#rnames); )*
+    };
+    if p.analysis.reductions.iter().any(|r| r.scan.is_some()) {
+        return super::scan::native(p, i, &params, &setup, &element, &trips);
+    }
+    let element = element(native_body);
     let chunk = match reduces {
         true => super::reduce::native_chunk(p, last, &element),
         false => quote!(for #last in __nuda_lo..__nuda_hi { #element }),
     };
-    let trips = quote!([#(#rnames.trips()),*]);
     let run = match reduces {
         true => super::reduce::native_run(p, &trips),
         false => {
@@ -136,10 +156,8 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     };
     quote! {
         #[allow(unused_parens, unused_mut, clippy::all)]
-        let __nuda_body = |[#(#outer,)* __nuda_lo]: [usize; #k], __nuda_hi: usize| {
-            let __nuda_fault = __nuda_fault;
-            #hoists
-            #( let #rnames = #hoist(&#rnames); )*
+        let __nuda_body = |#params, __nuda_hi: usize| {
+            #setup
             #chunk
         };
         #run

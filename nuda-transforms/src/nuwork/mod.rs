@@ -8,6 +8,7 @@
 
 mod glue;
 mod reduce;
+mod scan;
 
 pub(crate) use glue::unchecked_contract;
 
@@ -88,6 +89,8 @@ struct Kernel {
     mapped: Vec<Loop>,
     /// The rest of the nest, run by each work-item.
     body: Block,
+    /// With scan variables: the body's slice that computes only their contributions.
+    slice: Option<Block>,
 }
 
 /// Everything emitted for one `nuwork!`.
@@ -98,6 +101,8 @@ struct Parts {
     template: String,
     shared: Shared,
     natives: Vec<TokenStream>,
+    /// Per kernel, the native form of its scan slice (empty without scans).
+    native_slices: Vec<TokenStream>,
     witnesses: Vec<TokenStream>,
     /// The launch-time proof program (`static __NUDA_PROOF: ..`).
     proof: TokenStream,
@@ -135,6 +140,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let span = input.nest.span();
     // Decided on the nest as written: annotations only redistribute its iterations.
     let plain = crate::disjoint::plain_store_arrays(&nest);
+    let annotated = !nest.annots.is_empty();
     let tops = crate::annot::apply(cx, &mut lower.slots, nest, false);
     let mut kernels: Vec<Kernel> = tops
         .into_iter()
@@ -144,6 +150,9 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         return None;
     }
     let analysis = analyze(cx, &mut kernels);
+    if !slice_scans(cx, &analysis, &mut kernels, annotated) {
+        return None;
+    }
     let slots = lower.slots;
     let shared = Shared::new();
     let template = templates(cx, &analysis, slots, &kernels, &shared);
@@ -158,6 +167,15 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
             .collect()
     };
     let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
+    let native_slices = kernels
+        .iter()
+        .map(|kern| match &kern.slice {
+            Some(slice) => RustEmitter::new(&analysis, Context::Nuwork, Mode::Native)
+                .with_sites(&shared.sites, quote!(__NUDA_SITES))
+                .block_inner(slice),
+            None => TokenStream::new(),
+        })
+        .collect();
     let mut proof = Proof::new(&analysis, &shared.sites, Context::Nuwork);
     for (i, kern) in kernels.iter().enumerate() {
         proof.nuwork_kernel(i, &kern.mapped, &kern.body);
@@ -170,6 +188,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         template,
         shared,
         natives,
+        native_slices,
         witnesses,
         proof,
         plain,
@@ -190,7 +209,11 @@ fn kernel_of(cx: &Ctxt, s: Stmt, k: usize, span: proc_macro2::Span) -> Option<Ke
     }
     let (mapped, body) = split(n, k);
     check_host_ranges(cx, &mapped);
-    Some(Kernel { mapped, body })
+    Some(Kernel {
+        mapped,
+        body,
+        slice: None,
+    })
 }
 
 /// Capture analysis of every kernel, merged: all kernels take the same parameters.
@@ -209,6 +232,10 @@ fn analyze(cx: &Ctxt, kernels: &mut [Kernel]) -> Analysis {
             if let Err(msg) = crate::reduce::record(&mut merged.reductions, &r.name, r.op, r.span) {
                 cx.error(r.span, msg);
             }
+            let m = merged.reductions.iter_mut().find(|m| m.name == r.name);
+            if let (Some(m), Some(read)) = (m, r.scan) {
+                m.scan.get_or_insert(read);
+            }
         }
         for p in a.calls {
             let text = quote!(#p).to_string();
@@ -218,6 +245,27 @@ fn analyze(cx: &Ctxt, kernels: &mut [Kernel]) -> Analysis {
         }
     }
     merged
+}
+
+/// With scan variables: the one kernel's slice, or `false` after an error. Scans run the
+/// iterations in the order of the loops as written, which annotations on the nest change.
+fn slice_scans(cx: &Ctxt, analysis: &Analysis, kernels: &mut [Kernel], annotated: bool) -> bool {
+    let scans: Vec<&crate::reduce::Reduction> = analysis
+        .reductions
+        .iter()
+        .filter(|r| r.scan.is_some())
+        .collect();
+    let Some(first) = scans.first() else {
+        return true;
+    };
+    if annotated || kernels.len() != 1 {
+        let msg = format!("nuwork!: `{}` is read in the body, which makes it a scan variable, and a scan follows the loops' order; annotations on the mapped nest reorder its iterations, so annotate inner loops only, or split the scan into a nuwork! of its own", first.name);
+        cx.error(first.scan.unwrap_or(first.span), msg);
+        return false;
+    }
+    let kern = &mut kernels[0];
+    kern.slice = crate::reduce::slice(cx, &kern.body, &scans, &analysis.reductions);
+    kern.slice.is_some()
 }
 
 /// The kernel name of kernel `i` of `n`.
@@ -248,7 +296,13 @@ fn templates(
                 context: Context::Nuwork,
                 shared,
             };
-            ClEmitter::new(cx, env).nuwork_kernel(&kernel_name(i, n), &kern.mapped, &kern.body)
+            let slice = kern.slice.as_ref();
+            ClEmitter::new(cx, env).nuwork_kernel(
+                &kernel_name(i, n),
+                &kern.mapped,
+                &kern.body,
+                slice,
+            )
         })
         .collect();
     shared.helpers_text() + &texts.join("\n")

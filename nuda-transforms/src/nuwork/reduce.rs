@@ -9,11 +9,11 @@ use crate::reduce::Reduction;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-fn rv(r: usize) -> syn::Ident {
+pub(super) fn rv(r: usize) -> syn::Ident {
     format_ident!("__nuda_rv{}", r)
 }
 
-fn ra(r: usize) -> syn::Ident {
+pub(super) fn ra(r: usize) -> syn::Ident {
     format_ident!("__nuda_ra{}", r)
 }
 

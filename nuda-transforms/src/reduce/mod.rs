@@ -7,8 +7,11 @@
 //! The forms: `s += e`, `s -= e`, `s *= e`, `s |= e`, `s &= e`, `s ^= e`, `s = s.max(e)`,
 //! `s = s.min(e)`, each possibly under `if`, where `e` does not read `s`.
 
+mod slice;
 #[cfg(test)]
 mod test;
+
+pub use slice::slice;
 
 use crate::ir::*;
 use crate::paths::PRIVATE;
@@ -79,6 +82,9 @@ pub struct Reduction {
     pub op: RedOp,
     /// Its first update.
     pub span: Span,
+    /// Where the body first reads it, if it does: then it is a scan variable, and each read
+    /// sees the running value of the sequential loop at that point.
+    pub scan: Option<Span>,
 }
 
 /// The update forms with variable `s`, for messages.
@@ -144,20 +150,20 @@ pub fn record(
         )),
         Some(_) => Ok(()),
         None => {
-            list.push(Reduction { name: name.clone(), op, span });
+            list.push(Reduction {
+                name: name.clone(),
+                op,
+                span,
+                scan: None,
+            });
             Ok(())
         }
     }
 }
 
-/// The error for an assignment to captured `name` that is not a reduction update.
+/// The error for an assignment to captured `name` that is not a reduction or scan update.
 pub fn not_an_update(name: &Ident) -> String {
-    format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction variable, updated as {} (each possibly under `if`), or copy it into a local (`let mut x = {name};`)", forms(name))
-}
-
-/// The error for a read of reduction variable `name` (other than its own updates).
-pub fn read_of_reduction(name: &Ident, op: RedOp) -> String {
-    format!("nuwork!: `{name}` is a reduction variable (updated with {}), whose value is known only after the loop, so the body cannot read it; a reduction variable's only uses are its updates, as {}", op.written(), forms(name))
+    format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction or scan variable, updated as {} (each possibly under `if`; reading it in the body gives the running value, a scan), or copy it into a local (`let mut x = {name};`)", forms(name))
 }
 
 /// The contribution `e` of an update capture analysis accepted: the value of `s op= e`, or

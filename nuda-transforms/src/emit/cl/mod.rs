@@ -11,6 +11,7 @@ mod access;
 mod expr;
 mod names;
 mod reduce;
+mod scan;
 mod stmt;
 
 pub(crate) use access::atomic_args;
@@ -208,7 +209,15 @@ impl<'a> ClEmitter<'a> {
     /// The `nuwork!` kernel: one work-item per iteration of the mapped loops. Each mapped
     /// loop passes its first value, step and trip count; a work-item computes its value
     /// with wrapping arithmetic, exact since the value is in the loop's range.
-    pub fn nuwork_kernel(mut self, name: &str, mapped: &[Loop], body: &Block) -> String {
+    /// With scan variables, `slice` is the body's slice (`crate::reduce::slice`), and the
+    /// text holds two kernels (see `scan.rs`).
+    pub fn nuwork_kernel(
+        mut self,
+        name: &str,
+        mapped: &[Loop],
+        body: &Block,
+        slice: Option<&Block>,
+    ) -> String {
         let mut params = vec![RECORD_PARAM.to_string()];
         for (d, l) in mapped.iter().enumerate() {
             let t = Ph::ty(l.slot);
@@ -219,6 +228,9 @@ impl<'a> ClEmitter<'a> {
             ]);
         }
         params.extend(self.capture_params());
+        if let Some(slice) = slice {
+            return self.scan_kernels(name, params, mapped, body, slice);
+        }
         if !self.env.analysis.reductions.is_empty() {
             return self.reduction_kernel(name, params, mapped, body);
         }

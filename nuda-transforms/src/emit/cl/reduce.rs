@@ -44,14 +44,15 @@ impl ClEmitter<'_> {
         mapped: &[Loop],
         body: &Block,
     ) -> String {
-        params.extend(self.reduction_params());
+        let reds = self.reds(None);
+        params.extend(self.reduction_params(&reds));
         self.grid = true;
         self.out.push_str("#if NU_CPU\n");
         self.cpu_loops(mapped, body);
         self.out.push_str("#else\n");
         self.gpu_loops(mapped, body);
         self.out.push_str("#endif\n");
-        self.tree();
+        self.tree(&reds);
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
             params.join(", "),
@@ -61,7 +62,7 @@ impl ClEmitter<'_> {
 
     /// The mapped variables and the body, in a scope of their own, with reduction updates
     /// going to lane `lane` of the lane accumulators (CPU) or to the variables (GPU).
-    fn iteration(&mut self, mapped: &[Loop], body: &Block, lane: Option<&str>) {
+    pub(super) fn iteration(&mut self, mapped: &[Loop], body: &Block, lane: Option<&str>) {
         self.lane = lane.map(str::to_string);
         self.names.push();
         self.mapped_vars(mapped);
@@ -138,28 +139,41 @@ impl ClEmitter<'_> {
         }
     }
 
-    /// Each reduction variable's C name, fill and operator.
-    fn reduction_vars(&self) -> Vec<(String, usize, RedOp)> {
+    /// The reduction variables, all of them or (with `scan`) those that are or are not
+    /// scans, each with its index among all of them.
+    pub(super) fn reds(&self, scan: Option<bool>) -> Vec<Red> {
         let reds = &self.env.analysis.reductions;
         reds.iter()
-            .filter_map(|r| {
-                let (fill, op) = self.env.reduction(&r.name)?;
-                Some((self.var(&r.name), fill, op))
+            .enumerate()
+            .filter(|(_, r)| scan.is_none_or(|s| s == r.scan.is_some()))
+            .filter_map(|(r, red)| {
+                let (fill, op) = self.env.reduction(&red.name)?;
+                Some(Red {
+                    r,
+                    var: self.var(&red.name),
+                    fill,
+                    op,
+                })
             })
             .collect()
     }
 
-    /// Per reduction variable: the accumulator (named as the variable), local memory, partials.
-    fn reduction_params(&self) -> Vec<String> {
-        let reds = &self.env.analysis.reductions;
+    /// Each reduction variable's C name, fill and operator.
+    fn reduction_vars(&self) -> Vec<(String, usize, RedOp)> {
+        self.reds(None)
+            .into_iter()
+            .map(|x| (x.var, x.fill, x.op))
+            .collect()
+    }
+
+    /// Per reduction variable of `reds`: the accumulator (named as the variable), local
+    /// memory, partials.
+    pub(super) fn reduction_params(&self, reds: &[Red]) -> Vec<String> {
         let mut params = Vec::new();
-        for (r, red) in reds.iter().enumerate() {
-            let Some((fill, _)) = self.env.reduction(&red.name) else {
-                continue;
-            };
-            let t = Ph::ty(fill);
+        for Red { r, var, fill, .. } in reds {
+            let t = Ph::ty(*fill);
             params.extend([
-                format!("{t} {}", self.var(&red.name)),
+                format!("{t} {var}"),
                 format!("local {t}* restrict nu_rl{r}"),
                 format!("global {t}* restrict nu_rp{r}, nu_idx nu_rp{r}__d0"),
             ]);
@@ -167,22 +181,14 @@ impl ClEmitter<'_> {
         params
     }
 
-    /// The group's tree: halving strides over the largest power of two below the group
-    /// size, so any group size works and the order is fixed.
-    fn tree(&mut self) {
-        let reds: Vec<(String, usize, RedOp)> = self
-            .env
-            .analysis
-            .reductions
-            .iter()
-            .filter_map(|r| {
-                self.env
-                    .reduction(&r.name)
-                    .map(|(f, op)| (self.var(&r.name), f, op))
-            })
-            .collect();
+    /// The group's tree over `reds`: halving strides over the largest power of two below
+    /// the group size, so any group size works and the order is fixed.
+    pub(super) fn tree(&mut self, reds: &[Red]) {
+        if reds.is_empty() {
+            return;
+        }
         GROUP_IDS.iter().for_each(|l| self.raw_line(l));
-        for (r, (var, ..)) in reds.iter().enumerate() {
+        for Red { r, var, .. } in reds {
             self.raw_line(&format!("nu_rl{r}[nu_lid] = {var};"));
         }
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
@@ -190,7 +196,7 @@ impl ClEmitter<'_> {
         self.raw_line("while (2 * nu_h < nu_lsz) nu_h *= 2;");
         self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
         self.raw_line("    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
-        for (r, (_, fill, op)) in reds.iter().enumerate() {
+        for Red { r, fill, op, .. } in reds {
             let (a, b) = (
                 format!("nu_rl{r}[nu_lid]"),
                 format!("nu_rl{r}[nu_lid + nu_h]"),
@@ -203,7 +209,7 @@ impl ClEmitter<'_> {
         self.raw_line("}");
         self.raw_line("if (nu_lid == 0) {");
         self.raw_line(&format!("    {GROUP_NUMBER}"));
-        for r in 0..reds.len() {
+        for Red { r, .. } in reds {
             self.raw_line(&format!("    nu_rp{r}[nu_grp] = nu_rl{r}[0];"));
         }
         self.raw_line("}");
@@ -242,8 +248,20 @@ impl ClEmitter<'_> {
     }
 }
 
+/// A reduction variable as the emitter needs it.
+pub(super) struct Red {
+    /// Its index among the nest's reduction variables, which numbers its parameters.
+    pub r: usize,
+    /// Its C name.
+    pub var: String,
+    /// Its type fill.
+    pub fill: usize,
+    /// Its operator.
+    pub op: RedOp,
+}
+
 /// `a op b` in the variable's type, with Rust's semantics.
-fn combine(fill: usize, op: RedOp, a: &str, b: &str) -> String {
+pub(super) fn combine(fill: usize, op: RedOp, a: &str, b: &str) -> String {
     match op.cl_combine() {
         (f, true) => format!("{}({a}, {b})", Ph::func(fill, f)),
         (o, false) => Ph::op(fill, o, &[a, b]),

@@ -1,0 +1,154 @@
+//! Scans of `nuwork!` (see `nuda-transforms/src/reduce/README.md`): the group count of a scan
+//! launch, the first pass's per-group totals turned into each group's exclusive prefix on the
+//! host (a few KiB; the data stays on the device), and the native engine's two passes over
+//! the same fixed tasks.
+
+use super::launch::{GROUPS_PER_UNIT, NATIVE_TASKS};
+use super::{RedOp, Reduce};
+use crate::array::NuArray1;
+use crate::device::Device;
+use crate::error::Result;
+use crate::fault::Faults;
+use crate::launch::{run_tasks, Launch};
+use std::sync::Mutex;
+
+/// The 1-D NDRange of a scan nest over `trips` iterations in groups of `local`: whole groups,
+/// at most `GROUPS_PER_UNIT` per compute unit, one block of iterations each.
+pub fn scan_global<const K: usize>(dev: &Device, trips: [usize; K], local: usize) -> [usize; 1] {
+    let n = trips
+        .iter()
+        .try_fold(1usize, |a, &t| a.checked_mul(t))
+        .unwrap_or(usize::MAX);
+    let cap = (dev.info().compute_units.max(1) as usize).saturating_mul(GROUPS_PER_UNIT);
+    let groups = n.div_ceil(local.max(1)).min(cap);
+    [groups.saturating_mul(local)]
+}
+
+/// One scan variable's first pass: its arguments and its groups' totals.
+pub struct ScanTotals<T: Reduce> {
+    op: RedOp,
+    groups: usize,
+    group_size: usize,
+    array: NuArray1<T::Dev>,
+}
+
+impl<T: Reduce> ScanTotals<T> {
+    /// Totals for a launch of `global` work-items in groups of `local`.
+    pub fn new(op: RedOp, _like: &T, global: [usize; 1], local: [usize; 1]) -> Self {
+        let groups = global[0] / local[0].max(1);
+        ScanTotals {
+            op,
+            groups,
+            group_size: local[0],
+            array: NuArray1::new(groups.max(1)),
+        }
+    }
+
+    /// The first pass's arguments: the identity, local memory for the tree, the totals.
+    pub fn push<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        l.arg(T::identity(self.op).to_dev())
+            .local_array::<T::Dev>(self.group_size)
+            .array_mut(&mut self.array)
+    }
+
+    /// Each group's exclusive prefix from `start` (the variable's value before the loop),
+    /// and the contributions' total from the identity.
+    pub fn prefixes(self, start: T) -> Result<ScanPrefixes<T>> {
+        let totals = self.array.try_as_slice()?;
+        let (op, mut run) = (self.op, start);
+        let mut prefixes = Vec::with_capacity(totals.len());
+        let mut total = T::identity(op);
+        for &t in &totals[..self.groups] {
+            prefixes.push(run.to_dev());
+            run = T::combine(op, run, T::from_dev(t));
+            total = T::combine(op, total, T::from_dev(t));
+        }
+        prefixes.resize(totals.len(), run.to_dev());
+        let n = prefixes.len();
+        Ok(ScanPrefixes {
+            op,
+            array: NuArray1::from_vec(n, prefixes)?,
+            total,
+            local: self.group_size.next_power_of_two(),
+        })
+    }
+}
+
+/// One scan variable's second pass: the groups' prefixes, on their way to the device.
+pub struct ScanPrefixes<T: Reduce> {
+    op: RedOp,
+    array: NuArray1<T::Dev>,
+    total: T,
+    local: usize,
+}
+
+impl<T: Reduce> ScanPrefixes<T> {
+    /// The second pass's arguments: the prefixes, the identity, local memory for the
+    /// work-group's scan (a power of two at least the group size).
+    pub fn push<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        l.array(&self.array)
+            .arg(T::identity(self.op).to_dev())
+            .local_array::<T::Dev>(self.local)
+    }
+
+    /// Every contribution combined, from the identity.
+    pub fn total(&self) -> T {
+        self.total
+    }
+}
+
+/// Runs `f(t)` for every task of `split`, keeping each result in task order.
+fn per_task<const K: usize, R: Send>(
+    dev: &Device,
+    faults: &Faults,
+    split: &crate::private::Split<K>,
+    f: &(dyn Fn(usize, [usize; K], usize) -> R + Sync),
+) -> Result<Vec<R>> {
+    let slots: Vec<Mutex<Option<R>>> = (0..split.tasks()).map(|_| Mutex::new(None)).collect();
+    let task = |t: usize| {
+        let (idx, hi) = split.task(t);
+        let r = f(t, idx, hi);
+        if let Ok(mut slot) = slots[t].lock() {
+            *slot = Some(r);
+        }
+    };
+    run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)?;
+    Ok(slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().ok().flatten())
+        .collect())
+}
+
+/// A scan nest on the native engine: `totals` runs each task's slice and returns its scan
+/// variables' totals; they are scanned in task order from `start` (with `scan`), and `body`
+/// runs each task from its prefix, returning its reductions' partials, folded in task order
+/// with `combine`. Returns the scan variables' totals from the identity (`identity`
+/// combined with every task's) and the folded partials; `None` for both without iterations.
+#[allow(clippy::too_many_arguments)]
+pub fn native_scan<const K: usize, S: Copy + Send + Sync, R: Send>(
+    dev: &Device,
+    trips: [usize; K],
+    faults: &Faults,
+    totals: impl Fn([usize; K], usize) -> S + Sync,
+    scan: impl Fn(S, S) -> S,
+    start: S,
+    body: impl Fn([usize; K], usize, S) -> R + Sync,
+    combine: impl Fn(R, R) -> R,
+) -> Result<(Option<S>, Option<R>)> {
+    if trips.contains(&0) {
+        return Ok((None, None));
+    }
+    let split = crate::private::Split::new(trips, NATIVE_TASKS);
+    let sums = per_task(dev, faults, &split, &|_, idx, hi| totals(idx, hi))?;
+    let mut prefixes = Vec::with_capacity(sums.len());
+    let mut run = start;
+    for &s in &sums {
+        prefixes.push(run);
+        run = scan(run, s);
+    }
+    let total = sums.iter().copied().reduce(&scan);
+    let parts = per_task(dev, faults, &split, &|t, idx, hi| {
+        body(idx, hi, prefixes[t])
+    })?;
+    Ok((total, parts.into_iter().reduce(combine)))
+}
