@@ -273,7 +273,9 @@ impl Walker<'_> {
     /// error naming the forms.
     fn reduction_update(&mut self, name: &Ident, op: Option<BinOp>, value: &mut Expr, span: Span) {
         let Some((red, contribution)) = reduce::update_of(name, op, value) else {
-            self.cx.error(name.span(), reduce::not_an_update(name));
+            let carried = reduce::reads(value, name);
+            self.cx
+                .error(name.span(), reduce::not_an_update(name, carried));
             return self.expr(value);
         };
         self.expr(contribution);

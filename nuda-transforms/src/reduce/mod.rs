@@ -161,8 +161,12 @@ pub fn record(
     }
 }
 
-/// The error for an assignment to captured `name` that is not a reduction or scan update.
-pub fn not_an_update(name: &Ident) -> String {
+/// The error for an assignment to captured `name` that is not a reduction or scan update;
+/// `carried` when the assigned value reads `name` itself.
+pub fn not_an_update(name: &Ident, carried: bool) -> String {
+    if carried {
+        return format!("nuwork!: this assignment makes each iteration of `{name}` depend on the one before in a way that is neither a scan nor a reduction; the loop-carried forms that run in parallel are {} (each possibly under `if`, `e` not reading `{name}`), and reading `{name}` anywhere else in the body gives its running value", forms(name));
+    }
     format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction or scan variable, updated as {} (each possibly under `if`; reading it in the body gives the running value, a scan), or copy it into a local (`let mut x = {name};`)", forms(name))
 }
 
@@ -173,4 +177,19 @@ pub fn contribution(op: Option<BinOp>, value: &Expr) -> &Expr {
         (ExprKind::Method { args, .. }, None) if args.len() == 1 => &args[0],
         _ => value,
     }
+}
+
+/// Whether `e` reads variable `name`.
+pub fn reads(e: &Expr, name: &Ident) -> bool {
+    use crate::ir::visit::{walk_expr, VisitMut};
+    struct Finds<'n>(&'n Ident, bool);
+    impl VisitMut for Finds<'_> {
+        fn visit_expr(&mut self, e: &mut Expr) {
+            self.1 |= matches!(&e.kind, ExprKind::Var(v) if v == self.0);
+            walk_expr(self, e);
+        }
+    }
+    let mut f = Finds(name, false);
+    f.visit_expr(&mut e.clone());
+    f.1
 }

@@ -31,22 +31,45 @@ fn other_assignments_name_the_forms() {
     assert!(e.contains("`s` is captured from outside the loop"), "{e}");
     assert!(e.contains("`s = s.max(e)`"), "{e}");
     let e = error(quote!(64; nfor!(i in n { s /= a[i]; }))).unwrap();
-    assert!(e.contains("can only be a reduction variable"), "{e}");
+    assert!(
+        e.contains("can only be a reduction or scan variable"),
+        "{e}"
+    );
     let e = error(quote!(64; nfor!(i in n { s = a[i].max(s); }))).unwrap();
-    assert!(e.contains("can only be a reduction variable"), "{e}");
+    assert!(e.contains("neither a scan nor a reduction"), "{e}");
 }
 
 #[test]
-fn a_read_of_a_reduction_variable_is_an_error() {
+fn a_read_makes_a_scan_unless_the_contribution_depends_on_it() {
     for nest in [
         quote!(64; nfor!(i in n { s += a[i]; b[i] = s; })),
         quote!(64; nfor!(i in n { b[i] = s; s += a[i]; })),
+        quote!(64; nfor!(i in n { if a[i] > 0 { continue; } s = s.max(a[i]); b[i] = s; })),
+        quote!(8, 8; nfor!((i, j) in (n, m) { let t = s * 2; s += a[(i, j)]; b[(i, j)] = t; })),
+    ] {
+        assert_eq!(error(nest.clone()), None, "{nest}");
+    }
+    for nest in [
         quote!(64; nfor!(i in n { s += s; })),
         quote!(64; nfor!(i in n { s = s.max(s + a[i]); })),
+        quote!(64; nfor!(i in n { if s > 3 { s += a[i]; } })),
+        quote!(64; nfor!(i in n { let t = s; s += t; })),
+        quote!(64; nfor!(i in n { let old = c.atomic_add(0, 1u32); s += old; b[i] = s; })),
     ] {
         let e = error(nest.clone()).unwrap_or_default();
-        assert!(e.contains("`s` is a reduction variable"), "{nest}: {e}");
+        assert!(e.contains("`s`") || e.contains("`old`"), "{nest}: {e}");
     }
+    let e = error(quote!(64; nfor!(i in n { s = s * a[i] + 1; }))).unwrap();
+    assert!(e.contains("neither a scan nor a reduction"), "{e}");
+}
+
+#[test]
+fn scans_need_the_loops_order() {
+    let e = error(quote!(4; annot!(dmine(2); nfor!(i in n { s += a[i]; b[i] = s; })))).unwrap();
+    assert!(e.contains("reorder"), "{e}");
+    // Annotations on inner loops keep the mapped order.
+    let inner = quote!(4; nfor!(i in n { annot!(unroll(2); nfor!(k in 4usize { s += a[i] * k; })); b[i] = s; }));
+    assert_eq!(error(inner), None);
 }
 
 #[test]
