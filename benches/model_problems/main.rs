@@ -21,6 +21,7 @@ mod reduce;
 mod runtime;
 mod saxpy;
 mod scaling;
+mod scan;
 #[path = "../../examples/sgemm/kernels.rs"]
 mod sgemm;
 #[path = "../../examples/common/split.rs"]
@@ -36,6 +37,7 @@ const ALL: &[&str] = &[
     "saxpy",
     "reduce",
     "dot",
+    "scan",
     "histogram",
     "imgconv",
     "nbody",
@@ -52,13 +54,13 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, histogram, imgconv, nbody,
+    /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, scan, histogram, imgconv, nbody,
     /// sgemm, dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,dot,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,dot,scan,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -153,6 +155,7 @@ fn problems(
             "saxpy" => saxpy::run(&mut bench, args.quick)?,
             "reduce" => reduce::run(&mut bench, args.quick)?,
             "dot" => dot::run(&mut bench, args.quick)?,
+            "scan" => scan::run(&mut bench, args.quick)?,
             "histogram" => histogram::run(&mut bench, args.quick)?,
             "imgconv" => problems::conv(&mut bench, args.quick)?,
             "nbody" => problems::bodies(&mut bench, args.quick)?,

@@ -585,18 +585,18 @@ fn nuwork_scans() {
                 excl[nu_i0] = nu_v;
             }
             kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P7(excl), $P8(a), $T9 run, local $T9* restrict nu_rl0, global $T9* restrict nu_rp0, nu_idx nu_rp0__d0) {
-                ulong nu_N = (ulong)nu_n0;
-                ulong nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
-                ulong nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
-                ulong nu_lo = min((ulong)get_group_id(0) * nu_blk, nu_N), nu_hi = min(nu_lo + nu_blk, nu_N);
-                ulong nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = min(nu_lo + nu_li * nu_sub, nu_hi), nu_b = min(nu_a + nu_sub, nu_hi);
+                typedef nu_idx nu_it;
+                nu_it nu_N = (nu_it)nu_n0;
+                nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
+                nu_it nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
+                nu_it nu_lo = (nu_it)min((ulong)get_group_id(0) * nu_blk, (ulong)nu_N), nu_hi = nu_lo + min(nu_blk, nu_N - nu_lo);
+                nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
             #if NU_CPU
-                for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {
+                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
             #else
-                for (ulong nu_t = nu_lo + nu_li; nu_t < nu_hi; nu_t += nu_L) {
+                for (nu_it nu_t = nu_lo + nu_li; nu_t < nu_hi; nu_t += nu_L) {
             #endif
-                    ulong nu_q = nu_t;
-                    nu_idx nu_g0 = (nu_idx)(nu_q % nu_n0);
+                    nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                         if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
@@ -622,20 +622,20 @@ fn nuwork_scans() {
                 }
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P7(excl), $P8(a), global const $T9* restrict nu_so0, nu_idx nu_so0__d0, $T9 nu_id0, local $T9* restrict nu_sl0, $T10 total, local $T10* restrict nu_rl1, global $T10* restrict nu_rp1, nu_idx nu_rp1__d0) {
-                ulong nu_N = (ulong)nu_n0;
-                ulong nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
-                ulong nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
-                ulong nu_lo = min((ulong)get_group_id(0) * nu_blk, nu_N), nu_hi = min(nu_lo + nu_blk, nu_N);
-                ulong nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = min(nu_lo + nu_li * nu_sub, nu_hi), nu_b = min(nu_a + nu_sub, nu_hi);
-                ulong nu_P = 1;
+                typedef nu_idx nu_it;
+                nu_it nu_N = (nu_it)nu_n0;
+                nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
+                nu_it nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
+                nu_it nu_lo = (nu_it)min((ulong)get_group_id(0) * nu_blk, (ulong)nu_N), nu_hi = nu_lo + min(nu_blk, nu_N - nu_lo);
+                nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
+                nu_it nu_P = 1;
                 while (nu_P < nu_L) nu_P *= 2;
                 $T9 nu_c0 = nu_so0[get_group_id(0)];
             #if NU_CPU
                 {
                 $T9 run = nu_id0;
-                for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {
-                    ulong nu_q = nu_t;
-                    nu_idx nu_g0 = (nu_idx)(nu_q % nu_n0);
+                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
+                    nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_1 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                         if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
@@ -645,11 +645,11 @@ fn nuwork_scans() {
                 }
                 nu_sl0[nu_li] = run;
                 }
-                for (ulong nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
-                for (ulong nu_d = 1; nu_d < nu_P; nu_d *= 2) {
+                for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
+                for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {
                     barrier(CLK_LOCAL_MEM_FENCE);
-                    for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                        ulong nu_i = (2 * nu_j + 2) * nu_d - 1;
+                    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
+                        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
                         nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
                     }
                 }
@@ -657,19 +657,18 @@ fn nuwork_scans() {
                 $T9 nu_tot0 = nu_sl0[nu_P - 1];
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
-                for (ulong nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
+                for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
                     barrier(CLK_LOCAL_MEM_FENCE);
-                    for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                        ulong nu_i = (2 * nu_j + 2) * nu_d - 1;
+                    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
+                        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
                         { $T9 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i], nu_x]; }
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 {
                 $T9 run = $O9(add)[nu_c0, nu_sl0[nu_li]];
-                for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {
-                    ulong nu_q = nu_t;
-                    nu_idx nu_g0 = (nu_idx)(nu_q % nu_n0);
+                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
+                    nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_2 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                         nu_st_excl(excl, excl__d0, i_2, run, NU_C$Q1, $Q1u, nu_err);
@@ -681,12 +680,11 @@ fn nuwork_scans() {
                 }
                 }
             #else
-                for (ulong nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {
-                    ulong nu_t = nu_base + nu_li;
+                for (nu_it nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {
+                    nu_it nu_t = nu_base + nu_li;
                     if (nu_t < nu_hi) {
                     $T9 run = nu_id0;
-                    ulong nu_q = nu_t;
-                    nu_idx nu_g0 = (nu_idx)(nu_q % nu_n0);
+                    nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_3 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                         if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
@@ -697,11 +695,11 @@ fn nuwork_scans() {
                     } else {
                         nu_sl0[nu_li] = nu_id0;
                     }
-                    for (ulong nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
-                    for (ulong nu_d = 1; nu_d < nu_P; nu_d *= 2) {
+                    for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
+                    for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {
                         barrier(CLK_LOCAL_MEM_FENCE);
-                        for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                            ulong nu_i = (2 * nu_j + 2) * nu_d - 1;
+                        for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
+                            nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
                             nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
                         }
                     }
@@ -709,18 +707,17 @@ fn nuwork_scans() {
                     $T9 nu_tot0 = nu_sl0[nu_P - 1];
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
-                    for (ulong nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
+                    for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
                         barrier(CLK_LOCAL_MEM_FENCE);
-                        for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                            ulong nu_i = (2 * nu_j + 2) * nu_d - 1;
+                        for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
+                            nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
                             { $T9 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i], nu_x]; }
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_t < nu_hi) {
                     $T9 run = $O9(add)[nu_c0, nu_sl0[nu_li]];
-                    ulong nu_q = nu_t;
-                    nu_idx nu_g0 = (nu_idx)(nu_q % nu_n0);
+                    nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_4 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
                         nu_st_excl(excl, excl__d0, i_4, run, NU_C$Q1, $Q1u, nu_err);

@@ -24,11 +24,13 @@ use crate::emit::template::Ph;
 use crate::ir::*;
 
 /// The group's block of the iterations: `nu_N` in all, `nu_lo` to `nu_hi` here.
+/// `nu_it` is `nu_idx` for a 1-D nest, whose count is a dim, else `ulong`; products that
+/// could pass it are taken in `ulong` and clamped first.
 const BLOCK: [&str; 4] = [
-    "ulong nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);",
-    "ulong nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);",
-    "ulong nu_lo = min((ulong)get_group_id(0) * nu_blk, nu_N), nu_hi = min(nu_lo + nu_blk, nu_N);",
-    "ulong nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = min(nu_lo + nu_li * nu_sub, nu_hi), nu_b = min(nu_a + nu_sub, nu_hi);",
+    "nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);",
+    "nu_it nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);",
+    "nu_it nu_lo = (nu_it)min((ulong)get_group_id(0) * nu_blk, (ulong)nu_N), nu_hi = nu_lo + min(nu_blk, nu_N - nu_lo);",
+    "nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);",
 ];
 
 impl ClEmitter<'_> {
@@ -58,7 +60,7 @@ impl ClEmitter<'_> {
         p2.extend(self.scan_params(&scans));
         p2.extend(self.reduction_params(&others));
         self.prologue(mapped.len());
-        self.raw_line("ulong nu_P = 1;");
+        self.raw_line("nu_it nu_P = 1;");
         self.raw_line("while (nu_P < nu_L) nu_P *= 2;");
         for Red { r, fill, .. } in &scans {
             self.raw_line(&format!(
@@ -92,8 +94,10 @@ impl ClEmitter<'_> {
 
     /// The iteration count and the group's block.
     fn prologue(&mut self, k: usize) {
-        let n: Vec<String> = (0..k).map(|d| format!("(ulong)nu_n{d}")).collect();
-        self.raw_line(&format!("ulong nu_N = {};", n.join(" * ")));
+        let it = if k == 1 { "nu_idx" } else { "ulong" };
+        self.raw_line(&format!("typedef {it} nu_it;"));
+        let n: Vec<String> = (0..k).map(|d| format!("(nu_it)nu_n{d}")).collect();
+        self.raw_line(&format!("nu_it nu_N = {};", n.join(" * ")));
         BLOCK.iter().for_each(|l| self.raw_line(l));
     }
 
@@ -101,9 +105,9 @@ impl ClEmitter<'_> {
     /// slice of every iteration of the work-item's share of the block.
     fn totals(&mut self, mapped: &[Loop], slice: &Block) {
         self.out.push_str("#if NU_CPU\n");
-        self.raw_line("for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {");
+        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
         self.out.push_str("#else\n");
-        self.raw_line("for (ulong nu_t = nu_lo + nu_li; nu_t < nu_hi; nu_t += nu_L) {");
+        self.raw_line("for (nu_it nu_t = nu_lo + nu_li; nu_t < nu_hi; nu_t += nu_L) {");
         self.out.push_str("#endif\n");
         self.indent += 1;
         self.at_iteration(mapped, slice);
@@ -114,8 +118,13 @@ impl ClEmitter<'_> {
     /// Iteration `nu_t`'s coordinates and mapped variables, then `block` in a scope of its
     /// own where a top-level `continue` ends the iteration.
     fn at_iteration(&mut self, mapped: &[Loop], block: &Block) {
-        self.raw_line("ulong nu_q = nu_t;");
-        for d in (0..mapped.len()).rev() {
+        if mapped.len() == 1 {
+            self.raw_line("nu_idx nu_g0 = (nu_idx)nu_t;");
+        }
+        if mapped.len() > 1 {
+            self.raw_line("ulong nu_q = nu_t;");
+        }
+        for d in (0..mapped.len()).rev().filter(|_| mapped.len() > 1) {
             self.raw_line(&format!("nu_idx nu_g{d} = (nu_idx)(nu_q % nu_n{d});"));
             if d > 0 {
                 self.raw_line(&format!("nu_q /= nu_n{d};"));
@@ -139,7 +148,7 @@ impl ClEmitter<'_> {
     fn cpu_scan(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
         self.raw_line("{");
         self.declare_scans(scans, |r| format!("nu_id{r}"));
-        self.raw_line("for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {");
+        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
         self.indent += 1;
         self.at_iteration(mapped, slice);
         self.indent -= 1;
@@ -153,7 +162,7 @@ impl ClEmitter<'_> {
         self.declare_scans(scans, |r| {
             combine_of(scans, r, &format!("nu_c{r}"), &format!("nu_sl{r}[nu_li]"))
         });
-        self.raw_line("for (ulong nu_t = nu_a; nu_t < nu_b; nu_t++) {");
+        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
         self.indent += 1;
         self.at_iteration(mapped, body);
         self.indent -= 1;
@@ -163,9 +172,9 @@ impl ClEmitter<'_> {
 
     /// GPUs: tiles of one iteration per work-item, each scanned in local memory.
     fn gpu_scan(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.raw_line("for (ulong nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {");
+        self.raw_line("for (nu_it nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {");
         self.indent += 1;
-        self.raw_line("ulong nu_t = nu_base + nu_li;");
+        self.raw_line("nu_it nu_t = nu_base + nu_li;");
         self.raw_line("if (nu_t < nu_hi) {");
         self.declare_scans(scans, |r| format!("nu_id{r}"));
         self.at_iteration(mapped, slice);
@@ -199,13 +208,13 @@ impl ClEmitter<'_> {
     fn blelloch(&mut self, scans: &[Red]) {
         let each = |f: &dyn Fn(&Red) -> String| scans.iter().map(f).collect::<Vec<_>>();
         let pad = each(&|x| {
-            format!("    for (ulong nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl{}[nu_k] = nu_id{};", x.r, x.r)
+            format!("    for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl{}[nu_k] = nu_id{};", x.r, x.r)
         });
         pad.iter().for_each(|l| self.raw_line(l.trim_start()));
-        self.raw_line("for (ulong nu_d = 1; nu_d < nu_P; nu_d *= 2) {");
+        self.raw_line("for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {");
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("    for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");
-        self.raw_line("        ulong nu_i = (2 * nu_j + 2) * nu_d - 1;");
+        self.raw_line("    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");
+        self.raw_line("        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;");
         for x in scans {
             let (a, b) = (
                 format!("nu_sl{}[nu_i - nu_d]", x.r),
@@ -226,10 +235,10 @@ impl ClEmitter<'_> {
         for Red { r, .. } in scans {
             self.raw_line(&format!("if (nu_li == 0) nu_sl{r}[nu_P - 1] = nu_id{r};"));
         }
-        self.raw_line("for (ulong nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {");
+        self.raw_line("for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {");
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("    for (ulong nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");
-        self.raw_line("        ulong nu_i = (2 * nu_j + 2) * nu_d - 1;");
+        self.raw_line("    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");
+        self.raw_line("        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;");
         for x in scans {
             let t = Ph::ty(x.fill);
             let (l, h) = (
