@@ -18,6 +18,6 @@ pub mod prelude {
     pub use nuda_runtime::{
         current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,
         IndexType, KernelSource, Launch, NativeLaunch, NuArray1, NuArray2, NuArray3, NuConst,
-        NuImage2, NuShared, Result, WorkItem,
+        NuImage2, NuShared, NuVec, Result, WorkItem,
     };
 }

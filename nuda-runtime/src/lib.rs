@@ -33,7 +33,7 @@ mod reduce;
 mod shape;
 mod stats;
 
-pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, Shape};
+pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, NuVec, Shape};
 pub use atomic::{Atomic, AtomicBits, AtomicOp};
 pub use backend::native;
 pub use config::{DeviceChoice, EngineChoice};

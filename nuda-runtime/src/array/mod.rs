@@ -7,10 +7,12 @@ mod constant;
 mod shared;
 #[cfg(test)]
 mod test;
+mod vec;
 
 pub use crate::shape::Shape;
 pub use constant::NuConst;
 pub use shared::NuShared;
+pub use vec::NuVec;
 
 use crate::backend::native::{ArrayView, ArrayViewMut};
 use crate::backend::Layout;

@@ -3,7 +3,7 @@
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
 use super::plain::SharedViewMut;
-use crate::array::{NuArray, NuShared, Shape};
+use crate::array::{NuArray, NuShared, NuVec, Shape};
 use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
 use crate::element::{Element, Texel};
 use crate::error::Result;
@@ -174,6 +174,73 @@ impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         l.array_mut(self)
+    }
+}
+
+/// A `NuVec` is read and written as the 1-D array of its elements.
+impl<T: Element> KernelRef for NuVec<T> {
+    type Native<'a> = ArrayView<'a, T, usize>;
+    fn desc(&self) -> CaptureDesc {
+        self.array().desc()
+    }
+    fn native_ready(&self) -> Result<()> {
+        self.array().native_ready()
+    }
+    fn native_ref(&self) -> ArrayView<'_, T, usize> {
+        self.array().native_ref()
+    }
+    fn proof_input(&self) -> Input {
+        self.array().proof_input()
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        self.array().push_ref(l)
+    }
+}
+
+impl<T: Element> KernelMut for NuVec<T> {
+    type NativeMut<'a> = ArrayViewMut<'a, T, usize>;
+    fn desc_mut(&self) -> CaptureDesc {
+        self.array().desc_mut()
+    }
+    fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, usize>> {
+        self.array_mut().native_mut()
+    }
+    fn proof_input_mut(&self) -> Input {
+        self.array().proof_input_mut()
+    }
+    fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
+        self.array_mut().push_mut(l)
+    }
+}
+
+/// What a `nuwork!` body pushes to: a `NuVec`, grown to its new length between the two
+/// passes of the scan that places the pushes.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `push` in nuda kernels",
+    label = "kernels push to a NuVec, whose length the kernel decides"
+)]
+pub trait Pushed {
+    /// The length before the launch: the first push's slot.
+    fn pushed_len(&self) -> usize;
+    /// Grows to `len` elements.
+    fn grow(&mut self, len: usize) -> Result<()>;
+}
+
+impl<T: Element> Pushed for NuVec<T> {
+    fn pushed_len(&self) -> usize {
+        self.len()
+    }
+    fn grow(&mut self, len: usize) -> Result<()> {
+        NuVec::grow(self, len)
+    }
+}
+
+impl<P: Pushed + ?Sized> Pushed for &mut P {
+    fn pushed_len(&self) -> usize {
+        (**self).pushed_len()
+    }
+    fn grow(&mut self, len: usize) -> Result<()> {
+        (**self).grow(len)
     }
 }
 

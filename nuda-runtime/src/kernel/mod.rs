@@ -16,7 +16,7 @@ mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
-    cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef,
+    cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef, Pushed,
 };
 pub use local::{LocalArray, LocalGroup};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};

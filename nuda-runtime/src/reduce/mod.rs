@@ -9,7 +9,9 @@ mod scan;
 mod test;
 
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
-pub use scan::{native_scan, scan_global, ScanPrefixes, ScanTotals};
+pub use scan::{
+    native_scan_body, native_scan_totals, scan_global, ScanPlan, ScanPrefixes, ScanTotals,
+};
 
 use crate::element::Element;
 

@@ -119,24 +119,38 @@ fn per_task<const K: usize, R: Send>(
         .collect())
 }
 
-/// A scan nest on the native engine: `totals` runs each task's slice and returns its scan
-/// variables' totals; they are scanned in task order from `start` (with `scan`), and `body`
-/// runs each task from its prefix, returning its reductions' partials, folded in task order
-/// with `combine`. Returns the scan variables' totals from the identity (`identity`
-/// combined with every task's) and the folded partials; `None` for both without iterations.
-#[allow(clippy::too_many_arguments)]
-pub fn native_scan<const K: usize, S: Copy + Send + Sync, R: Send>(
+/// A scan nest's first native pass done: the tasks, each one's prefix, and the total.
+pub struct ScanPlan<const K: usize, S> {
+    split: Option<crate::private::Split<K>>,
+    prefixes: Vec<S>,
+    total: Option<S>,
+}
+
+impl<const K: usize, S: Copy> ScanPlan<K, S> {
+    /// The scan variables' contributions combined from the identity; `None` without
+    /// iterations.
+    pub fn total(&self) -> Option<S> {
+        self.total
+    }
+}
+
+/// A scan nest's first pass on the native engine: `totals` runs each task's slice and
+/// returns its scan variables' totals, scanned in task order from `start` with `scan`.
+pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
     dev: &Device,
     trips: [usize; K],
     faults: &Faults,
     totals: impl Fn([usize; K], usize) -> S + Sync,
     scan: impl Fn(S, S) -> S,
     start: S,
-    body: impl Fn([usize; K], usize, S) -> R + Sync,
-    combine: impl Fn(R, R) -> R,
-) -> Result<(Option<S>, Option<R>)> {
+) -> Result<ScanPlan<K, S>> {
     if trips.contains(&0) {
-        return Ok((None, None));
+        let (split, prefixes, total) = (None, Vec::new(), None);
+        return Ok(ScanPlan {
+            split,
+            prefixes,
+            total,
+        });
     }
     let split = crate::private::Split::new(trips, NATIVE_TASKS);
     let sums = per_task(dev, faults, &split, &|_, idx, hi| totals(idx, hi))?;
@@ -147,8 +161,27 @@ pub fn native_scan<const K: usize, S: Copy + Send + Sync, R: Send>(
         run = scan(run, s);
     }
     let total = sums.iter().copied().reduce(&scan);
-    let parts = per_task(dev, faults, &split, &|t, idx, hi| {
-        body(idx, hi, prefixes[t])
+    Ok(ScanPlan {
+        split: Some(split),
+        prefixes,
+        total,
+    })
+}
+
+/// The second pass: `body` runs each task of `plan` from its prefix and returns its
+/// reductions' partials, folded in task order with `combine`; `None` without iterations.
+pub fn native_scan_body<const K: usize, S: Copy + Send + Sync, R: Send>(
+    dev: &Device,
+    faults: &Faults,
+    plan: &ScanPlan<K, S>,
+    body: impl Fn([usize; K], usize, S) -> R + Sync,
+    combine: impl Fn(R, R) -> R,
+) -> Result<Option<R>> {
+    let Some(split) = &plan.split else {
+        return Ok(None);
+    };
+    let parts = per_task(dev, faults, split, &|t, idx, hi| {
+        body(idx, hi, plan.prefixes[t])
     })?;
-    Ok((total, parts.into_iter().reduce(combine)))
+    Ok(parts.into_iter().reduce(combine))
 }

@@ -424,6 +424,11 @@ impl Walker<'_> {
     }
 
     fn method(&mut self, recv: &mut Expr, method: &Ident, nargs: usize) {
+        if method == "push" {
+            // `nuwork!` rewrote its pushes (`crate::reduce::push`); what is left is elsewhere.
+            let msg = "`push` appends to a NuVec in a nuwork! body, as a statement of its own (`v.push(x);`), not inside a loop of unknown trip count";
+            self.cx.error(method.span(), msg);
+        }
         let Some(kind) = MethodKind::of(&method.to_string()) else {
             return;
         };

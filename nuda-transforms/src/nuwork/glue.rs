@@ -141,7 +141,21 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
         #( let #rnames = #hoist(&#rnames); )*
     };
     if p.analysis.reductions.iter().any(|r| r.scan.is_some()) {
-        return super::scan::native(p, i, &params, &setup, &element, &trips);
+        // The first pass never stores to a pushed vector, which has no view yet.
+        let unpushed: Vec<_> = p
+            .analysis
+            .captures
+            .iter()
+            .filter(|c| !p.pushes.iter().any(|x| x.vec == c.name))
+            .cloned()
+            .collect();
+        let hoists = hoist_views(&unpushed, &p.plain);
+        let first = quote! {
+            let __nuda_fault = __nuda_fault;
+            #hoists
+            #( let #rnames = #hoist(&#rnames); )*
+        };
+        return super::scan::native(p, i, &params, [&first, &setup], &element, &trips);
     }
     let element = element(native_body);
     let chunk = match reduces {
@@ -197,7 +211,13 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     if p.analysis.reductions.is_empty() {
         return quote!((|| -> ::nuda::Result<()> { #launch ::core::result::Result::Ok(()) })());
     }
-    super::reduce::around(p, launch)
+    let around = super::reduce::around(p, launch);
+    let counters = p.pushes.iter().map(|x| {
+        let (vec, counter) = (&x.vec, &x.counter);
+        let len = quote_spanned!(vec.span()=> ::nuda::kernel::Pushed::pushed_len(&#vec));
+        quote!(let mut #counter: usize = #len;)
+    });
+    quote!({ #(#counters)* #around })
 }
 
 /// The statics, the fault recorder, the ranges on the host, the captures and the witness.
@@ -276,7 +296,15 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
 /// The native engine's run (trusted where the proof left no bounds check) or the OpenCL
 /// launches.
 fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
-    let nviews = capture_views(&p.analysis.captures, false);
+    // A vector the body pushes to gets its view between the scan's passes, once it has grown.
+    let unpushed: Vec<_> = p
+        .analysis
+        .captures
+        .iter()
+        .filter(|c| !p.pushes.iter().any(|x| x.vec == c.name))
+        .cloned()
+        .collect();
+    let nviews = capture_views(&unpushed, false);
     let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;

@@ -108,6 +108,8 @@ struct Parts {
     proof: TokenStream,
     /// The arrays the native engine may store to with plain stores (`disjoint`).
     plain: Vec<String>,
+    /// The `NuVec`s the body pushes to, with their counters.
+    pushes: Vec<crate::reduce::push::Push>,
 }
 
 /// Expands `nuwork!`.
@@ -130,7 +132,8 @@ pub fn template(input: TokenStream) -> syn::Result<String> {
 
 fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let mut lower = Lower::new(cx);
-    let nest = lower_nest_macro(&mut lower, &input.nest, "nuwork!")?;
+    let mut nest = lower_nest_macro(&mut lower, &input.nest, "nuwork!")?;
+    let pushes = crate::reduce::push::rewrite(cx, &mut nest.body, &mut lower.slots);
     let k = input.sizes.len();
     if k > 3 || k > nest.loops.len() {
         let msg = format!("nuwork!: {k} work-group sizes for a nest of {} loops; give 1 to 3 sizes, at most one per loop", nest.loops.len());
@@ -192,6 +195,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         witnesses,
         proof,
         plain,
+        pushes,
     })
 }
 

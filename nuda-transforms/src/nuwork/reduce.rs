@@ -148,7 +148,9 @@ pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> Tok
 /// `mut` is rustc's usual error at the variable.
 pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
     let ras: Vec<syn::Ident> = each(p).map(|(r, ..)| ra(r)).collect();
-    let updates = each(p).map(|(r, red, op)| {
+    // A push counter's final value is the vector's length, which the vector keeps.
+    let kept = each(p).filter(|(_, red, _)| !p.pushes.iter().any(|x| x.counter == red.name));
+    let updates = kept.map(|(r, red, op)| {
         let (name, a) = (&red.name, &ras[r]);
         // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
         let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));

@@ -5,6 +5,7 @@
 
 use super::reduce::{ra, rv};
 use super::Parts;
+use crate::emit::glue::capture_ident;
 use crate::paths::PRIVATE;
 use crate::reduce::Reduction;
 use proc_macro2::TokenStream;
@@ -46,6 +47,10 @@ pub(super) fn launch(
         );
         quote!(let #sp = #st.prefixes(#v)?;)
     });
+    let grows = grows(p, &scans, |r| {
+        let sp = format_ident!("__nuda_sp{}", r);
+        quote!(#sp.total())
+    });
     let partials = others.iter().map(|(r, _, op)| {
         let (pa, v) = (format_ident!("__nuda_pa{}", r), rv(*r));
         quote!(let mut #pa = #PRIVATE::Partials::new(#op, &#v, #g, #l);)
@@ -75,6 +80,7 @@ pub(super) fn launch(
         #(#push_totals)*
         __nuda_l.run()?;
         #(#prefixes)*
+        #grows
         #(#partials)*
         #second
         #(#pushes)*
@@ -84,13 +90,14 @@ pub(super) fn launch(
     }}
 }
 
-/// The native engine's two passes; `setup` binds the fault checker, views and ranges in a
-/// task, `element(block)` is one iteration running `block`.
+/// The native engine's two passes; `setups` bind the fault checker, views and ranges in a
+/// task of the first pass (no pushed vector yet) and of the second, `element(block)` is one
+/// iteration running `block`. Pushed vectors grow, and get their views, between the passes.
 pub(super) fn native(
     p: &Parts,
     i: usize,
     params: &TokenStream,
-    setup: &TokenStream,
+    setups: [&TokenStream; 2],
     element: &dyn Fn(&TokenStream) -> TokenStream,
     trips: &TokenStream,
 ) -> TokenStream {
@@ -126,17 +133,31 @@ pub(super) fn native(
         let (a, k) = (ra(*r), syn::Index::from(k));
         quote!(#a = #PRIVATE::combine(#op, #a, __nuda_p.#k);)
     });
+    let grows = grows(p, &scans, |r| {
+        let k = syn::Index::from(scans.iter().position(|(x, ..)| *x == r).unwrap_or(0));
+        quote!(__nuda_t.#k)
+    });
+    let views = pushed_views(p);
+    let [first, setup] = setups;
     quote! {
         #[allow(unused_parens, unused_mut, clippy::all)]
-        let (__nuda_tot, __nuda_part) = #PRIVATE::native_scan(&__nuda_dev, #trips, __nuda_faults,
+        let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, #trips, __nuda_faults,
             |#params, __nuda_hi: usize| {
-                #setup
+                #first
                 #(#sids)*
                 for #last in __nuda_lo..__nuda_hi { #slice }
                 (#(#snames,)*)
             },
             #scombine,
             (#(#starts,)*),
+        )?;
+        if let ::core::option::Option::Some(__nuda_t) = __nuda_plan.total() {
+            #grows
+            #(#ends)*
+        }
+        #views
+        #[allow(unused_parens, unused_mut, clippy::all)]
+        let __nuda_part = #PRIVATE::native_scan_body(&__nuda_dev, __nuda_faults, &__nuda_plan,
             |#params, __nuda_hi: usize, __nuda_s| {
                 #setup
                 #( let mut #snames = __nuda_s.#from; )*
@@ -146,9 +167,40 @@ pub(super) fn native(
             },
             #ocombine,
         )?;
-        if let ::core::option::Option::Some(__nuda_t) = __nuda_tot { #(#ends)* }
         if let ::core::option::Option::Some(__nuda_p) = __nuda_part { #(#folds)* }
     }
+}
+
+/// Each pushed vector grown to its old length plus its pushes (`total(r)` of its counter).
+fn grows(
+    p: &Parts,
+    scans: &[(usize, &Reduction, TokenStream)],
+    total: impl Fn(usize) -> TokenStream,
+) -> TokenStream {
+    let lines = p.pushes.iter().filter_map(|x| {
+        let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
+        let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
+        let (id, v, t) = (capture_ident(i), rv(*r), total(*r));
+        let add = crate::reduce::RedOp::Add.tokens();
+        Some(quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::reduced(#add, #v, #t))?;))
+    });
+    quote!(#(#lines)*)
+}
+
+/// The native views of the pushed vectors, once grown.
+fn pushed_views(p: &Parts) -> TokenStream {
+    let caps: Vec<_> = p
+        .analysis
+        .captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| p.pushes.iter().any(|x| x.vec == c.name))
+        .map(|(i, c)| {
+            let (id, name) = (capture_ident(i), &c.name);
+            quote!(let #name = ::nuda::kernel::KernelMut::native_mut(#id)?;)
+        })
+        .collect();
+    quote!(#(#caps)*)
 }
 
 /// The name of the last mapped dimension's index in a native task.

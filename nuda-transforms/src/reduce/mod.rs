@@ -7,6 +7,7 @@
 //! The forms: `s += e`, `s -= e`, `s *= e`, `s |= e`, `s &= e`, `s ^= e`, `s = s.max(e)`,
 //! `s = s.min(e)`, each possibly under `if`, where `e` does not read `s`.
 
+pub mod push;
 mod slice;
 #[cfg(test)]
 mod test;

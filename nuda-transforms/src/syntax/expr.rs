@@ -179,11 +179,27 @@ impl Lower<'_> {
             return self.err(span, unsupported("generic method calls"));
         }
         let name = m.method.to_string();
+        if name == "push" {
+            // A NuVec's push: `nuwork!` rewrites it (`crate::reduce::push`); capture analysis
+            // refuses it anywhere else.
+            let recv = Box::new(self.expr(&m.receiver));
+            let args = m.args.iter().map(|a| self.expr(a)).collect();
+            let (method, path) = (m.method.clone(), None);
+            return Expr::new(
+                ExprKind::Method {
+                    recv,
+                    method,
+                    args,
+                    path,
+                },
+                span,
+            );
+        }
         let Some(kind) = MethodKind::of(&name) else {
             return self.err(
                 m.method.span(),
                 format!(
-                    "the method `{name}` is not supported in nuda kernels; supported methods: {}",
+                    "the method `{name}` is not supported in nuda kernels; supported methods: {}, and `push` on a NuVec in nuwork!",
                     MethodKind::list()
                 ),
             );
