@@ -6,6 +6,7 @@
 
 mod checks;
 mod dot;
+mod filter;
 mod histogram;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
@@ -38,6 +39,7 @@ const ALL: &[&str] = &[
     "reduce",
     "dot",
     "scan",
+    "filter",
     "histogram",
     "imgconv",
     "nbody",
@@ -54,13 +56,13 @@ struct Args {
     /// Small sizes and one repetition, for CI.
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
-    /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, scan, histogram, imgconv, nbody,
+    /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, scan, filter, histogram, imgconv, nbody,
     /// sgemm, dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,dot,scan,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,dot,scan,filter,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -156,6 +158,7 @@ fn problems(
             "reduce" => reduce::run(&mut bench, args.quick)?,
             "dot" => dot::run(&mut bench, args.quick)?,
             "scan" => scan::run(&mut bench, args.quick)?,
+            "filter" => filter::run(&mut bench, args.quick)?,
             "histogram" => histogram::run(&mut bench, args.quick)?,
             "imgconv" => problems::conv(&mut bench, args.quick)?,
             "nbody" => problems::bodies(&mut bench, args.quick)?,

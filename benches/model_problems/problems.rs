@@ -229,6 +229,7 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
                 "reduce" => (crate::reduce::steps(native), 0, 0),
                 "dot" => crate::dot::steps(native),
                 "scan" => crate::scan::steps(native),
+                "filter" => crate::filter::steps(native),
                 "histogram" => crate::histogram::steps(native),
                 "nbody" => (nbody::VARIANTS.len() + native, 0, 0),
                 "sgemm" => (sgemm::f32::VARIANTS.len() + native, 2, 2),
