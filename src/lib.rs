@@ -6,14 +6,21 @@
 //!
 //! `use nuda::prelude::*;` brings in everything a program needs.
 
+// The macros name `::nuda`, which inside this crate is this crate.
+extern crate self as nuda;
+
+mod ops;
+
 pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
 pub use nuda_runtime::*;
+pub use ops::{ArrayOps, ScanOp};
 
 #[doc(hidden)]
 pub use nuda_runtime::private as __private;
 
 /// Everything a nuda program needs, in one import.
 pub mod prelude {
+    pub use crate::ops::{ArrayOps, ScanOp};
     pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
     pub use nuda_runtime::{
         current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,

@@ -199,3 +199,39 @@ fn two_dimensional_nests_scan_in_row_major_order() {
         });
     }
 }
+
+/// The library conveniences over the loop forms agree with plain Rust.
+#[test]
+fn library_conveniences() {
+    use nuda::{ArrayOps, ScanOp};
+    let n = 10_007;
+    let a = NuArray1::<i64>::from_fn(n, |i| h(i) as i64 - 50);
+    let va = a.to_vec();
+    let mut incl = Vec::new();
+    let mut excl = Vec::new();
+    let (mut s, mut m) = (0i64, i64::MAX);
+    for &x in &va {
+        excl.push(m);
+        s += x;
+        m = m.min(x);
+        incl.push(s);
+    }
+    let want = (
+        s,
+        va.iter().min().copied(),
+        va.iter().max().copied(),
+        incl,
+        excl,
+    );
+    check(want, || {
+        Ok((
+            a.sum()?,
+            a.min()?,
+            a.max()?,
+            a.scan_inclusive(ScanOp::Add)?.to_vec(),
+            a.scan_exclusive(ScanOp::Min)?.to_vec(),
+        ))
+    });
+    let empty = NuArray1::<f32>::new(0);
+    assert_eq!((empty.sum().unwrap(), empty.max().unwrap()), (0.0, None));
+}

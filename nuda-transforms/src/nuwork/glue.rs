@@ -169,7 +169,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
         }
     };
     quote! {
-        #[allow(unused_parens, unused_mut, clippy::all)]
+        #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_body = |#params, __nuda_hi: usize| {
             #setup
             #chunk
@@ -239,6 +239,9 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
     let (reds, wreds) = (super::reduce::setup(p), super::reduce::witness(p));
+    // Read after the body, as the loop's next iteration would: no "never read" warnings.
+    let wreads = p.analysis.reductions.iter().map(|r| &r.name);
+    let wreads = quote!(#( ::core::mem::drop(#wreads); )*);
     quote! {
         #contract
         static __NUDA_SITES: #sites;
@@ -261,6 +264,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
                 #wviews
                 #wreds
                 #(#witnesses)*
+                #wreads
             };
         }
     }

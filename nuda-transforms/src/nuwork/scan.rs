@@ -140,7 +140,7 @@ pub(super) fn native(
     let views = pushed_views(p);
     let [first, setup] = setups;
     quote! {
-        #[allow(unused_parens, unused_mut, clippy::all)]
+        #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, #trips, __nuda_faults,
             |#params, __nuda_hi: usize| {
                 #first
@@ -156,7 +156,7 @@ pub(super) fn native(
             #(#ends)*
         }
         #views
-        #[allow(unused_parens, unused_mut, clippy::all)]
+        #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_part = #PRIVATE::native_scan_body(&__nuda_dev, __nuda_faults, &__nuda_plan,
             |#params, __nuda_hi: usize, __nuda_s| {
                 #setup
