@@ -46,12 +46,14 @@ const VARIANTS: &[Variant<Filter>] = &[Variant {
 static HAND: KernelSource = unsafe {
     KernelSource::new(
         "kernel void count(global const float* restrict a, nu_idx n0, float t,
-                    global uint* restrict cnt, nu_idx c0, local uint* s) {
+                    global uint* restrict cnt, nu_idx c0, local uint* s, int cpu) {
          nu_idx g = get_group_id(0), l = get_local_id(0), L = get_local_size(0);
          nu_idx blk = (n0 + get_num_groups(0) - 1) / get_num_groups(0);
          nu_idx lo = min(g * blk, n0), hi = min(lo + blk, n0);
          uint c = 0;
-         for (nu_idx i = lo + l; i < hi; i += L) c += a[i] > t;
+         nu_idx sub = (hi - lo + L - 1) / L, a0 = min(lo + l * sub, hi), b0 = min(a0 + sub, hi);
+         if (cpu) for (nu_idx i = a0; i < b0; i++) c += a[i] > t;
+         else for (nu_idx i = lo + l; i < hi; i += L) c += a[i] > t;
          s[l] = c;
          barrier(CLK_LOCAL_MEM_FENCE);
          for (nu_idx h = L / 2; h > 0; h /= 2) {
@@ -111,6 +113,7 @@ fn hand_cl(f: &mut Filter) -> Result<()> {
         .min(f.n.div_ceil(GROUP))
         .max(1);
     let mut cnt = NuArray1::<u32>::new(groups);
+    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "count")
         .global([groups * GROUP])
         .local([GROUP])
@@ -118,6 +121,7 @@ fn hand_cl(f: &mut Filter) -> Result<()> {
         .arg(f.t)
         .array_mut(&mut cnt)
         .local_array::<u32>(GROUP)
+        .arg(cpu)
         .run()?;
     let (mut run, mut pre) = (0u32, Vec::with_capacity(groups));
     for &c in cnt.try_as_slice()? {
@@ -127,7 +131,6 @@ fn hand_cl(f: &mut Filter) -> Result<()> {
     let pre = NuArray1::from_vec(groups, pre)?;
     f.out = NuArray1::new(run as usize);
     f.len = run as usize;
-    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "scatter")
         .global([groups * GROUP])
         .local([GROUP])

@@ -40,12 +40,14 @@ const VARIANTS: &[Variant<Scan>] = &[Variant {
 static HAND: KernelSource = unsafe {
     KernelSource::new(
         "kernel void totals(global const uint* restrict a, nu_idx n0, global uint* restrict tot,
-                     nu_idx t0, local uint* s) {
+                     nu_idx t0, local uint* s, int cpu) {
          nu_idx g = get_group_id(0), l = get_local_id(0), L = get_local_size(0);
          nu_idx blk = (n0 + get_num_groups(0) - 1) / get_num_groups(0);
          nu_idx lo = min(g * blk, n0), hi = min(lo + blk, n0);
          uint acc = 0;
-         for (nu_idx i = lo + l; i < hi; i += L) acc += a[i];
+         nu_idx sub = (hi - lo + L - 1) / L, a0 = min(lo + l * sub, hi), b0 = min(a0 + sub, hi);
+         if (cpu) for (nu_idx i = a0; i < b0; i++) acc += a[i];
+         else for (nu_idx i = lo + l; i < hi; i += L) acc += a[i];
          s[l] = acc;
          barrier(CLK_LOCAL_MEM_FENCE);
          for (nu_idx h = L / 2; h > 0; h /= 2) {
@@ -108,12 +110,14 @@ fn hand_cl(s: &mut Scan) -> Result<()> {
         .min(s.n.div_ceil(GROUP))
         .max(1);
     let mut tot = NuArray1::<u32>::new(groups);
+    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "totals")
         .global([groups * GROUP])
         .local([GROUP])
         .array(&s.a)
         .array_mut(&mut tot)
         .local_array::<u32>(GROUP)
+        .arg(cpu)
         .run()?;
     let mut run = 0u32;
     let mut pre = Vec::with_capacity(groups);
@@ -122,7 +126,6 @@ fn hand_cl(s: &mut Scan) -> Result<()> {
         run = run.wrapping_add(t);
     }
     let pre = NuArray1::from_vec(groups, pre)?;
-    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "scan")
         .global([groups * GROUP])
         .local([GROUP])
