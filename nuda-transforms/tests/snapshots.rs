@@ -562,6 +562,7 @@ fn nuwork_reductions() {
 }
 
 #[test]
+#[allow(clippy::too_many_lines)] // the lines are the snapshot: both kernels, every branch
 fn nuwork_scans() {
     check(
         nuda_transforms::nuwork::template(quote!(64; nfor!(i in n {
