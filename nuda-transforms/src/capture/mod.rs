@@ -159,18 +159,7 @@ impl Walker<'_> {
 
     fn stmt_inner(&mut self, s: &mut Stmt) {
         match s {
-            Stmt::Let(l) => {
-                if let Some(e) = &mut l.init {
-                    self.expr(e);
-                }
-                match &l.pat {
-                    Pat::Ident { name, .. } => self.bind(&name.clone()),
-                    Pat::Tuple(list) => list
-                        .iter()
-                        .flatten()
-                        .for_each(|(n, _)| self.bind(&n.clone())),
-                }
-            }
+            Stmt::Let(l) => self.let_stmt(l),
             Stmt::Assign {
                 place: Place::Var(name),
                 op,
@@ -214,6 +203,19 @@ impl Walker<'_> {
                     self.expr(e);
                 }
             }
+        }
+    }
+
+    fn let_stmt(&mut self, l: &mut Let) {
+        if let Some(e) = &mut l.init {
+            self.expr(e);
+        }
+        match &l.pat {
+            Pat::Ident { name, .. } => self.bind(&name.clone()),
+            Pat::Tuple(list) => list
+                .iter()
+                .flatten()
+                .for_each(|(n, _)| self.bind(&n.clone())),
         }
     }
 

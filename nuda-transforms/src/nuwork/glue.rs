@@ -74,15 +74,20 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let body = &p.witnesses[i];
     let witness = quote!({ #(#records)* #body });
     let native = native_glue(p, i, &rnames, &vars);
+    let launch = launch_glue(p, i, &rnames);
+    KernelGlue {
+        ranges,
+        witness,
+        native,
+        launch,
+    }
+}
+
+/// The OpenCL launch (or launches) of kernel `i`, whose ranges are `rnames`.
+fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
     let trips = quote!([#(#rnames.trips()),*]);
-    let reduces = !p.analysis.reductions.is_empty();
-    let global = if reduces {
-        quote!(__nuda_global)
-    } else {
-        trips.clone()
-    };
     let start = |kernel: &str, global: TokenStream, local: TokenStream| {
         quote! {
             let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)
@@ -91,22 +96,15 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
             #pushes
         }
     };
-    let scans = p.analysis.reductions.iter().any(|r| r.scan.is_some());
-    let launch = match (scans, reduces) {
-        (true, _) => super::scan::launch(p, &trips, &start, &name),
-        (false, true) => {
-            super::reduce::launch(p, &trips, &start(&name, global, quote!(__nuda_local)))
-        }
-        (false, false) => {
-            let start = start(&name, global, quote!(__nuda_local));
-            quote!(#start __nuda_l.run()?;)
-        }
-    };
-    KernelGlue {
-        ranges,
-        witness,
-        native,
-        launch,
+    let reds = &p.analysis.reductions;
+    let local = quote!(__nuda_local);
+    if reds.iter().any(|r| r.scan.is_some()) {
+        super::scan::launch(p, &trips, &start, &name)
+    } else if !reds.is_empty() {
+        super::reduce::launch(p, &trips, &start(&name, quote!(__nuda_global), local))
+    } else {
+        let start = start(&name, trips, local);
+        quote!(#start __nuda_l.run()?;)
     }
 }
 
@@ -119,12 +117,6 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let k = rnames.len();
     let gnames: Vec<syn::Ident> = (0..k).map(|d| format_ident!("__nuda_g{}", d)).collect();
     let (outer, last) = (&gnames[..k - 1], &gnames[k - 1]);
-    let hoists = hoist_views(&p.analysis.captures, &p.plain);
-    let native_body = &p.natives[i];
-    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
-    // that rustc and clippy would otherwise flag in the user's crate.
-    let hoist = quote!(#PRIVATE::hoist);
-    let reduces = !p.analysis.reductions.is_empty();
     let element = |block: &TokenStream| {
         quote! {
             (|| {
@@ -135,39 +127,34 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     };
     let trips = quote!([#(#rnames.trips()),*]);
     let params = quote!([#(#outer,)* __nuda_lo]: [usize; #k]);
-    let setup = quote! {
-        let __nuda_fault = __nuda_fault;
-        #hoists
-        #( let #rnames = #hoist(&#rnames); )*
-    };
+    let setup = task_setup(p, rnames, &p.analysis.captures);
     if p.analysis.reductions.iter().any(|r| r.scan.is_some()) {
         // The first pass never stores to a pushed vector, which has no view yet.
-        let unpushed: Vec<_> = p
-            .analysis
-            .captures
-            .iter()
-            .filter(|c| !p.pushes.iter().any(|x| x.vec == c.name))
-            .cloned()
-            .collect();
-        let hoists = hoist_views(&unpushed, &p.plain);
-        let first = quote! {
-            let __nuda_fault = __nuda_fault;
-            #hoists
-            #( let #rnames = #hoist(&#rnames); )*
+        let first = task_setup(p, rnames, &unpushed(p));
+        let loops = [&p.native_slices[i], &p.natives[i]]
+            .map(&element)
+            .map(|e| quote!(for #last in __nuda_lo..__nuda_hi { #e }));
+        let setups = [&first, &setup];
+        let task = super::scan::Task {
+            params: &params,
+            setups,
+            loops,
         };
-        return super::scan::native(p, i, &params, [&first, &setup], &element, &trips);
+        return super::scan::native(p, task, &trips);
     }
-    let element = element(native_body);
-    let chunk = match reduces {
-        true => super::reduce::native_chunk(p, last, &element),
-        false => quote!(for #last in __nuda_lo..__nuda_hi { #element }),
+    let element = element(&p.natives[i]);
+    let (chunk, run) = match p.analysis.reductions.is_empty() {
+        false => (
+            super::reduce::native_chunk(p, last, &element),
+            super::reduce::native_run(p, &trips),
+        ),
+        true => (
+            quote!(for #last in __nuda_lo..__nuda_hi { #element }),
+            quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;),
+        ),
     };
-    let run = match reduces {
-        true => super::reduce::native_run(p, &trips),
-        false => {
-            quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;)
-        }
-    };
+    // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
+    // that rustc and clippy would otherwise flag in the user's crate.
     quote! {
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_body = |#params, __nuda_hi: usize| {
@@ -176,6 +163,33 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
         };
         #run
     }
+}
+
+/// A native task's bindings: the fault checker, the views of `captures` and the ranges, as
+/// locals.
+fn task_setup(
+    p: &Parts,
+    rnames: &[syn::Ident],
+    captures: &[crate::capture::Capture],
+) -> TokenStream {
+    let hoists = hoist_views(captures, &p.plain);
+    let hoist = quote!(#PRIVATE::hoist);
+    quote! {
+        let __nuda_fault = __nuda_fault;
+        #hoists
+        #( let #rnames = #hoist(&#rnames); )*
+    }
+}
+
+/// The captures but the vectors the body pushes to.
+fn unpushed(p: &Parts) -> Vec<crate::capture::Capture> {
+    let pushed = |c: &&crate::capture::Capture| p.pushes.iter().any(|x| x.vec == c.name);
+    p.analysis
+        .captures
+        .iter()
+        .filter(|c| !pushed(c))
+        .cloned()
+        .collect()
 }
 
 /// The type slots the witnesses record, over every kernel and the range witnesses.
@@ -301,14 +315,7 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
 /// launches.
 fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     // A vector the body pushes to gets its view between the scan's passes, once it has grown.
-    let unpushed: Vec<_> = p
-        .analysis
-        .captures
-        .iter()
-        .filter(|c| !p.pushes.iter().any(|x| x.vec == c.name))
-        .cloned()
-        .collect();
-    let nviews = capture_views(&unpushed, false);
+    let nviews = capture_views(&unpushed(p), false);
     let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;

@@ -156,35 +156,40 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
-    let slots = lower.slots;
+    Some(assemble(cx, kernels, analysis, lower.slots, plain, pushes))
+}
+
+/// The emitted forms of the analysed kernels: OpenCL C, native and witness Rust, the proof.
+fn assemble(
+    cx: &Ctxt,
+    kernels: Vec<Kernel>,
+    analysis: Analysis,
+    slots: usize,
+    plain: Vec<String>,
+    pushes: Vec<crate::reduce::push::Push>,
+) -> Parts {
     let shared = Shared::new();
     let template = templates(cx, &analysis, slots, &kernels, &shared);
-    let emit = |mode| {
+    let emit = |mode, block: &dyn Fn(&Kernel) -> Option<&Block>| {
         kernels
             .iter()
-            .map(|kern| {
-                RustEmitter::new(&analysis, Context::Nuwork, mode)
+            .map(|kern| match block(kern) {
+                Some(b) => RustEmitter::new(&analysis, Context::Nuwork, mode)
                     .with_sites(&shared.sites, quote!(__NUDA_SITES))
-                    .block_inner(&kern.body)
+                    .block_inner(b),
+                None => TokenStream::new(),
             })
             .collect()
     };
-    let (natives, witnesses) = (emit(Mode::Native), emit(Mode::Witness));
-    let native_slices = kernels
-        .iter()
-        .map(|kern| match &kern.slice {
-            Some(slice) => RustEmitter::new(&analysis, Context::Nuwork, Mode::Native)
-                .with_sites(&shared.sites, quote!(__NUDA_SITES))
-                .block_inner(slice),
-            None => TokenStream::new(),
-        })
-        .collect();
+    let natives = emit(Mode::Native, &|k| Some(&k.body));
+    let witnesses = emit(Mode::Witness, &|k| Some(&k.body));
+    let native_slices = emit(Mode::Native, &|k| k.slice.as_ref());
     let mut proof = Proof::new(&analysis, &shared.sites, Context::Nuwork);
     for (i, kern) in kernels.iter().enumerate() {
         proof.nuwork_kernel(i, &kern.mapped, &kern.body);
     }
     let proof = proof.tokens();
-    Some(Parts {
+    Parts {
         kernels,
         analysis,
         slots,
@@ -196,7 +201,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         proof,
         plain,
         pushes,
-    })
+    }
 }
 
 /// A top-level statement of the annotated nest as a kernel over its `k` outer loops.

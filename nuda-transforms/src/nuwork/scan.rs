@@ -21,6 +21,16 @@ fn split(p: &Parts, scans: bool) -> Vec<(usize, &Reduction, TokenStream)> {
         .collect()
 }
 
+/// The variables of one kind, with their indices and operators.
+type Vars<'p> = [(usize, &'p Reduction, TokenStream)];
+
+/// `prefix<r>` for each variable of `list`.
+fn idents(list: &Vars<'_>, prefix: &str) -> Vec<syn::Ident> {
+    list.iter()
+        .map(|(r, ..)| format_ident!("{}{}", prefix, r))
+        .collect()
+}
+
 /// The OpenCL launches of a scan nest; `start(kernel, global, local)` begins a launch with
 /// the ranges and captures pushed.
 pub(super) fn launch(
@@ -31,123 +41,124 @@ pub(super) fn launch(
 ) -> TokenStream {
     let (scans, others) = (split(p, true), split(p, false));
     let (g, l) = (quote!(__nuda_sg), quote!(__nuda_sl));
-    let totals = scans.iter().map(|(r, _, op)| {
-        let (st, v) = (format_ident!("__nuda_st{}", r), rv(*r));
-        quote!(let mut #st = #PRIVATE::ScanTotals::new(#op, &#v, #g, #l);)
-    });
-    let push_totals = scans.iter().map(|(r, ..)| {
-        let st = format_ident!("__nuda_st{}", r);
-        quote!(__nuda_l = #st.push(__nuda_l);)
-    });
-    let prefixes = scans.iter().map(|(r, ..)| {
-        let (st, sp, v) = (
-            format_ident!("__nuda_st{}", r),
-            format_ident!("__nuda_sp{}", r),
-            rv(*r),
-        );
-        quote!(let #sp = #st.prefixes(#v)?;)
-    });
-    let grows = grows(p, &scans, |r| {
-        let sp = format_ident!("__nuda_sp{}", r);
-        quote!(#sp.total())
-    });
-    let partials = others.iter().map(|(r, _, op)| {
-        let (pa, v) = (format_ident!("__nuda_pa{}", r), rv(*r));
-        quote!(let mut #pa = #PRIVATE::Partials::new(#op, &#v, #g, #l);)
-    });
-    let pushes = scans
-        .iter()
-        .map(|(r, ..)| format_ident!("__nuda_sp{}", r))
-        .chain(others.iter().map(|(r, ..)| format_ident!("__nuda_pa{}", r)))
-        .map(|x| quote!(__nuda_l = #x.push(__nuda_l);));
-    let ends = scans.iter().map(|(r, ..)| {
-        let (a, sp) = (ra(*r), format_ident!("__nuda_sp{}", r));
-        quote!(#a = #sp.total();)
-    });
-    let folds = others.iter().map(|(r, ..)| {
-        let (a, pa) = (ra(*r), format_ident!("__nuda_pa{}", r));
-        quote!(#a = #pa.fold(#a)?;)
-    });
-    let (first, second) = (
+    let first = first_launch(
+        p,
+        &scans,
         start(&format!("{name}_totals"), g.clone(), l.clone()),
-        start(name, g.clone(), l.clone()),
     );
+    let second = second_launch(&scans, &others, start(name, g, l));
     quote! {{
         let __nuda_sl = [__nuda_local.iter().product::<usize>()];
         let __nuda_sg = #PRIVATE::scan_global(&__nuda_dev, #trips, __nuda_sl[0]);
-        #(#totals)*
         #first
-        #(#push_totals)*
-        __nuda_l.run()?;
-        #(#prefixes)*
-        #grows
-        #(#partials)*
         #second
-        #(#pushes)*
-        __nuda_l.run()?;
-        #(#ends)*
-        #(#folds)*
     }}
 }
 
-/// The native engine's two passes; `setups` bind the fault checker, views and ranges in a
-/// task of the first pass (no pushed vector yet) and of the second, `element(block)` is one
-/// iteration running `block`. Pushed vectors grow, and get their views, between the passes.
-pub(super) fn native(
-    p: &Parts,
-    i: usize,
-    params: &TokenStream,
-    setups: [&TokenStream; 2],
-    element: &dyn Fn(&TokenStream) -> TokenStream,
-    trips: &TokenStream,
-) -> TokenStream {
+/// The first launch: each scan variable's group totals, turned into prefixes on the host;
+/// then the pushed vectors grow.
+fn first_launch(p: &Parts, scans: &Vars<'_>, start: TokenStream) -> TokenStream {
+    let (st, sp) = (idents(scans, "__nuda_st"), idents(scans, "__nuda_sp"));
+    let rvs: Vec<_> = scans.iter().map(|(r, ..)| rv(*r)).collect();
+    let news = scans.iter().zip(&st).map(|((r, _, op), st)| {
+        let v = rv(*r);
+        quote!(let mut #st = #PRIVATE::ScanTotals::new(#op, &#v, __nuda_sg, __nuda_sl);)
+    });
+    let grows = grows(p, scans, |r| {
+        let sp = format_ident!("__nuda_sp{}", r);
+        quote!(#sp.total())
+    });
+    quote! {
+        #(#news)*
+        #start
+        #( __nuda_l = #st.push(__nuda_l); )*
+        __nuda_l.run()?;
+        #( let #sp = #st.prefixes(#rvs)?; )*
+        #grows
+    }
+}
+
+/// The second launch: the body from each group's prefixes, with the other reductions'
+/// partials; then the accumulators.
+fn second_launch(scans: &Vars<'_>, others: &Vars<'_>, start: TokenStream) -> TokenStream {
+    let (sp, pa) = (idents(scans, "__nuda_sp"), idents(others, "__nuda_pa"));
+    let (sra, ora) = (
+        scans.iter().map(|(r, ..)| ra(*r)),
+        others.iter().map(|(r, ..)| ra(*r)),
+    );
+    let news = others.iter().zip(&pa).map(|((r, _, op), pa)| {
+        let v = rv(*r);
+        quote!(let mut #pa = #PRIVATE::Partials::new(#op, &#v, __nuda_sg, __nuda_sl);)
+    });
+    quote! {
+        #(#news)*
+        #start
+        #( __nuda_l = #sp.push(__nuda_l); )*
+        #( __nuda_l = #pa.push(__nuda_l); )*
+        __nuda_l.run()?;
+        #( #sra = #sp.total(); )*
+        #( #ora = #pa.fold(#ora)?; )*
+    }
+}
+
+/// `let mut name = identity;` for each variable of `list`.
+fn identities(list: &Vars<'_>) -> Vec<TokenStream> {
+    list.iter()
+        .map(|(r, red, op)| {
+            let (name, v) = (&red.name, rv(*r));
+            quote!(let mut #name = #PRIVATE::identity(#op, &#v);)
+        })
+        .collect()
+}
+
+/// The closure combining two tuples of `list`'s partials.
+fn tuple_combine(list: &Vars<'_>) -> TokenStream {
+    let parts = list.iter().enumerate().map(|(k, (_, _, op))| {
+        let k = syn::Index::from(k);
+        quote!(#PRIVATE::combine(#op, __nuda_a.#k, __nuda_b.#k))
+    });
+    quote!(|__nuda_a, __nuda_b| (#(#parts,)*))
+}
+
+/// What one native task needs: the chunk's parameters, the first pass's and the second's
+/// setup, and the two loops over the chunk.
+pub(super) struct Task<'a> {
+    /// `[.., __nuda_lo]: [usize; k]`.
+    pub params: &'a TokenStream,
+    /// Bindings in a first-pass task (no pushed vector yet) and a second-pass one.
+    pub setups: [&'a TokenStream; 2],
+    /// `for .. { slice }` and `for .. { body }` over the chunk.
+    pub loops: [TokenStream; 2],
+}
+
+/// The native engine's two passes. Pushed vectors grow, and get their views, between them.
+pub(super) fn native(p: &Parts, task: Task<'_>, trips: &TokenStream) -> TokenStream {
     let (scans, others) = (split(p, true), split(p, false));
-    let last = params_last(p, i);
-    let (slice, body) = (element(&p.native_slices[i]), element(&p.natives[i]));
-    let snames: Vec<&syn::Ident> = scans.iter().map(|(_, r, _)| &r.name).collect();
-    let onames: Vec<&syn::Ident> = others.iter().map(|(_, r, _)| &r.name).collect();
-    let ids = |list: &[(usize, &Reduction, TokenStream)]| -> Vec<TokenStream> {
-        list.iter()
-            .map(|(r, red, op)| {
-                let (name, v) = (&red.name, rv(*r));
-                quote!(let mut #name = #PRIVATE::identity(#op, &#v);)
-            })
-            .collect()
-    };
-    let (sids, oids) = (ids(&scans), ids(&others));
-    let tuple_combine = |list: &[(usize, &Reduction, TokenStream)]| {
-        let parts = list.iter().enumerate().map(|(k, (_, _, op))| {
-            let k = syn::Index::from(k);
-            quote!(#PRIVATE::combine(#op, __nuda_a.#k, __nuda_b.#k))
-        });
-        quote!(|__nuda_a, __nuda_b| (#(#parts,)*))
-    };
-    let (scombine, ocombine) = (tuple_combine(&scans), tuple_combine(&others));
+    let first = native_first(p, &scans, &task, trips);
+    let second = native_second(&scans, &others, &task);
+    let views = pushed_views(p);
+    quote!(#first #views #second)
+}
+
+/// The first native pass: each task's scan totals, scanned into the plan; then the pushed
+/// vectors grow and the scan accumulators take the totals.
+fn native_first(p: &Parts, scans: &Vars<'_>, task: &Task<'_>, trips: &TokenStream) -> TokenStream {
+    let (params, setup, slice) = (task.params, task.setups[0], &task.loops[0]);
+    let snames = scans.iter().map(|(_, r, _)| &r.name);
+    let (sids, scombine) = (identities(scans), tuple_combine(scans));
     let starts = scans.iter().map(|(r, ..)| rv(*r));
-    let from = (0..scans.len()).map(syn::Index::from);
     let ends = scans.iter().enumerate().map(|(k, (r, ..))| {
         let (a, k) = (ra(*r), syn::Index::from(k));
         quote!(#a = __nuda_t.#k;)
     });
-    let folds = others.iter().enumerate().map(|(k, (r, _, op))| {
-        let (a, k) = (ra(*r), syn::Index::from(k));
-        quote!(#a = #PRIVATE::combine(#op, #a, __nuda_p.#k);)
-    });
-    let grows = grows(p, &scans, |r| {
+    let grows = grows(p, scans, |r| {
         let k = syn::Index::from(scans.iter().position(|(x, ..)| *x == r).unwrap_or(0));
         quote!(__nuda_t.#k)
     });
-    let views = pushed_views(p);
-    let [first, setup] = setups;
     quote! {
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, #trips, __nuda_faults,
-            |#params, __nuda_hi: usize| {
-                #first
-                #(#sids)*
-                for #last in __nuda_lo..__nuda_hi { #slice }
-                (#(#snames,)*)
-            },
+            |#params, __nuda_hi: usize| { #setup #(#sids)* #slice (#(#snames,)*) },
             #scombine,
             (#(#starts,)*),
         )?;
@@ -155,14 +166,29 @@ pub(super) fn native(
             #grows
             #(#ends)*
         }
-        #views
+    }
+}
+
+/// The second native pass: each task's body from its prefix, the other reductions' partials
+/// folded into their accumulators.
+fn native_second(scans: &Vars<'_>, others: &Vars<'_>, task: &Task<'_>) -> TokenStream {
+    let (params, setup, body) = (task.params, task.setups[1], &task.loops[1]);
+    let snames = scans.iter().map(|(_, r, _)| &r.name);
+    let onames = others.iter().map(|(_, r, _)| &r.name);
+    let from = (0..scans.len()).map(syn::Index::from);
+    let (oids, ocombine) = (identities(others), tuple_combine(others));
+    let folds = others.iter().enumerate().map(|(k, (r, _, op))| {
+        let (a, k) = (ra(*r), syn::Index::from(k));
+        quote!(#a = #PRIVATE::combine(#op, #a, __nuda_p.#k);)
+    });
+    quote! {
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_part = #PRIVATE::native_scan_body(&__nuda_dev, __nuda_faults, &__nuda_plan,
             |#params, __nuda_hi: usize, __nuda_s| {
                 #setup
                 #( let mut #snames = __nuda_s.#from; )*
                 #(#oids)*
-                for #last in __nuda_lo..__nuda_hi { #body }
+                #body
                 (#(#onames,)*)
             },
             #ocombine,
@@ -172,11 +198,7 @@ pub(super) fn native(
 }
 
 /// Each pushed vector grown to its old length plus its pushes (`total(r)` of its counter).
-fn grows(
-    p: &Parts,
-    scans: &[(usize, &Reduction, TokenStream)],
-    total: impl Fn(usize) -> TokenStream,
-) -> TokenStream {
+fn grows(p: &Parts, scans: &Vars<'_>, total: impl Fn(usize) -> TokenStream) -> TokenStream {
     let lines = p.pushes.iter().filter_map(|x| {
         let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
         let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
@@ -201,9 +223,4 @@ fn pushed_views(p: &Parts) -> TokenStream {
         })
         .collect();
     quote!(#(#caps)*)
-}
-
-/// The name of the last mapped dimension's index in a native task.
-fn params_last(p: &Parts, i: usize) -> syn::Ident {
-    format_ident!("__nuda_g{}", p.kernels[i].mapped.len() - 1)
 }
