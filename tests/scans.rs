@@ -78,6 +78,8 @@ integer_scans!(i64_every_operator, i64);
 integer_scans!(u64_every_operator, u64);
 integer_scans!(u8_every_operator, u8);
 integer_scans!(i16_every_operator, i16);
+integer_scans!(i8_every_operator, i8);
+integer_scans!(u16_every_operator, u16);
 
 /// Float scans: a running sum (inclusive), an exclusive running product and maximum, within
 /// a tolerance of the exact values, and the same bits on every run.
