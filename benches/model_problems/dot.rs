@@ -5,14 +5,11 @@
 //! dot, and its check is the copy), and threaded Rust on the host
 //! with sixteen accumulators per thread so the compiler vectorises it.
 
+use super::peers::{groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
 use super::problems::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
-use nuda::DeviceKind;
-
-/// Work-items per group, for nuda and the hand-written peer alike.
-const GROUP: usize = 256;
 
 /// The inputs and result of one run, and the copy peer's output.
 pub struct Dot {
@@ -78,11 +75,7 @@ static HAND: KernelSource = unsafe {
 /// fewer for small inputs), the partials summed on the host. On a CPU each work-item takes a
 /// contiguous block in `float8` vectors, as one writes for CPUs; on a GPU, a grid stride.
 fn hand_cl(d: &mut Dot) -> Result<()> {
-    let dev = nuda::current_device()?;
-    let groups = (dev.info().compute_units as usize * 32)
-        .min(d.n.div_ceil(GROUP))
-        .max(1);
-    let blocked = i32::from(dev.info().kind == DeviceKind::Cpu);
+    let (groups, blocked) = groups(d.n)?;
     let mut part = NuArray1::<f32>::new(groups);
     Launch::new(&HAND, "sdot")
         .global([groups * GROUP])

@@ -4,14 +4,11 @@
 //! group's block again, writing each kept element at its slot), and threaded Rust on the host
 //! (a vector per thread, concatenated).
 
+use super::peers::{exclusive, groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
 use super::problems::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
-use nuda::DeviceKind;
-
-/// Work-items per group, for nuda and the hand-written peer alike.
-const GROUP: usize = 256;
 
 /// The input, the threshold, and the output of one run.
 pub struct Filter {
@@ -108,12 +105,8 @@ static HAND: KernelSource = unsafe {
 /// The hand-written OpenCL C compaction: counts, host prefixes, scatter; a contiguous part
 /// per work-item on a CPU, tiles scanned in local memory on a GPU.
 fn hand_cl(f: &mut Filter) -> Result<()> {
-    let dev = nuda::current_device()?;
-    let groups = (dev.info().compute_units as usize * 32)
-        .min(f.n.div_ceil(GROUP))
-        .max(1);
+    let (groups, cpu) = groups(f.n)?;
     let mut cnt = NuArray1::<u32>::new(groups);
-    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "count")
         .global([groups * GROUP])
         .local([GROUP])
@@ -123,11 +116,7 @@ fn hand_cl(f: &mut Filter) -> Result<()> {
         .local_array::<u32>(GROUP)
         .arg(cpu)
         .run()?;
-    let (mut run, mut pre) = (0u32, Vec::with_capacity(groups));
-    for &c in cnt.try_as_slice()? {
-        pre.push(run);
-        run += c;
-    }
+    let (pre, run) = exclusive(cnt.try_as_slice()?);
     let pre = NuArray1::from_vec(groups, pre)?;
     f.out = NuArray1::new(run as usize);
     f.len = run as usize;

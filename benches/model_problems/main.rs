@@ -15,6 +15,7 @@ mod md5;
 #[path = "../../examples/nbody/kernels.rs"]
 mod nbody;
 mod overhead;
+mod peers;
 #[path = "../../examples/common/problem.rs"]
 mod problem;
 mod problems;

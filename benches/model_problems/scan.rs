@@ -4,14 +4,11 @@
 //! again), a hand-written device copy of the same bytes (the device's bandwidth in this run),
 //! and threaded Rust on the host (per-thread totals, then each chunk again from its offset).
 
+use super::peers::{exclusive, groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
 use super::problems::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
-use nuda::DeviceKind;
-
-/// Work-items per group, for nuda and the hand-written peer alike.
-const GROUP: usize = 256;
 
 /// The input and output of one run.
 pub struct Scan {
@@ -105,12 +102,8 @@ static HAND: KernelSource = unsafe {
 /// prefixes on the host, then each block again (a contiguous part per work-item on a CPU, as
 /// one writes for CPUs; tiles scanned in local memory on a GPU).
 fn hand_cl(s: &mut Scan) -> Result<()> {
-    let dev = nuda::current_device()?;
-    let groups = (dev.info().compute_units as usize * 32)
-        .min(s.n.div_ceil(GROUP))
-        .max(1);
+    let (groups, cpu) = groups(s.n)?;
     let mut tot = NuArray1::<u32>::new(groups);
-    let cpu = i32::from(dev.info().kind == DeviceKind::Cpu);
     Launch::new(&HAND, "totals")
         .global([groups * GROUP])
         .local([GROUP])
@@ -119,13 +112,7 @@ fn hand_cl(s: &mut Scan) -> Result<()> {
         .local_array::<u32>(GROUP)
         .arg(cpu)
         .run()?;
-    let mut run = 0u32;
-    let mut pre = Vec::with_capacity(groups);
-    for &t in tot.try_as_slice()? {
-        pre.push(run);
-        run = run.wrapping_add(t);
-    }
-    let pre = NuArray1::from_vec(groups, pre)?;
+    let pre = NuArray1::from_vec(groups, exclusive(tot.try_as_slice()?).0)?;
     Launch::new(&HAND, "scan")
         .global([groups * GROUP])
         .local([GROUP])
