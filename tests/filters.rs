@@ -130,3 +130,25 @@ fn host_api() {
     assert_eq!(v.as_slice(), &[3, 1, 4]);
     assert!(NuVec::<f32>::new().is_empty());
 }
+
+/// A push under a loop over a `const` range: the bound is not a literal, and the counter is
+/// a `usize`.
+#[test]
+fn pushes_under_a_constant_item_range() {
+    const K: u32 = 3;
+    let n = 999;
+    let a = NuArray1::<u32>::from_fn(n, h);
+    let mut want = Vec::new();
+    for x in a.to_vec() {
+        for k in 0..K {
+            if (x + k) % 4 == 0 {
+                want.push(x * 10 + k);
+            }
+        }
+    }
+    check(want, || {
+        let mut v = NuVec::<u32>::new();
+        nuwork!(64; nfor!(i in n { for k in 0..K { if (a[i] + k) % 4 == 0 { v.push(a[i] * 10 + k); } } }))?;
+        Ok(v.to_vec())
+    });
+}

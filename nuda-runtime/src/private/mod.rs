@@ -12,9 +12,9 @@ pub use crate::backend::opencl::spell::{division_helpers, literal, trips_helpers
 pub use crate::backend::Form;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
 pub use crate::reduce::{
-    combine, identity, native_nuwork_reduce, native_scan_body, native_scan_totals, reduce_cl_type,
-    reduce_global, reduced, reduction_var, scan_global, Partials, RedOp, Reduce, ScanPlan,
-    ScanPrefixes, ScanTotals,
+    combine, identity, native_nuwork_reduce, native_scan_body, native_scan_totals, push_guard,
+    push_len, push_start, reduce_cl_type, reduce_global, reduced, reduction_var, scan_global,
+    Partials, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes, ScanTotals,
 };
 pub(crate) use native::Split;
 pub use native::{

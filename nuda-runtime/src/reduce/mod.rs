@@ -10,7 +10,8 @@ mod test;
 
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
 pub use scan::{
-    native_scan_body, native_scan_totals, scan_global, ScanPlan, ScanPrefixes, ScanTotals,
+    native_scan_body, native_scan_totals, push_guard, push_len, push_start, scan_global, PushCount,
+    ScanPlan, ScanPrefixes, ScanTotals,
 };
 
 use crate::element::Element;

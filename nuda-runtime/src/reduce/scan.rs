@@ -185,3 +185,62 @@ pub fn native_scan_body<const K: usize, S: Copy + Send + Sync, R: Send>(
     })?;
     Ok(parts.into_iter().reduce(combine))
 }
+
+/// A push counter's type: `u32` where the pushes per iteration are known at compile time
+/// (the launch checks the count fits), else `usize`.
+pub trait PushCount: Copy {
+    /// The counter's start for a vector of `len` elements; a length past the type
+    /// saturates, which `push_guard` reports.
+    fn start(len: usize) -> Self;
+    /// The vector's length after the pushes.
+    fn len(self) -> usize;
+}
+
+impl PushCount for u32 {
+    fn start(len: usize) -> u32 {
+        u32::try_from(len).unwrap_or(u32::MAX)
+    }
+    fn len(self) -> usize {
+        self as usize
+    }
+}
+
+impl PushCount for usize {
+    fn start(len: usize) -> usize {
+        len
+    }
+    fn len(self) -> usize {
+        self
+    }
+}
+
+/// The counter's start for a vector of `len` elements.
+pub fn push_start<C: PushCount>(len: usize) -> C {
+    C::start(len)
+}
+
+/// The vector's length from its counter.
+pub fn push_len<C: PushCount>(c: C) -> usize {
+    c.len()
+}
+
+/// Checks that a vector of `len` elements, pushed at most `bound` times in each of the
+/// `trips` iterations, stays within a 32-bit counter.
+pub fn push_guard<const K: usize>(
+    name: &str,
+    len: usize,
+    trips: [usize; K],
+    bound: u64,
+) -> Result<()> {
+    let most = trips
+        .iter()
+        .try_fold(bound as u128, |a, &t| a.checked_mul(t as u128));
+    match most.map(|m| m + len as u128) {
+        Some(m) if m <= u32::MAX as u128 => Ok(()),
+        _ => Err(crate::error::Error::DimsMismatch {
+            what: format!("nuwork!: the pushes to `{name}`"),
+            expected: format!("at most {} elements in one NuVec", u32::MAX),
+            found: format!("{len} elements plus up to {bound} pushes in each of {trips:?} iterations; split the loop or push into several vectors"),
+        }),
+    }
+}

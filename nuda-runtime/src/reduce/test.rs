@@ -63,3 +63,16 @@ fn the_geometry_caps_groups_in_whole_groups() {
     let g = reduce_global(&dev, [5000, 5000], [16, 16]);
     assert!((g[0] / 16) * (g[1] / 16) <= cap, "{g:?}");
 }
+
+#[test]
+fn push_counters_of_32_bits_are_guarded() {
+    use super::scan::{push_guard, push_len, push_start};
+    assert!(push_guard("v", 10, [1000, 1000], 3).is_ok());
+    let e = push_guard("v", 10, [1 << 20, 1 << 12], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`v`"), "{e}");
+    assert!(push_guard("v", u32::MAX as usize, [1], 1).is_err());
+    assert_eq!(push_start::<u32>(usize::MAX), u32::MAX);
+    assert_eq!(push_len(push_start::<usize>(7)), 7);
+}

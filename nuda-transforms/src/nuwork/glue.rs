@@ -229,7 +229,12 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let counters = p.pushes.iter().map(|x| {
         let (vec, counter) = (&x.vec, &x.counter);
         let len = quote_spanned!(vec.span()=> ::nuda::kernel::Pushed::pushed_len(&#vec));
-        quote!(let mut #counter: usize = #len;)
+        let ty = if x.bound.is_some() {
+            quote!(u32)
+        } else {
+            quote!(usize)
+        };
+        quote!(let mut #counter: #ty = #PRIVATE::push_start(#len);)
     });
     quote!({ #(#counters)* #around })
 }
@@ -252,6 +257,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let decls = slot_decls(&recorded(parts, &wranges));
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
+    let push_checks = push_guards(p);
     let (reds, wreds) = (super::reduce::setup(p), super::reduce::witness(p));
     // Read after the body, as the loop's next iteration would: no "never read" warnings.
     let wreads = p.analysis.reductions.iter().map(|r| &r.name);
@@ -267,6 +273,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         #(#ranges)*
         // A fault in a range expression (a division by zero, say) ends the launch here.
         __nuda_faults.check("nuwork!", || "the host, before the launch".into())?;
+        #push_checks
         #bind
         #reds
         #decls
@@ -282,6 +289,19 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
             };
         }
     }
+}
+
+/// Each 32-bit push counter checked against the vector's length and the iterations.
+fn push_guards(p: &Parts) -> TokenStream {
+    let k = p.kernels.first().map_or(0, |kern| kern.mapped.len());
+    let trips = (0..k).map(|d| format_ident!("__nuda_r0_{}", d));
+    let trips = quote!([#(#trips.trips()),*]);
+    let lines = p.pushes.iter().filter_map(|x| {
+        let (vec, bound, name) = (&x.vec, x.bound?, x.vec.to_string());
+        let len = quote!(::nuda::kernel::Pushed::pushed_len(&#vec));
+        Some(quote!(#PRIVATE::push_guard(#name, #len, #trips, #bound)?;))
+    });
+    quote!(#(#lines)*)
 }
 
 /// The launch-time proof over this launch's values: `__nuda_variant`.

@@ -204,7 +204,8 @@ fn grows(p: &Parts, scans: &Vars<'_>, total: impl Fn(usize) -> TokenStream) -> T
         let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
         let (id, v, t) = (capture_ident(i), rv(*r), total(*r));
         let add = crate::reduce::RedOp::Add.tokens();
-        Some(quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::reduced(#add, #v, #t))?;))
+        let len = quote!(#PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #t)));
+        Some(quote!(::nuda::kernel::Pushed::grow(#id, #len)?;))
     });
     quote!(#(#lines)*)
 }
