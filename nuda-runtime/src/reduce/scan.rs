@@ -193,14 +193,14 @@ pub trait PushCount: Copy {
     /// saturates, which `push_guard` reports.
     fn start(len: usize) -> Self;
     /// The vector's length after the pushes.
-    fn len(self) -> usize;
+    fn vec_len(self) -> usize;
 }
 
 impl PushCount for u32 {
     fn start(len: usize) -> u32 {
         u32::try_from(len).unwrap_or(u32::MAX)
     }
-    fn len(self) -> usize {
+    fn vec_len(self) -> usize {
         self as usize
     }
 }
@@ -209,7 +209,7 @@ impl PushCount for usize {
     fn start(len: usize) -> usize {
         len
     }
-    fn len(self) -> usize {
+    fn vec_len(self) -> usize {
         self
     }
 }
@@ -221,7 +221,7 @@ pub fn push_start<C: PushCount>(len: usize) -> C {
 
 /// The vector's length from its counter.
 pub fn push_len<C: PushCount>(c: C) -> usize {
-    c.len()
+    c.vec_len()
 }
 
 /// Checks that a vector of `len` elements, pushed at most `bound` times in each of the
