@@ -298,7 +298,7 @@ fn push_guards(p: &Parts) -> TokenStream {
     let trips = quote!([#(#trips.trips()),*]);
     let lines = p.pushes.iter().filter_map(|x| {
         let (vec, bound, name) = (&x.vec, x.bound?, x.vec.to_string());
-        let len = quote!(::nuda::kernel::Pushed::pushed_len(&#vec));
+        let len = quote_spanned!(vec.span()=> ::nuda::kernel::Pushed::pushed_len(&#vec));
         Some(quote!(#PRIVATE::push_guard(#name, #len, #trips, #bound)?;))
     });
     quote!(#(#lines)*)

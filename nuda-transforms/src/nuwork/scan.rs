@@ -9,7 +9,7 @@ use crate::emit::glue::capture_ident;
 use crate::paths::PRIVATE;
 use crate::reduce::Reduction;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 /// The nest's reduction variables that are scans (`true`) or not, with their indices.
 fn split(p: &Parts, scans: bool) -> Vec<(usize, &Reduction, TokenStream)> {
@@ -205,7 +205,8 @@ fn grows(p: &Parts, scans: &Vars<'_>, total: impl Fn(usize) -> TokenStream) -> T
         let (id, v, t) = (capture_ident(i), rv(*r), total(*r));
         let add = crate::reduce::RedOp::Add.tokens();
         let len = quote!(#PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #t)));
-        Some(quote!(::nuda::kernel::Pushed::grow(#id, #len)?;))
+        // At the vector's span: pushing to something else is one error, at the vector.
+        Some(quote_spanned!(x.vec.span()=> ::nuda::kernel::Pushed::grow(#id, #len)?;))
     });
     quote!(#(#lines)*)
 }
