@@ -105,3 +105,112 @@ fn sixty_four_bit_integer_methods() {
         Ok(vec_of(&out))
     });
 }
+
+/// Edge values and a spread of ordinary ones, for the float methods of issue 13.
+fn float_inputs() -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-30,
+        -1e30,
+    ];
+    v.extend((0..60).map(|i| ((i as f64) * 0.731).sin() * 3.7 + (i % 7) as f64 * 0.11));
+    v
+}
+
+/// Whether `g` is `w` within `ulps`-ish relative error (NaN matches NaN, infinities match).
+fn near(g: f64, w: f64, rel: f64) -> bool {
+    (g.is_nan() && w.is_nan())
+        || g == w
+        || (g - w).abs() <= rel * w.abs().max(1e-30)
+        || (g - w).abs() < 1e-37
+}
+
+macro_rules! more_float_methods {
+    ($name:ident, $t:ty, $rel:expr) => {
+        /// tanh, sinh, cosh, asin, acos, atan, atan2, log10, exp2, cbrt, hypot, trunc and
+        /// copysign against Rust, edge values included, within the built-ins' ULP.
+        #[test]
+        fn $name() {
+            let xs: Vec<$t> = float_inputs().into_iter().map(|x| x as $t).collect();
+            let n = xs.len();
+            let rust = |x: $t, y: $t| -> [$t; 13] {
+                [x.tanh(), x.sinh(), x.cosh(), x.asin(), x.acos(), x.atan(), x.atan2(y), x.log10(),
+                 x.exp2(), x.cbrt(), x.hypot(y), x.trunc(), x.copysign(y)]
+            };
+            let ys: Vec<$t> = xs.iter().rev().copied().collect();
+            let want: Vec<[$t; 13]> = (0..n).map(|i| rust(xs[i], ys[i])).collect();
+            let (a, b) = (NuArray1::<$t>::from_vec(n, xs.clone())._or_panic(), NuArray1::<$t>::from_vec(n, ys)._or_panic());
+            for d in common::engines() {
+                let got = nuda::with_device(d.index, || {
+                    let mut out = NuArray2::<$t>::new((n, 13));
+                    nuwork!(8; nfor!(i in n {
+                        let (x, y) = (a[i], b[i]);
+                        out[(i, 0)] = x.tanh(); out[(i, 1)] = x.sinh(); out[(i, 2)] = x.cosh();
+                        out[(i, 3)] = x.asin(); out[(i, 4)] = x.acos(); out[(i, 5)] = x.atan();
+                        out[(i, 6)] = x.atan2(y); out[(i, 7)] = x.log10(); out[(i, 8)] = x.exp2();
+                        out[(i, 9)] = x.cbrt(); out[(i, 10)] = x.hypot(y); out[(i, 11)] = x.trunc();
+                        out[(i, 12)] = x.copysign(y);
+                    }))?;
+                    Ok::<_, nuda::Error>(out.to_vec())
+                }).unwrap().unwrap();
+                for i in 0..n {
+                    for k in 0..13 {
+                        let (g, w) = (got[i * 13 + k] as f64, want[i][k] as f64);
+                        // trunc and copysign are exact, sign of zero included.
+                        let exact = k >= 11;
+                        let ok = if exact { g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()) } else { near(g, w, $rel) };
+                        assert!(ok, "on {}: method {k} of {}: got {g}, want {w}", d.name, xs[i]);
+                    }
+                }
+            }
+        }
+    };
+}
+
+more_float_methods!(more_float_methods_f32, f32, 1e-5);
+more_float_methods!(more_float_methods_f64, f64, 1e-12);
+
+macro_rules! more_integer_methods {
+    ($name:ident, $t:ty, $u:ty) => {
+        /// trailing_zeros, saturating_add, saturating_sub and abs_diff against Rust, MIN, MAX,
+        /// 0 and -1 included.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, <$t>::MAX, <$t>::MIN, <$t>::MAX - 1, (0 as $t).wrapping_sub(1)];
+            xs.extend((0..40u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) as $t));
+            let n = xs.len();
+            let ys: Vec<$t> = xs.iter().rev().copied().collect();
+            let want: Vec<(u32, $t, $t, $u)> = (0..n)
+                .map(|i| (xs[i].trailing_zeros(), xs[i].saturating_add(ys[i]), xs[i].saturating_sub(ys[i]), xs[i].abs_diff(ys[i])))
+                .collect();
+            let (a, b) = (NuArray1::<$t>::from_vec(n, xs)._or_panic(), NuArray1::<$t>::from_vec(n, ys)._or_panic());
+            check(want, || {
+                let (mut tz, mut sa) = (NuArray1::<u32>::new(n), NuArray1::<$t>::new(n));
+                let (mut ss, mut ad) = (NuArray1::<$t>::new(n), NuArray1::<$u>::new(n));
+                nuwork!(8; nfor!(i in n {
+                    tz[i] = a[i].trailing_zeros();
+                    sa[i] = a[i].saturating_add(b[i]);
+                    ss[i] = a[i].saturating_sub(b[i]);
+                    ad[i] = a[i].abs_diff(b[i]);
+                }))?;
+                let (tz, sa, ss, ad) = (tz.to_vec(), sa.to_vec(), ss.to_vec(), ad.to_vec());
+                Ok((0..n).map(|i| (tz[i], sa[i], ss[i], ad[i])).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+more_integer_methods!(more_integer_methods_i8, i8, u8);
+more_integer_methods!(more_integer_methods_u16, u16, u16);
+more_integer_methods!(more_integer_methods_i32, i32, u32);
+more_integer_methods!(more_integer_methods_u32, u32, u32);
+more_integer_methods!(more_integer_methods_i64, i64, u64);
+more_integer_methods!(more_integer_methods_u64, u64, u64);

@@ -416,6 +416,13 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
         }
         CountOnes => format!("((uint)popcount(({})({x})))", Ph::ty(s)),
         LeadingZeros => format!("((uint)clz(({})({x})))", Ph::ty(s)),
+        // OpenCL 1.2 has no `ctz`: the zeros below the lowest set bit are the ones of
+        // `~x & (x - 1)` (all of them for 0, as in Rust), with the subtraction wrapping.
+        TrailingZeros => {
+            let t = Ph::ty(s);
+            let dec = Ph::op(s, "sub", &[&format!("(({t})({x}))"), &Ph::lit(s, "1")]);
+            format!("((uint)popcount(({t})(~(({t})({x})) & {dec})))")
+        }
         _ => unreachable!("`{kind:?}` is spelled by the methods table"),
     }
 }
