@@ -214,3 +214,135 @@ more_integer_methods!(more_integer_methods_i32, i32, u32);
 more_integer_methods!(more_integer_methods_u32, u32, u32);
 more_integer_methods!(more_integer_methods_i64, i64, u64);
 more_integer_methods!(more_integer_methods_u64, u64, u64);
+
+macro_rules! typed_helper_methods {
+    ($name:ident, $t:ty) => {
+        /// signum, pow (wrapping) and swap_bytes against Rust, MIN, MAX, 0 and -1 included.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, 2, 3, <$t>::MAX, <$t>::MIN, (0 as $t).wrapping_sub(1)];
+            xs.extend((0..30u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 9) as $t));
+            let n = xs.len();
+            let want: Vec<($t, $t, $t)> = xs
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| (x.signum(), x.wrapping_pow(i as u32 % 13), x.swap_bytes()))
+                .collect();
+            let a = NuArray1::<$t>::from_vec(n, xs)._or_panic();
+            check(want, || {
+                let (mut s, mut p, mut w) = (NuArray1::<$t>::new(n), NuArray1::<$t>::new(n), NuArray1::<$t>::new(n));
+                nuwork!(8; nfor!(i in n {
+                    s[i] = a[i].signum();
+                    p[i] = a[i].pow(i as u32 % 13);
+                    w[i] = a[i].swap_bytes();
+                }))?;
+                let (s, p, w) = (s.to_vec(), p.to_vec(), w.to_vec());
+                Ok((0..n).map(|i| (s[i], p[i], w[i])).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+typed_helper_methods!(typed_helpers_i8, i8);
+typed_helper_methods!(typed_helpers_i16, i16);
+typed_helper_methods!(typed_helpers_i32, i32);
+typed_helper_methods!(typed_helpers_i64, i64);
+
+macro_rules! unsigned_helper_methods {
+    ($name:ident, $t:ty) => {
+        /// pow (wrapping) and swap_bytes of unsigned types against Rust.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, 2, 3, <$t>::MAX];
+            xs.extend((0..30u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 9) as $t));
+            let n = xs.len();
+            let want: Vec<($t, $t)> = xs.iter().enumerate().map(|(i, &x)| (x.wrapping_pow(i as u32 % 13), x.swap_bytes())).collect();
+            let a = NuArray1::<$t>::from_vec(n, xs)._or_panic();
+            check(want, || {
+                let (mut p, mut w) = (NuArray1::<$t>::new(n), NuArray1::<$t>::new(n));
+                nuwork!(8; nfor!(i in n { p[i] = a[i].pow(i as u32 % 13); w[i] = a[i].swap_bytes(); }))?;
+                let (p, w) = (p.to_vec(), w.to_vec());
+                Ok((0..n).map(|i| (p[i], w[i])).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+unsigned_helper_methods!(unsigned_helpers_u8, u8);
+unsigned_helper_methods!(unsigned_helpers_u16, u16);
+unsigned_helper_methods!(unsigned_helpers_u32, u32);
+unsigned_helper_methods!(unsigned_helpers_u64, u64);
+
+macro_rules! float_flag_methods {
+    ($name:ident, $t:ty) => {
+        /// signum, is_nan, to_radians and to_degrees against Rust, edge values included.
+        #[test]
+        fn $name() {
+            let xs: Vec<$t> = float_inputs().into_iter().map(|x| x as $t).collect();
+            let n = xs.len();
+            let want: Vec<[$t; 4]> = xs
+                .iter()
+                .map(|&x| [x.signum(), if x.is_nan() { 1.0 } else { 0.0 }, x.to_radians(), x.to_degrees()])
+                .collect();
+            let a = NuArray1::<$t>::from_vec(n, xs.clone())._or_panic();
+            for d in common::engines() {
+                let got = nuda::with_device(d.index, || {
+                    let mut out = NuArray2::<$t>::new((n, 4));
+                    nuwork!(8; nfor!(i in n {
+                        let x = a[i];
+                        out[(i, 0)] = x.signum();
+                        out[(i, 1)] = if x.is_nan() { 1.0 } else { 0.0 };
+                        out[(i, 2)] = x.to_radians();
+                        out[(i, 3)] = x.to_degrees();
+                    }))?;
+                    Ok::<_, nuda::Error>(out.to_vec())
+                }).unwrap().unwrap();
+                for i in 0..n {
+                    for k in 0..4 {
+                        let (g, w) = (got[i * 4 + k], want[i][k]);
+                        let ok = g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()) || (k >= 2 && near(g as f64, w as f64, 1e-6));
+                        assert!(ok, "on {}: method {k} of {}: got {g}, want {w}", d.name, xs[i]);
+                    }
+                }
+            }
+        }
+    };
+}
+
+float_flag_methods!(float_flags_f32, f32);
+float_flag_methods!(float_flags_f64, f64);
+
+/// On `usize`, methods whose results depend on the width (swap_bytes, pow, trailing_zeros,
+/// saturating arithmetic) answer as on the host's 64 bits, even where other sizes fit 32.
+#[test]
+fn usize_methods_answer_in_64_bits() {
+    let n = 16usize;
+    let big = usize::MAX - 10;
+    let want: Vec<[u64; 5]> = (0..n)
+        .map(|i| {
+            let x = i + 3;
+            [
+                x.swap_bytes() as u64,
+                x.wrapping_pow(20) as u64,
+                (x << 40).trailing_zeros() as u64,
+                (big - i).saturating_add(x) as u64,
+                (i as isize - 5).signum() as u64,
+            ]
+        })
+        .collect();
+    check(want, || {
+        let mut o = NuArray2::<u64>::new((n, 5));
+        nuwork!(8; nfor!(i in n {
+            let x = i + 3;
+            o[(i, 0)] = x.swap_bytes() as u64;
+            o[(i, 1)] = x.pow(20) as u64;
+            o[(i, 2)] = (x << 40).trailing_zeros() as u64;
+            o[(i, 3)] = (big - i).saturating_add(x) as u64;
+            o[(i, 4)] = (i as isize - 5).signum() as u64;
+        }))?;
+        let v = o.to_vec();
+        Ok((0..n)
+            .map(|i| <[u64; 5]>::try_from(&v[i * 5..i * 5 + 5]).unwrap())
+            .collect::<Vec<_>>())
+    });
+}

@@ -37,12 +37,14 @@ pub trait ShiftAmount: Copy {
     fn low(self) -> u32;
 }
 
-/// Shifts of integer kernel values.
+/// Shifts and powers of integer kernel values.
 pub trait Shift: Copy {
     /// `a << b`, the amount masked to the width.
     fn nu_shl<B: ShiftAmount>(self, b: B) -> Self;
     /// `a >> b`, arithmetic for signed types, the amount masked to the width.
     fn nu_shr<B: ShiftAmount>(self, b: B) -> Self;
+    /// `self.pow(e)`, wrapping as every integer operation in kernels.
+    fn nu_pow(self, e: u32) -> Self;
 }
 
 macro_rules! ints {
@@ -83,6 +85,8 @@ macro_rules! ints {
             fn nu_shl<B: ShiftAmount>(self, b: B) -> $t { self.wrapping_shl(b.low()) }
             #[inline(always)]
             fn nu_shr<B: ShiftAmount>(self, b: B) -> $t { self.wrapping_shr(b.low()) }
+            #[inline(always)]
+            fn nu_pow(self, e: u32) -> $t { self.wrapping_pow(e) }
         }
     )*};
 }

@@ -36,6 +36,10 @@ pub enum MethodKind {
     Hypot,
     Trunc,
     Copysign,
+    Signum,
+    IsNan,
+    ToRadians,
+    ToDegrees,
     // integers
     WrappingAdd,
     WrappingSub,
@@ -45,6 +49,8 @@ pub enum MethodKind {
     CountOnes,
     LeadingZeros,
     TrailingZeros,
+    Pow,
+    SwapBytes,
     SaturatingAdd,
     SaturatingSub,
     AbsDiff,
@@ -102,6 +108,9 @@ pub enum NativeMethod {
     /// Rust's method, or in kernels the wrapping twin of `nuda::kernel::Arith` (`nu_abs`:
     /// `i32::MIN.abs()` panics in Rust but wraps in nuda's kernels, as on the device).
     Arith(&'static str),
+    /// In kernels the wrapping integer twin of `nuda::kernel::Shift` (`nu_pow`: `pow`
+    /// overflows, and panics in debug builds, in Rust).
+    Int(&'static str),
     /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
     View(&'static str),
     /// A writable view's checked atomic of the same name: index, values, checker, site.
@@ -160,6 +169,22 @@ pub const METHODS: &[Method] = &[
         1,
         ClMethod::Call("copysign"),
     ),
+    m("is_nan", MethodKind::IsNan, 0, ClMethod::Call("isnan")),
+    m(
+        "to_radians",
+        MethodKind::ToRadians,
+        0,
+        ClMethod::Call("radians"),
+    ),
+    m(
+        "to_degrees",
+        MethodKind::ToDegrees,
+        0,
+        ClMethod::Call("degrees"),
+    ),
+    // Floats and integers alike: the prelude's `nu_signum_<type>` (NaN stays NaN, -0.0 is
+    // -1).
+    m("signum", MethodKind::Signum, 0, ClMethod::Typed),
     m("wrapping_add", MethodKind::WrappingAdd, 1, ClMethod::Typed),
     m("wrapping_sub", MethodKind::WrappingSub, 1, ClMethod::Typed),
     m("wrapping_mul", MethodKind::WrappingMul, 1, ClMethod::Typed),
@@ -178,6 +203,11 @@ pub const METHODS: &[Method] = &[
         0,
         ClMethod::Typed,
     ),
+    Method {
+        native: NativeMethod::Int("nu_pow"),
+        ..m("pow", MethodKind::Pow, 1, ClMethod::Typed)
+    },
+    m("swap_bytes", MethodKind::SwapBytes, 0, ClMethod::Typed),
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(

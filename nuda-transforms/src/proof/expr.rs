@@ -222,9 +222,14 @@ impl Proof<'_> {
             Abs => self.push(quote!(Abs(#a, #ty, #l))),
             WrappingAdd => self.binary(BinOp::Add, a, b, ty, span),
             WrappingSub => self.binary(BinOp::Sub, a, b, ty, span),
+            // A saturated result lies within the exact one's bounds: a usize sum past 32 bits
+            // needs 64 bits either way.
+            SaturatingAdd => self.binary(BinOp::Add, a, b, ty, span),
+            SaturatingSub => self.binary(BinOp::Sub, a, b, ty, span),
             WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
-            CountOnes | LeadingZeros => self.push(quote!(Bits(#ty, #l))),
-            RotateLeft | RotateRight => self.push(quote!(Rotate(#ty, #l))),
+            CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
+            // Their results depend on a usize's width, as a rotation's do.
+            RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
             _ => self.push(quote!(Top)),
         }
     }

@@ -48,7 +48,17 @@ impl Prelude {
         t += ATOMICS;
         t += &super::spell::division_helpers();
         t += &super::spell::trips_helpers();
-        for f in ["div", "rem", "trips", "last", "some"] {
+        t += &super::spell::method_helpers(self.fp64);
+        for f in [
+            "div",
+            "rem",
+            "trips",
+            "last",
+            "some",
+            "signum",
+            "pow",
+            "swap_bytes",
+        ] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }
         if self.images {

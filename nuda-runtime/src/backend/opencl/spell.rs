@@ -240,6 +240,7 @@ pub fn func(f: &str, ty: &str) -> String {
     let float = matches!(ty, "float" | "double");
     match f {
         "min" | "max" if float => format!("f{f}"),
+        "signum" | "pow" | "swap_bytes" => format!("nu_{f}_{ty}"),
         other => other.to_string(),
     }
 }
@@ -304,6 +305,46 @@ pub fn division_helpers() -> String {
     }
     for t in ["uchar", "ushort", "uint", "ulong"] {
         s += &format!("NU_DIV({t}, /, div, 0)\nNU_DIV({t}, %, rem, 0)\n");
+    }
+    s
+}
+
+/// The prelude's per-type helpers of methods OpenCL C has no builtin for: `signum` (Rust's:
+/// NaN stays NaN, a zero keeps its sign, integers give -1, 0 or 1), wrapping `pow` (square
+/// and multiply in 64 bits, then the type's low bits) and `swap_bytes`.
+pub fn method_helpers(fp64: bool) -> String {
+    let mut s = String::from(
+        "float nu_signum_float(float x) { return isnan(x) ? x : copysign(1.0f, x); }\n",
+    );
+    if fp64 {
+        s += "double nu_signum_double(double x) { return isnan(x) ? x : copysign(1.0, x); }\n";
+    }
+    let ints = [
+        ("char", "uchar", "x"),
+        ("short", "ushort", "as_short(as_uchar2(x).s10)"),
+        ("int", "uint", "as_int(as_uchar4(x).s3210)"),
+        ("long", "ulong", "as_long(as_uchar8(x).s76543210)"),
+    ];
+    for (t, u, swap) in ints {
+        let uswap = swap
+            .replace("as_short(", "as_ushort(")
+            .replace("as_int(", "as_uint(")
+            .replace("as_long(", "as_ulong(");
+        s += &format!("{t} nu_signum_{t}({t} x) {{ return ({t})((x > 0) - (x < 0)); }}\n");
+        s += &format!("{u} nu_signum_{u}({u} x) {{ return ({u})(x != 0); }}\n");
+        for (ty, sw) in [(t, swap.to_string()), (u, uswap)] {
+            // The low bits reinterpreted, as the rest of nuda's signed arithmetic does.
+            let back = if ty == t {
+                format!("as_{t}(({u})r)")
+            } else {
+                format!("({u})r")
+            };
+            s += &format!(
+                "{ty} nu_pow_{ty}({ty} x, uint e) {{ ulong r = 1, b = (ulong)x; \
+                 while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} return {back}; }}\n"
+            );
+            s += &format!("{ty} nu_swap_bytes_{ty}({ty} x) {{ return {sw}; }}\n");
+        }
     }
     s
 }

@@ -216,10 +216,11 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Counting or rotating a `usize`'s bits answers by its width, so it needs 64 bits.
+    /// Counting, rotating, swapping or raising a `usize`'s bits answers by its width, so it
+    /// needs 64 bits.
     fn width_matters(&mut self, t: Ty, line: u32) {
         if self.ty(t).is_some_and(|it| it.index) {
-            self.widen(|| format!("line {line} counts or rotates a usize's bits"));
+            self.widen(|| format!("line {line} counts, rotates, swaps or raises a usize's bits"));
         }
     }
 

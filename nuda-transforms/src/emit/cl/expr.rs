@@ -416,6 +416,10 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
         }
         CountOnes => format!("((uint)popcount(({})({x})))", Ph::ty(s)),
         LeadingZeros => format!("((uint)clz(({})({x})))", Ph::ty(s)),
+        // The prelude's helpers per type (`nu_signum_float`, `nu_pow_int`, ..).
+        Signum => format!("{}({x})", Ph::func(s, "signum")),
+        Pow => format!("{}({x}, (uint)({}))", Ph::func(s, "pow"), arg(0)),
+        SwapBytes => format!("{}({x})", Ph::func(s, "swap_bytes")),
         // OpenCL 1.2 has no `ctz`: the zeros below the lowest set bit are the ones of
         // `~x & (x - 1)` (all of them for 0, as in Rust), with the subtraction wrapping.
         TrailingZeros => {

@@ -208,6 +208,10 @@ impl RustEmitter<'_> {
                 let f = format_ident!("{}", f, span = span);
                 quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
             }
+            Some(NativeMethod::Int(f)) if self.kernel_arith() => {
+                let f = format_ident!("{}", f, span = span);
+                quote_spanned!(span=> ::nuda::kernel::Shift::#f(#r #(, #a)*))
+            }
             Some(NativeMethod::View(f)) if self.view_expr(recv) => {
                 let (name, f) = (recv_name(recv), format_ident!("{}", f, span = span));
                 let site = self.site(SiteKind::ImageWrite, &name, 2, span);
