@@ -180,7 +180,7 @@ more_float_methods!(more_float_methods_f64, f64, 1e-12);
 
 macro_rules! more_integer_methods {
     ($name:ident, $t:ty, $u:ty) => {
-        /// trailing_zeros, saturating_add, saturating_sub and abs_diff against Rust, MIN, MAX,
+        /// trailing_zeros, saturating_add/sub/mul and abs_diff against Rust, MIN, MAX,
         /// 0 and -1 included.
         #[test]
         fn $name() {
@@ -188,21 +188,23 @@ macro_rules! more_integer_methods {
             xs.extend((0..40u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 7) as $t));
             let n = xs.len();
             let ys: Vec<$t> = xs.iter().rev().copied().collect();
-            let want: Vec<(u32, $t, $t, $u)> = (0..n)
-                .map(|i| (xs[i].trailing_zeros(), xs[i].saturating_add(ys[i]), xs[i].saturating_sub(ys[i]), xs[i].abs_diff(ys[i])))
+            let want: Vec<(u32, $t, $t, $u, $t)> = (0..n)
+                .map(|i| (xs[i].trailing_zeros(), xs[i].saturating_add(ys[i]), xs[i].saturating_sub(ys[i]), xs[i].abs_diff(ys[i]), xs[i].saturating_mul(ys[i])))
                 .collect();
             let (a, b) = (NuArray1::<$t>::from_vec(n, xs)._or_panic(), NuArray1::<$t>::from_vec(n, ys)._or_panic());
             check(want, || {
                 let (mut tz, mut sa) = (NuArray1::<u32>::new(n), NuArray1::<$t>::new(n));
                 let (mut ss, mut ad) = (NuArray1::<$t>::new(n), NuArray1::<$u>::new(n));
+                let mut sm = NuArray1::<$t>::new(n);
                 nuwork!(8; nfor!(i in n {
                     tz[i] = a[i].trailing_zeros();
                     sa[i] = a[i].saturating_add(b[i]);
                     ss[i] = a[i].saturating_sub(b[i]);
                     ad[i] = a[i].abs_diff(b[i]);
+                    sm[i] = a[i].saturating_mul(b[i]);
                 }))?;
-                let (tz, sa, ss, ad) = (tz.to_vec(), sa.to_vec(), ss.to_vec(), ad.to_vec());
-                Ok((0..n).map(|i| (tz[i], sa[i], ss[i], ad[i])).collect::<Vec<_>>())
+                let (tz, sa, ss, ad, sm) = (tz.to_vec(), sa.to_vec(), ss.to_vec(), ad.to_vec(), sm.to_vec());
+                Ok((0..n).map(|i| (tz[i], sa[i], ss[i], ad[i], sm[i])).collect::<Vec<_>>())
             });
         }
     };

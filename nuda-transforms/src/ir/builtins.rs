@@ -53,6 +53,7 @@ pub enum MethodKind {
     SwapBytes,
     SaturatingAdd,
     SaturatingSub,
+    SaturatingMul,
     AbsDiff,
     // arrays and images
     Dims,
@@ -208,6 +209,12 @@ pub const METHODS: &[Method] = &[
         ..m("pow", MethodKind::Pow, 1, ClMethod::Typed)
     },
     m("swap_bytes", MethodKind::SwapBytes, 0, ClMethod::Typed),
+    m(
+        "saturating_mul",
+        MethodKind::SaturatingMul,
+        1,
+        ClMethod::Typed,
+    ),
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(

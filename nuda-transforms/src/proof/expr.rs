@@ -226,6 +226,7 @@ impl Proof<'_> {
             // needs 64 bits either way.
             SaturatingAdd => self.binary(BinOp::Add, a, b, ty, span),
             SaturatingSub => self.binary(BinOp::Sub, a, b, ty, span),
+            SaturatingMul => self.binary(BinOp::Mul, a, b, ty, span),
             WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
             CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
             // Their results depend on a usize's width, as a rotation's do.

@@ -240,7 +240,7 @@ pub fn func(f: &str, ty: &str) -> String {
     let float = matches!(ty, "float" | "double");
     match f {
         "min" | "max" if float => format!("f{f}"),
-        "signum" | "pow" | "swap_bytes" => format!("nu_{f}_{ty}"),
+        "signum" | "pow" | "swap_bytes" | "saturating_mul" => format!("nu_{f}_{ty}"),
         other => other.to_string(),
     }
 }
@@ -311,7 +311,8 @@ pub fn division_helpers() -> String {
 
 /// The prelude's per-type helpers of methods OpenCL C has no builtin for: `signum` (Rust's:
 /// NaN stays NaN, a zero keeps its sign, integers give -1, 0 or 1), wrapping `pow` (square
-/// and multiply in 64 bits, then the type's low bits) and `swap_bytes`.
+/// and multiply in 64 bits, then the type's low bits), `swap_bytes` and `saturating_mul`
+/// (exact in `long` for narrower types; `mul_hi` tells a 64-bit product's overflow).
 pub fn method_helpers(fp64: bool) -> String {
     let mut s = String::from(
         "float nu_signum_float(float x) { return isnan(x) ? x : copysign(1.0f, x); }\n",
@@ -345,8 +346,32 @@ pub fn method_helpers(fp64: bool) -> String {
             );
             s += &format!("{ty} nu_swap_bytes_{ty}({ty} x) {{ return {sw}; }}\n");
         }
+        s += &saturating_mul(t, u);
     }
     s
+}
+
+/// `nu_saturating_mul_<t>` and `_<u>` for a signed type `t` and its unsigned twin `u`.
+fn saturating_mul(t: &str, u: &str) -> String {
+    let (tmax, tmin, umax) = match t {
+        "char" => ("CHAR_MAX", "CHAR_MIN", "UCHAR_MAX"),
+        "short" => ("SHRT_MAX", "SHRT_MIN", "USHRT_MAX"),
+        "int" => ("INT_MAX", "INT_MIN", "UINT_MAX"),
+        _ => ("LONG_MAX", "LONG_MIN", "ULONG_MAX"),
+    };
+    if t == "long" {
+        return format!(
+            "long nu_saturating_mul_long(long a, long b) {{ long lo = as_long((ulong)a * (ulong)b); \
+             return mul_hi(a, b) == (lo >> 63) ? lo : ((a < 0) != (b < 0) ? LONG_MIN : LONG_MAX); }}\n\
+             ulong nu_saturating_mul_ulong(ulong a, ulong b) {{ return mul_hi(a, b) ? ULONG_MAX : a * b; }}\n"
+        );
+    }
+    format!(
+        "{t} nu_saturating_mul_{t}({t} a, {t} b) {{ long r = (long)a * (long)b; \
+         return ({t})(r > {tmax} ? {tmax} : r < {tmin} ? {tmin} : r); }}\n\
+         {u} nu_saturating_mul_{u}({u} a, {u} b) {{ ulong r = (ulong)a * (ulong)b; \
+         return ({u})(r > {umax} ? {umax} : r); }}\n"
+    )
 }
 
 #[cfg(test)]
