@@ -360,11 +360,10 @@ fn saturating_mul(t: &str, u: &str) -> String {
         _ => ("LONG_MAX", "LONG_MIN", "ULONG_MAX"),
     };
     if t == "long" {
-        return format!(
-            "long nu_saturating_mul_long(long a, long b) {{ long lo = as_long((ulong)a * (ulong)b); \
-             return mul_hi(a, b) == (lo >> 63) ? lo : ((a < 0) != (b < 0) ? LONG_MIN : LONG_MAX); }}\n\
-             ulong nu_saturating_mul_ulong(ulong a, ulong b) {{ return mul_hi(a, b) ? ULONG_MAX : a * b; }}\n"
-        );
+        return "long nu_saturating_mul_long(long a, long b) { long lo = as_long((ulong)a * (ulong)b); \
+             return mul_hi(a, b) == (lo >> 63) ? lo : ((a < 0) != (b < 0) ? LONG_MIN : LONG_MAX); }\n\
+             ulong nu_saturating_mul_ulong(ulong a, ulong b) { return mul_hi(a, b) ? ULONG_MAX : a * b; }\n"
+            .to_string();
     }
     format!(
         "{t} nu_saturating_mul_{t}({t} a, {t} b) {{ long r = (long)a * (long)b; \
