@@ -348,3 +348,77 @@ fn usize_methods_answer_in_64_bits() {
             .collect::<Vec<_>>())
     });
 }
+
+macro_rules! rem_euclid_ints {
+    ($name:ident, $t:ty) => {
+        /// rem_euclid against Rust on negative and positive operands, MIN and MAX included;
+        /// a zero divisor is an error, as `%`'s is.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, 7, <$t>::MAX, <$t>::MIN, (0 as $t).wrapping_sub(7)];
+            xs.extend((0..30u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as $t));
+            let ds: Vec<$t> = xs.iter().map(|&x| if x == 0 || x == (0 as $t).wrapping_sub(1) { 3 } else { x / 3 + 2 }).collect();
+            let (ds, xs): (Vec<$t>, Vec<$t>) = ds.into_iter().zip(xs).filter(|(d, x)| x.checked_rem_euclid(*d).is_some()).unzip();
+            let n = xs.len();
+            let want: Vec<$t> = (0..n).map(|i| xs[i].rem_euclid(ds[i])).collect();
+            let (a, d) = (NuArray1::<$t>::from_vec(n, xs)._or_panic(), NuArray1::<$t>::from_vec(n, ds)._or_panic());
+            check(want, || {
+                let mut out = NuArray1::<$t>::new(n);
+                nuwork!(8; nfor!(i in n { out[i] = a[i].rem_euclid(d[i]); }))?;
+                Ok(out.to_vec())
+            });
+            for dev in common::engines() {
+                let r = nuda::with_device(dev.index, || {
+                    let mut out = NuArray1::<$t>::new(n);
+                    let zero = 0 as $t;
+                    nuwork!(8; nfor!(i in n { out[i] = a[i].rem_euclid(zero); }))
+                }).unwrap();
+                assert!(r.is_err(), "on {}: a zero divisor must be an error", dev.name);
+            }
+        }
+    };
+}
+
+rem_euclid_ints!(rem_euclid_i8, i8);
+rem_euclid_ints!(rem_euclid_i32, i32);
+rem_euclid_ints!(rem_euclid_i64, i64);
+rem_euclid_ints!(rem_euclid_u16, u16);
+rem_euclid_ints!(rem_euclid_u64, u64);
+
+/// rem_euclid of floats against Rust.
+#[test]
+fn rem_euclid_floats() {
+    let xs: Vec<f64> = float_inputs();
+    let ds: Vec<f64> = xs
+        .iter()
+        .rev()
+        .map(|d| if d.is_nan() { 2.5 } else { *d })
+        .collect();
+    let n = xs.len();
+    let want32: Vec<f32> = (0..n)
+        .map(|i| (xs[i] as f32).rem_euclid(ds[i] as f32))
+        .collect();
+    let want64: Vec<f64> = (0..n).map(|i| xs[i].rem_euclid(ds[i])).collect();
+    let (a, d) = (
+        NuArray1::<f64>::from_vec(n, xs)._or_panic(),
+        NuArray1::<f64>::from_vec(n, ds)._or_panic(),
+    );
+    let bits = |v: &[f64]| {
+        v.iter()
+            .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
+            .collect::<Vec<_>>()
+    };
+    let bits32 = |v: &[f32]| {
+        v.iter()
+            .map(|x| if x.is_nan() { u32::MAX } else { x.to_bits() })
+            .collect::<Vec<_>>()
+    };
+    check((bits32(&want32), bits(&want64)), || {
+        let (mut o32, mut o64) = (NuArray1::<f32>::new(n), NuArray1::<f64>::new(n));
+        nuwork!(8; nfor!(i in n {
+            o32[i] = (a[i] as f32).rem_euclid(d[i] as f32);
+            o64[i] = a[i].rem_euclid(d[i]);
+        }))?;
+        Ok((bits32(&o32.to_vec()), bits(&o64.to_vec())))
+    });
+}

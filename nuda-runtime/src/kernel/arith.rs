@@ -29,6 +29,13 @@ pub trait Arith: Copy {
     fn nu_div<const TR: bool>(self, b: Self, f: Checker<'_, TR>, site: &'static Site) -> Self;
     /// `a % b`, faulting as `nu_div`.
     fn nu_rem<const TR: bool>(self, b: Self, f: Checker<'_, TR>, site: &'static Site) -> Self;
+    /// `a.rem_euclid(b)`, faulting as `nu_rem`.
+    fn nu_rem_euclid<const TR: bool>(
+        self,
+        b: Self,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self;
 }
 
 /// Integers a shift amount may be.
@@ -75,6 +82,13 @@ macro_rules! ints {
                     None => { f.arith(site, b != 0); 0 }
                 }
             }
+            #[inline(always)]
+            fn nu_rem_euclid<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
+                match self.checked_rem_euclid(b) {
+                    Some(r) => r,
+                    None => { f.arith(site, b != 0); 0 }
+                }
+            }
         }
         impl ShiftAmount for $t {
             #[inline(always)]
@@ -109,6 +123,8 @@ macro_rules! floats {
             fn nu_div<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self / b }
             #[inline(always)]
             fn nu_rem<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self % b }
+            #[inline(always)]
+            fn nu_rem_euclid<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self.rem_euclid(b) }
         }
     )*};
 }

@@ -55,6 +55,7 @@ pub enum MethodKind {
     SaturatingSub,
     SaturatingMul,
     AbsDiff,
+    RemEuclid,
     // arrays and images
     Dims,
     Len,
@@ -112,6 +113,9 @@ pub enum NativeMethod {
     /// In kernels the wrapping integer twin of `nuda::kernel::Shift` (`nu_pow`: `pow`
     /// overflows, and panics in debug builds, in Rust).
     Int(&'static str),
+    /// In kernels `nuda::kernel::Arith`'s checked method of this name, with the checker and
+    /// the call's remainder site (`nu_rem_euclid`: a zero divisor is a fault, not a panic).
+    Checked(&'static str),
     /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
     View(&'static str),
     /// A writable view's checked atomic of the same name: index, values, checker, site.
@@ -215,6 +219,10 @@ pub const METHODS: &[Method] = &[
         1,
         ClMethod::Typed,
     ),
+    Method {
+        native: NativeMethod::Checked("nu_rem_euclid"),
+        ..m("rem_euclid", MethodKind::RemEuclid, 1, ClMethod::Typed)
+    },
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(

@@ -227,6 +227,8 @@ impl Proof<'_> {
             SaturatingAdd => self.binary(BinOp::Add, a, b, ty, span),
             SaturatingSub => self.binary(BinOp::Sub, a, b, ty, span),
             SaturatingMul => self.binary(BinOp::Mul, a, b, ty, span),
+            // Checked at the same site as `%`, and within its result's bounds.
+            RemEuclid => self.binary(BinOp::Rem, a, b, ty, span),
             WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
             CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
             // Their results depend on a usize's width, as a rotation's do.

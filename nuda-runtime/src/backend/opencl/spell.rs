@@ -138,7 +138,7 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
         // The operand is cast first: C's promotions may have made a `char` an `int`.
         "abs" if t.signed => format!("as_{}(abs(({})({})))", t.name, t.name, a(0)),
         "abs" => format!("({})", a(0)),
-        "div" | "rem" => format!(
+        "div" | "rem" | "rem_euclid" => format!(
             "nu_{op}_{}({}, {}, {}, {}, nu_err)",
             t.name,
             a(0),
@@ -159,6 +159,7 @@ fn float_op(op: &str, ty: &str, a: &str, b: &str) -> String {
         "mul" => format!("({a} * {b})"),
         "div" => format!("({a} / {b})"),
         "rem" => format!("fmod({a}, {b})"),
+        "rem_euclid" => format!("nu_rem_euclid_{ty}({a}, {b})"),
         "neg" => format!("(-{a})"),
         "not" if ty == "bool" => format!("(!{a})"),
         "abs" => format!("fabs({a})"),
@@ -305,6 +306,20 @@ pub fn division_helpers() -> String {
     }
     for t in ["uchar", "ushort", "uint", "ulong"] {
         s += &format!("NU_DIV({t}, /, div, 0)\nNU_DIV({t}, %, rem, 0)\n");
+        // Rust's rem_euclid of unsigned values is the remainder.
+        s += &format!("{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_rem_{t}(a, b, c, s, e); }}\n");
+    }
+    // A negative remainder moves up by |b|, in the unsigned twin (|MIN| wraps, as in Rust).
+    for (t, u) in [
+        ("char", "uchar"),
+        ("short", "ushort"),
+        ("int", "uint"),
+        ("long", "ulong"),
+    ] {
+        s += &format!(
+            "{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ {t} r = nu_rem_{t}(a, b, c, s, e); \
+             return r < 0 ? as_{t}(({u})(({u})r + (b < 0 ? ({u})0 - ({u})b : ({u})b))) : r; }}\n"
+        );
     }
     s
 }
@@ -317,8 +332,11 @@ pub fn method_helpers(fp64: bool) -> String {
     let mut s = String::from(
         "float nu_signum_float(float x) { return isnan(x) ? x : copysign(1.0f, x); }\n",
     );
+    // Rust's rem_euclid of floats: a negative remainder moves up by |b|.
+    s += "float nu_rem_euclid_float(float a, float b) { float r = fmod(a, b); return r < 0 ? r + fabs(b) : r; }\n";
     if fp64 {
         s += "double nu_signum_double(double x) { return isnan(x) ? x : copysign(1.0, x); }\n";
+        s += "double nu_rem_euclid_double(double a, double b) { double r = fmod(a, b); return r < 0 ? r + fabs(b) : r; }\n";
     }
     let ints = [
         ("char", "uchar", "x"),

@@ -257,6 +257,16 @@ impl ClEmitter<'_> {
                 format!("{f}({})", all.join(", "))
             }
             ClMethod::Recip => format!("(1 / ({x}))"),
+            ClMethod::Typed if kind == MethodKind::RemEuclid => {
+                // A zero divisor faults at the call, as `%` does.
+                let (c, q) = self.env.site_args(SiteKind::Remainder, "", 0, span);
+                let b = a.first().cloned().unwrap_or_default();
+                Ph::op(
+                    recv.slot.unwrap_or_default(),
+                    "rem_euclid",
+                    &[&x, &b, &c, &q],
+                )
+            }
             ClMethod::Typed => typed_method(kind, recv.slot.unwrap_or_default(), &x, &a),
             ClMethod::Memory => unreachable!("memory methods are handled above"),
         }

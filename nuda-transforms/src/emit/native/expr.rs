@@ -208,6 +208,11 @@ impl RustEmitter<'_> {
                 let f = format_ident!("{}", f, span = span);
                 quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
             }
+            Some(NativeMethod::Checked(f)) if self.kernel_arith() => {
+                let f = format_ident!("{}", f, span = span);
+                let site = self.site(SiteKind::Remainder, "", 0, span);
+                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*, __nuda_fault, #site))
+            }
             Some(NativeMethod::Int(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
                 quote_spanned!(span=> ::nuda::kernel::Shift::#f(#r #(, #a)*))
