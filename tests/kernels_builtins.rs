@@ -422,3 +422,63 @@ fn rem_euclid_floats() {
         Ok((bits32(&o32.to_vec()), bits(&o64.to_vec())))
     });
 }
+
+macro_rules! clamp_tests {
+    ($name:ident, $t:ty, $xs:expr, $bad:expr) => {
+        /// clamp against Rust; bounds out of order (or a NaN bound) are the launch's error,
+        /// where Rust panics.
+        #[test]
+        fn $name() {
+            let xs: Vec<$t> = $xs;
+            let n = xs.len();
+            let (lo, hi) = (xs[n / 3], xs[n / 3].max(xs[2 * n / 3]));
+            let want: Vec<$t> = xs.iter().map(|&x| x.clamp(lo, hi)).collect();
+            let a = NuArray1::<$t>::from_vec(n, xs)._or_panic();
+            let bits = |v: Vec<$t>| v.into_iter().map(|x| format!("{x:?}")).collect::<Vec<_>>();
+            check(bits(want), || {
+                let mut out = NuArray1::<$t>::new(n);
+                nuwork!(8; nfor!(i in n { out[i] = a[i].clamp(lo, hi); }))?;
+                Ok(bits(out.to_vec()))
+            });
+            for (blo, bhi) in $bad {
+                for d in common::engines() {
+                    let r = nuda::with_device(d.index, || {
+                        let mut out = NuArray1::<$t>::new(n);
+                        nuwork!(8; nfor!(i in n { out[i] = a[i].clamp(blo, bhi); }))
+                    })
+                    .unwrap();
+                    let e = r.expect_err("bounds out of order");
+                    assert!(e.to_string().contains("clamp"), "on {}: {e}", d.name);
+                }
+            }
+        }
+    };
+}
+
+clamp_tests!(
+    clamp_i32,
+    i32,
+    (0..50)
+        .map(|i| (i * 37 % 101) - 50)
+        .chain([i32::MIN, i32::MAX])
+        .collect(),
+    [(5i32, 4i32)]
+);
+clamp_tests!(
+    clamp_u8,
+    u8,
+    (0..50).map(|i| (i * 37 % 251) as u8).collect(),
+    [(9u8, 3u8)]
+);
+clamp_tests!(
+    clamp_f32,
+    f32,
+    float_inputs().into_iter().map(|x| x as f32).collect(),
+    [(1.0f32, -1.0f32), (f32::NAN, 1.0)]
+);
+clamp_tests!(
+    clamp_f64,
+    f64,
+    float_inputs(),
+    [(2.0f64, 1.0f64), (0.0, f64::NAN)]
+);

@@ -27,6 +27,8 @@ pub enum SiteKind {
     Remainder,
     /// A loop step evaluated in the kernel.
     Step,
+    /// `x.clamp(min, max)`'s bounds.
+    Clamp,
 }
 
 impl SiteKind {
@@ -38,6 +40,7 @@ impl SiteKind {
             SiteKind::Divide => "Divide",
             SiteKind::Remainder => "Remainder",
             SiteKind::Step => "Step",
+            SiteKind::Clamp => "Clamp",
         }
     }
 

@@ -34,6 +34,8 @@ pub enum SiteKind {
     Remainder,
     /// A loop whose step is evaluated in the kernel.
     Step,
+    /// `x.clamp(min, max)`, which needs `min <= max` (and no NaN bound).
+    Clamp,
 }
 
 /// One place in a kernel's source where a check may fail. Generated code keeps a static table
@@ -137,6 +139,9 @@ impl Record {
             }
             SiteKind::Step if overflow => KernelFault::Arithmetic(TOO_MANY),
             SiteKind::Step => KernelFault::ZeroStep,
+            SiteKind::Clamp => {
+                KernelFault::Arithmetic("attempt to clamp with min > max, or with a NaN bound")
+            }
         }
     }
 

@@ -36,6 +36,41 @@ pub trait Arith: Copy {
         f: Checker<'_, TR>,
         site: &'static Site,
     ) -> Self;
+    /// `x.clamp(lo, hi)`; bounds out of order (or a NaN bound) record a fault where Rust
+    /// panics, and a NaN `x` stays NaN.
+    fn nu_clamp<const TR: bool>(
+        self,
+        lo: Self,
+        hi: Self,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self;
+}
+
+/// `nu_clamp` for every kernel type.
+#[inline(always)]
+fn clamp_checked<T: PartialOrd, const TR: bool>(
+    x: T,
+    lo: T,
+    hi: T,
+    f: Checker<'_, TR>,
+    site: &'static Site,
+) -> T {
+    // Not `lo > hi`: a NaN bound compares false both ways and must fault too.
+    if lo
+        .partial_cmp(&hi)
+        .is_none_or(|o| o == std::cmp::Ordering::Greater)
+    {
+        f.arith(site, false);
+        return x;
+    }
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
 }
 
 /// Integers a shift amount may be.
@@ -89,6 +124,10 @@ macro_rules! ints {
                     None => { f.arith(site, b != 0); 0 }
                 }
             }
+            #[inline(always)]
+            fn nu_clamp<const TR: bool>(self, lo: $t, hi: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
+                clamp_checked(self, lo, hi, f, site)
+            }
         }
         impl ShiftAmount for $t {
             #[inline(always)]
@@ -125,6 +164,10 @@ macro_rules! floats {
             fn nu_rem<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self % b }
             #[inline(always)]
             fn nu_rem_euclid<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self.rem_euclid(b) }
+            #[inline(always)]
+            fn nu_clamp<const TR: bool>(self, lo: $t, hi: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
+                clamp_checked(self, lo, hi, f, site)
+            }
         }
     )*};
 }

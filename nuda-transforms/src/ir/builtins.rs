@@ -56,6 +56,7 @@ pub enum MethodKind {
     SaturatingMul,
     AbsDiff,
     RemEuclid,
+    Clamp,
     // arrays and images
     Dims,
     Len,
@@ -114,7 +115,8 @@ pub enum NativeMethod {
     /// overflows, and panics in debug builds, in Rust).
     Int(&'static str),
     /// In kernels `nuda::kernel::Arith`'s checked method of this name, with the checker and
-    /// the call's remainder site (`nu_rem_euclid`: a zero divisor is a fault, not a panic).
+    /// the call's site (`nu_rem_euclid`: a zero divisor is a fault, not a panic; `nu_clamp`:
+    /// bounds out of order are one).
     Checked(&'static str),
     /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
     View(&'static str),
@@ -222,6 +224,10 @@ pub const METHODS: &[Method] = &[
     Method {
         native: NativeMethod::Checked("nu_rem_euclid"),
         ..m("rem_euclid", MethodKind::RemEuclid, 1, ClMethod::Typed)
+    },
+    Method {
+        native: NativeMethod::Checked("nu_clamp"),
+        ..m("clamp", MethodKind::Clamp, 2, ClMethod::Typed)
     },
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).

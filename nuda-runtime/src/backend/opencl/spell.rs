@@ -241,7 +241,7 @@ pub fn func(f: &str, ty: &str) -> String {
     let float = matches!(ty, "float" | "double");
     match f {
         "min" | "max" if float => format!("f{f}"),
-        "signum" | "pow" | "swap_bytes" | "saturating_mul" => format!("nu_{f}_{ty}"),
+        "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" => format!("nu_{f}_{ty}"),
         other => other.to_string(),
     }
 }
@@ -337,6 +337,20 @@ pub fn method_helpers(fp64: bool) -> String {
     if fp64 {
         s += "double nu_signum_double(double x) { return isnan(x) ? x : copysign(1.0, x); }\n";
         s += "double nu_rem_euclid_double(double a, double b) { double r = fmod(a, b); return r < 0 ? r + fabs(b) : r; }\n";
+    }
+    let mut types = vec![
+        "float", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+    ];
+    if fp64 {
+        types.push("double");
+    }
+    for t in types {
+        // Rust's: `min <= max` or a fault (a panic in Rust); a NaN `x` stays NaN.
+        s += &format!(
+            "{t} nu_clamp_{t}({t} x, {t} lo, {t} hi, int c, uint s, global uint* e) {{ \
+             if (c && !(lo <= hi)) {{ nu_fault(e, s, 0u, 0, 0, 0, 0, 0, 0); return x; }} \
+             return x < lo ? lo : x > hi ? hi : x; }}\n"
+        );
     }
     let ints = [
         ("char", "uchar", "x"),

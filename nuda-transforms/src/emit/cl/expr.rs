@@ -267,6 +267,16 @@ impl ClEmitter<'_> {
                     &[&x, &b, &c, &q],
                 )
             }
+            ClMethod::Typed if kind == MethodKind::Clamp => {
+                // Bounds out of order fault at the call, where Rust panics.
+                let (c, q) = self.env.site_args(SiteKind::Clamp, "", 0, span);
+                let f = Ph::func(recv.slot.unwrap_or_default(), "clamp");
+                let (lo, hi) = (
+                    a.first().cloned().unwrap_or_default(),
+                    a.get(1).cloned().unwrap_or_default(),
+                );
+                format!("{f}({x}, {lo}, {hi}, {c}, {q}, nu_err)")
+            }
             ClMethod::Typed => typed_method(kind, recv.slot.unwrap_or_default(), &x, &a),
             ClMethod::Memory => unreachable!("memory methods are handled above"),
         }

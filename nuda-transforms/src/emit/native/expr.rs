@@ -210,7 +210,11 @@ impl RustEmitter<'_> {
             }
             Some(NativeMethod::Checked(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
-                let site = self.site(SiteKind::Remainder, "", 0, span);
+                let kind = match MethodKind::of(&method.to_string()) {
+                    Some(MethodKind::Clamp) => SiteKind::Clamp,
+                    _ => SiteKind::Remainder,
+                };
+                let site = self.site(kind, "", 0, span);
                 quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*, __nuda_fault, #site))
             }
             Some(NativeMethod::Int(f)) if self.kernel_arith() => {
