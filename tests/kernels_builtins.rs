@@ -482,3 +482,80 @@ clamp_tests!(
     float_inputs(),
     [(2.0f64, 1.0f64), (0.0, f64::NAN)]
 );
+
+macro_rules! checked_or_tests {
+    ($name:ident, $t:ty) => {
+        /// `x.checked_op(y).unwrap_or(v)` for add, sub, mul, div and rem against Rust, with
+        /// overflow, zero divisors and `MIN / -1` among the inputs.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, 2, <$t>::MAX, <$t>::MIN, (0 as $t).wrapping_sub(1), <$t>::MAX / 2 + 1];
+            xs.extend((0..30u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 13) as $t));
+            let n = xs.len();
+            let ys: Vec<$t> = xs.iter().rev().copied().collect();
+            let v = 42 as $t;
+            let want: Vec<[$t; 5]> = (0..n)
+                .map(|i| {
+                    let (x, y) = (xs[i], ys[i]);
+                    [x.checked_add(y).unwrap_or(v), x.checked_sub(y).unwrap_or(v), x.checked_mul(y).unwrap_or(v),
+                     x.checked_div(y).unwrap_or(v), x.checked_rem(y).unwrap_or(v)]
+                })
+                .collect();
+            let (a, b) = (NuArray1::<$t>::from_vec(n, xs)._or_panic(), NuArray1::<$t>::from_vec(n, ys)._or_panic());
+            check(want, || {
+                let mut o = NuArray2::<$t>::new((n, 5));
+                nuwork!(8; nfor!(i in n {
+                    let (x, y) = (a[i], b[i]);
+                    o[(i, 0)] = x.checked_add(y).unwrap_or(v);
+                    o[(i, 1)] = x.checked_sub(y).unwrap_or(v);
+                    o[(i, 2)] = x.checked_mul(y).unwrap_or(v);
+                    o[(i, 3)] = x.checked_div(y).unwrap_or(v);
+                    o[(i, 4)] = x.checked_rem(y).unwrap_or(v);
+                }))?;
+                let o = o.to_vec();
+                Ok((0..n).map(|i| <[$t; 5]>::try_from(&o[i * 5..i * 5 + 5]).unwrap()).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+checked_or_tests!(checked_or_i8, i8);
+checked_or_tests!(checked_or_u16, u16);
+checked_or_tests!(checked_or_i32, i32);
+checked_or_tests!(checked_or_u32, u32);
+checked_or_tests!(checked_or_i64, i64);
+checked_or_tests!(checked_or_u64, u64);
+
+/// The typed helpers on `usize` (checked, saturating_mul, rem_euclid, clamp): 64-bit answers.
+#[test]
+fn usize_helpers() {
+    let n = 12usize;
+    let big = usize::MAX / 3;
+    let want: Vec<[u64; 5]> = (0..n)
+        .map(|i| {
+            let x = big + i;
+            [
+                x.checked_add(x).unwrap_or(7) as u64,
+                x.checked_mul(4).unwrap_or(7) as u64,
+                x.saturating_mul(2) as u64,
+                x.rem_euclid(i + 1) as u64,
+                x.clamp(big + 3, big + 8) as u64,
+            ]
+        })
+        .collect();
+    check(want, || {
+        let mut o = NuArray2::<u64>::new((n, 5));
+        nuwork!(4; nfor!(i in n {
+            let x = big + i;
+            o[(i, 0)] = x.checked_add(x).unwrap_or(7) as u64;
+            o[(i, 1)] = x.checked_mul(4).unwrap_or(7) as u64;
+            o[(i, 2)] = x.saturating_mul(2) as u64;
+            o[(i, 3)] = x.rem_euclid(i + 1) as u64;
+            o[(i, 4)] = x.clamp(big + 3, big + 8) as u64;
+        }))?;
+        let o = o.to_vec();
+        Ok((0..n)
+            .map(|i| <[u64; 5]>::try_from(&o[i * 5..i * 5 + 5]).unwrap())
+            .collect::<Vec<_>>())
+    });
+}

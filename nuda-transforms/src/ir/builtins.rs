@@ -57,6 +57,11 @@ pub enum MethodKind {
     AbsDiff,
     RemEuclid,
     Clamp,
+    CheckedAdd,
+    CheckedSub,
+    CheckedMul,
+    CheckedDiv,
+    CheckedRem,
     // arrays and images
     Dims,
     Len,
@@ -118,6 +123,8 @@ pub enum NativeMethod {
     /// the call's site (`nu_rem_euclid`: a zero divisor is a fault, not a panic; `nu_clamp`:
     /// bounds out of order are one).
     Checked(&'static str),
+    /// `x.checked_op(y).unwrap_or(v)`, which the syntax makes one method of `x` with `y, v`.
+    CheckedOr,
     /// A view's checked method in kernels (`write_at`, which records out-of-range writes).
     View(&'static str),
     /// A writable view's checked atomic of the same name: index, values, checker, site.
@@ -229,6 +236,11 @@ pub const METHODS: &[Method] = &[
         native: NativeMethod::Checked("nu_clamp"),
         ..m("clamp", MethodKind::Clamp, 2, ClMethod::Typed)
     },
+    checked_or("checked_add", MethodKind::CheckedAdd),
+    checked_or("checked_sub", MethodKind::CheckedSub),
+    checked_or("checked_mul", MethodKind::CheckedMul),
+    checked_or("checked_div", MethodKind::CheckedDiv),
+    checked_or("checked_rem", MethodKind::CheckedRem),
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(
@@ -266,6 +278,15 @@ pub const METHODS: &[Method] = &[
     atomic("atomic_xchg", MethodKind::AtomicXchg, 2),
     atomic("atomic_cmpxchg", MethodKind::AtomicCmpxchg, 3),
 ];
+
+/// `x.checked_op(y).unwrap_or(v)`: the prelude's `nu_checked_op_<type>(x, y, v)` in OpenCL C,
+/// Rust's own chain natively.
+const fn checked_or(name: &'static str, kind: MethodKind) -> Method {
+    Method {
+        native: NativeMethod::CheckedOr,
+        ..m(name, kind, 2, ClMethod::Typed)
+    }
+}
 
 /// An atomic on a captured array: `a.atomic_op(index, values..)`; the prelude's
 /// `nu_atomic_<op>_<type>` in OpenCL C, the view's method of the same name natively.

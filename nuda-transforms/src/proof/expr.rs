@@ -233,6 +233,10 @@ impl Proof<'_> {
             CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
             // Their results depend on a usize's width, as a rotation's do.
             RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
+            // Whether a usize operation overflows depends on its width too.
+            CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => {
+                self.push(quote!(Rotate(#ty, #l)))
+            }
             _ => self.push(quote!(Top)),
         }
     }

@@ -195,6 +195,13 @@ impl Lower<'_> {
                 span,
             );
         }
+        if let Some(e) = self.checked_or(m) {
+            return e;
+        }
+        if name.starts_with("checked_") {
+            let msg = format!("`{name}` in kernels: follow it with `.unwrap_or(v)`, as in `x.{name}(y).unwrap_or(v)`, since kernels have no `Option`");
+            return self.err(m.method.span(), msg);
+        }
         let Some(kind) = MethodKind::of(&name) else {
             return self.err(
                 m.method.span(),
@@ -218,6 +225,48 @@ impl Lower<'_> {
             },
             span,
         )
+    }
+
+    /// `x.checked_add(y).unwrap_or(v)` (and `_sub`, `_mul`, `_div`, `_rem`): one method of
+    /// `x` with arguments `y` and `v`.
+    fn checked_or(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let syn::Expr::MethodCall(inner) = &*m.receiver else {
+            return None;
+        };
+        let name = inner.method.to_string();
+        let checked = [
+            "checked_add",
+            "checked_sub",
+            "checked_mul",
+            "checked_div",
+            "checked_rem",
+        ];
+        if m.method != "unwrap_or" || !checked.contains(&name.as_str()) {
+            return None;
+        }
+        let (Some(y), Some(v), 1, 1) = (
+            inner.args.first(),
+            m.args.first(),
+            inner.args.len(),
+            m.args.len(),
+        ) else {
+            return Some(self.err(m.span(), format!("`{name}` takes one argument and `unwrap_or` one, as in `x.{name}(y).unwrap_or(v)`")));
+        };
+        let mut recv = self.expr(&inner.receiver);
+        if recv.slot.is_none() {
+            recv.slot = Some(self.slot());
+        }
+        let args = vec![self.expr(y), self.expr(v)];
+        let (recv, method, path) = (Box::new(recv), inner.method.clone(), None);
+        Some(Expr::new(
+            ExprKind::Method {
+                recv,
+                method,
+                args,
+                path,
+            },
+            m.span(),
+        ))
     }
 
     /// `f32::sqrt(x)`, `u32::max(a, b)`: a builtin method called through its type.

@@ -58,6 +58,14 @@ impl Prelude {
             "signum",
             "pow",
             "swap_bytes",
+            "saturating_mul",
+            "rem_euclid",
+            "clamp",
+            "checked_add",
+            "checked_sub",
+            "checked_mul",
+            "checked_div",
+            "checked_rem",
         ] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }

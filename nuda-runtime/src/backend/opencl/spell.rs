@@ -241,7 +241,8 @@ pub fn func(f: &str, ty: &str) -> String {
     let float = matches!(ty, "float" | "double");
     match f {
         "min" | "max" if float => format!("f{f}"),
-        "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" => format!("nu_{f}_{ty}"),
+        "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" | "checked_add"
+        | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" => format!("nu_{f}_{ty}"),
         other => other.to_string(),
     }
 }
@@ -379,7 +380,68 @@ pub fn method_helpers(fp64: bool) -> String {
             s += &format!("{ty} nu_swap_bytes_{ty}({ty} x) {{ return {sw}; }}\n");
         }
         s += &saturating_mul(t, u);
+        s += &checked(t, u);
     }
+    s
+}
+
+/// `nu_checked_<op>_<t>(x, y, v)` and `_<u>`: `x op y`, or `v` where Rust's `checked_op`
+/// gives `None` (overflow, a zero divisor, `MIN / -1`).
+fn checked(t: &str, u: &str) -> String {
+    let min = match t {
+        "char" => "CHAR_MIN",
+        "short" => "SHRT_MIN",
+        "int" => "INT_MIN",
+        _ => "LONG_MIN",
+    };
+    let wide = if t == "long" {
+        None
+    } else {
+        Some(("long", "ulong"))
+    };
+    let mul_t = match wide {
+        Some((l, _)) => format!("{l} r = ({l})x * ({l})y; return r == ({t})r ? ({t})r : v;"),
+        None => "long r = as_long((ulong)x * (ulong)y); return mul_hi(x, y) == (r >> 63) ? r : v;"
+            .into(),
+    };
+    let mul_u = match wide {
+        Some((_, ul)) => format!("{ul} r = ({ul})x * ({ul})y; return r == ({u})r ? ({u})r : v;"),
+        None => "return mul_hi(x, y) ? v : x * y;".into(),
+    };
+    let mut s = String::new();
+    let mut f = |ty: &str, op: &str, body: &str| {
+        s += &format!("{ty} nu_checked_{op}_{ty}({ty} x, {ty} y, {ty} v) {{ {body} }}\n");
+    };
+    f(
+        t,
+        "add",
+        &format!("{t} r = as_{t}(({u})(({u})x + ({u})y)); return ((x ^ r) & (y ^ r)) < 0 ? v : r;"),
+    );
+    f(
+        t,
+        "sub",
+        &format!("{t} r = as_{t}(({u})(({u})x - ({u})y)); return ((x ^ y) & (x ^ r)) < 0 ? v : r;"),
+    );
+    f(t, "mul", &mul_t);
+    f(
+        t,
+        "div",
+        &format!("return (y == 0 || (x == {min} && y == -1)) ? v : ({t})(x / y);"),
+    );
+    f(
+        t,
+        "rem",
+        &format!("return (y == 0 || (x == {min} && y == -1)) ? v : ({t})(x % y);"),
+    );
+    f(
+        u,
+        "add",
+        &format!("{u} r = ({u})(x + y); return r < x ? v : r;"),
+    );
+    f(u, "sub", &format!("return x < y ? v : ({u})(x - y);"));
+    f(u, "mul", &mul_u);
+    f(u, "div", &format!("return y == 0 ? v : ({u})(x / y);"));
+    f(u, "rem", &format!("return y == 0 ? v : ({u})(x % y);"));
     s
 }
 

@@ -441,6 +441,10 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
         Pow => format!("{}({x}, (uint)({}))", Ph::func(s, "pow"), arg(0)),
         SwapBytes => format!("{}({x})", Ph::func(s, "swap_bytes")),
         SaturatingMul => format!("{}({x}, {})", Ph::func(s, "saturating_mul"), arg(0)),
+        CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => {
+            let f = Ph::func(s, kind.spec().name);
+            format!("{f}({x}, {}, {})", arg(0), arg(1))
+        }
         // OpenCL 1.2 has no `ctz`: the zeros below the lowest set bit are the ones of
         // `~x & (x - 1)` (all of them for 0, as in Rust), with the subtraction wrapping.
         TrailingZeros => {

@@ -208,6 +208,10 @@ impl RustEmitter<'_> {
                 let f = format_ident!("{}", f, span = span);
                 quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
             }
+            Some(NativeMethod::CheckedOr) => {
+                let (y, v) = (a.first(), a.get(1));
+                quote_spanned!(span=> #r.#method(#y).unwrap_or(#v))
+            }
             Some(NativeMethod::Checked(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
                 let kind = match MethodKind::of(&method.to_string()) {
