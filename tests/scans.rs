@@ -237,3 +237,50 @@ fn library_conveniences() {
     let empty = NuArray1::<f32>::new(0);
     assert_eq!((empty.sum().unwrap(), empty.max().unwrap()), (0.0, None));
 }
+
+/// Issue 12's syntax block, verbatim in its loops, on both engines against plain Rust.
+#[test]
+fn the_issue_syntax() {
+    let (n, m, t) = (1000usize, 300usize, 40u32);
+    let a = NuArray1::<u32>::from_fn(n, h);
+    let f = NuArray1::<f32>::from_fn(n, |i| h(i) as f32 * 0.5);
+    let (va, vf) = (a.to_vec(), f.to_vec());
+    let (mut acc, mut run, mut best) = (0u32, 0u64, f32::NEG_INFINITY);
+    let (mut wi, mut we, mut wp, mut wk) =
+        (vec![0u32; n], vec![0u64; n], vec![0f32; n], Vec::new());
+    for i in 0..n {
+        acc += va[i];
+        wi[i] = acc;
+        we[i] = run;
+        run += va[i] as u64;
+        best = best.max(vf[i]);
+        wp[i] = best;
+        if va[i] > t {
+            wk.push(va[i] * 2);
+        }
+    }
+    let wo: Vec<u32> = wk[..m].iter().map(|x| x + 1).collect();
+    check((wi, we, wp, acc, run, wo), || {
+        let (mut incl, mut excl) = (NuArray1::<u32>::new(n), NuArray1::<u64>::new(n));
+        let mut prefix_max = NuArray1::<f32>::new(n);
+        let mut out = NuArray1::<u32>::new(m);
+        let mut acc = 0u32;
+        nuwork!(256; nfor!(i in n { acc += a[i]; incl[i] = acc; }))?;
+        let mut run = 0u64;
+        nuwork!(256; nfor!(i in n { excl[i] = run; run += a[i] as u64; }))?;
+        let mut best = f32::NEG_INFINITY;
+        nuwork!(256; nfor!(i in n { best = best.max(f[i]); prefix_max[i] = best; }))?;
+        let mut kept = NuVec::<u32>::new();
+        nuwork!(256; nfor!(i in n { if a[i] > t { kept.push(a[i] * 2); } }))?;
+        assert!(kept.len() >= m);
+        nuwork!(64; nfor!(k in m { out[k] = kept[k] + 1; }))?;
+        Ok((
+            incl.to_vec(),
+            excl.to_vec(),
+            prefix_max.to_vec(),
+            acc,
+            run,
+            out.to_vec(),
+        ))
+    });
+}

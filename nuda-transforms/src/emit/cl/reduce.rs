@@ -87,9 +87,9 @@ impl ClEmitter<'_> {
     /// update `LANES` accumulators per variable (independent chains the compiler can overlap
     /// or vectorise), then the block's tail; the lanes are combined in order at the end.
     fn cpu_loops(&mut self, mapped: &[Loop], body: &Block) {
-        let reds = self.reduction_vars();
-        for (r, (var, ..)) in reds.iter().enumerate() {
-            let t = Ph::ty(reds[r].1);
+        let reds = self.reds(None);
+        for Red { r, var, fill, .. } in &reds {
+            let t = Ph::ty(*fill);
             self.raw_line(&format!("{t} nu_a{r}[{LANES}];"));
             self.raw_line(&format!(
                 "for (uint nu_k = 0; nu_k < {LANES}; nu_k++) nu_a{r}[nu_k] = {var};"
@@ -123,7 +123,7 @@ impl ClEmitter<'_> {
         self.indent += 1;
         self.iteration(mapped, body, Some("0"));
         self.close(k);
-        for (r, (var, fill, op)) in reds.iter().enumerate() {
+        for Red { r, var, fill, op } in &reds {
             let c = combine(*fill, *op, var, &format!("nu_a{r}[nu_k]"));
             self.raw_line(&format!(
                 "for (uint nu_k = 0; nu_k < {LANES}; nu_k++) {var} = {c};"
@@ -155,14 +155,6 @@ impl ClEmitter<'_> {
                     op,
                 })
             })
-            .collect()
-    }
-
-    /// Each reduction variable's C name, fill and operator.
-    fn reduction_vars(&self) -> Vec<(String, usize, RedOp)> {
-        self.reds(None)
-            .into_iter()
-            .map(|x| (x.var, x.fill, x.op))
             .collect()
     }
 
