@@ -8,8 +8,8 @@
 
 use std::fmt::Debug;
 use std::sync::atomic::{
-    AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64, AtomicU8,
-    Ordering::Relaxed,
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicU16, AtomicU32,
+    AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed,
 };
 
 mod sealed {
@@ -30,9 +30,19 @@ pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync
     /// Whether two values have the same bits. Merging shared writes compares bits, not
     /// values: a NaN written over a NaN, or -0.0 over 0.0, must count as what it is.
     fn same_bits(a: Self, b: Self) -> bool;
+    /// Whether every bit pattern of `size_of::<Self>()` bytes is a value (false for `bool`):
+    /// downloads of other types go through a byte buffer and [`Pod::decode`].
+    const EVERY_BIT_PATTERN: bool = true;
+    /// Values from their bytes, for a type not every bit pattern of which is a value.
+    fn decode(bytes: &[u8], out: &mut [Self]) {
+        let _ = (bytes, out);
+        unreachable!("nuda bug: decode of a type whose every bit pattern is a value")
+    }
 }
 
-/// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64.
+/// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64; and
+/// usize, isize (stored as 64-bit integers: `nu_word`/`nu_sword` in OpenCL C) and bool (one
+/// byte, 0 or 1: `uchar`, since OpenCL C has no `bool` in memory).
 pub trait Element: Pod {
     /// The OpenCL C type name, such as `float` or `uchar`.
     const CL_TYPE: &'static str;
@@ -94,6 +104,49 @@ element!(u8, AtomicU8, "uchar", false, |v| v, |b| b);
 element!(u16, AtomicU16, "ushort", false, |v| v, |b| b);
 element!(u32, AtomicU32, "uint", false, |v| v, |b| b);
 element!(u64, AtomicU64, "ulong", false, |v| v, |b| b);
+// Distinct OpenCL C names (typedefs of ulong and long in the prelude) tell the launch-time
+// proof that an element is a `usize` or `isize`: one read from memory may need 64 bits.
+element!(usize, AtomicUsize, "nu_word", false, |v| v, |b| b);
+element!(isize, AtomicIsize, "nu_sword", false, |v| v, |b| b);
+// nuda runs on 64-bit hosts only: the kernels' `usize` is at most 64 bits and arrays of it
+// are stored as 64-bit integers on every device.
+const _: () = assert!(size_of::<usize>() == 8);
+
+impl sealed::Sealed for bool {}
+impl Pod for bool {
+    type Cell = AtomicBool;
+    #[inline(always)]
+    fn load(cell: &AtomicBool) -> bool {
+        cell.load(Relaxed)
+    }
+    #[inline(always)]
+    fn store(cell: &AtomicBool, v: bool) {
+        cell.store(v, Relaxed)
+    }
+    fn cell(v: bool) -> AtomicBool {
+        AtomicBool::new(v)
+    }
+    fn same_bits(a: bool, b: bool) -> bool {
+        a == b
+    }
+    // A device byte other than 0 or 1 is no `bool`: downloads read bytes and compare to 0.
+    const EVERY_BIT_PATTERN: bool = false;
+    fn decode(bytes: &[u8], out: &mut [bool]) {
+        for (o, &b) in out.iter_mut().zip(bytes) {
+            *o = b != 0;
+        }
+    }
+}
+impl Element for bool {
+    const CL_TYPE: &'static str = "uchar";
+    const IS_FLOAT: bool = false;
+    fn to_le_bytes_vec(self) -> Vec<u8> {
+        vec![u8::from(self)]
+    }
+}
+const _: () = assert!(
+    size_of::<bool>() == size_of::<AtomicBool>() && align_of::<bool>() == align_of::<AtomicBool>()
+);
 
 /// A texel of `NuImage2`: `f32` (one channel) or `[f32; 4]` (RGBA), stored as 32-bit floats.
 pub trait Texel: Pod {
@@ -138,16 +191,29 @@ impl Texel for [f32; 4] {
 
 /// The bytes of a slice of elements, for transfers to a backend.
 pub(crate) fn bytes<T: Pod>(s: &[T]) -> &[u8] {
-    // SAFETY: every `Pod` type (sealed: the ten numeric types and `[f32; 4]`) is plain data
+    // SAFETY: every `Pod` type (sealed: the numeric types, bool and `[f32; 4]`) is plain data
     // without padding, so all `size_of_val(s)` bytes behind the pointer are initialised; `u8`
     // has alignment 1; the borrow of `s` covers the result's lifetime.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), size_of_val(s)) }
 }
 
-/// The bytes of a slice of elements, for a backend to download into.
-pub(crate) fn bytes_mut<T: Pod>(s: &mut [T]) -> &mut [u8] {
-    // SAFETY: as in `bytes`; besides, every bit pattern is a valid value of every `Pod` type,
-    // so whatever bytes are written through the result leave valid elements, and the unique
-    // borrow of `s` makes the result the only access meanwhile.
-    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) }
+/// Fills `s` from a backend's download `read`, which writes all of the bytes it is given: in
+/// place where every bit pattern is an element, else through a byte buffer and
+/// [`Pod::decode`], so that no invalid value (a `bool` byte of 2) is ever made.
+pub(crate) fn download<T: Pod>(
+    s: &mut [T],
+    read: impl FnOnce(&mut [u8]) -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
+    if !T::EVERY_BIT_PATTERN {
+        let mut staging = vec![0u8; size_of_val(s)];
+        read(&mut staging)?;
+        T::decode(&staging, s);
+        return Ok(());
+    }
+    // SAFETY: `s` holds initialised elements, so its bytes are initialised (see `bytes`);
+    // `T::EVERY_BIT_PATTERN` (checked above) says every bit pattern is a valid `T`, so
+    // whatever bytes `read` writes leave valid elements; `u8` has alignment 1; the unique
+    // borrow of `s` makes the byte slice the only access while it lives.
+    let raw = unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) };
+    read(raw)
 }

@@ -20,7 +20,7 @@ mod test;
 use shared::SharedWrites;
 
 use crate::backend::{ArgMemory, Backend, Buffer, Layout};
-use crate::element::{bytes, bytes_mut, Pod};
+use crate::element::{bytes, download, Pod};
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
@@ -263,7 +263,7 @@ impl<T: Pod> SyncState<T> {
         let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
-        backend(index).download(mem, bytes_mut(&mut buf))?;
+        download(&mut buf, |b| backend(index).download(mem, b))?;
         Ok(buf)
     }
 

@@ -12,7 +12,7 @@
 
 use super::backend;
 use super::{Storage, SyncState};
-use crate::element::{bytes, bytes_mut, Pod};
+use crate::element::{bytes, download, Pod};
 use crate::error::Result;
 use std::collections::BTreeSet;
 use std::sync::{OnceLock, PoisonError};
@@ -140,7 +140,7 @@ impl<T: Pod> SyncState<T> {
             let Some(mem) = self.slots[w].mem.as_deref() else {
                 unreachable!("nuda bug: a shared writer without device memory");
             };
-            backend(w).download(mem, bytes_mut(&mut copy))?;
+            download(&mut copy, |b| backend(w).download(mem, b))?;
             apply(&mut merged, &sh.base, copy.iter().copied());
         }
         if let (true, Some(cells)) = (sh.native, native) {

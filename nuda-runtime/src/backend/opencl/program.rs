@@ -34,6 +34,8 @@ impl Prelude {
         let bits = if self.index == IndexType::U32 { 32 } else { 64 };
         let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
         t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
+        // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
+        t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");

@@ -206,6 +206,8 @@ impl IntTy {
             "ulong" => (64, false, false),
             "nu_sidx" => (64, true, true),
             "nu_idx" => (64, false, true),
+            "nu_word" => (64, false, false),
+            "nu_sword" => (64, true, false),
             _ => return None,
         };
         Some(IntTy::bits(bits, signed, index))

@@ -253,9 +253,16 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn elem(&self, k: u16) -> Iv {
+    fn elem(&mut self, k: u16) -> Iv {
         match self.capture(k) {
-            Some(Input::Array(_, _, t)) => IntTy::of(t).map_or(Iv::TOP, IntTy::range),
+            Some(Input::Array(_, _, t)) => {
+                // A `usize` read from memory may be any 64-bit value, and a 32-bit `nu_idx`
+                // holding it would drop its high bits.
+                if matches!(t, "nu_word" | "nu_sword") {
+                    self.widen(|| "a kernel reads a usize or isize array".into());
+                }
+                IntTy::of(t).map_or(Iv::TOP, IntTy::range)
+            }
             _ => Iv::TOP,
         }
     }

