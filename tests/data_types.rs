@@ -38,7 +38,13 @@ fn usize_and_bool_arrays_read_in_a_kernel() {
     let idx: Vec<usize> = (0..n).map(|i| (i as usize) << 33 | i).collect();
     let keep: Vec<bool> = (0..n).map(|i| i % 3 != 0).collect();
     let want: Vec<u64> = (0..n)
-        .map(|i| if keep[i] { (idx[i] >> 33) as u64 + (idx[i] & 0xff) as u64 } else { 0 })
+        .map(|i| {
+            if keep[i] {
+                (idx[i] >> 33) as u64 + (idx[i] & 0xff) as u64
+            } else {
+                0
+            }
+        })
         .collect();
     let want_copy = idx.clone();
     check((want, want_copy), || {
@@ -87,4 +93,63 @@ fn bool_arrays_round_trip_on_every_engine() {
         let flipped: Vec<bool> = got.0.iter().map(|b| !b).collect();
         assert_eq!(got.1, flipped, "on {}", d.name);
     }
+}
+
+/// The generic function: a library wrapping nuda, generic over the element type.
+fn scale_all<T: nuda::Element + std::ops::Mul<Output = T>>(
+    v: &mut NuArray1<T>,
+    k: T,
+) -> nuda::Result<()> {
+    let n = v.len();
+    nuwork!(64; nfor!(i in n { v[i] = v[i] * k; }))
+}
+
+/// A generic body with more operators, a reduction and a comparison: PolyBench's DATA_TYPE.
+fn axpy_sum<T>(a: T, x: &NuArray1<T>, y: &mut NuArray1<T>) -> nuda::Result<T>
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+    T: std::ops::AddAssign + PartialOrd,
+{
+    let n = x.len();
+    let mut s = T::default();
+    nuwork!(32; nfor!(i in n {
+        let v = a * x[i] + y[i];
+        y[i] = if v > y[i] { v } else { y[i] };
+        s += x[i];
+    }))?;
+    Ok(s)
+}
+
+fn generic_case<T>(vals: impl Fn(usize) -> T, k: T)
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+    T: std::ops::AddAssign + PartialOrd,
+{
+    let n = 200usize;
+    let x: Vec<T> = (0..n).map(&vals).collect();
+    let scaled: Vec<T> = x.iter().map(|&v| v * k).collect();
+    let mut y = x.clone();
+    let mut s = T::default();
+    for i in 0..n {
+        let v = k * x[i] + y[i];
+        y[i] = if v > y[i] { v } else { y[i] };
+        s += x[i];
+    }
+    check((scaled, y, s), || {
+        let mut a = NuArray1::from_vec(n, x.clone())?;
+        scale_all(&mut a, k)?;
+        let xs = NuArray1::from_vec(n, x.clone())?;
+        let mut ys = NuArray1::from_vec(n, x.clone())?;
+        let s = axpy_sum(k, &xs, &mut ys)?;
+        Ok((vec_of(&a), vec_of(&ys), s))
+    });
+}
+
+#[test]
+fn one_generic_function_for_f32_f64_i32_and_i64() {
+    // Sums of small integers in floats are exact whatever the order.
+    generic_case(|i| (i % 17) as f32 - 8.0, 3.0f32);
+    generic_case(|i| (i % 23) as f64 * 0.5, -2.0f64);
+    generic_case(|i| (i as i32 * 7919) % 1000 - 500, 3i32);
+    generic_case(|i| ((i as i64) << 33) - 7, -5i64);
 }

@@ -6,6 +6,8 @@
 //! and the native engine stores with `Ordering::Relaxed`: on x86-64 and AArch64 that is an
 //! ordinary store, and a racy kernel yields some value instead of undefined behaviour.
 
+use crate::kernel::{Arith, ClType, KernelRef};
+use crate::reduce::Reduce;
 use std::fmt::Debug;
 use std::sync::atomic::{
     AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicU16, AtomicU32,
@@ -43,7 +45,14 @@ pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync
 /// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64; and
 /// usize, isize (stored as 64-bit integers: `nu_word`/`nu_sword` in OpenCL C) and bool (one
 /// byte, 0 or 1: `uchar`, since OpenCL C has no `bool` in memory).
-pub trait Element: Pod {
+///
+/// Every element is also a kernel value ([`ClType`], [`Arith`], and captured by value through
+/// [`KernelRef`], and reduced by [`Reduce`]), so a function generic over `T: Element` may call `nuwork!`: rustc checks
+/// the operators the body uses against the function's own bounds (`T: std::ops::Mul<Output =
+/// T>` for `*`), and the kernel is instantiated per concrete type at its first launch.
+pub trait Element:
+    Pod + ClType + Arith + Reduce<This = Self> + for<'a> KernelRef<Native<'a> = Self>
+{
     /// The OpenCL C type name, such as `float` or `uchar`.
     const CL_TYPE: &'static str;
     /// Whether the type is floating point (f32 or f64).
@@ -214,6 +223,7 @@ pub(crate) fn download<T: Pod>(
     // `T::EVERY_BIT_PATTERN` (checked above) says every bit pattern is a valid `T`, so
     // whatever bytes `read` writes leave valid elements; `u8` has alignment 1; the unique
     // borrow of `s` makes the byte slice the only access while it lives.
-    let raw = unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) };
+    let raw =
+        unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) };
     read(raw)
 }

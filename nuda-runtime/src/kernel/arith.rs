@@ -12,7 +12,7 @@ use crate::fault::{Checker, Site};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no arithmetic in nuda kernels",
     label = "kernels compute with f32, f64 and the integer types",
-    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so it cannot compute with a generic type parameter; call `nuwork!` where the types are concrete"
+    note = "in a generic function, bound the type parameter by `nuda::Element` (plus the operator traits the kernel uses, such as `std::ops::Add<Output = T>`)"
 )]
 pub trait Arith: Copy {
     /// `a + b`, wrapping.
@@ -172,6 +172,51 @@ macro_rules! floats {
     )*};
 }
 floats!(f32, f64);
+
+// `bool` has no arithmetic in Rust, so no well-typed kernel reaches these: the witness types
+// the operators first. They exist so that every `Element` is `Arith`, which generic code
+// around `nuwork!` needs; they compute modulo 2, as a one-bit wrapping integer would.
+impl Arith for bool {
+    fn nu_add(self, b: bool) -> bool {
+        self ^ b
+    }
+    fn nu_sub(self, b: bool) -> bool {
+        self ^ b
+    }
+    fn nu_mul(self, b: bool) -> bool {
+        self & b
+    }
+    fn nu_neg(self) -> bool {
+        self
+    }
+    fn nu_abs(self) -> bool {
+        self
+    }
+    fn nu_div<const TR: bool>(self, b: bool, f: Checker<'_, TR>, site: &'static Site) -> bool {
+        if !b {
+            f.arith(site, false);
+        }
+        self & b
+    }
+    fn nu_rem<const TR: bool>(self, b: bool, f: Checker<'_, TR>, site: &'static Site) -> bool {
+        if !b {
+            f.arith(site, false);
+        }
+        false
+    }
+    fn nu_rem_euclid<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
+        self.nu_rem(b, f, s)
+    }
+    fn nu_clamp<const TR: bool>(
+        self,
+        lo: bool,
+        hi: bool,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> bool {
+        clamp_checked(self, lo, hi, f, site)
+    }
+}
 
 #[cfg(test)]
 mod tests {

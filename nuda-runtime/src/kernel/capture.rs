@@ -16,7 +16,7 @@ use crate::private::{CaptureDesc, Space};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a value in a nuda kernel",
     label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]",
-    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so its values cannot have a generic type parameter's type; call `nuwork!` where the types are concrete"
+    note = "in a generic function, bound the type parameter by `nuda::Element` (plus the operator traits the kernel uses, such as `std::ops::Mul<Output = T>`)"
 )]
 pub trait ClType: Copy {
     /// The OpenCL C type name.
@@ -46,7 +46,7 @@ pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be captured by a nuda kernel",
     label = "kernels capture scalars, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)",
-    note = "a kernel is compiled for the types rustc knows where `nuwork!` is written, so it cannot capture a value of a generic type parameter; call `nuwork!` where the types are concrete"
+    note = "a generic function's type parameter needs the bound `nuda::Element` to be captured, and its arrays are `NuArray1<T>`"
 )]
 pub trait KernelRef {
     /// What the native engine sees.

@@ -1,5 +1,6 @@
 use nuda::prelude::*;
-fn scale<T: nuda::Element + std::ops::Mul<Output = T>>(v: &mut NuArray1<T>, k: T) -> nuda::Result<()> {
+// `T: nuda::Element` alone: the body multiplies, so rustc asks for the `Mul` bound.
+fn scale<T: nuda::Element>(v: &mut NuArray1<T>, k: T) -> nuda::Result<()> {
     let n = v.len();
     nuwork!(64; nfor!(i in n { v[i] = v[i] * k; }))
 }
