@@ -35,7 +35,7 @@ fn usize_and_bool_arrays_read_in_a_kernel() {
     // 64-bit values in a usize array: a kernel that reads one must keep all its bits, even
     // where every size would let `usize` be 32-bit.
     let n = 300usize;
-    let idx: Vec<usize> = (0..n).map(|i| (i as usize) << 33 | i).collect();
+    let idx: Vec<usize> = (0..n).map(|i| (i << 33) | i).collect();
     let keep: Vec<bool> = (0..n).map(|i| i % 3 != 0).collect();
     let want: Vec<u64> = (0..n)
         .map(|i| {
@@ -152,4 +152,39 @@ fn one_generic_function_for_f32_f64_i32_and_i64() {
     generic_case(|i| (i % 23) as f64 * 0.5, -2.0f64);
     generic_case(|i| (i as i32 * 7919) % 1000 - 500, 3i32);
     generic_case(|i| ((i as i64) << 33) - 7, -5i64);
+}
+
+#[test]
+fn tuple_values_components_copies_and_destructuring() {
+    let n = 100usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let plain = |x: f32, i: usize| {
+        let pair = (x * 2.0, i as u32 + 1);
+        let mut acc = (pair.1, pair.0);
+        acc.0 += 3;
+        acc.1 -= 1.0;
+        let copy = acc;
+        let (u, f) = copy;
+        let v = { let pair = x; pair + 1.0 }; // a scalar named like the tuple, in a block
+        (u as f32 + f + pair.0 * v, pair.1 * 2)
+    };
+    let want: (Vec<f32>, Vec<u32>) = (0..n).map(|i| plain(a[i], i)).unzip();
+    check(want, || {
+        let a = NuArray1::from_vec(n, a.clone())?;
+        let mut out = NuArray1::<f32>::new(n);
+        let mut out2 = NuArray1::<u32>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let x = a[i];
+            let pair = (x * 2.0, i as u32 + 1);
+            let mut acc = (pair.1, pair.0);
+            acc.0 += 3;
+            acc.1 = acc.1 - 1.0;
+            let copy = acc;
+            let (u, f) = copy;
+            let v = { let pair = x; pair + 1.0 };
+            out[i] = u as f32 + f + pair.0 * v;
+            out2[i] = pair.1 * 2;
+        }))?;
+        Ok((vec_of(&out), vec_of(&out2)))
+    });
 }

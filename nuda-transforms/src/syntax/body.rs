@@ -25,6 +25,8 @@ pub struct Lower<'a> {
     pub allow_locals: bool,
     /// Blocks entered: the kernel body is depth 1.
     pub(super) depth: usize,
+    /// The tuple locals in scope (see `tuple.rs`).
+    pub(super) tuples: Vec<super::tuple::TupleLocal>,
 }
 
 pub(super) fn unsupported(what: &str) -> String {
@@ -40,6 +42,7 @@ impl<'a> Lower<'a> {
             locals: Vec::new(),
             allow_locals: false,
             depth: 0,
+            tuples: Vec::new(),
         }
     }
 
@@ -123,6 +126,7 @@ impl<'a> Lower<'a> {
         self.depth += 1;
         let out = self.block_stmts(b);
         self.depth -= 1;
+        self.leave_block();
         out
     }
 
@@ -154,6 +158,10 @@ impl<'a> Lower<'a> {
         {
             return self.nulocal(l, mac);
         }
+        if let Some(lets) = self.tuple_let(l) {
+            out.extend(lets);
+            return;
+        }
         if let Some(d) = &l.init.as_ref().and_then(|i| i.diverge.as_ref()) {
             self.cx
                 .error(d.1.span(), unsupported("let-else statements"));
@@ -171,8 +179,14 @@ impl<'a> Lower<'a> {
         }
         let Some(pat) = self.pat(pat) else { return };
         let names = match &pat {
-            Pat::Ident { .. } => 1,
-            Pat::Tuple(list) => list.len(),
+            Pat::Ident { name, .. } => {
+                self.shadow(name);
+                1
+            }
+            Pat::Tuple(list) => {
+                list.iter().flatten().for_each(|(n, _)| self.shadow(n));
+                list.len()
+            }
         };
         let slots = (0..names).map(|_| self.slot()).collect();
         out.push(Stmt::Let(Let {
@@ -354,7 +368,12 @@ impl<'a> Lower<'a> {
                 return None;
             }
         };
+        // The loop variable hides a tuple of its name in the body only.
+        self.depth += 1;
+        self.shadow(&var.ident);
         let body = self.block(&f.body);
+        self.depth -= 1;
+        self.leave_block();
         Some(Stmt::For {
             var: var.ident.clone(),
             slot: self.slot(),
@@ -377,6 +396,9 @@ impl<'a> Lower<'a> {
                 })
             }
             syn::Expr::Paren(p) => self.place(&p.expr),
+            syn::Expr::Field(f) if self.tuple_parts_of(&f.base) => {
+                self.tuple_place(&f.base, &f.member).map(Place::Var)
+            }
             other => {
                 self.cx.error(
                     other.span(),

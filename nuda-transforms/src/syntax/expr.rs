@@ -12,6 +12,9 @@ impl Lower<'_> {
         let kind = match e {
             syn::Expr::Lit(l) => return self.lit(&l.lit),
             syn::Expr::Path(p) => match (p.path.get_ident(), scalar_path(&p.path)) {
+                (Some(id), _) if p.qself.is_none() && self.whole_tuple(id) => {
+                    return Expr::new(ExprKind::Lit(Lit::Bool(false)), span)
+                }
                 (Some(id), _) if p.qself.is_none() => ExprKind::Var(id.clone()),
                 (_, Some((ty, name))) if p.qself.is_none() && is_assoc_const(ty, &name) => {
                     ExprKind::Assoc { ty, name }
@@ -34,9 +37,10 @@ impl Lower<'_> {
             syn::Expr::Group(g) => return self.expr(&g.expr),
             syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
             syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
-            syn::Expr::Field(f) => match &f.member {
-                syn::Member::Unnamed(i) => ExprKind::Field { base: Box::new(self.expr(&f.base)), index: i.index },
-                syn::Member::Named(_) => return self.err(span, unsupported("struct fields")),
+            syn::Expr::Field(f) => match (self.tuple_field(&f.base, &f.member), &f.member) {
+                (Some(part), _) => ExprKind::Var(part),
+                (None, syn::Member::Unnamed(i)) => ExprKind::Field { base: Box::new(self.expr(&f.base)), index: i.index },
+                (None, syn::Member::Named(_)) => return self.err(span, unsupported("struct fields")),
             },
             other => return self.err(span, unsupported(construct_name(other))),
         };

@@ -8,6 +8,7 @@ pub mod local;
 pub mod nfor;
 #[cfg(test)]
 mod test;
+mod tuple;
 
 pub use body::Lower;
 
