@@ -227,3 +227,27 @@ pub(crate) fn download<T: Pod>(
         unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u8>(), size_of_val(s)) };
     read(raw)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn downloads_decode_bools_and_copy_numbers_in_place() {
+        let mut flags = [false; 4];
+        download(&mut flags, |b| {
+            b.copy_from_slice(&[0, 1, 2, 255]);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(flags, [false, true, true, true]);
+        let mut words = [0usize; 2];
+        download(&mut words, |b| {
+            b.copy_from_slice(&[1, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0]);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(words, [1 | (1 << 56), 2]);
+        assert_eq!(bytes(&[true, false]), &[1, 0]);
+    }
+}
