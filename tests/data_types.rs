@@ -165,7 +165,10 @@ fn tuple_values_components_copies_and_destructuring() {
         acc.1 -= 1.0;
         let copy = acc;
         let (u, f) = copy;
-        let v = { let pair = x; pair + 1.0 }; // a scalar named like the tuple, in a block
+        let v = {
+            let pair = x;
+            pair + 1.0
+        }; // a scalar named like the tuple, in a block
         (u as f32 + f + pair.0 * v, pair.1 * 2)
     };
     let want: (Vec<f32>, Vec<u32>) = (0..n).map(|i| plain(a[i], i)).unzip();
@@ -186,5 +189,51 @@ fn tuple_values_components_copies_and_destructuring() {
             out2[i] = pair.1 * 2;
         }))?;
         Ok((vec_of(&out), vec_of(&out2)))
+    });
+}
+
+/// A `#[nucode]` function returning a tuple, with an early return of one.
+#[nucode]
+fn polar(x: f32, y: f32) -> (f32, f32) {
+    if x == 0.0 && y == 0.0 {
+        return (0.0, 0.0);
+    }
+    ((x * x + y * y).sqrt(), y.atan2(x))
+}
+
+/// A tuple of mixed types, built from another function's tuple.
+#[nucode]
+fn split(v: u32) -> (u32, u16, bool) {
+    let (hi, lo) = halves(v);
+    (hi, lo as u16, v % 2 == 1)
+}
+
+#[nucode]
+fn halves(v: u32) -> (u32, u32) {
+    (v >> 16, v & 0xffff)
+}
+
+#[test]
+fn tuple_returns_from_nucode_functions() {
+    let n = 64usize;
+    let xs: Vec<f32> = (0..n).map(|i| (i % 8) as f32 - 3.0).collect();
+    let ys: Vec<f32> = (0..n).map(|i| (i / 8) as f32 - 4.0).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let (r, th) = polar(xs[i], ys[i]);
+            let (a, b, c) = split(i as u32 * 70001);
+            r * 2.0 + th + (a + b as u32) as f32 + if c { 1.0 } else { 0.0 }
+        })
+        .collect();
+    common::check_close(&want, 1e-5, || {
+        let x = NuArray1::from_vec(n, xs.clone())?;
+        let y = NuArray1::from_vec(n, ys.clone())?;
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let (r, th) = polar(x[i], y[i]);
+            let (a, b, c) = split(i as u32 * 70001);
+            out[i] = r * 2.0 + th + (a + b as u32) as f32 + if c { 1.0 } else { 0.0 };
+        }))?;
+        Ok(vec_of(&out))
     });
 }

@@ -50,9 +50,14 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
     let params = params(&cx, &mut lower, f);
-    let ret = match &f.sig.output {
-        ReturnType::Default => None,
-        ReturnType::Type(_, t) => lower.ty(t),
+    let (ret, outs) = match &f.sig.output {
+        ReturnType::Default => (None, Vec::new()),
+        ReturnType::Type(_, t) => match &**t {
+            syn::Type::Tuple(tt) if tt.elems.len() >= 2 => {
+                (None, tt.elems.iter().filter_map(|e| lower.ty(e)).collect())
+            }
+            t => (lower.ty(t), Vec::new()),
+        },
     };
     if !f.sig.generics.params.is_empty() {
         cx.error(
@@ -65,7 +70,7 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     let slots = lower.slots;
     // `lower` borrows `cx`, which `check` consumes; it ends here.
     let _ = lower;
-    let parts = forms(&cx, f, &params, ret, &mut body, slots);
+    let parts = forms(&cx, f, &params, (ret, &outs), &mut body, slots);
     cx.check()?;
     Ok(parts)
 }
@@ -75,7 +80,7 @@ fn forms(
     cx: &Ctxt,
     f: &ItemFn,
     params: &[(syn::Ident, Ty)],
-    ret: Option<Ty>,
+    (ret, outs): (Option<Ty>, &[Ty]),
     body: &mut Block,
     slots: usize,
 ) -> Parts {
@@ -95,7 +100,7 @@ fn forms(
         context: Context::Nucode,
         shared: &shared,
     };
-    let template = ClEmitter::new(cx, env).function(params, ret, body);
+    let template = ClEmitter::new(cx, env).function(params, ret, outs, body);
     let ident = &f.sig.ident;
     let emit = |mode| {
         RustEmitter::new(&analysis, Context::Nucode, mode)

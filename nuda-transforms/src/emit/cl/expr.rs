@@ -213,7 +213,26 @@ impl ClEmitter<'_> {
         }
     }
 
-    fn nucode_call(
+    /// `let (a, b) = f(..);` of a `#[nucode]` function returning a tuple: its components come
+    /// back through pointers to the caller's locals (OpenCL C has no tuple type). `outs` are
+    /// the locals, declared by the caller.
+    pub(super) fn tuple_call(
+        &mut self,
+        func: &syn::Path,
+        args: &[Expr],
+        outs: &[String],
+        span: proc_macro2::Span,
+    ) -> String {
+        let mut a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+        if builtin_of(func).is_some() {
+            self.cx.error(span, "kernels destructure only `a.dims()`, tuples of values and calls of `#[nucode]` functions returning tuples");
+            return String::new();
+        }
+        a.extend(outs.iter().map(|o| format!("&{o}")));
+        self.nucode_call(func, &a, span)
+    }
+
+    pub(super) fn nucode_call(
         &mut self,
         func: &syn::Path,
         args: &[String],

@@ -152,6 +152,9 @@ pub struct ClEmitter<'a> {
     grid: bool,
     /// In a reduction kernel's lanes on CPUs: the lane whose accumulators updates go to.
     lane: Option<String>,
+    /// In a `#[nucode]` function returning a tuple: its number of components, returned
+    /// through the pointers `nu_out0`, `nu_out1`, ..
+    outs: usize,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -174,6 +177,7 @@ impl<'a> ClEmitter<'a> {
             hoist_ok: true,
             grid: false,
             lane: None,
+            outs: 0,
         }
     }
 
@@ -279,6 +283,7 @@ impl<'a> ClEmitter<'a> {
         mut self,
         params: &[(syn::Ident, Ty)],
         ret: Option<Ty>,
+        outs: &[Ty],
         body: &Block,
     ) -> String {
         let mut decls = vec!["global uint* nu_err".to_string()];
@@ -286,12 +291,25 @@ impl<'a> ClEmitter<'a> {
             let c = self.names.declare(n);
             format!("{} {c}", t.cl_name())
         }));
+        // A tuple's components go out through pointers to the caller's locals.
+        decls.extend(
+            outs.iter()
+                .enumerate()
+                .map(|(k, t)| format!("{}* nu_out{k}", t.cl_name())),
+        );
+        self.outs = outs.len();
         self.stmts(&body.stmts);
         if let Some(t) = &body.tail {
-            let v = self.expr(t);
             match ret {
-                Some(_) => self.line(format!("return {v};")),
-                None => self.line(format!("{v};")),
+                _ if self.outs > 0 => self.tuple_return(t),
+                Some(_) => {
+                    let v = self.expr(t);
+                    self.line(format!("return {v};"))
+                }
+                None => {
+                    let v = self.expr(t);
+                    self.line(format!("{v};"))
+                }
             }
         }
         let ret = ret.map_or("void", Ty::cl_name);

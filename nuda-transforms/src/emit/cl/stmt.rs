@@ -70,6 +70,10 @@ impl ClEmitter<'_> {
             }
             Stmt::Continue(_) => self.line("continue;"),
             Stmt::Return(None, _) => self.line("return;"),
+            Stmt::Return(Some(e), _) if self.outs > 0 => {
+                self.tuple_return(e);
+                self.line("return;");
+            }
             Stmt::Return(Some(e), _) => {
                 let v = self.expr(e);
                 self.line(format!("return {v};"));
@@ -200,6 +204,25 @@ impl ClEmitter<'_> {
         }
     }
 
+    /// A tuple returned by a `#[nucode]` function: each component stored through its pointer.
+    pub(super) fn tuple_return(&mut self, e: &Expr) {
+        let ExprKind::Tuple(items) = &e.kind else {
+            self.cx.error(e.span, "#[nucode]: a function returning a tuple returns a tuple expression, as in `(a, b)`");
+            return;
+        };
+        if items.len() != self.outs {
+            self.cx.error(
+                e.span,
+                format!("#[nucode]: the function returns {} components", self.outs),
+            );
+            return;
+        }
+        for (k, x) in items.iter().enumerate() {
+            let v = self.expr(x);
+            self.line(format!("*nu_out{k} = {v};"));
+        }
+    }
+
     fn let_tuple(&mut self, l: &Let, names: &[Option<(syn::Ident, bool)>]) {
         let values: Vec<String> = match l.init.as_ref().map(|e| &e.kind) {
             Some(ExprKind::Tuple(items)) if items.len() == names.len() => {
@@ -212,8 +235,26 @@ impl ClEmitter<'_> {
                 };
                 (0..names.len()).map(|k| format!("{base}__d{k}")).collect()
             }
+            Some(ExprKind::Call { func, args }) => {
+                let outs: Vec<String> = names
+                    .iter()
+                    .zip(&l.slots)
+                    .enumerate()
+                    .map(|(k, (name, slot))| {
+                        let c = match name {
+                            Some((n, _)) => self.names.declare(n),
+                            None => format!("nu_wild{k}_{slot}"),
+                        };
+                        self.line(format!("{} {c};", Ph::ty(*slot)));
+                        c
+                    })
+                    .collect();
+                let call = self.tuple_call(func, args, &outs, l.span);
+                self.line(format!("{call};"));
+                return;
+            }
             _ => {
-                self.cx.error(l.span, "kernels destructure only `a.dims()` and tuples of values, as in `let (n, m) = a.dims();`");
+                self.cx.error(l.span, "kernels destructure only `a.dims()`, tuples of values and calls of `#[nucode]` functions returning tuples, as in `let (n, m) = a.dims();`");
                 return;
             }
         };
