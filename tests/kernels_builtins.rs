@@ -559,3 +559,52 @@ fn usize_helpers() {
             .collect::<Vec<_>>())
     });
 }
+
+macro_rules! neg_abs_tests {
+    ($name:ident, $t:ty) => {
+        /// `checked_neg`, `checked_abs` (`.unwrap_or(v)`), `saturating_neg` and
+        /// `saturating_abs` against Rust, `MIN`, `MAX`, 0 and -1 among the inputs.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, -1, <$t>::MAX, <$t>::MIN, <$t>::MIN + 1];
+            xs.extend((0..20u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) as $t));
+            let n = xs.len();
+            let v = 42 as $t;
+            let want: Vec<[$t; 4]> = xs
+                .iter()
+                .map(|&x| [x.checked_neg().unwrap_or(v), x.checked_abs().unwrap_or(v), x.saturating_neg(), x.saturating_abs()])
+                .collect();
+            let a = NuArray1::<$t>::from_vec(n, xs)._or_panic();
+            check(want, || {
+                let mut o = NuArray2::<$t>::new((n, 4));
+                nuwork!(8; nfor!(i in n {
+                    let x = a[i];
+                    o[(i, 0)] = x.checked_neg().unwrap_or(v);
+                    o[(i, 1)] = x.checked_abs().unwrap_or(v);
+                    o[(i, 2)] = x.saturating_neg();
+                    o[(i, 3)] = x.saturating_abs();
+                }))?;
+                let o = o.to_vec();
+                Ok((0..n).map(|i| <[$t; 4]>::try_from(&o[i * 4..i * 4 + 4]).unwrap()).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+neg_abs_tests!(neg_abs_i8, i8);
+neg_abs_tests!(neg_abs_i16, i16);
+neg_abs_tests!(neg_abs_i32, i32);
+neg_abs_tests!(neg_abs_i64, i64);
+
+/// An unsigned `checked_neg` is `Some` only for 0.
+#[test]
+fn unsigned_checked_neg() {
+    let xs: Vec<u32> = vec![0, 1, u32::MAX, 7];
+    let want: Vec<u32> = xs.iter().map(|x| x.checked_neg().unwrap_or(9)).collect();
+    let a = NuArray1::from_vec(4, xs)._or_panic();
+    check(want, || {
+        let mut o = NuArray1::<u32>::new(4);
+        nuwork!(4; nfor!(i in 4 { o[i] = a[i].checked_neg().unwrap_or(9u32); }))?;
+        Ok(vec_of(&o))
+    });
+}

@@ -62,6 +62,10 @@ pub enum MethodKind {
     CheckedMul,
     CheckedDiv,
     CheckedRem,
+    CheckedNeg,
+    CheckedAbs,
+    SaturatingNeg,
+    SaturatingAbs,
     // arrays and images
     Dims,
     Len,
@@ -241,6 +245,28 @@ pub const METHODS: &[Method] = &[
     checked_or("checked_mul", MethodKind::CheckedMul),
     checked_or("checked_div", MethodKind::CheckedDiv),
     checked_or("checked_rem", MethodKind::CheckedRem),
+    // `x.checked_neg().unwrap_or(v)`, `x.checked_abs().unwrap_or(v)`: `v` is the argument.
+    Method {
+        arity: 1,
+        ..checked_or("checked_neg", MethodKind::CheckedNeg)
+    },
+    Method {
+        arity: 1,
+        ..checked_or("checked_abs", MethodKind::CheckedAbs)
+    },
+    // Signed types only, as in Rust: `MIN` saturates to `MAX`.
+    m(
+        "saturating_neg",
+        MethodKind::SaturatingNeg,
+        0,
+        ClMethod::Typed,
+    ),
+    m(
+        "saturating_abs",
+        MethodKind::SaturatingAbs,
+        0,
+        ClMethod::Typed,
+    ),
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(

@@ -234,9 +234,8 @@ impl Proof<'_> {
             // Their results depend on a usize's width, as a rotation's do.
             RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
             // Whether a usize operation overflows depends on its width too.
-            CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => {
-                self.push(quote!(Rotate(#ty, #l)))
-            }
+            CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedNeg
+            | CheckedAbs | SaturatingNeg | SaturatingAbs => self.push(quote!(Rotate(#ty, #l))),
             _ => self.push(quote!(Top)),
         }
     }

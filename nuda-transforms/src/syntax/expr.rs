@@ -238,29 +238,30 @@ impl Lower<'_> {
             return None;
         };
         let name = inner.method.to_string();
+        // The method and its number of arguments before `unwrap_or`'s.
         let checked = [
-            "checked_add",
-            "checked_sub",
-            "checked_mul",
-            "checked_div",
-            "checked_rem",
+            ("checked_add", 1),
+            ("checked_sub", 1),
+            ("checked_mul", 1),
+            ("checked_div", 1),
+            ("checked_rem", 1),
+            ("checked_neg", 0),
+            ("checked_abs", 0),
         ];
-        if m.method != "unwrap_or" || !checked.contains(&name.as_str()) {
+        let &(_, own) = checked.iter().find(|c| c.0 == name)?;
+        if m.method != "unwrap_or" {
             return None;
         }
-        let (Some(y), Some(v), 1, 1) = (
-            inner.args.first(),
-            m.args.first(),
-            inner.args.len(),
-            m.args.len(),
-        ) else {
-            return Some(self.err(m.span(), format!("`{name}` takes one argument and `unwrap_or` one, as in `x.{name}(y).unwrap_or(v)`")));
+        let (Some(v), true, 1) = (m.args.first(), inner.args.len() == own, m.args.len()) else {
+            let form = if own == 1 { "(y)" } else { "()" };
+            return Some(self.err(m.span(), format!("`{name}` takes {own} argument(s) and `unwrap_or` one, as in `x.{name}{form}.unwrap_or(v)`")));
         };
         let mut recv = self.expr(&inner.receiver);
         if recv.slot.is_none() {
             recv.slot = Some(self.slot());
         }
-        let args = vec![self.expr(y), self.expr(v)];
+        let mut args: Vec<Expr> = inner.args.iter().map(|y| self.expr(y)).collect();
+        args.push(self.expr(v));
         let (recv, method, path) = (Box::new(recv), inner.method.clone(), None);
         Some(Expr::new(
             ExprKind::Method {

@@ -68,6 +68,9 @@ impl Prelude {
             "checked_mul",
             "checked_div",
             "checked_rem",
+            "checked_neg",
+            "checked_abs",
+            "saturating_abs",
         ] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }

@@ -242,7 +242,8 @@ pub fn func(f: &str, ty: &str) -> String {
     match f {
         "min" | "max" if float => format!("f{f}"),
         "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" | "checked_add"
-        | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" => format!("nu_{f}_{ty}"),
+        | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" | "checked_neg"
+        | "checked_abs" | "saturating_abs" => format!("nu_{f}_{ty}"),
         other => other.to_string(),
     }
 }
@@ -442,6 +443,19 @@ fn checked(t: &str, u: &str) -> String {
     f(u, "mul", &mul_u);
     f(u, "div", &format!("return y == 0 ? v : ({u})(x / y);"));
     f(u, "rem", &format!("return y == 0 ? v : ({u})(x % y);"));
+    // `neg` and `abs` overflow only at MIN; an unsigned `checked_neg` is `Some` only for 0.
+    let one = |ty: &str, op: &str, body: &str| {
+        format!("{ty} nu_checked_{op}_{ty}({ty} x, {ty} v) {{ {body} }}\n")
+    };
+    s += &one(t, "neg", &format!("return x == {min} ? v : ({t})(-x);"));
+    s += &one(
+        t,
+        "abs",
+        &format!("return x == {min} ? v : (x < 0 ? ({t})(-x) : x);"),
+    );
+    s += &one(u, "neg", "return x == 0 ? x : v;");
+    s +=
+        &format!("{t} nu_saturating_abs_{t}({t} x) {{ return x < 0 ? sub_sat(({t})0, x) : x; }}\n");
     s
 }
 

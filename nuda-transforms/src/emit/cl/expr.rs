@@ -464,6 +464,13 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
             let f = Ph::func(s, kind.spec().name);
             format!("{f}({x}, {}, {})", arg(0), arg(1))
         }
+        CheckedNeg | CheckedAbs | SaturatingAbs => {
+            let f = Ph::func(s, kind.spec().name);
+            let rest: String = a.iter().map(|v| format!(", {v}")).collect();
+            format!("{f}({x}{rest})")
+        }
+        // `0 - MIN` saturates to `MAX`, which is Rust's `saturating_neg`.
+        SaturatingNeg => format!("sub_sat(({t})0, ({t})({x}))", t = Ph::ty(s)),
         // OpenCL 1.2 has no `ctz`: the zeros below the lowest set bit are the ones of
         // `~x & (x - 1)` (all of them for 0, as in Rust), with the subtraction wrapping.
         TrailingZeros => {

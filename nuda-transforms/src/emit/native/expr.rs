@@ -209,8 +209,9 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
             }
             Some(NativeMethod::CheckedOr) => {
-                let (y, v) = (a.first(), a.get(1));
-                quote_spanned!(span=> #r.#method(#y).unwrap_or(#v))
+                // The method's own arguments, then `unwrap_or`'s value.
+                let (own, v) = a.split_at(a.len().saturating_sub(1));
+                quote_spanned!(span=> #r.#method(#(#own),*).unwrap_or(#(#v)*))
             }
             Some(NativeMethod::Checked(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
