@@ -35,8 +35,8 @@ fn nuwork_array_by_2() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
-                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                $T3 j = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
                 nu_st_b(b, b__d0, b__d1, i, j, $O5(mul)[$L4(2.0), nu_ld_a(a, a__d0, a__d1, i, j, NU_C$Q0, $Q0u, nu_err)], NU_C$Q1, $Q1u, nu_err);
             }
         "#]],
@@ -77,8 +77,8 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
-                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                $T3 j = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
                 $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
                     s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
@@ -121,8 +121,8 @@ fn nuwork_three_loops_two_mapped() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
-                $T3 j = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                $T3 j = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
                 {
                     $T6 nu_a = $L4(1), nu_b = p, nu_st = $L5(2);
                     nu_idx nu_last = $O6(last)[nu_a, nu_b, nu_st, 1, NU_C$Q0, $Q0u];
@@ -166,7 +166,7 @@ fn value_if_with_statements_is_hoisted() {
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P24(x), $P25(y)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                 $T16 nu_v;
                 if ($O3(rem)[i, $L2(2), NU_C$Q0, $Q0u] == $L4(0)) {
                     $T7 t = $O6(mul)[nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err), $L5(3.0)];
@@ -202,7 +202,7 @@ fn stepped_and_inclusive_for_loops_count_trips() {
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P11(out)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                 $T2 s = $Z0(uchar:0);
                 {
                     $T6 nu_a = $L3(0), nu_b = $Z0(uchar:250), nu_st = $L4(10);
@@ -248,7 +248,7 @@ fn casts_narrow_arithmetic_and_integer_methods() {
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
-                $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                 $T3 x = $O2(to:int)[nu_ld_f(f, f__d0, i, NU_C$Q0, $Q0u, nu_err)];
                 $T7 y = $O6(mul)[($O4(to:uchar)[x]), $L5(3)];
                 $T12 z = $O11(xor)[$O8(not)[y], rotate(($T9)(y), ($T9)($L10(3)))];
@@ -271,8 +271,8 @@ fn images_and_shadowed_keyword_names() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T1 y = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
-                $T3 x = $O3(add)[nu_s1, $O3(mul)[$O3(from_int)[nu_g1], nu_st1]];
+                $T1 y = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                $T3 x = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
                 $T9 v_float = $O8(add)[nu_read$C13(src, (int)($O5(sub)[x, $L4(1)]), (int)(y)), nu_read$C13(src, (int)($O7(add)[x, $L6(1)]), (int)(y))];
                 $T12 v_float_1 = $O11(mul)[v_float, $L10(0.5)];
                 nu_write$C14(dst, dst__d0, dst__d1, (int)(x), (int)(y), v_float_1, NU_C$Q0, $Q0u, nu_err);
@@ -438,8 +438,8 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
-                $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
+                $T21 i_t = $O21(add)[nu_s0, $O21(from_int)[nu_g0]];
+                $T22 j_t = $O22(add)[nu_s1, $O22(from_int)[nu_g1]];
                 $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
@@ -453,8 +453,8 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T23 i_t = $O23(add)[nu_s0, $O23(mul)[$O23(from_int)[nu_g0], nu_st0]];
-                $T24 j_t = $O24(add)[nu_s1, $O24(mul)[$O24(from_int)[nu_g1], nu_st1]];
+                $T23 i_t = $O23(add)[nu_s0, $O23(from_int)[nu_g0]];
+                $T24 j_t = $O24(add)[nu_s1, $O24(from_int)[nu_g1]];
                 $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
@@ -503,7 +503,7 @@ fn nuwork_reductions() {
                 nu_idx nu_b0 = nu_lo0;
                 for (; nu_hi0 - nu_b0 >= 16; nu_b0 += 16) for (uint nu_k = 0; nu_k < 16; nu_k++) {
                     nu_idx nu_g0 = nu_b0 + nu_k;
-                    $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                     nu_a0[nu_k] = $O11(add)[nu_a0[nu_k], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
                     if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
                         nu_a1[nu_k] = $O12(add)[nu_a1[nu_k], (($T12)($L5(1)))];
@@ -512,7 +512,7 @@ fn nuwork_reductions() {
                     nu_a2[nu_k] = $F13(max)(nu_a2[nu_k], (($T13)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
                 }
                 for (nu_idx nu_g0 = nu_b0; nu_g0 < nu_hi0; nu_g0++) {
-                    $T1 i_1 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                     nu_a0[0] = $O11(add)[nu_a0[0], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_1, NU_C$Q1, $Q1u, nu_err)]))];
                     if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
                         nu_a1[0] = $O12(add)[nu_a1[0], (($T12)($L5(1)))];
@@ -525,7 +525,7 @@ fn nuwork_reductions() {
                 for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F13(max)(hi, nu_a2[nu_k]);
             #else
                 for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
-                    $T1 i_2 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                    $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                     v_dot = $O11(add)[v_dot, (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
                     if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
                         count = $O12(add)[count, (($T12)($L5(1)))];
@@ -599,7 +599,7 @@ fn nuwork_scans() {
             #endif
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
-                        $T1 i = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                        $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
                             run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
                         }
@@ -638,7 +638,7 @@ fn nuwork_scans() {
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
-                        $T1 i_1 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                        $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
                             run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
                         }
@@ -671,7 +671,7 @@ fn nuwork_scans() {
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
-                        $T1 i_2 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                        $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_2, run, NU_C$Q1, $Q1u, nu_err);
                         if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
                             run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
@@ -687,7 +687,7 @@ fn nuwork_scans() {
                     $T9 run = nu_id0;
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
-                        $T1 i_3 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                        $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
                             run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
                         }
@@ -720,7 +720,7 @@ fn nuwork_scans() {
                     $T9 run = $O9(add)[nu_c0, nu_sl0[nu_li]];
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
-                        $T1 i_4 = $O1(add)[nu_s0, $O1(mul)[$O1(from_int)[nu_g0], nu_st0]];
+                        $T1 i_4 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_4, run, NU_C$Q1, $Q1u, nu_err);
                         if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
                             run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];

@@ -260,7 +260,12 @@ impl<'a> ClEmitter<'a> {
             let c = self.names.declare(&l.var);
             let (t, g) = (Ph::ty(l.slot), format!("nu_g{d}"));
             let k = Ph::op(l.slot, "from_int", &[&g]);
-            let step = Ph::op(l.slot, "mul", &[&k, &format!("nu_st{d}")]);
+            // Without a written step (and not reversed) the step is 1: no multiply, which
+            // keeps the loops of scan and reduction kernels plain enough to vectorise.
+            let step = match (&l.range.step, l.range.rev) {
+                (None, false) => k,
+                _ => Ph::op(l.slot, "mul", &[&k, &format!("nu_st{d}")]),
+            };
             let v = Ph::op(l.slot, "add", &[&format!("nu_s{d}"), &step]);
             self.raw_line(&format!("{t} {c} = {v};"));
         }
