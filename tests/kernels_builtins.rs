@@ -608,3 +608,38 @@ fn unsigned_checked_neg() {
         Ok(vec_of(&o))
     });
 }
+
+macro_rules! pow_tests {
+    ($name:ident, $t:ty) => {
+        /// `checked_pow(e).unwrap_or(v)` and `saturating_pow(e)` against Rust: overflow in
+        /// the last multiplication and in a squaring, negative bases, odd and even exponents.
+        #[test]
+        fn $name() {
+            let bases: Vec<$t> = vec![0, 1, 2, 3, 7, 10, 16, <$t>::MAX, (0 as $t).wrapping_sub(1), (0 as $t).wrapping_sub(2), (0 as $t).wrapping_sub(3), <$t>::MIN];
+            let exps: Vec<u32> = vec![0, 1, 2, 3, 5, 7, 8, 15, 31, 32, 63, 64, 65];
+            let pairs: Vec<($t, u32)> = bases.iter().flat_map(|&b| exps.iter().map(move |&e| (b, e))).collect();
+            let n = pairs.len();
+            let v = 42 as $t;
+            let want: Vec<[$t; 2]> = pairs.iter().map(|&(b, e)| [b.checked_pow(e).unwrap_or(v), b.saturating_pow(e)]).collect();
+            let xs = NuArray1::<$t>::from_vec(n, pairs.iter().map(|p| p.0).collect())._or_panic();
+            let es = NuArray1::<u32>::from_vec(n, pairs.iter().map(|p| p.1).collect())._or_panic();
+            check(want, || {
+                let mut o = NuArray2::<$t>::new((n, 2));
+                nuwork!(8; nfor!(i in n {
+                    let (x, e) = (xs[i], es[i]);
+                    o[(i, 0)] = x.checked_pow(e).unwrap_or(v);
+                    o[(i, 1)] = x.saturating_pow(e);
+                }))?;
+                let o = o.to_vec();
+                Ok((0..n).map(|i| [o[i * 2], o[i * 2 + 1]]).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+pow_tests!(pow_i8, i8);
+pow_tests!(pow_u8, u8);
+pow_tests!(pow_i32, i32);
+pow_tests!(pow_u32, u32);
+pow_tests!(pow_i64, i64);
+pow_tests!(pow_u64, u64);

@@ -66,6 +66,8 @@ pub enum MethodKind {
     CheckedAbs,
     SaturatingNeg,
     SaturatingAbs,
+    CheckedPow,
+    SaturatingPow,
     // arrays and images
     Dims,
     Len,
@@ -254,6 +256,15 @@ pub const METHODS: &[Method] = &[
         arity: 1,
         ..checked_or("checked_abs", MethodKind::CheckedAbs)
     },
+    checked_or("checked_pow", MethodKind::CheckedPow),
+    // A power past the type saturates to `MAX`, or to `MIN` for a negative base and an odd
+    // exponent, as in Rust.
+    m(
+        "saturating_pow",
+        MethodKind::SaturatingPow,
+        1,
+        ClMethod::Typed,
+    ),
     // Signed types only, as in Rust: `MIN` saturates to `MAX`.
     m(
         "saturating_neg",

@@ -235,7 +235,9 @@ impl Proof<'_> {
             RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
             // Whether a usize operation overflows depends on its width too.
             CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedNeg
-            | CheckedAbs | SaturatingNeg | SaturatingAbs => self.push(quote!(Rotate(#ty, #l))),
+            | CheckedAbs | SaturatingNeg | SaturatingAbs | CheckedPow | SaturatingPow => {
+                self.push(quote!(Rotate(#ty, #l)))
+            }
             _ => self.push(quote!(Top)),
         }
     }

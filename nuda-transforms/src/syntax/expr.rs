@@ -245,6 +245,7 @@ impl Lower<'_> {
             ("checked_mul", 1),
             ("checked_div", 1),
             ("checked_rem", 1),
+            ("checked_pow", 1),
             ("checked_neg", 0),
             ("checked_abs", 0),
         ];

@@ -71,6 +71,8 @@ impl Prelude {
             "checked_neg",
             "checked_abs",
             "saturating_abs",
+            "checked_pow",
+            "saturating_pow",
         ] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }

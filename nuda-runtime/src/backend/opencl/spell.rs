@@ -243,7 +243,9 @@ pub fn func(f: &str, ty: &str) -> String {
         "min" | "max" if float => format!("f{f}"),
         "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" | "checked_add"
         | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" | "checked_neg"
-        | "checked_abs" | "saturating_abs" => format!("nu_{f}_{ty}"),
+        | "checked_abs" | "saturating_abs" | "checked_pow" | "saturating_pow" => {
+            format!("nu_{f}_{ty}")
+        }
         other => other.to_string(),
     }
 }
@@ -456,6 +458,36 @@ fn checked(t: &str, u: &str) -> String {
     s += &one(u, "neg", "return x == 0 ? x : v;");
     s +=
         &format!("{t} nu_saturating_abs_{t}({t} x) {{ return x < 0 ? sub_sat(({t})0, x) : x; }}\n");
+    s += &pow_helpers(t, u);
+    s
+}
+
+/// `nu_checked_pow_<t>(x, e, v)` and `nu_saturating_pow_<t>(x, e)`, and for `u`: Rust's
+/// results, by squaring with checked multiplications. A true power is 0 only for a zero
+/// base, so a zero from `nu_checked_mul` of two non-zero factors is the overflow.
+fn pow_helpers(t: &str, u: &str) -> String {
+    let (tmin, tmax, umax) = match t {
+        "char" => ("CHAR_MIN", "CHAR_MAX", "UCHAR_MAX"),
+        "short" => ("SHRT_MIN", "SHRT_MAX", "USHRT_MAX"),
+        "int" => ("INT_MIN", "INT_MAX", "UINT_MAX"),
+        _ => ("LONG_MIN", "LONG_MAX", "ULONG_MAX"),
+    };
+    let mut s = String::new();
+    for ty in [t, u] {
+        s += &format!(
+            "{ty} nu_checked_pow_{ty}({ty} x, uint e, {ty} v) {{ {ty} r = 1, b = x; \
+             while (e) {{ if (e & 1) {{ {ty} p = nu_checked_mul_{ty}(r, b, 0); \
+             if (p == 0 && r != 0 && b != 0) return v; r = p; }} e >>= 1; \
+             if (e) {{ {ty} q = nu_checked_mul_{ty}(b, b, 0); if (q == 0 && b != 0) return v; b = q; }} }} \
+             return r; }}\n"
+        );
+    }
+    s += &format!(
+        "{t} nu_saturating_pow_{t}({t} x, uint e) {{ {t} r = nu_checked_pow_{t}(x, e, 0); \
+         return (r == 0 && x != 0) ? ((x < 0 && (e & 1)) ? {tmin} : {tmax}) : r; }}\n\
+         {u} nu_saturating_pow_{u}({u} x, uint e) {{ {u} r = nu_checked_pow_{u}(x, e, 0); \
+         return (r == 0 && x != 0) ? {umax} : r; }}\n"
+    );
     s
 }
 

@@ -464,6 +464,13 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
             let f = Ph::func(s, kind.spec().name);
             format!("{f}({x}, {}, {})", arg(0), arg(1))
         }
+        CheckedPow => format!(
+            "{}({x}, (uint)({}), {})",
+            Ph::func(s, "checked_pow"),
+            arg(0),
+            arg(1)
+        ),
+        SaturatingPow => format!("{}({x}, (uint)({}))", Ph::func(s, "saturating_pow"), arg(0)),
         CheckedNeg | CheckedAbs | SaturatingAbs => {
             let f = Ph::func(s, kind.spec().name);
             let rest: String = a.iter().map(|v| format!(", {v}")).collect();
