@@ -462,16 +462,21 @@ fn checked(t: &str, u: &str) -> String {
     s
 }
 
-/// `nu_checked_pow_<t>(x, e, v)` and `nu_saturating_pow_<t>(x, e)`, and for `u`: Rust's
-/// results, by squaring with checked multiplications. A true power is 0 only for a zero
-/// base, so a zero from `nu_checked_mul` of two non-zero factors is the overflow.
-fn pow_helpers(t: &str, u: &str) -> String {
-    let (tmin, tmax, umax) = match t {
+/// OpenCL C's limits of a signed type `t`: its MIN and MAX, and its unsigned twin's MAX.
+fn limits(t: &str) -> (&'static str, &'static str, &'static str) {
+    match t {
         "char" => ("CHAR_MIN", "CHAR_MAX", "UCHAR_MAX"),
         "short" => ("SHRT_MIN", "SHRT_MAX", "USHRT_MAX"),
         "int" => ("INT_MIN", "INT_MAX", "UINT_MAX"),
         _ => ("LONG_MIN", "LONG_MAX", "ULONG_MAX"),
-    };
+    }
+}
+
+/// `nu_checked_pow_<t>(x, e, v)` and `nu_saturating_pow_<t>(x, e)`, and for `u`: Rust's
+/// results, by squaring with checked multiplications. A true power is 0 only for a zero
+/// base, so a zero from `nu_checked_mul` of two non-zero factors is the overflow.
+fn pow_helpers(t: &str, u: &str) -> String {
+    let (tmin, tmax, umax) = limits(t);
     let mut s = String::new();
     for ty in [t, u] {
         s += &format!(
@@ -493,12 +498,7 @@ fn pow_helpers(t: &str, u: &str) -> String {
 
 /// `nu_saturating_mul_<t>` and `_<u>` for a signed type `t` and its unsigned twin `u`.
 fn saturating_mul(t: &str, u: &str) -> String {
-    let (tmax, tmin, umax) = match t {
-        "char" => ("CHAR_MAX", "CHAR_MIN", "UCHAR_MAX"),
-        "short" => ("SHRT_MAX", "SHRT_MIN", "USHRT_MAX"),
-        "int" => ("INT_MAX", "INT_MIN", "UINT_MAX"),
-        _ => ("LONG_MAX", "LONG_MIN", "ULONG_MAX"),
-    };
+    let (tmin, tmax, umax) = limits(t);
     if t == "long" {
         return "long nu_saturating_mul_long(long a, long b) { long lo = as_long((ulong)a * (ulong)b); \
              return mul_hi(a, b) == (lo >> 63) ? lo : ((a < 0) != (b < 0) ? LONG_MIN : LONG_MAX); }\n\
