@@ -11,7 +11,7 @@ extern crate self as nuda;
 
 mod ops;
 
-pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
+pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nustruct, nuwork};
 pub use nuda_runtime::*;
 pub use ops::{ArrayOps, ScanOp};
 
@@ -21,7 +21,7 @@ pub use nuda_runtime::private as __private;
 /// Everything a nuda program needs, in one import.
 pub mod prelude {
     pub use crate::ops::{ArrayOps, ScanOp};
-    pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nuwork};
+    pub use nuda_macros::{annot, nfor, nucall, nucode, nukernel, nulocal, nustruct, nuwork};
     pub use nuda_runtime::{
         current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,
         IndexType, KernelSource, Launch, NativeLaunch, NuArray1, NuArray2, NuArray3, NuConst,

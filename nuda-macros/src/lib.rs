@@ -48,6 +48,12 @@ pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
     finish(nuda_transforms::nucode::expand(attr.into(), item.into()))
 }
 
+/// A struct usable in kernels and as an array element, laid out as in OpenCL C.
+#[proc_macro_attribute]
+pub fn nustruct(attr: TokenStream, item: TokenStream) -> TokenStream {
+    finish(nuda_transforms::nustruct::expand(attr.into(), item.into()))
+}
+
 /// A work-group-shared array in a `#[nukernel]` body: `let part = nulocal!(u64, 128);`.
 /// `#[nukernel]` reads it there; anywhere else it is this compile error.
 #[proc_macro]

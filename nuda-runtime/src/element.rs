@@ -8,19 +8,25 @@
 
 use crate::kernel::{Arith, ClType, KernelRef};
 use crate::reduce::Reduce;
+use std::borrow::Cow;
 use std::fmt::Debug;
 use std::sync::atomic::{
     AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicU16, AtomicU32,
     AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed,
 };
 
-mod sealed {
-    /// Only nuda's own element types may be stored: the device layout must be known.
-    pub trait Sealed {}
-}
+/// Only types whose device layout nuda knows may be stored: its own scalars, and the structs
+/// `#[nustruct]` lays out. Implementing it asserts that the type's layout is what the `Pod`
+/// impl says (sizes, padding, a cell type of the same layout).
+///
+/// # Safety
+/// Only nuda's own impls and `#[nustruct]`'s generated code implement it.
+#[doc(hidden)]
+pub unsafe trait Sealed {}
+use Sealed as SealedPod;
 
 /// Anything a nuda array or image can hold: plain old data with an atomic twin of the same layout.
-pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static {
+pub trait Pod: SealedPod + Copy + Default + Debug + PartialEq + Send + Sync + 'static {
     /// The atomic twin, with the same size and alignment as `Self`.
     type Cell: Send + Sync;
     /// Reads a cell.
@@ -40,6 +46,34 @@ pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync
         let _ = (bytes, out);
         unreachable!("nuda bug: decode of a type whose every bit pattern is a value")
     }
+    /// Whether the type has padding bytes (a `#[nustruct]` with gaps between fields): its
+    /// bytes are then not all initialised, and transfers go through [`Pod::encode`] and
+    /// [`Pod::decode`].
+    const PADDED: bool = false;
+    /// Writes the values' bytes into `out` (`size_of_val(values)` bytes), padding zeroed.
+    fn encode(values: &[Self], out: &mut [u8]) {
+        let _ = (values, out);
+        unreachable!("nuda bug: encode of a type without padding")
+    }
+}
+
+/// What `NuArray1/2/3`, `NuVec` and kernel values hold: the scalars of [`Element`] and the
+/// structs of `#[nustruct]`, whose layout is the same on the host and in OpenCL C.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored in a nuda array or passed to a kernel",
+    label = "nuda stores f32, f64, i8..i64, u8..u64, usize, isize, bool and `#[nustruct]` structs",
+    note = "a struct of such fields becomes storable with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`"
+)]
+pub trait Value: Pod + ClType + for<'a> KernelRef<Native<'a> = Self> {
+    /// The OpenCL C type name in memory, such as `float`, `uchar` or a struct's name.
+    const CL_TYPE: &'static str;
+    /// Whether the type is floating point (f32 or f64).
+    const IS_FLOAT: bool;
+    /// The alignment OpenCL C gives the type: a `#[nustruct]` asserts its fields' Rust
+    /// alignments against it at compile time.
+    const CL_ALIGN: usize;
+    /// The value as little-endian bytes, for passing scalars to kernels.
+    fn to_le_bytes_vec(self) -> Vec<u8>;
 }
 
 /// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64; and
@@ -50,20 +84,13 @@ pub trait Pod: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync
 /// [`KernelRef`], and reduced by [`Reduce`]), so a function generic over `T: Element` may call `nuwork!`: rustc checks
 /// the operators the body uses against the function's own bounds (`T: std::ops::Mul<Output =
 /// T>` for `*`), and the kernel is instantiated per concrete type at its first launch.
-pub trait Element:
-    Pod + ClType + Arith + Reduce<This = Self> + for<'a> KernelRef<Native<'a> = Self>
-{
-    /// The OpenCL C type name, such as `float` or `uchar`.
-    const CL_TYPE: &'static str;
-    /// Whether the type is floating point (f32 or f64).
-    const IS_FLOAT: bool;
-    /// The value as little-endian bytes, for passing scalars to kernels.
-    fn to_le_bytes_vec(self) -> Vec<u8>;
-}
+pub trait Element: Value + Arith + Reduce<This = Self> {}
 
 macro_rules! element {
     ($t:ty, $cell:ty, $cl:literal, $float:literal, |$v:ident| $to:expr, |$b:ident| $from:expr) => {
-        impl sealed::Sealed for $t {}
+        // SAFETY: a primitive number: no padding, its atomic twin has its layout (asserted
+        // below), every bit pattern is a value.
+        unsafe impl SealedPod for $t {}
         impl Pod for $t {
             type Cell = $cell;
             #[inline(always)]
@@ -84,13 +111,15 @@ macro_rules! element {
                 bits(a) == bits(b)
             }
         }
-        impl Element for $t {
+        impl Value for $t {
             const CL_TYPE: &'static str = $cl;
             const IS_FLOAT: bool = $float;
+            const CL_ALIGN: usize = size_of::<$t>();
             fn to_le_bytes_vec(self) -> Vec<u8> {
                 self.to_le_bytes().to_vec()
             }
         }
+        impl Element for $t {}
         // Layout equality is what makes the atomic view of a `&mut [T]` sound.
         const _: () = assert!(
             std::mem::size_of::<$t>() == std::mem::size_of::<$cell>()
@@ -121,7 +150,9 @@ element!(isize, AtomicIsize, "nu_sword", false, |v| v, |b| b);
 // are stored as 64-bit integers on every device.
 const _: () = assert!(size_of::<usize>() == 8);
 
-impl sealed::Sealed for bool {}
+// SAFETY: one byte without padding, the layout of `AtomicBool` (asserted below); not every
+// bit pattern is a value, which `EVERY_BIT_PATTERN` says.
+unsafe impl SealedPod for bool {}
 impl Pod for bool {
     type Cell = AtomicBool;
     #[inline(always)]
@@ -146,13 +177,15 @@ impl Pod for bool {
         }
     }
 }
-impl Element for bool {
+impl Value for bool {
     const CL_TYPE: &'static str = "uchar";
     const IS_FLOAT: bool = false;
+    const CL_ALIGN: usize = 1;
     fn to_le_bytes_vec(self) -> Vec<u8> {
         vec![u8::from(self)]
     }
 }
+impl Element for bool {}
 const _: () = assert!(
     size_of::<bool>() == size_of::<AtomicBool>() && align_of::<bool>() == align_of::<AtomicBool>()
 );
@@ -167,7 +200,8 @@ impl Texel for f32 {
     const CHANNELS: usize = 1;
 }
 
-impl sealed::Sealed for [f32; 4] {}
+// SAFETY: four f32 without padding, the layout of `[AtomicU32; 4]` (asserted below).
+unsafe impl SealedPod for [f32; 4] {}
 impl Pod for [f32; 4] {
     // Four independent channel cells: a racy RGBA write may tear between channels, never UB.
     type Cell = [AtomicU32; 4];
@@ -198,12 +232,19 @@ impl Texel for [f32; 4] {
     const CHANNELS: usize = 4;
 }
 
-/// The bytes of a slice of elements, for transfers to a backend.
-pub(crate) fn bytes<T: Pod>(s: &[T]) -> &[u8] {
-    // SAFETY: every `Pod` type (sealed: the numeric types, bool and `[f32; 4]`) is plain data
-    // without padding, so all `size_of_val(s)` bytes behind the pointer are initialised; `u8`
-    // has alignment 1; the borrow of `s` covers the result's lifetime.
-    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), size_of_val(s)) }
+/// The bytes of a slice of elements, for transfers to a backend: borrowed, or encoded with
+/// zeroed padding for a padded `#[nustruct]`.
+pub(crate) fn bytes<T: Pod>(s: &[T]) -> Cow<'_, [u8]> {
+    if T::PADDED {
+        let mut out = vec![0u8; size_of_val(s)];
+        T::encode(s, &mut out);
+        return Cow::Owned(out);
+    }
+    // SAFETY: a `Pod` type (sealed: the numeric types, bool, `[f32; 4]` and `#[nustruct]`
+    // types) with `PADDED` false (checked above) is plain data without padding, so all
+    // `size_of_val(s)` bytes behind the pointer are initialised; `u8` has alignment 1; the
+    // borrow of `s` covers the result's lifetime.
+    Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), size_of_val(s)) })
 }
 
 /// Fills `s` from a backend's download `read`, which writes all of the bytes it is given: in
@@ -213,13 +254,14 @@ pub(crate) fn download<T: Pod>(
     s: &mut [T],
     read: impl FnOnce(&mut [u8]) -> crate::error::Result<()>,
 ) -> crate::error::Result<()> {
-    if !T::EVERY_BIT_PATTERN {
+    if !T::EVERY_BIT_PATTERN || T::PADDED {
         let mut staging = vec![0u8; size_of_val(s)];
         read(&mut staging)?;
         T::decode(&staging, s);
         return Ok(());
     }
-    // SAFETY: `s` holds initialised elements, so its bytes are initialised (see `bytes`);
+    // SAFETY: `s` holds initialised elements without padding (`PADDED` is false, checked
+    // above), so its bytes are initialised (see `bytes`);
     // `T::EVERY_BIT_PATTERN` (checked above) says every bit pattern is a valid `T`, so
     // whatever bytes `read` writes leave valid elements; `u8` has alignment 1; the unique
     // borrow of `s` makes the byte slice the only access while it lives.
@@ -248,6 +290,6 @@ mod tests {
         })
         .unwrap();
         assert_eq!(words, [1 | (1 << 56), 2]);
-        assert_eq!(bytes(&[true, false]), &[1, 0]);
+        assert_eq!(&*bytes(&[true, false]), &[1, 0]);
     }
 }

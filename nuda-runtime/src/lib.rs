@@ -40,7 +40,7 @@ pub use config::{DeviceChoice, EngineChoice};
 pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
 };
-pub use element::{Element, Pod, Texel};
+pub use element::{Element, Pod, Texel, Value};
 pub use error::{Error, KernelFault, OutOfBounds, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;

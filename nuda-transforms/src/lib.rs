@@ -16,7 +16,8 @@
 //!    (the launch-time proof program that drops the checks a launch's values rule out and
 //!    picks 32-bit `usize` where it changes nothing);
 //! 6. the entry points, one per macro: `nuwork`, `nukernel`, `nucode`, `nucall`, `nfor`,
-//!    `annot_host` (`annot!` on host loops).
+//!    `annot_host` (`annot!` on host loops), and `nustruct` (`#[nustruct]`, which touches no
+//!    kernel: it lays a struct out for arrays and kernels).
 
 pub mod annot;
 pub mod annot_host;
@@ -29,6 +30,7 @@ pub mod nfor;
 pub mod nucall;
 pub mod nucode;
 pub mod nukernel;
+pub mod nustruct;
 pub mod nuwork;
 pub mod paths;
 pub mod proof;

@@ -50,7 +50,7 @@ pub fn check_close(want: &[f32], tol: f32, f: impl Fn() -> nuda::Result<Vec<f32>
 }
 
 /// The elements of a 1-D array.
-pub fn vec_of<T: nuda::Element>(a: &nuda::NuArray1<T>) -> Vec<T> {
+pub fn vec_of<T: nuda::Value>(a: &nuda::NuArray1<T>) -> Vec<T> {
     a.to_vec()
 }
 

@@ -5,7 +5,7 @@
 use super::plain::SharedViewMut;
 use crate::array::{NuArray, NuShared, NuVec, Shape};
 use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
-use crate::element::{Element, Texel};
+use crate::element::{Texel, Value};
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
@@ -15,12 +15,16 @@ use crate::private::{CaptureDesc, Space};
 /// A value type kernels compute with, and its OpenCL C name.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a value in a nuda kernel",
-    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]",
+    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool, [f32; 4] or `#[nustruct]` structs",
+    note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "in a generic function, bound the type parameter by `nuda::Element` (plus the operator traits the kernel uses, such as `std::ops::Mul<Output = T>`)"
 )]
 pub trait ClType: Copy {
     /// The OpenCL C type name.
     const CL: &'static str;
+    /// Registers the OpenCL C declaration the name needs, if any (a `#[nustruct]`'s
+    /// `typedef struct`), so that programs using the name declare it first.
+    fn declare() {}
 }
 
 macro_rules! cl_types {
@@ -39,6 +43,7 @@ impl ClType for () {
 
 /// The OpenCL C type of a witness slot.
 pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
+    T::declare();
     T::CL
 }
 
@@ -137,10 +142,10 @@ impl KernelRef for bool {
     }
 }
 
-impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
+impl<T: Value, S: Shape> KernelRef for NuArray<T, S> {
     type Native<'a> = ArrayView<'a, T, S>;
     fn desc(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalRead)
+        array_desc::<T, S>(Space::GlobalRead)
     }
     fn native_ready(&self) -> Result<()> {
         self.try_as_slice().map(drop)
@@ -156,15 +161,21 @@ impl<T: Element, S: Shape> KernelRef for NuArray<T, S> {
     }
 }
 
+/// An array parameter of elements `T`, their declaration registered.
+pub(super) fn array_desc<T: Value, S: Shape>(space: Space) -> CaptureDesc {
+    T::declare();
+    CaptureDesc::Array(T::CL_TYPE, S::RANK, space)
+}
+
 /// An array's dims and element type, for the proof.
-pub(super) fn array_input<T: Element, S: Shape>(dims: S) -> Input {
+pub(super) fn array_input<T: Value, S: Shape>(dims: S) -> Input {
     Input::Array(dims.extents(), S::RANK, T::CL_TYPE)
 }
 
-impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
+impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
     type NativeMut<'a> = ArrayViewMut<'a, T, S>;
     fn desc_mut(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalWrite)
+        array_desc::<T, S>(Space::GlobalWrite)
     }
     fn native_mut(&mut self) -> Result<ArrayViewMut<'_, T, S>> {
         self.write_view()
@@ -178,7 +189,7 @@ impl<T: Element, S: Shape> KernelMut for NuArray<T, S> {
 }
 
 /// A `NuVec` is read and written as the 1-D array of its elements.
-impl<T: Element> KernelRef for NuVec<T> {
+impl<T: Value> KernelRef for NuVec<T> {
     type Native<'a> = ArrayView<'a, T, usize>;
     fn desc(&self) -> CaptureDesc {
         self.array().desc()
@@ -197,7 +208,7 @@ impl<T: Element> KernelRef for NuVec<T> {
     }
 }
 
-impl<T: Element> KernelMut for NuVec<T> {
+impl<T: Value> KernelMut for NuVec<T> {
     type NativeMut<'a> = ArrayViewMut<'a, T, usize>;
     fn desc_mut(&self) -> CaptureDesc {
         self.array().desc_mut()
@@ -226,7 +237,7 @@ pub trait Pushed {
     fn grow(&mut self, len: usize) -> Result<()>;
 }
 
-impl<T: Element> Pushed for NuVec<T> {
+impl<T: Value> Pushed for NuVec<T> {
     fn pushed_len(&self) -> usize {
         self.len()
     }
@@ -283,13 +294,13 @@ impl<T: Texel> KernelMut for NuImage2<T> {
     }
 }
 
-impl<T: Element, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
+impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
     type Native<'a>
         = ArrayView<'a, T, S>
     where
         Self: 'a;
     fn desc(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::Constant)
+        array_desc::<T, S>(Space::Constant)
     }
     fn native_ready(&self) -> Result<()> {
         self.array().try_as_slice().map(drop)
@@ -308,13 +319,13 @@ impl<T: Element, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>
 // A shared-write handle: on OpenCL each device's copy (see `memory/shared.rs`); on the
 // native engine the scope's native copy, whose cells every host thread may write. Reads see
 // the scope's starting contents plus this device's own writes.
-impl<'s, T: Element, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
+impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
     type Native<'a>
         = ArrayViewMut<'a, T, S>
     where
         Self: 'a;
     fn desc(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalRead)
+        array_desc::<T, S>(Space::GlobalRead)
     }
     fn native_ref(&self) -> ArrayViewMut<'_, T, S> {
         self.read_view()
@@ -327,13 +338,13 @@ impl<'s, T: Element, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
     }
 }
 
-impl<'s, T: Element, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
+impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
     type NativeMut<'a>
         = SharedViewMut<'a, T, S>
     where
         Self: 'a;
     fn desc_mut(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::GlobalWrite)
+        array_desc::<T, S>(Space::GlobalWrite)
     }
     fn native_mut(&mut self) -> Result<SharedViewMut<'_, T, S>> {
         Ok(SharedViewMut::new(self.write_view()))

@@ -11,7 +11,7 @@
 
 use super::capture::{array_input, KernelMut};
 use crate::backend::native::ArrayViewMut;
-use crate::element::Element;
+use crate::element::Value;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
 use crate::private::proof::Input;
@@ -23,12 +23,12 @@ use std::thread::ThreadId;
 
 /// A `nulocal!` array of `T` with constant dims `S`, as the launch sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct LocalArray<T: Element, S: Shape> {
+pub struct LocalArray<T: Value, S: Shape> {
     dims: S,
     elements: PhantomData<T>,
 }
 
-impl<T: Element, S: Shape> LocalArray<T, S> {
+impl<T: Value, S: Shape> LocalArray<T, S> {
     /// The array `nulocal!(T, dims)` declares.
     pub const fn new(dims: S) -> Self {
         LocalArray {
@@ -55,10 +55,10 @@ impl<T: Element, S: Shape> LocalArray<T, S> {
 
 // Only `#[nukernel]` makes these: rustc should not suggest one for a value a kernel cannot write.
 #[diagnostic::do_not_recommend]
-impl<T: Element, S: Shape> KernelMut for LocalArray<T, S> {
+impl<T: Value, S: Shape> KernelMut for LocalArray<T, S> {
     type NativeMut<'a> = LocalGroup<T, S>;
     fn desc_mut(&self) -> CaptureDesc {
-        CaptureDesc::Array(T::CL_TYPE, S::RANK, Space::Local)
+        super::capture::array_desc::<T, S>(Space::Local)
     }
     fn native_mut(&mut self) -> Result<LocalGroup<T, S>> {
         let len = self.len()?;
@@ -95,7 +95,7 @@ type Cells<T> = OnceLock<Box<[<T as crate::element::Pod>::Cell]>>;
 /// A `nulocal!` array on the native engine: cells per thread that runs groups of the launch.
 /// A group runs on one thread from its first work-item to its last, and a thread runs one
 /// group at a time, so the thread's cells are the group's.
-pub struct LocalGroup<T: Element, S: Shape> {
+pub struct LocalGroup<T: Value, S: Shape> {
     dims: S,
     len: usize,
     /// rayon's workers, by their index in the pool.
@@ -105,7 +105,7 @@ pub struct LocalGroup<T: Element, S: Shape> {
     cells: Box<[Cells<T>]>,
 }
 
-impl<T: Element, S: Shape> LocalGroup<T, S> {
+impl<T: Value, S: Shape> LocalGroup<T, S> {
     fn new(dims: S, len: usize) -> Self {
         let workers = rayon::current_num_threads();
         LocalGroup {

@@ -11,6 +11,7 @@
 mod arith;
 mod capture;
 mod local;
+mod nustruct;
 mod plain;
 mod share;
 
@@ -19,5 +20,8 @@ pub use capture::{
     cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef, Pushed,
 };
 pub use local::{LocalArray, LocalGroup};
+pub(crate) use nustruct::declarations_for;
+#[doc(hidden)]
+pub use nustruct::{c_offset, declare_struct, decode_each, encode_each, Field, StructDecl};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 pub use share::{ShareCopy, ShareMut};

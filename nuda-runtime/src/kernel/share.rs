@@ -4,7 +4,7 @@
 //! A handle is already shared and stays itself.
 
 use crate::array::{NuArray, NuShared, Shape};
-use crate::element::Element;
+use crate::element::Value;
 use crate::error::Result;
 
 /// An array a `nudevs` body writes from several devices.
@@ -15,7 +15,7 @@ pub trait ShareMut {
         Self: Sized;
 }
 
-impl<T: Element, S: Shape> ShareMut for NuArray<T, S> {
+impl<T: Value, S: Shape> ShareMut for NuArray<T, S> {
     fn __nuda_share(&mut self) -> Result<NuShared<'_, Self>> {
         self.try_as_shared()
     }

@@ -16,7 +16,7 @@ pub use native::NativeLaunch;
 use crate::array::{NuArray, NuShared, Shape};
 use crate::backend::{Arg, DeviceInfo, Form, SourceLaunch};
 use crate::device::{current_device, Device};
-use crate::element::{Element, Texel};
+use crate::element::{Texel, Value};
 use crate::error::{Error, Result};
 use crate::image::NuImage2;
 use std::time::{Duration, Instant};
@@ -82,7 +82,7 @@ impl<'a> Launch<'a> {
     }
 
     /// A scalar argument, passed by value.
-    pub fn arg<T: Element>(mut self, value: T) -> Self {
+    pub fn arg<T: Value>(mut self, value: T) -> Self {
         self.args.push(Arg::Scalar(value.to_le_bytes_vec()));
         self
     }
@@ -100,7 +100,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array the kernel reads: `global const T*` followed by one `nu_idx` per dim.
-    pub fn array<T: Element, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
+    pub fn array<T: Value, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
         self.args.push(Arg::Mem {
             mem: a.storage(),
             dims: a.dims().to_vec(),
@@ -110,7 +110,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array the kernel may write: `global T*` followed by one `nu_idx` per dim.
-    pub fn array_mut<T: Element, S: Shape>(mut self, a: &'a mut NuArray<T, S>) -> Self {
+    pub fn array_mut<T: Value, S: Shape>(mut self, a: &'a mut NuArray<T, S>) -> Self {
         let dims = a.dims().to_vec();
         self.args.push(Arg::MemMut {
             mem: a.storage_mut(),
@@ -122,11 +122,11 @@ impl<'a> Launch<'a> {
     /// An array in a shared-write scope the kernel may write: `global T*` followed by one
     /// `nu_idx` per dim. Kernels on other devices may write the same array at once; see
     /// [`NuArray::as_shared`].
-    pub fn array_shared<T: Element, S: Shape>(self, a: NuShared<'a, NuArray<T, S>>) -> Self {
+    pub fn array_shared<T: Value, S: Shape>(self, a: NuShared<'a, NuArray<T, S>>) -> Self {
         self.shared(a, true)
     }
 
-    pub(crate) fn shared<T: Element, S: Shape>(
+    pub(crate) fn shared<T: Value, S: Shape>(
         mut self,
         a: NuShared<'a, NuArray<T, S>>,
         write: bool,
@@ -140,7 +140,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array in constant memory: `constant T*` followed by one `nu_idx` per dim.
-    pub fn constant<T: Element, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
+    pub fn constant<T: Value, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
         self.args.push(Arg::Mem {
             mem: a.storage(),
             dims: a.dims().to_vec(),
@@ -162,7 +162,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Local memory for `count` elements of `T`: a `local T*` argument.
-    pub fn local_array<T: Element>(mut self, count: usize) -> Self {
+    pub fn local_array<T: Value>(mut self, count: usize) -> Self {
         // Saturating: a size past usize::MAX is past every device's local memory, which the
         // launch then reports.
         self.args

@@ -184,7 +184,7 @@ impl<T: Pod> Storage<T> {
             st.slots[i]
                 .mem
                 .as_deref_mut()
-                .map_or(Ok(()), |m| backend(i).upload(m, bytes(host)))?;
+                .map_or(Ok(()), |m| backend(i).upload(m, &bytes(host)))?;
         }
         st.slots[i].valid = true;
         Ok(())

@@ -67,7 +67,7 @@ impl<T: Pod> Storage<T> {
                 if st.zero {
                     backend(i).fill_zero(mem, self.len * size_of::<T>())?;
                 } else {
-                    backend(i).upload(mem, bytes(&sh.base))?;
+                    backend(i).upload(mem, &bytes(&sh.base))?;
                 }
             }
             st.slots[i].valid = true;

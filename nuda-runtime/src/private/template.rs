@@ -97,7 +97,7 @@ fn program_text(
     }
     let names: Vec<String> = calls.iter().map(|c| name_of(c)).collect();
     body += &fill(t.text, &Cx::new(fills, &names, "", 0));
-    let header = header(&sites, &on, variant);
+    let header = header(&sites, &on, variant) + &crate::kernel::declarations_for(&body);
     (header + &body, sites, on.iter().any(|&c| c))
 }
 

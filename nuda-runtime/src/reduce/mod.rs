@@ -191,5 +191,5 @@ pub fn combine<T: Reduce>(op: RedOp, a: T, b: T) -> T {
 
 /// The OpenCL C type kernels accumulate `like`'s type in.
 pub fn reduce_cl_type<T: Reduce>(_like: &T) -> &'static str {
-    <T::Dev as Element>::CL_TYPE
+    <T::Dev as crate::element::Value>::CL_TYPE
 }

@@ -36,6 +36,8 @@ impl Prelude {
         t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
         // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
         t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
+        // `#[nustruct]` declarations check their layout against Rust's with it.
+        t += "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n";
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");

@@ -239,12 +239,11 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     for (k, i) in idx.iter().enumerate().skip(1) {
         off = format!("({off}) * {b}__d{k} + {i}");
     }
+    // A zero of any element type, `#[nustruct]` structs included: C allows braces around a
+    // scalar's initializer, and `(T)0` does not convert to a struct.
+    let zero = format!("{elem} nu_zero = {{0}};\n        return nu_zero;");
     let (ret, miss, hit) = match h {
-        Helper::Load => (
-            elem.clone(),
-            format!("return ({elem})0;"),
-            format!("return {b}[{off}];"),
-        ),
+        Helper::Load => (elem.clone(), zero.clone(), format!("return {b}[{off}];")),
         Helper::Store => (
             "void".into(),
             "return;".into(),
@@ -253,7 +252,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
         // The element type is a placeholder until launch: `nu_atomic_add_` + `uint`.
         Helper::Atomic(op, _, local) => (
             elem.clone(),
-            format!("return ({elem})0;"),
+            zero.clone(),
             format!(
                 "return nu_{}_{op}_{elem}(&{b}[{off}], {});",
                 if local { "latomic" } else { "atomic" },
