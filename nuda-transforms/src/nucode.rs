@@ -49,14 +49,19 @@ pub fn template(item: TokenStream) -> syn::Result<String> {
 fn build(f: &ItemFn) -> syn::Result<Parts> {
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
-    let params = params(&cx, &mut lower, f);
+    let mut named = Vec::new();
+    let params = params(&cx, &mut lower, f, &mut named);
     let (ret, outs) = match &f.sig.output {
         ReturnType::Default => (None, Vec::new()),
         ReturnType::Type(_, t) => match &**t {
-            syn::Type::Tuple(tt) if tt.elems.len() >= 2 => {
-                (None, tt.elems.iter().filter_map(|e| lower.ty(e)).collect())
-            }
-            t => (lower.ty(t), Vec::new()),
+            syn::Type::Tuple(tt) if tt.elems.len() >= 2 => (
+                None,
+                tt.elems
+                    .iter()
+                    .filter_map(|e| value_ty(&mut lower, e, &mut named))
+                    .collect(),
+            ),
+            t => (value_ty(&mut lower, t, &mut named), Vec::new()),
         },
     };
     if !f.sig.generics.params.is_empty() {
@@ -70,7 +75,8 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     let slots = lower.slots;
     // `lower` borrows `cx`, which `check` consumes; it ends here.
     let _ = lower;
-    let parts = forms(&cx, f, &params, (ret, &outs), &mut body, slots);
+    let mut parts = forms(&cx, f, &params, (ret, &outs), &mut body, slots);
+    parts.witness = record_named(&named, parts.witness);
     cx.check()?;
     Ok(parts)
 }
@@ -121,7 +127,37 @@ fn forms(
     }
 }
 
-fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)> {
+/// A parameter's or result's type: a scalar, `[f32; 4]`, or a user type (a `#[nustruct]`)
+/// typed through a new slot, listed in `named` for the witness to fill.
+fn value_ty(
+    lower: &mut Lower<'_>,
+    t: &syn::Type,
+    named: &mut Vec<(usize, syn::Type)>,
+) -> Option<Ty> {
+    if !crate::syntax::body::is_named_type(t) {
+        return lower.ty(t);
+    }
+    let k = lower.slot();
+    named.push((k, t.clone()));
+    Some(Ty::Slot(k))
+}
+
+/// The witness, after statements that fill the user types' slots: `None::<T>` has type
+/// `Option<T>`, all a slot needs.
+fn record_named(named: &[(usize, syn::Type)], witness: TokenStream) -> TokenStream {
+    let fills = named.iter().map(|(k, t)| {
+        let s = slot_ident(*k);
+        quote!(#s = ::core::option::Option::<#t>::None;)
+    });
+    quote!(#(#fills)* #witness)
+}
+
+fn params(
+    cx: &Ctxt,
+    lower: &mut Lower<'_>,
+    f: &ItemFn,
+    named: &mut Vec<(usize, syn::Type)>,
+) -> Vec<(syn::Ident, Ty)> {
     let mut out = Vec::new();
     for arg in &f.sig.inputs {
         let FnArg::Typed(pt) = arg else {
@@ -141,7 +177,7 @@ fn params(cx: &Ctxt, lower: &mut Lower<'_>, f: &ItemFn) -> Vec<(syn::Ident, Ty)>
                 "#[nucode] parameters are values; copy one into a local to change it",
             );
         }
-        if let Some(t) = lower.ty(&pt.ty) {
+        if let Some(t) = value_ty(lower, &pt.ty, named) {
             out.push((pi.ident.clone(), t));
         }
     }

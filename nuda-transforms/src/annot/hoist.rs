@@ -26,7 +26,7 @@ struct Assigned(HashSet<String>);
 
 impl VisitMut for Assigned {
     fn visit_place(&mut self, p: &mut Place) {
-        if let Place::Var(v) = p {
+        if let Place::Var(v) | Place::Member { base: v, .. } = p {
             self.0.insert(v.to_string());
         }
         if let Place::Index { index, .. } = p {

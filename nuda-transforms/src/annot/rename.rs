@@ -160,7 +160,7 @@ impl VisitMut for Rewrite {
 
     fn visit_place(&mut self, p: &mut Place) {
         match p {
-            Place::Var(v) => {
+            Place::Var(v) | Place::Member { base: v, .. } => {
                 if let Some(Ok(r)) = self.resolve(v) {
                     *v = r;
                 }

@@ -255,7 +255,7 @@ impl Walker<'_> {
 
     fn place(&mut self, p: &mut Place) {
         match p {
-            Place::Var(name) => {
+            Place::Var(name) | Place::Member { base: name, .. } => {
                 if !self.is_local(name) {
                     self.assigned_capture(name);
                 }
@@ -349,7 +349,15 @@ impl Walker<'_> {
             ExprKind::Tuple(items) | ExprKind::Array(items) => {
                 items.iter_mut().for_each(|x| self.expr(x))
             }
-            ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => self.expr(base),
+            ExprKind::Field { base, .. }
+            | ExprKind::Lane { base, .. }
+            | ExprKind::Member { base, .. } => self.expr(base),
+            ExprKind::Struct { fields, rest, .. } => {
+                fields.iter_mut().for_each(|f| self.expr(&mut f.1));
+                if let Some(r) = rest {
+                    self.expr(r);
+                }
+            }
             ExprKind::Trips(r, _) => self.range(r),
             ExprKind::Offset { start, count, step } => {
                 self.expr(start);

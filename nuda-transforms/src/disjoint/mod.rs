@@ -122,7 +122,7 @@ impl VisitMut for Walk<'_> {
                 }
             },
             Stmt::Assign { place, .. } => match place {
-                Place::Var(name) => self.binds(&name.clone()),
+                Place::Var(name) | Place::Member { base: name, .. } => self.binds(&name.clone()),
                 Place::Index { base, index } => self.access(&base.clone(), &index.clone(), true),
             },
             Stmt::For { var, .. } => self.binds(&var.clone()),

@@ -191,7 +191,7 @@ impl VisitMut for Uses {
 
     fn visit_stmt(&mut self, s: &mut Stmt) {
         if let Stmt::Assign {
-            place: Place::Var(v) | Place::Index { base: v, .. },
+            place: Place::Var(v) | Place::Index { base: v, .. } | Place::Member { base: v, .. },
             ..
         } = s
         {

@@ -94,6 +94,7 @@ fn ty_name(t: Ty) -> &'static str {
     match t {
         Ty::Scalar(s) => s.rust_name(),
         Ty::Float4 => "[f32; 4]",
+        Ty::Slot(_) => "_",
     }
 }
 
@@ -111,9 +112,15 @@ fn pat(p: &Pat) -> String {
     }
 }
 
+fn member_path(base: &syn::Ident, path: &[syn::Ident]) -> String {
+    path.iter()
+        .fold(base.to_string(), |s, f| format!("{s}.{f}"))
+}
+
 fn place_text(p: &Place) -> String {
     match p {
         Place::Var(v) => v.to_string(),
+        Place::Member { base, path } => member_path(base, path),
         Place::Index { base, index } => format!("{base}[{}]", index_text(index)),
     }
 }
@@ -195,6 +202,15 @@ pub fn expr(e: &Expr) -> String {
         ExprKind::Tuple(items) => format!("({})", list(items)),
         ExprKind::Array(items) => format!("[{}]", list(items)),
         ExprKind::Field { base, index } => format!("{}.{index}", expr(base)),
+        ExprKind::Member { base, name } => format!("{}.{name}", expr(base)),
+        ExprKind::Struct { path, fields, rest } => {
+            let mut parts: Vec<String> = fields
+                .iter()
+                .map(|(n, v)| format!("{n}: {}", expr(v)))
+                .collect();
+            parts.extend(rest.iter().map(|r| format!("..{}", expr(r))));
+            format!("{} {{ {} }}", path_text(path), parts.join(", "))
+        }
         ExprKind::Lane { base, lane, .. } => format!("{}[{lane}]", expr(base)),
         ExprKind::Trips(r, _) => format!("trips({})", range(r)),
         ExprKind::Offset { start, count, step } => match step {

@@ -168,6 +168,8 @@ pub enum Place {
     Var(Ident),
     /// An element of an array: `a[i]`, `a[(i, j)]`.
     Index { base: Ident, index: Vec<Expr> },
+    /// A field of a local struct: `b.x`, `b.pos.x` (a write to the local `base`).
+    Member { base: Ident, path: Vec<Ident> },
 }
 
 /// A type written in the source: a scalar, or `[f32; 4]`.
@@ -177,6 +179,9 @@ pub enum Ty {
     Scalar(Scalar),
     /// `[f32; 4]`, an RGBA texel: `float4` in OpenCL C.
     Float4,
+    /// A user type (a `#[nustruct]`) of a `#[nucode]` parameter or return: its OpenCL C name
+    /// comes from this slot, which the witness fills.
+    Slot(Slot),
 }
 
 /// The Rust scalar types kernels use.
@@ -257,6 +262,14 @@ pub enum ExprKind {
     Array(Vec<Expr>),
     /// `e.0`: a component of a tuple (`a.dims().1`) or of an RGBA texel.
     Field { base: Box<Expr>, index: u32 },
+    /// `e.name`: a field of a `#[nustruct]` value.
+    Member { base: Box<Expr>, name: Ident },
+    /// `Path { f: e, .., ..rest }`: a `#[nustruct]` value; the slot is its type.
+    Struct {
+        path: syn::Path,
+        fields: Vec<(Ident, Expr)>,
+        rest: Option<Box<Expr>>,
+    },
     /// `v[k]` with a constant `k` on an RGBA texel value.
     Lane {
         base: Box<Expr>,
@@ -434,11 +447,13 @@ impl Scalar {
 }
 
 impl Ty {
-    /// The OpenCL C type name.
+    /// The OpenCL C type name; a slot's is only known at launch (emitters write its
+    /// placeholder instead), so this is for scalars and `float4`.
     pub fn cl_name(self) -> &'static str {
         match self {
             Ty::Scalar(s) => s.cl_name(),
             Ty::Float4 => "float4",
+            Ty::Slot(_) => "void",
         }
     }
 }

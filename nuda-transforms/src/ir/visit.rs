@@ -16,7 +16,12 @@ impl Expr {
             ExprKind::Call { args, .. } => args.iter().collect(),
             ExprKind::Method { recv, args, .. } => std::iter::once(&**recv).chain(args).collect(),
             ExprKind::Tuple(items) | ExprKind::Array(items) => items.iter().collect(),
-            ExprKind::Field { base, .. } => vec![base],
+            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => vec![base],
+            ExprKind::Struct { fields, rest, .. } => {
+                let mut v: Vec<&Expr> = fields.iter().map(|f| &f.1).collect();
+                v.extend(rest.as_deref());
+                v
+            }
             ExprKind::Lane { base, index, .. } => vec![base, index],
             ExprKind::Offset { start, count, step } => {
                 let mut v: Vec<&Expr> = vec![start, count];
@@ -146,7 +151,15 @@ pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
             }
         }
         ExprKind::Block(b) => v.visit_block(b),
-        ExprKind::Field { base, .. } | ExprKind::Lane { base, .. } => v.visit_expr(base),
+        ExprKind::Field { base, .. }
+        | ExprKind::Lane { base, .. }
+        | ExprKind::Member { base, .. } => v.visit_expr(base),
+        ExprKind::Struct { fields, rest, .. } => {
+            fields.iter_mut().for_each(|f| v.visit_expr(&mut f.1));
+            if let Some(r) = rest {
+                v.visit_expr(r);
+            }
+        }
         ExprKind::Trips(r, _) => v.visit_range(r),
         ExprKind::Offset { start, count, step } => {
             v.visit_expr(start);

@@ -58,6 +58,16 @@ impl Proof<'_> {
             ExprKind::Lit(l) => self.lit(l, e.slot),
             ExprKind::Assoc { ty, name } => self.assoc(*ty, &name.to_string()),
             ExprKind::Var(v) => self.var(v),
+            ExprKind::Member { base, .. } => {
+                self.expr(base);
+                self.push(quote!(Top))
+            }
+            ExprKind::Struct { fields, rest, .. } => {
+                for v in fields.iter().map(|f| &f.1).chain(rest.as_deref()) {
+                    self.expr(v);
+                }
+                self.push(quote!(Top))
+            }
             ExprKind::Unary { op, expr } => {
                 let a = self.expr(expr);
                 let (neg, ty, l) = (*op == UnOp::Neg, self.ty_of(e), line(e.span));

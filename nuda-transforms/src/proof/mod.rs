@@ -133,7 +133,7 @@ impl<'a> Proof<'a> {
         impl VisitMut for Assigned<'_> {
             fn visit_stmt(&mut self, s: &mut Stmt) {
                 if let Stmt::Assign {
-                    place: Place::Var(v),
+                    place: Place::Var(v) | Place::Member { base: v, .. },
                     ..
                 } = s
                 {
@@ -283,6 +283,8 @@ impl<'a> Proof<'a> {
         let v = self.expr(value);
         let old = match place {
             Place::Var(name) => self.lookup(name).unwrap_or(NONE),
+            // A struct's fields are not tracked: the local is unknown (`Top`) throughout.
+            Place::Member { .. } => return,
             Place::Index { base, index } => {
                 let Some(cap) = self.capture(base) else {
                     return;
@@ -314,7 +316,10 @@ fn slot_ty(k: Slot) -> TokenStream {
 
 /// The type a source wrote.
 fn written_ty(t: Ty) -> TokenStream {
-    cl_ty(t.cl_name())
+    match t {
+        Ty::Slot(k) => slot_ty(k),
+        t => cl_ty(t.cl_name()),
+    }
 }
 
 /// `Ty::Cl(name)`.

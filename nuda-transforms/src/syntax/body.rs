@@ -168,6 +168,8 @@ impl<'a> Lower<'a> {
         }
         let init = l.init.as_ref().map(|i| self.expr(&i.expr));
         let (pat, ty) = match &l.pat {
+            // A `#[nustruct]` type: the init's slot gives its OpenCL C name.
+            syn::Pat::Type(pt) if is_named_type(&pt.ty) => (&*pt.pat, None),
             syn::Pat::Type(pt) => (&*pt.pat, self.ty(&pt.ty)),
             p => (p, None),
         };
@@ -399,11 +401,36 @@ impl<'a> Lower<'a> {
             syn::Expr::Field(f) if self.tuple_parts_of(&f.base) => {
                 self.tuple_place(&f.base, &f.member).map(Place::Var)
             }
+            syn::Expr::Field(f) => self.member_place(f),
             other => {
                 self.cx.error(
                     other.span(),
                     "kernels assign to local variables and to array elements `a[i]` only",
                 );
+                None
+            }
+        }
+    }
+
+    /// `b.x = ..`, `b.pos.x += ..`: a field of a local struct.
+    fn member_place(&mut self, f: &syn::ExprField) -> Option<Place> {
+        let mut path = Vec::new();
+        let mut e: &syn::Expr = &syn::Expr::Field(f.clone());
+        while let syn::Expr::Field(x) = e {
+            let syn::Member::Named(n) = &x.member else {
+                break;
+            };
+            path.push(n.clone());
+            e = &x.base;
+        }
+        path.reverse();
+        match e {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() && !path.is_empty() => {
+                let base = p.path.get_ident().cloned()?;
+                Some(Place::Member { base, path })
+            }
+            other => {
+                self.cx.error(other.span(), "kernels assign to local variables, fields of local structs `b.x` and array elements `a[i]` only");
                 None
             }
         }
@@ -513,6 +540,18 @@ fn is_zero(e: &Expr) -> bool {
             expr,
         }
         | ExprKind::Paren(expr) => is_zero(expr),
+        _ => false,
+    }
+}
+
+/// Whether a written type names a user type (a `#[nustruct]`), not a scalar or `[f32; 4]`.
+pub fn is_named_type(t: &syn::Type) -> bool {
+    match t {
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last().map(|s| s.ident.to_string());
+            p.qself.is_none() && last.is_some_and(|n| Scalar::from_name(&n).is_none())
+        }
+        syn::Type::Paren(p) => is_named_type(&p.elem),
         _ => false,
     }
 }

@@ -40,12 +40,41 @@ impl Lower<'_> {
             syn::Expr::Field(f) => match (self.tuple_field(&f.base, &f.member), &f.member) {
                 (Some(part), _) => ExprKind::Var(part),
                 (None, syn::Member::Unnamed(i)) => ExprKind::Field { base: Box::new(self.expr(&f.base)), index: i.index },
-                (None, syn::Member::Named(_)) => return self.err(span, unsupported("struct fields")),
+                (None, syn::Member::Named(name)) => ExprKind::Member { base: Box::new(self.expr(&f.base)), name: name.clone() },
             },
+            syn::Expr::Struct(s) => return self.struct_lit(s),
             other => return self.err(span, unsupported(construct_name(other))),
         };
         let slot = matches!(kind, ExprKind::Block(_)).then(|| self.slot());
         Expr { kind, span, slot }
+    }
+
+    /// `Body { x: e, ..rest }`: a `#[nustruct]` value, typed by its slot.
+    fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
+        if s.qself.is_some() {
+            return self.err(s.span(), unsupported("qualified struct paths"));
+        }
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let syn::Member::Named(n) = &f.member else {
+                return self.err(
+                    f.span(),
+                    "#[nustruct] literals name their fields, as in `Body { x: 1.0, ..b }`",
+                );
+            };
+            fields.push((n.clone(), self.expr(&f.expr)));
+        }
+        let rest = s.rest.as_ref().map(|r| Box::new(self.expr(r)));
+        let kind = ExprKind::Struct {
+            path: s.path.clone(),
+            fields,
+            rest,
+        };
+        Expr {
+            kind,
+            span: s.span(),
+            slot: Some(self.slot()),
+        }
     }
 
     fn lit(&mut self, l: &syn::Lit) -> Expr {

@@ -156,6 +156,12 @@ impl Pass<'_> {
     fn assign(&mut self, place: &Place, compound: bool, value: &Expr, div: Option<Cause>) -> Flow {
         let mut f = self.expr(value, div);
         match place {
+            // A field write leaves the other fields as they were: like a compound update.
+            Place::Member { base: v, .. } => {
+                if div.is_some() || !self.uniform(value) {
+                    self.vary(v);
+                }
+            }
             Place::Var(v) => {
                 let kept = !compound || !self.varying.contains(&v.to_string());
                 if div.is_some() || !self.uniform(value) || !kept {

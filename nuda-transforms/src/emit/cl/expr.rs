@@ -103,6 +103,8 @@ impl ClEmitter<'_> {
                 format!("((float4)({}))", parts.join(", "))
             }
             ExprKind::Field { base, index } => self.field(base, *index),
+            ExprKind::Member { base, name } => format!("({}).{name}", self.expr(base)),
+            ExprKind::Struct { fields, rest, .. } => self.struct_lit(e, fields, rest.as_deref()),
             ExprKind::Lane { base, lane, .. } => format!("({}).s{lane}", self.expr(base)),
             ExprKind::Trips(r, slot) => self.trips(r, *slot),
             ExprKind::Offset { start, count, step } => {
@@ -308,6 +310,29 @@ impl ClEmitter<'_> {
             }
         }
         format!("({}).s{index}", self.expr(base))
+    }
+
+    /// A struct literal: a temporary, from `..rest` if written, then each field set. (C's
+    /// compound literals cannot take the rest of their fields from another value.)
+    fn struct_lit(
+        &mut self,
+        e: &Expr,
+        fields: &[(syn::Ident, Expr)],
+        rest: Option<&Expr>,
+    ) -> String {
+        let values: Vec<(String, String)> = fields
+            .iter()
+            .map(|(n, v)| (n.to_string(), self.expr(v)))
+            .collect();
+        let rest = rest.map(|r| self.expr(r));
+        self.hoisted(e, |em, tmp| {
+            if let Some(r) = rest {
+                em.line(format!("{tmp} = {r};"));
+            }
+            for (n, v) in values {
+                em.line(format!("{tmp}.{n} = {v};"));
+            }
+        })
     }
 
     fn if_value(&mut self, e: &Expr, cond: &Expr, then: &Block, els: Option<&Expr>) -> String {

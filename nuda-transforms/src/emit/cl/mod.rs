@@ -294,13 +294,13 @@ impl<'a> ClEmitter<'a> {
         let mut decls = vec!["global uint* nu_err".to_string()];
         decls.extend(params.iter().map(|(n, t)| {
             let c = self.names.declare(n);
-            format!("{} {c}", t.cl_name())
+            format!("{} {c}", ty_text(*t))
         }));
         // A tuple's components go out through pointers to the caller's locals.
         decls.extend(
             outs.iter()
                 .enumerate()
-                .map(|(k, t)| format!("{}* nu_out{k}", t.cl_name())),
+                .map(|(k, t)| format!("{}* nu_out{k}", ty_text(*t))),
         );
         self.outs = outs.len();
         self.stmts(&body.stmts);
@@ -317,7 +317,7 @@ impl<'a> ClEmitter<'a> {
                 }
             }
         }
-        let ret = ret.map_or("void", Ty::cl_name);
+        let ret = ret.map_or_else(|| "void".into(), ty_text);
         format!(
             "{ret} {}({}) {{\n{}}}\n",
             Ph::own_name(),
@@ -338,3 +338,11 @@ impl<'a> ClEmitter<'a> {
 
 /// The fault record every generated kernel takes first (see the runtime's `fault`).
 const RECORD_PARAM: &str = "global uint* restrict nu_err";
+
+/// A written type's OpenCL C text: a user type's is its slot's placeholder.
+fn ty_text(t: Ty) -> String {
+    match t {
+        Ty::Slot(k) => Ph::ty(k),
+        t => t.cl_name().to_string(),
+    }
+}

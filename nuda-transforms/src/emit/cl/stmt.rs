@@ -278,9 +278,14 @@ impl ClEmitter<'_> {
             Place::Var(name) if self.env.reduction(name).is_some() => {
                 self.reduction_update(name, op.map(|o| o.0), value, span)
             }
-            Place::Var(name) => {
+            Place::Var(_) | Place::Member { .. } => {
                 let v = self.expr(value);
-                let target = self.var(name);
+                let target = match place {
+                    Place::Member { base, path } => {
+                        path.iter().fold(self.var(base), |t, f| format!("{t}.{f}"))
+                    }
+                    Place::Var(name) | Place::Index { base: name, .. } => self.var(name),
+                };
                 match op {
                     Some((op, slot)) => {
                         let new = self.update(op, slot, &target, &v, span);

@@ -17,6 +17,8 @@ pub fn ty_tokens(t: Ty) -> TokenStream {
     match t {
         Ty::Scalar(s) => format_ident!("{}", s.rust_name()).into_token_stream(),
         Ty::Float4 => quote!([f32; 4]),
+        // A user type is never written where the native form needs it (casts).
+        Ty::Slot(_) => quote!(_),
     }
 }
 
@@ -69,6 +71,11 @@ impl RustEmitter<'_> {
         match &e.kind {
             ExprKind::Lit(l) => lit_tokens(l, span),
             ExprKind::Var(v) => quote!(#v),
+            ExprKind::Member { base, name } => {
+                let b = self.expr(base);
+                quote_spanned!(span=> #b.#name)
+            }
+            ExprKind::Struct { path, fields, rest } => self.struct_lit(path, fields, rest, span),
             ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
             ExprKind::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.expr(lhs), self.expr(rhs));
@@ -267,6 +274,22 @@ impl RustEmitter<'_> {
             quote!(else #x)
         });
         quote_spanned!(span=> if #c #t #e)
+    }
+
+    fn struct_lit(
+        &mut self,
+        path: &syn::Path,
+        fields: &[(syn::Ident, Expr)],
+        rest: &Option<Box<Expr>>,
+        span: Span,
+    ) -> TokenStream {
+        let (names, values): (Vec<&syn::Ident>, Vec<TokenStream>) =
+            fields.iter().map(|(n, v)| (n, self.expr(v))).unzip();
+        let rest = rest.as_ref().map(|r| {
+            let r = self.expr(r);
+            quote!(..#r)
+        });
+        quote_spanned!(span=> #path { #(#names: #values,)* #rest })
     }
 
     fn field(&mut self, base: &Expr, index: u32, span: Span) -> TokenStream {

@@ -182,6 +182,7 @@ impl RustEmitter<'_> {
         let s = super::slot_ident(slot);
         let value = match place {
             Place::Var(name) => quote!(#name),
+            Place::Member { base, path } => quote!(#base #(.#path)*),
             Place::Index { base, index } => {
                 let idx = self.index(index);
                 quote!(#base.get(#idx))
@@ -216,6 +217,19 @@ impl RustEmitter<'_> {
                     }
                 };
                 quote!(#update #rec)
+            }
+            Place::Member { base, path } => {
+                let target = quote_spanned!(span=> #base #(.#path)*);
+                match op {
+                    Some(op) if self.kernel_arith() => {
+                        let new = self.binary(op, target.clone(), v, span);
+                        quote_spanned!(span=> #target = #new;)
+                    }
+                    _ => {
+                        let op = super::expr::assign_op(op, span);
+                        quote_spanned!(span=> #target #op #v;)
+                    }
+                }
             }
             Place::Index { base, index } if self.host => {
                 let idx = self.index(index);
