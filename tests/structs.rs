@@ -162,7 +162,7 @@ fn nested_structs_step_on_both_engines() {
     check(want, || {
         let mut ps = NuArray1::from_fn(n, make);
         nuwork!(64; nfor!(i in n {
-            let mut q = ps[i];
+            let mut q: Particle = ps[i];
             q.pos.x += q.vel.x * dt;
             q.pos.y += q.vel.y * dt;
             if q.pos.y < 0.0 {

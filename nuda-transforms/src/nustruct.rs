@@ -24,8 +24,18 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     }
     let s: ItemStruct = syn::parse2(item.clone())
         .map_err(|e| syn::Error::new(e.span(), "#[nustruct] goes on a struct with named fields"))?;
-    check(&s)?;
-    let fields = named(&s)?;
+    // On a refusal the struct stays, so that code using it reports only this error.
+    let refused = |e: syn::Error| {
+        let err = e.into_compile_error();
+        quote!(#s #err)
+    };
+    let fields = match check(&s).and_then(|()| named(&s)) {
+        Ok(f) => f,
+        Err(e) => return Ok(refused(e)),
+    };
+    if let Err(e) = check_fields(&s, &fields) {
+        return Ok(refused(e));
+    }
     let name = cl_name(&s.ident, &item);
     let repr = (!has_repr_c(&s)).then(|| quote!(#[repr(C)]));
     let (cell, impls, layout) = (
@@ -93,6 +103,51 @@ fn check(s: &ItemStruct) -> syn::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The struct derives `Copy` (kernels copy values), and no field is a type that cannot reach
+/// a device. Refused here, in one message, rather than by a cascade of trait errors.
+fn check_fields(s: &ItemStruct, fields: &NamedFields<'_>) -> syn::Result<()> {
+    let mut derived = Vec::new();
+    for a in s.attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = a.parse_nested_meta(|m| {
+            derived.extend(m.path.segments.last().map(|s| s.ident.to_string()));
+            Ok(())
+        });
+    }
+    if !derived.iter().any(|d| d == "Copy") {
+        let msg = format!("#[nustruct] `{}` must be `Copy`: kernels and arrays copy their values; add `#[derive(Clone, Copy, Debug, Default, PartialEq)]` below `#[nustruct]`", s.ident);
+        return Err(syn::Error::new(s.ident.span(), msg));
+    }
+    for (n, t) in fields {
+        if let Some(what) = off_device(t) {
+            let msg = format!("#[nustruct] field `{n}`: {what} cannot reach a device; fields are f32, f64, i8..i64, u8..u64, usize, isize, bool, other #[nustruct] structs, or fixed-size arrays of those");
+            return Err(syn::Error::new(t.span(), msg));
+        }
+    }
+    Ok(())
+}
+
+/// What makes a field type host-only, if anything visibly does: references, pointers,
+/// slices, tuples, and the standard owning types.
+fn off_device(t: &syn::Type) -> Option<&'static str> {
+    const OWNING: &[&str] = &[
+        "Vec", "String", "Box", "Rc", "Arc", "Option", "HashMap", "VecDeque", "BTreeMap",
+    ];
+    match t {
+        syn::Type::Reference(_) => Some("a reference"),
+        syn::Type::Ptr(_) => Some("a pointer"),
+        syn::Type::Slice(_) => Some("a slice"),
+        syn::Type::Tuple(_) => Some("a tuple (use a #[nustruct] struct)"),
+        syn::Type::Array(a) => off_device(&a.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?.ident.to_string();
+            OWNING
+                .contains(&last.as_str())
+                .then_some("heap data (`Vec`, `String`, `Box` and the like)")
+        }
+        _ => None,
+    }
 }
 
 fn has_repr_c(s: &ItemStruct) -> bool {

@@ -20,7 +20,8 @@ fn nuwork_array_by_2() {
             $E7 nu_ld_a($P7(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    return ($E7)0;
+                    $E7 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
@@ -55,14 +56,16 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
             $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    return ($E10)0;
+                    $E10 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
             $E11 nu_ld_b($P11(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
-                    return ($E11)0;
+                    $E11 nu_zero = {0};
+                    return nu_zero;
                 }
                 return b[(nu_i0) * b__d1 + nu_i1];
             }
@@ -99,14 +102,16 @@ fn nuwork_three_loops_two_mapped() {
             $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    return ($E10)0;
+                    $E10 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
             $E9 nu_ld_c($P9(c), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
-                    return ($E9)0;
+                    $E9 nu_zero = {0};
+                    return nu_zero;
                 }
                 return c[(nu_i0) * c__d1 + nu_i1];
             }
@@ -152,7 +157,8 @@ fn value_if_with_statements_is_hoisted() {
             $E24 nu_ld_x($P24(x), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < x__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, x__d0, 0, 0);
-                    return ($E24)0;
+                    $E24 nu_zero = {0};
+                    return nu_zero;
                 }
                 return x[nu_i0];
             }
@@ -234,7 +240,8 @@ fn casts_narrow_arithmetic_and_integer_methods() {
             $E20 nu_ld_f($P20(f), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < f__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, f__d0, 0, 0);
-                    return ($E20)0;
+                    $E20 nu_zero = {0};
+                    return nu_zero;
                 }
                 return f[nu_i0];
             }
@@ -308,7 +315,8 @@ fn nukernel_with_barrier_and_return() {
             $E8 nu_ld_a($P8(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    return ($E8)0;
+                    $E8 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[nu_i0];
             }
@@ -322,7 +330,8 @@ fn nukernel_with_barrier_and_return() {
             $E9 nu_ld_tmp($P9(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
-                    return ($E9)0;
+                    $E9 nu_zero = {0};
+                    return nu_zero;
                 }
                 return tmp[nu_i0];
             }
@@ -386,14 +395,16 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
             $E26 nu_ld_a($P26(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    return ($E26)0;
+                    $E26 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
             $E27 nu_ld_b($P27(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
-                    return ($E27)0;
+                    $E27 nu_zero = {0};
+                    return nu_zero;
                 }
                 return b[(nu_i0) * b__d1 + nu_i1];
             }
@@ -479,14 +490,16 @@ fn nuwork_reductions() {
             $E9 nu_ld_a($P9(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    return ($E9)0;
+                    $E9 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[nu_i0];
             }
             $E10 nu_ld_b($P10(b), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, b__d0, 0, 0);
-                    return ($E10)0;
+                    $E10 nu_zero = {0};
+                    return nu_zero;
                 }
                 return b[nu_i0];
             }
@@ -574,7 +587,8 @@ fn nuwork_scans() {
             $E8 nu_ld_a($P8(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    return ($E8)0;
+                    $E8 nu_zero = {0};
+                    return nu_zero;
                 }
                 return a[nu_i0];
             }

@@ -50,7 +50,8 @@ pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
 /// A value a kernel may read: scalars, arrays, images, constant arrays.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be captured by a nuda kernel",
-    label = "kernels capture scalars, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)",
+    label = "kernels capture scalars, `#[nustruct]` structs, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)",
+    note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "a generic function's type parameter needs the bound `nuda::Element` to be captured, and its arrays are `NuArray1<T>`"
 )]
 pub trait KernelRef {

@@ -41,6 +41,7 @@ impl VisitMut for Names<'_> {
     fn visit_stmt(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Let(Let {
+                named: None,
                 pat: Pat::Ident { name, .. },
                 ..
             })
@@ -48,6 +49,7 @@ impl VisitMut for Names<'_> {
                 self.0.insert(name.to_string());
             }
             Stmt::Let(Let {
+                named: None,
                 pat: Pat::Tuple(list),
                 ..
             }) => {

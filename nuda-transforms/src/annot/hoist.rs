@@ -51,6 +51,7 @@ impl Gen<'_> {
         let slot = slot.unwrap_or_else(|| self.slot());
         let span = e.span;
         let bind = Stmt::Let(Let {
+            named: None,
             pat: Pat::Ident {
                 name: name.clone(),
                 mutable: false,
@@ -91,6 +92,7 @@ impl Gen<'_> {
     pub fn bind(&self, var: &Ident, value: Expr, slot: Slot) -> Stmt {
         let span = value.span;
         Stmt::Let(Let {
+            named: None,
             pat: Pat::Ident {
                 name: var.clone(),
                 mutable: false,

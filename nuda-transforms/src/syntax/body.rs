@@ -173,6 +173,10 @@ impl<'a> Lower<'a> {
             syn::Pat::Type(pt) => (&*pt.pat, self.ty(&pt.ty)),
             p => (p, None),
         };
+        let named = match &l.pat {
+            syn::Pat::Type(pt) if is_named_type(&pt.ty) => Some((*pt.ty).clone()),
+            _ => None,
+        };
         if let syn::Pat::Wild(_) = pat {
             if let Some(e) = init {
                 out.push(Stmt::Expr(e));
@@ -194,6 +198,7 @@ impl<'a> Lower<'a> {
         out.push(Stmt::Let(Let {
             pat,
             ty,
+            named,
             init,
             slots,
             span: l.span(),
@@ -246,7 +251,7 @@ impl<'a> Lower<'a> {
             syn::Type::Paren(p) => return self.ty(&p.elem),
             _ => {}
         }
-        self.cx.error(t.span(), "this type is not supported in nuda kernels; use f32, f64, i8..i64, u8..u64, usize, isize, bool or [f32; 4]");
+        self.cx.error(t.span(), "this type is not supported in nuda kernels; use f32, f64, i8..i64, u8..u64, usize, isize, bool, [f32; 4] or a #[nustruct] struct");
         None
     }
 
@@ -548,8 +553,12 @@ fn is_zero(e: &Expr) -> bool {
 pub fn is_named_type(t: &syn::Type) -> bool {
     match t {
         syn::Type::Path(p) => {
+            // The standard owning types are never `#[nustruct]`s: refused by name here.
+            const HOST: &[&str] = &["Vec", "String", "Box", "Rc", "Arc", "Option", "HashMap"];
             let last = p.path.segments.last().map(|s| s.ident.to_string());
-            p.qself.is_none() && last.is_some_and(|n| Scalar::from_name(&n).is_none())
+            p.qself.is_none()
+                && last
+                    .is_some_and(|n| Scalar::from_name(&n).is_none() && !HOST.contains(&n.as_str()))
         }
         syn::Type::Paren(p) => is_named_type(&p.elem),
         _ => false,

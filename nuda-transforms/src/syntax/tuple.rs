@@ -124,6 +124,7 @@ impl Lower<'_> {
                 mutable,
             };
             Stmt::Let(Let {
+                named: None,
                 pat,
                 ty: None,
                 init: Some(v),
@@ -168,6 +169,7 @@ impl Lower<'_> {
             };
             let init = Some(Expr::new(ExprKind::Var(part.clone()), at));
             out.push(Stmt::Let(Let {
+                named: None,
                 pat,
                 ty: None,
                 init,

@@ -127,16 +127,19 @@ impl RustEmitter<'_> {
 
     fn let_stmt(&mut self, l: &Let) -> TokenStream {
         let init = l.init.as_ref().map(|e| self.expr(e));
-        let ty = l.ty.map(|t| {
-            let t = super::expr::ty_tokens(t);
-            quote!(: #t)
-        });
+        let ty = match (&l.named, l.ty) {
+            (Some(t), _) => Some(quote!(: #t)),
+            (None, t) => t.map(|t| {
+                let t = super::expr::ty_tokens(t);
+                quote!(: #t)
+            }),
+        };
         let span = l.span;
         match &l.pat {
             Pat::Ident { name, mutable } => {
                 let m = mutable.then(|| quote!(mut));
-                let rec = match (&init, l.ty) {
-                    (None, None) => {
+                let rec = match (&init, l.ty.is_some() || l.named.is_some()) {
+                    (None, false) => {
                         self.pending.insert(name.to_string(), l.slots[0]);
                         TokenStream::new()
                     }
