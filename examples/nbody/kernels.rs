@@ -1,5 +1,6 @@
 //! nbody: one step of an all-pairs gravitational simulation, accelerations then integration,
-//! in structure-of-arrays layout. 20 flops per interaction, by convention.
+//! in structure-of-arrays layout, and one variant on an array of `#[nustruct]` bodies. 20
+//! flops per interaction, by convention.
 
 #![allow(dead_code)]
 
@@ -26,6 +27,22 @@ pub struct Bodies {
     pub vy: NuArray1<f32>,
     /// z velocities.
     pub vz: NuArray1<f32>,
+    /// The same positions and masses as an array of structs.
+    pub aos: NuArray1<Body>,
+}
+
+/// One body's position and mass: the array-of-structs layout.
+#[nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Body {
+    /// x position.
+    pub x: f32,
+    /// y position.
+    pub y: f32,
+    /// z position.
+    pub z: f32,
+    /// Mass.
+    pub m: f32,
 }
 
 /// Softening, squared.
@@ -49,6 +66,29 @@ pub fn base(b: &mut Bodies) -> Result<()> {
             let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
             let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
             let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    }))
+}
+
+/// The base step on an array of structs: one 16-byte load per body instead of four loads
+/// from four arrays.
+pub fn aos(b: &mut Bodies) -> Result<()> {
+    let (n, bodies) = (b.n, &b.aos);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; nfor!(i in n {
+        let bi = bodies[i];
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let bj = bodies[j];
+            let (dx, dy, dz) = (bj.x - bi.x, bj.y - bi.y, bj.z - bi.z);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = bj.m * inv * inv * inv;
             ax += dx * s;
             ay += dy * s;
             az += dz * s;
@@ -211,18 +251,30 @@ pub const VARIANTS: &[Variant<Bodies>] = &[
         function: "dmine4_unroll4",
         run: dmine4_unroll4,
     },
+    Variant {
+        name: "base, NuArray1<Body> (AoS)",
+        function: "aos",
+        run: aos,
+    },
 ];
 
 /// `n` bodies on a jittered sphere shell.
 pub fn setup(n: usize) -> Bodies {
     let f =
         |i: usize, k: usize| (((i * 2654435761 + k * 40503) % 10007) as f32 / 10007.0) * 2.0 - 1.0;
+    let m = |i: usize| 0.5 + (i % 7) as f32 / 7.0;
     Bodies {
         n,
         px: NuArray1::from_fn(n, |i| f(i, 1)),
         py: NuArray1::from_fn(n, |i| f(i, 2)),
         pz: NuArray1::from_fn(n, |i| f(i, 3)),
-        m: NuArray1::from_fn(n, |i| 0.5 + (i % 7) as f32 / 7.0),
+        m: NuArray1::from_fn(n, m),
+        aos: NuArray1::from_fn(n, |i| Body {
+            x: f(i, 1),
+            y: f(i, 2),
+            z: f(i, 3),
+            m: m(i),
+        }),
         vx: NuArray1::new(n),
         vy: NuArray1::new(n),
         vz: NuArray1::new(n),
