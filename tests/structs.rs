@@ -154,7 +154,7 @@ fn nested_structs_step_on_both_engines() {
             x: 0.5,
             y: -((i % 4) as f32),
         },
-        alive: i % 2 == 0,
+        alive: i.is_multiple_of(2),
         mass: 1.0 + i as f64,
     };
     let dt = 2.0f32;

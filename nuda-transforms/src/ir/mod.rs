@@ -144,7 +144,7 @@ pub struct Let {
     pub ty: Option<Ty>,
     /// A written user type (a `#[nustruct]`), which only native and witness code spell:
     /// OpenCL C takes the name from the slot.
-    pub named: Option<syn::Type>,
+    pub named: Option<Box<syn::Type>>,
     /// The initial value, if any.
     pub init: Option<Expr>,
     /// Slots of the bound variables' types, one per name in `pat`.

@@ -174,7 +174,7 @@ impl<'a> Lower<'a> {
             p => (p, None),
         };
         let named = match &l.pat {
-            syn::Pat::Type(pt) if is_named_type(&pt.ty) => Some((*pt.ty).clone()),
+            syn::Pat::Type(pt) if is_named_type(&pt.ty) => Some(pt.ty.clone()),
             _ => None,
         };
         if let syn::Pat::Wild(_) = pat {
