@@ -5,7 +5,7 @@
 use super::plain::SharedViewMut;
 use crate::array::{NuArray, NuShared, NuVec, Shape};
 use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
-use crate::element::{Texel, Value};
+use crate::element::{Element, Texel, Value};
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
@@ -437,4 +437,19 @@ pub fn witness_ref<C: KernelRef + ?Sized>(_: &C) -> C::Native<'_> {
 /// The native view type of a written capture, for the type witness. Never runs.
 pub fn witness_mut<C: KernelMut + ?Sized>(_: &C) -> C::NativeMut<'_> {
     unreachable!("nuda: the type witness is never called")
+}
+
+/// A value kernels compare with `==`, `<` and the like: the scalars. OpenCL C has no `==` on
+/// structs, so the type witness of a comparison asks for this.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be compared in a nuda kernel",
+    label = "kernels compare numbers and bools; compare a struct's fields one by one"
+)]
+pub trait Compared: Copy {}
+
+impl<T: Element> Compared for T {}
+
+/// The witness's check of a comparison's left operand (see [`Compared`]).
+pub fn compared<T: Compared>(v: T) -> T {
+    v
 }

@@ -17,7 +17,8 @@ mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
-    cl_type, witness_mut, witness_ref, ByMut, ByShared, ClType, KernelMut, KernelRef, Pushed,
+    cl_type, compared, witness_mut, witness_ref, ByMut, ByShared, ClType, Compared, KernelMut,
+    KernelRef, Pushed,
 };
 pub use local::{LocalArray, LocalGroup};
 pub(crate) use nustruct::declarations_for;

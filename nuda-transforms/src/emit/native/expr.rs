@@ -151,6 +151,12 @@ impl RustEmitter<'_> {
         span: Span,
     ) -> TokenStream {
         let (true, Some(f)) = (self.kernel_arith(), native_op(op)) else {
+            // OpenCL C compares numbers only: the witness refuses `==` on two structs.
+            let comparison = !op.is_arithmetic() && !matches!(op, BinOp::And | BinOp::Or);
+            let l = match self.witness && comparison {
+                true => quote_spanned!(span=> ::nuda::kernel::compared(#l)),
+                false => l,
+            };
             let o = bin_op_tokens(op, span);
             return quote_spanned!(span=> (#l #o #r));
         };
