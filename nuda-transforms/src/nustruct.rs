@@ -201,7 +201,9 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
     quote! {
         #pod
         impl ::nuda::kernel::ClType for #ident {
-            const CL: &'static str = #name;
+            fn cl() -> &'static str {
+                #name
+            }
             fn declare() {
                 #PRIVATE::declare_struct(#name, || {
                     #PRIVATE::StructDecl::new(#name, ::core::mem::size_of::<#ident>()) #(#decl)* .text()

@@ -29,6 +29,8 @@ pub enum SiteKind {
     Step,
     /// `x.clamp(min, max)`'s bounds.
     Clamp,
+    /// An element of a private array (`[T; N]` value): always checked.
+    Private,
 }
 
 impl SiteKind {
@@ -41,6 +43,7 @@ impl SiteKind {
             SiteKind::Remainder => "Remainder",
             SiteKind::Step => "Step",
             SiteKind::Clamp => "Clamp",
+            SiteKind::Private => "Private",
         }
     }
 

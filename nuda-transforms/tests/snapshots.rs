@@ -198,14 +198,14 @@ fn stepped_and_inclusive_for_loops_count_trips() {
             out[i] = s;
         }))),
         expect![[r#"
-            void nu_st_out($P11(out), nu_idx nu_i0, $E11 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_out($P12(out), nu_idx nu_i0, $E12 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < out__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
                 out[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P11(out)) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P12(out)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -312,37 +312,37 @@ fn nukernel_with_barrier_and_return() {
             }
         )),
         expect![[r#"
-            $E8 nu_ld_a($P8(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E10 nu_ld_a($P10(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    $E8 nu_zero = {0};
+                    $E10 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[nu_i0];
             }
-            void nu_st_tmp($P9(tmp), nu_idx nu_i0, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_tmp($P11(tmp), nu_idx nu_i0, $E11 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
                     return;
                 }
                 tmp[nu_i0] = nu_v;
             }
-            $E9 nu_ld_tmp($P9(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E11 nu_ld_tmp($P11(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
-                    $E9 nu_zero = {0};
+                    $E11 nu_zero = {0};
                     return nu_zero;
                 }
                 return tmp[nu_i0];
             }
-            void nu_st_out($P7(out), nu_idx nu_i0, $E7 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_out($P9(out), nu_idx nu_i0, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < out__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
                 out[nu_i0] = nu_v;
             }
-            kernel void reverse(global uint* restrict nu_err, $P7(out), $P8(a), $P9(tmp), $P10(n)) {
+            kernel void reverse(global uint* restrict nu_err, $P9(out), $P10(a), $P11(tmp), $P12(n)) {
                 $T1 g = nu_global_id((nu_idx)($L0(0)));
                 if (g < n) {
                     nu_st_tmp(tmp, tmp__d0, g, nu_ld_a(a, a__d0, g, NU_C$Q0, $Q0u, nu_err), NU_C$Q1, $Q1u, nu_err);
@@ -351,7 +351,7 @@ fn nukernel_with_barrier_and_return() {
                 if (g >= n) {
                     return;
                 }
-                nu_st_out(out, out__d0, g, nu_ld_tmp(tmp, tmp__d0, $O6(sub)[$O5(sub)[n, $L4(1)], g], NU_C$Q2, $Q2u, nu_err), NU_C$Q3, $Q3u, nu_err);
+                nu_st_out(out, out__d0, g, nu_ld_tmp(tmp, tmp__d0, $O7(sub)[$O6(sub)[n, $L5(1)], g], NU_C$Q2, $Q2u, nu_err), NU_C$Q3, $Q3u, nu_err);
             }
         "#]],
     );
@@ -584,22 +584,22 @@ fn nuwork_scans() {
             total += 1;
         }))),
         expect![[r#"
-            $E8 nu_ld_a($P8(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E9 nu_ld_a($P9(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    $E8 nu_zero = {0};
+                    $E9 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[nu_i0];
             }
-            void nu_st_excl($P7(excl), nu_idx nu_i0, $E7 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_excl($P8(excl), nu_idx nu_i0, $E8 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < excl__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, excl__d0, 0, 0);
                     return;
                 }
                 excl[nu_i0] = nu_v;
             }
-            kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P7(excl), $P8(a), $T9 run, local $T9* restrict nu_rl0, global $T9* restrict nu_rp0, nu_idx nu_rp0__d0) {
+            kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P8(excl), $P9(a), $T10 run, local $T10* restrict nu_rl0, global $T10* restrict nu_rp0, nu_idx nu_rp0__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
@@ -614,8 +614,8 @@ fn nuwork_scans() {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
-                            run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
+                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                 }
@@ -627,7 +627,7 @@ fn nuwork_scans() {
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
                 for (; nu_h > 0; nu_h /= 2) {
                     if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl0[nu_lid] = $O9(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        nu_rl0[nu_lid] = $O10(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
@@ -636,7 +636,7 @@ fn nuwork_scans() {
                     nu_rp0[nu_grp] = nu_rl0[0];
                 }
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P7(excl), $P8(a), global const $T9* restrict nu_so0, nu_idx nu_so0__d0, $T9 nu_id0, local $T9* restrict nu_sl0, $T10 total, local $T10* restrict nu_rl1, global $T10* restrict nu_rp1, nu_idx nu_rp1__d0) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P8(excl), $P9(a), global const $T10* restrict nu_so0, nu_idx nu_so0__d0, $T10 nu_id0, local $T10* restrict nu_sl0, $T11 total, local $T11* restrict nu_rl1, global $T11* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
@@ -645,16 +645,16 @@ fn nuwork_scans() {
                 nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
                 nu_it nu_P = 1;
                 while (nu_P < nu_L) nu_P *= 2;
-                $T9 nu_c0 = nu_so0[get_group_id(0)];
+                $T10 nu_c0 = nu_so0[get_group_id(0)];
             #if NU_CPU
                 {
-                $T9 run = nu_id0;
+                $T10 run = nu_id0;
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
-                            run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
+                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                 }
@@ -665,32 +665,32 @@ fn nuwork_scans() {
                     barrier(CLK_LOCAL_MEM_FENCE);
                     for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                         nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                        nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
+                        nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
-                $T9 nu_tot0 = nu_sl0[nu_P - 1];
+                $T10 nu_tot0 = nu_sl0[nu_P - 1];
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
                 for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
                     barrier(CLK_LOCAL_MEM_FENCE);
                     for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                         nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                        { $T9 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i], nu_x]; }
+                        { $T10 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i], nu_x]; }
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 {
-                $T9 run = $O9(add)[nu_c0, nu_sl0[nu_li]];
+                $T10 run = $O10(add)[nu_c0, nu_sl0[nu_li]];
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_2, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
-                            run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
+                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
                         }
-                        total = $O10(add)[total, (($T10)($L5(1)))];
+                        total = $O11(add)[total, (($T11)($L6(1)))];
                     } while (0);
                 }
                 }
@@ -698,12 +698,12 @@ fn nuwork_scans() {
                 for (nu_it nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {
                     nu_it nu_t = nu_base + nu_li;
                     if (nu_t < nu_hi) {
-                    $T9 run = nu_id0;
+                    $T10 run = nu_id0;
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
-                            run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
+                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                     nu_sl0[nu_li] = run;
@@ -715,34 +715,34 @@ fn nuwork_scans() {
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                             nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
+                            nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
-                    $T9 nu_tot0 = nu_sl0[nu_P - 1];
+                    $T10 nu_tot0 = nu_sl0[nu_P - 1];
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
                     for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                             nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            { $T9 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O9(add)[nu_sl0[nu_i], nu_x]; }
+                            { $T10 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i], nu_x]; }
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_t < nu_hi) {
-                    $T9 run = $O9(add)[nu_c0, nu_sl0[nu_li]];
+                    $T10 run = $O10(add)[nu_c0, nu_sl0[nu_li]];
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_4 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_4, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L2(2)) {
-                            run = $O9(add)[run, (($T9)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
+                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
                         }
-                        total = $O10(add)[total, (($T10)($L5(1)))];
+                        total = $O11(add)[total, (($T11)($L6(1)))];
                     } while (0);
                     }
-                    nu_c0 = $O9(add)[nu_c0, nu_tot0];
+                    nu_c0 = $O10(add)[nu_c0, nu_tot0];
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
             #endif
@@ -754,7 +754,7 @@ fn nuwork_scans() {
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
                 for (; nu_h > 0; nu_h /= 2) {
                     if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl1[nu_lid] = $O10(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        nu_rl1[nu_lid] = $O11(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }

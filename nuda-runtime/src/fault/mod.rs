@@ -36,6 +36,9 @@ pub enum SiteKind {
     Step,
     /// `x.clamp(min, max)`, which needs `min <= max` (and no NaN bound).
     Clamp,
+    /// An element of a private array (a `[T; N]` value), `t[k]` or `t[k] = v`. Always
+    /// checked: not a bounds site of the `#[unchecked]` opt-out.
+    Private,
 }
 
 /// One place in a kernel's source where a check may fail. Generated code keeps a static table
@@ -126,7 +129,9 @@ impl Record {
     fn fault(&self) -> KernelFault {
         let overflow = self.detail == DETAIL_OVERFLOW;
         match self.site.kind {
-            SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite => self.bounds(),
+            SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite | SiteKind::Private => {
+                self.bounds()
+            }
             SiteKind::Divide if overflow => {
                 KernelFault::Arithmetic("attempt to divide with overflow")
             }

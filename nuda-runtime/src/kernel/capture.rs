@@ -15,36 +15,38 @@ use crate::private::{CaptureDesc, Space};
 /// A value type kernels compute with, and its OpenCL C name.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a value in a nuda kernel",
-    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool, [f32; 4] or `#[nustruct]` structs",
+    label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool, `#[nustruct]` structs, or fixed-size arrays of those",
     note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "in a generic function, bound the type parameter by `nuda::Element` (plus the operator traits the kernel uses, such as `std::ops::Mul<Output = T>`)"
 )]
 pub trait ClType: Copy {
     /// The OpenCL C type name.
-    const CL: &'static str;
+    fn cl() -> &'static str;
     /// Registers the OpenCL C declaration the name needs, if any (a `#[nustruct]`'s
     /// `typedef struct`), so that programs using the name declare it first.
     fn declare() {}
 }
 
 macro_rules! cl_types {
-    ($($t:ty => $cl:expr),* $(,)?) => { $( impl ClType for $t { const CL: &'static str = $cl; } )* };
+    ($($t:ty => $cl:expr),* $(,)?) => { $( impl ClType for $t { fn cl() -> &'static str { $cl } } )* };
 }
 // Element types take their names from the element table; the rest are not array elements.
 cl_types!(f32 => f32::CL_TYPE, f64 => f64::CL_TYPE, i8 => i8::CL_TYPE, i16 => i16::CL_TYPE,
     i32 => i32::CL_TYPE, i64 => i64::CL_TYPE, u8 => u8::CL_TYPE, u16 => u16::CL_TYPE,
     u32 => u32::CL_TYPE, u64 => u64::CL_TYPE, usize => "nu_idx", isize => "nu_sidx",
-    bool => "bool", [f32; 4] => "float4");
+    bool => "bool");
 
 // An `if` or block in statement position has a slot too; its type is `()`, never used as one.
 impl ClType for () {
-    const CL: &'static str = "void";
+    fn cl() -> &'static str {
+        "void"
+    }
 }
 
 /// The OpenCL C type of a witness slot.
 pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
     T::declare();
-    T::CL
+    T::cl()
 }
 
 /// A value a kernel may read: scalars, arrays, images, constant arrays.
@@ -100,7 +102,7 @@ macro_rules! scalar_capture {
         impl KernelRef for $t {
             type Native<'a> = $t;
             fn desc(&self) -> CaptureDesc {
-                CaptureDesc::Scalar(<$t as ClType>::CL)
+                CaptureDesc::Scalar(<$t as ClType>::cl())
             }
             fn native_ref(&self) -> $t {
                 *self
@@ -117,7 +119,7 @@ macro_rules! scalar_capture {
 }
 /// A captured integer's value and OpenCL C type, for the proof.
 fn int<T: ClType + Into<i128>>(v: T) -> Input {
-    Input::Int(v.into(), T::CL)
+    Input::Int(v.into(), T::cl())
 }
 
 scalar_capture!(f32 => arg, |_| Input::Float, f64 => arg, |_| Input::Float,

@@ -13,6 +13,7 @@ mod capture;
 mod local;
 mod nustruct;
 mod plain;
+mod private_array;
 mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
@@ -25,4 +26,6 @@ pub(crate) use nustruct::declarations_for;
 #[doc(hidden)]
 pub use nustruct::{c_offset, declare_struct, decode_each, encode_each, Field, StructDecl};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
+#[doc(hidden)]
+pub use private_array::{array_type, private_at, private_index, PrivateArray};
 pub use share::{ShareCopy, ShareMut};

@@ -42,8 +42,9 @@ pub unsafe trait Field: Copy + Send + Sync + 'static {
     fn encode(&self, out: &mut [u8]);
     /// The value whose bytes start `bytes`.
     fn decode(bytes: &[u8]) -> Self;
-    /// The OpenCL C element type and the declarator's array suffix (`float`, `[3][3]`).
-    fn c_type() -> (&'static str, String);
+    /// The OpenCL C type in memory: `float`, a struct's name, or for an array the private
+    /// array struct `nu_arr_float_3`, which has the array's size and alignment.
+    fn c_type() -> &'static str;
     /// Registers the declarations the type needs.
     fn declare();
 }
@@ -79,8 +80,8 @@ unsafe impl<T: Value> Field for T {
         .unwrap_or_else(|_| unreachable!("copying bytes cannot fail"));
         v[0]
     }
-    fn c_type() -> (&'static str, String) {
-        (T::CL_TYPE, String::new())
+    fn c_type() -> &'static str {
+        T::CL_TYPE
     }
     fn declare() {
         <T as ClType>::declare()
@@ -116,12 +117,11 @@ unsafe impl<T: Field, const N: usize> Field for [T; N] {
     fn decode(bytes: &[u8]) -> Self {
         std::array::from_fn(|k| T::decode(&bytes[k * size_of::<T>()..]))
     }
-    fn c_type() -> (&'static str, String) {
-        let (name, inner) = T::c_type();
-        (name, format!("[{N}]{inner}"))
+    fn c_type() -> &'static str {
+        <[T; N] as ClType>::cl()
     }
     fn declare() {
-        T::declare()
+        <[T; N] as ClType>::declare()
     }
 }
 
@@ -168,8 +168,7 @@ impl StructDecl {
     /// A field of type `F` named `field` at Rust's offset `offset`.
     pub fn field<F: Field>(mut self, field: &str, offset: usize) -> StructDecl {
         F::declare();
-        let (ty, dims) = F::c_type();
-        self.fields += &format!(" {ty} {field}{dims};");
+        self.fields += &format!(" {} {field};", F::c_type());
         let name = self.name;
         self.checks
             .push(format!("NU_OFFSETOF({name}, {field}) == {offset}"));

@@ -87,6 +87,12 @@ impl<'a> Launch<'a> {
         self
     }
 
+    /// A value passed as its bytes: a captured private array (`[T; N]`).
+    pub(crate) fn bytes(mut self, bytes: Vec<u8>) -> Self {
+        self.args.push(Arg::Scalar(bytes));
+        self
+    }
+
     /// A size or index argument of type `nu_idx`.
     pub fn index(mut self, value: usize) -> Self {
         self.args.push(Arg::Index(value as u64));

@@ -12,7 +12,10 @@ pub use crate::backend::opencl::spell::{division_helpers, literal, trips_helpers
 pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
-pub use crate::kernel::{c_offset, declare_struct, decode_each, encode_each, Field, StructDecl};
+pub use crate::kernel::{
+    c_offset, declare_struct, decode_each, encode_each, private_at, private_index, Field,
+    StructDecl,
+};
 pub use crate::reduce::{
     combine, identity, native_nuwork_reduce, native_scan_body, native_scan_totals, push_guard,
     push_len, push_start, reduce_cl_type, reduce_global, reduced, reduction_var, scan_global,

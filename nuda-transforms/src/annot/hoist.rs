@@ -29,9 +29,7 @@ impl VisitMut for Assigned {
         if let Place::Var(v) | Place::Member { base: v, .. } = p {
             self.0.insert(v.to_string());
         }
-        if let Place::Index { index, .. } = p {
-            index.iter_mut().for_each(|e| self.visit_expr(e));
-        }
+        crate::ir::visit::walk_place(self, p);
     }
 }
 

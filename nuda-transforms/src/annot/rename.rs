@@ -160,9 +160,19 @@ impl VisitMut for Rewrite {
 
     fn visit_place(&mut self, p: &mut Place) {
         match p {
-            Place::Var(v) | Place::Member { base: v, .. } => {
+            Place::Var(v) => {
                 if let Some(Ok(r)) = self.resolve(v) {
                     *v = r;
+                }
+            }
+            Place::Member { base, path } => {
+                if let Some(Ok(r)) = self.resolve(base) {
+                    *base = r;
+                }
+                for step in path {
+                    if let Step::Elem(e) = step {
+                        self.visit_expr(e);
+                    }
                 }
             }
             Place::Index { index, .. } => index.iter_mut().for_each(|e| self.visit_expr(e)),

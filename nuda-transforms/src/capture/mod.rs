@@ -169,8 +169,18 @@ impl Walker<'_> {
             } if self.context == Context::Nuwork && !self.is_local(name) => {
                 self.reduction_update(&name.clone(), *op, value, *span)
             }
-            Stmt::Assign { place, value, .. } => {
+            Stmt::Assign {
+                place,
+                value,
+                op,
+                slot,
+                ..
+            } => {
                 self.place(place);
+                if op.is_none() && matches!(place, Place::Index { .. }) {
+                    // Lowering typed `a[i] = v` in case `a` was a local array; it is not.
+                    *slot = None;
+                }
                 self.expr(value);
             }
             Stmt::Expr(e) => self.expr(e),
@@ -254,21 +264,43 @@ impl Walker<'_> {
     }
 
     fn place(&mut self, p: &mut Place) {
+        if let Place::Index { base, index } = p {
+            if self.is_local(base) {
+                // `t[k] = v` on a local: an element of a private array.
+                let index = self.one_index(base, std::mem::take(index));
+                *p = Place::Member {
+                    base: base.clone(),
+                    path: vec![Step::Elem(index)],
+                };
+            }
+        }
         match p {
             Place::Var(name) | Place::Member { base: name, .. } => {
                 if !self.is_local(name) {
                     self.assigned_capture(name);
                 }
+                if let Place::Member { path, .. } = p {
+                    for step in path {
+                        if let Step::Elem(e) = step {
+                            self.expr(e);
+                        }
+                    }
+                }
             }
             Place::Index { base, index } => {
                 index.iter_mut().for_each(|e| self.expr(e));
-                if self.is_local(base) {
-                    self.cx.error(base.span(), format!("`{base}` is a local value: only captured arrays can be assigned element by element"));
-                } else {
-                    self.capture(&base.clone(), true);
-                }
+                self.capture(&base.clone(), true);
             }
         }
+    }
+
+    /// The one index of a private array access `t[k]`; `t[(i, j)]` is refused.
+    fn one_index(&self, base: &Ident, mut index: Vec<Expr>) -> Expr {
+        if index.len() != 1 {
+            let msg = format!("`{base}` is a local array: it takes one index; index a nested array as `{base}[i][j]`");
+            self.cx.error(base.span(), msg);
+        }
+        index.swap_remove(0)
     }
 
     /// `name op= value` on a captured scalar of a `nuwork!` body: a reduction update, or an
@@ -315,7 +347,10 @@ impl Walker<'_> {
                 let name = name.clone();
                 self.capture(&name, false);
             }
-            ExprKind::Index { base, .. } if self.is_local(base) => self.lane(e),
+            ExprKind::Index { base, .. } if self.is_local(base) => {
+                self.private_element(e);
+                self.expr(e);
+            }
             ExprKind::Index { base, index } => {
                 index.iter_mut().for_each(|x| self.expr(x));
                 self.capture(&base.clone(), false);
@@ -349,9 +384,12 @@ impl Walker<'_> {
             ExprKind::Tuple(items) | ExprKind::Array(items) => {
                 items.iter_mut().for_each(|x| self.expr(x))
             }
-            ExprKind::Field { base, .. }
-            | ExprKind::Lane { base, .. }
-            | ExprKind::Member { base, .. } => self.expr(base),
+            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => self.expr(base),
+            ExprKind::Repeat { value, .. } => self.expr(value),
+            ExprKind::At { base, index } => {
+                self.expr(base);
+                self.expr(index);
+            }
             ExprKind::Struct { fields, rest, .. } => {
                 fields.iter_mut().for_each(|f| self.expr(&mut f.1));
                 if let Some(r) = rest {
@@ -369,28 +407,16 @@ impl Walker<'_> {
         }
     }
 
-    /// `v[k]` on a local value: a lane of an RGBA texel, `k` a constant 0 to 3.
-    fn lane(&mut self, e: &mut Expr) {
-        let ExprKind::Index { base, index } = &e.kind else {
+    /// `t[k]` on a local: an element of a private array (checked where it is emitted).
+    fn private_element(&mut self, e: &mut Expr) {
+        let ExprKind::Index { base, index } = &mut e.kind else {
             return;
         };
-        let lane = match index.as_slice() {
-            [Expr {
-                kind: ExprKind::Lit(Lit::Int { text, .. }),
-                ..
-            }] => text.parse::<u32>().ok().filter(|k| *k < 4),
-            _ => None,
-        };
-        let Some(lane) = lane else {
-            self.cx.error(e.span, format!("`{base}` is a local value: only [f32; 4] texels can be indexed in kernels, with a constant 0 to 3"));
-            return;
-        };
+        let index = self.one_index(base, std::mem::take(index));
         let var = Expr::new(ExprKind::Var(base.clone()), base.span());
-        let index = Box::new(index[0].clone());
-        e.kind = ExprKind::Lane {
+        e.kind = ExprKind::At {
             base: Box::new(var),
-            index,
-            lane,
+            index: Box::new(index),
         };
     }
 

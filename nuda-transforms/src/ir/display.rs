@@ -93,7 +93,6 @@ impl Printer {
 fn ty_name(t: Ty) -> &'static str {
     match t {
         Ty::Scalar(s) => s.rust_name(),
-        Ty::Float4 => "[f32; 4]",
         Ty::Slot(_) => "_",
     }
 }
@@ -112,9 +111,12 @@ fn pat(p: &Pat) -> String {
     }
 }
 
-fn member_path(base: &syn::Ident, path: &[syn::Ident]) -> String {
-    path.iter()
-        .fold(base.to_string(), |s, f| format!("{s}.{f}"))
+/// `b.pos.x`, `m[i][j]`: a local and a path into it.
+pub fn member_path(base: &syn::Ident, path: &[Step]) -> String {
+    path.iter().fold(base.to_string(), |s, step| match step {
+        Step::Field(f) => format!("{s}.{f}"),
+        Step::Elem(e) => format!("{s}[{}]", expr(e)),
+    })
 }
 
 fn place_text(p: &Place) -> String {
@@ -211,7 +213,10 @@ pub fn expr(e: &Expr) -> String {
             parts.extend(rest.iter().map(|r| format!("..{}", expr(r))));
             format!("{} {{ {} }}", path_text(path), parts.join(", "))
         }
-        ExprKind::Lane { base, lane, .. } => format!("{}[{lane}]", expr(base)),
+        ExprKind::At { base, index } => format!("{}[{}]", operand(base), expr(index)),
+        ExprKind::Repeat { value, len } => {
+            format!("[{}; {}]", expr(value), quote::quote!(#len))
+        }
         ExprKind::Trips(r, _) => format!("trips({})", range(r)),
         ExprKind::Offset { start, count, step } => match step {
             Some(s) => format!("{} + {} * {}", operand(start), operand(count), operand(s)),

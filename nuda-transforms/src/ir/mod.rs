@@ -171,19 +171,32 @@ pub enum Place {
     Var(Ident),
     /// An element of an array: `a[i]`, `a[(i, j)]`.
     Index { base: Ident, index: Vec<Expr> },
-    /// A field of a local struct: `b.x`, `b.pos.x` (a write to the local `base`).
-    Member { base: Ident, path: Vec<Ident> },
+    /// A part of a local value: a struct's field `b.x`, a private array's element `t[k]`, or
+    /// a path of those, `b.pos.x`, `m[i][j]`, `b.w[k]` (a write to the local `base`).
+    Member { base: Ident, path: Vec<Step> },
 }
 
-/// A type written in the source: a scalar, or `[f32; 4]`.
+/// One step of a [`Place::Member`] path.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// `.name`: a field of a `#[nustruct]`.
+    Field(Ident),
+    /// `[k]`: an element of a private array, checked.
+    Elem(Expr),
+}
+
+/// Whether a place's path has a private array element.
+pub fn has_elem(path: &[Step]) -> bool {
+    path.iter().any(|s| matches!(s, Step::Elem(_)))
+}
+
+/// A type written in the source: a scalar, or a type rustc names (a struct, an array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ty {
     /// A Rust scalar type.
     Scalar(Scalar),
-    /// `[f32; 4]`, an RGBA texel: `float4` in OpenCL C.
-    Float4,
-    /// A user type (a `#[nustruct]`) of a `#[nucode]` parameter or return: its OpenCL C name
-    /// comes from this slot, which the witness fills.
+    /// A user type (a `#[nustruct]`) or an array (`[f32; 4]`) of a `#[nucode]` parameter or
+    /// return: its OpenCL C name comes from this slot, which the witness fills.
     Slot(Slot),
 }
 
@@ -261,8 +274,14 @@ pub enum ExprKind {
     Paren(Box<Expr>),
     /// `(a, b)`: only as an index or a value to destructure.
     Tuple(Vec<Expr>),
-    /// `[r, g, b, a]`: a `float4`.
+    /// `[a, b, c]`: a private array; the slot is its type.
     Array(Vec<Expr>),
+    /// `[v; N]`: a private array of `N` copies of `v`, `N` a constant rustc evaluates (the
+    /// OpenCL C takes the length from the slot's type).
+    Repeat {
+        value: Box<Expr>,
+        len: Box<syn::Expr>,
+    },
     /// `e.0`: a component of a tuple (`a.dims().1`) or of an RGBA texel.
     Field { base: Box<Expr>, index: u32 },
     /// `e.name`: a field of a `#[nustruct]` value.
@@ -273,12 +292,8 @@ pub enum ExprKind {
         fields: Vec<(Ident, Expr)>,
         rest: Option<Box<Expr>>,
     },
-    /// `v[k]` with a constant `k` on an RGBA texel value.
-    Lane {
-        base: Box<Expr>,
-        index: Box<Expr>,
-        lane: u32,
-    },
+    /// `v[k]`: an element of a private array value (a local, a field, a texel), checked.
+    At { base: Box<Expr>, index: Box<Expr> },
     /// The number of values of a range, as a `usize` (made by the annotations); the slot is
     /// the range's type.
     Trips(Box<Range>, Slot),
@@ -451,11 +466,10 @@ impl Scalar {
 
 impl Ty {
     /// The OpenCL C type name; a slot's is only known at launch (emitters write its
-    /// placeholder instead), so this is for scalars and `float4`.
+    /// placeholder instead), so this is for scalars.
     pub fn cl_name(self) -> &'static str {
         match self {
             Ty::Scalar(s) => s.cl_name(),
-            Ty::Float4 => "float4",
             Ty::Slot(_) => "void",
         }
     }

@@ -1,7 +1,7 @@
 //! Walking the IR: a mutable visitor used by the analyses and the annotations (renaming locals,
 //! substituting loop variables).
 
-use super::{Block, Expr, ExprKind, Nest, Place, Range, Stmt};
+use super::{Block, Expr, ExprKind, Nest, Place, Range, Step, Stmt};
 
 impl Expr {
     /// The operands of an expression: its sub-expressions other than the bodies of blocks
@@ -22,7 +22,8 @@ impl Expr {
                 v.extend(rest.as_deref());
                 v
             }
-            ExprKind::Lane { base, index, .. } => vec![base, index],
+            ExprKind::At { base, index } => vec![base, index],
+            ExprKind::Repeat { value, .. } => vec![value],
             ExprKind::Offset { start, count, step } => {
                 let mut v: Vec<&Expr> = vec![start, count];
                 v.extend(step.as_deref());
@@ -62,8 +63,36 @@ pub trait VisitMut {
     }
     /// Visits an assignment target.
     fn visit_place(&mut self, p: &mut Place) {
-        if let Place::Index { index, .. } = p {
-            index.iter_mut().for_each(|e| self.visit_expr(e));
+        walk_place(self, p);
+    }
+}
+
+/// Walks the expressions of an assignment target: its indices.
+pub fn walk_place<V: VisitMut + ?Sized>(v: &mut V, p: &mut Place) {
+    match p {
+        Place::Index { index, .. } => index.iter_mut().for_each(|e| v.visit_expr(e)),
+        Place::Member { path, .. } => path.iter_mut().for_each(|s| {
+            if let Step::Elem(e) = s {
+                v.visit_expr(e)
+            }
+        }),
+        Place::Var(_) => {}
+    }
+}
+
+impl Place {
+    /// The index expressions of the target, in order.
+    pub fn indices(&self) -> Vec<&Expr> {
+        match self {
+            Place::Index { index, .. } => index.iter().collect(),
+            Place::Member { path, .. } => path
+                .iter()
+                .filter_map(|s| match s {
+                    Step::Elem(e) => Some(e),
+                    Step::Field(_) => None,
+                })
+                .collect(),
+            Place::Var(_) => Vec::new(),
         }
     }
 }
@@ -151,9 +180,12 @@ pub fn walk_expr<V: VisitMut + ?Sized>(v: &mut V, e: &mut Expr) {
             }
         }
         ExprKind::Block(b) => v.visit_block(b),
-        ExprKind::Field { base, .. }
-        | ExprKind::Lane { base, .. }
-        | ExprKind::Member { base, .. } => v.visit_expr(base),
+        ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => v.visit_expr(base),
+        ExprKind::At { base, index } => {
+            v.visit_expr(base);
+            v.visit_expr(index);
+        }
+        ExprKind::Repeat { value, .. } => v.visit_expr(value),
         ExprKind::Struct { fields, rest, .. } => {
             fields.iter_mut().for_each(|f| v.visit_expr(&mut f.1));
             if let Some(r) = rest {

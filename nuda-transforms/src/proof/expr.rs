@@ -98,9 +98,13 @@ impl Proof<'_> {
                 self.push(quote!(Top))
             }
             ExprKind::Field { base, index } => self.field(base, *index),
-            ExprKind::Lane { base, index, .. } => {
+            ExprKind::At { base, index } => {
                 self.expr(base);
                 self.expr(index);
+                self.push(quote!(Top))
+            }
+            ExprKind::Repeat { value, .. } => {
+                self.expr(value);
                 self.push(quote!(Top))
             }
             ExprKind::Trips(r, _) => self.trips(r),

@@ -283,8 +283,14 @@ impl<'a> Proof<'a> {
         let v = self.expr(value);
         let old = match place {
             Place::Var(name) => self.lookup(name).unwrap_or(NONE),
-            // A struct's fields are not tracked: the local is unknown (`Top`) throughout.
-            Place::Member { .. } => return,
+            // A struct's fields and an array's elements are not tracked: the local is
+            // unknown (`Top`) throughout. Their indices may read captured arrays.
+            Place::Member { .. } => {
+                for i in place.indices() {
+                    self.expr(i);
+                }
+                return;
+            }
             Place::Index { base, index } => {
                 let Some(cap) = self.capture(base) else {
                     return;

@@ -247,11 +247,10 @@ impl<'a> Lower<'a> {
                     return Some(Ty::Scalar(s));
                 }
             }
-            syn::Type::Array(a) if is_f32(&a.elem) && is_lit_4(&a.len) => return Some(Ty::Float4),
             syn::Type::Paren(p) => return self.ty(&p.elem),
             _ => {}
         }
-        self.cx.error(t.span(), "this type is not supported in nuda kernels; use f32, f64, i8..i64, u8..u64, usize, isize, bool, [f32; 4] or a #[nustruct] struct");
+        self.cx.error(t.span(), "this type is not supported in nuda kernels; use f32, f64, i8..i64, u8..u64, usize, isize, bool, a #[nustruct] struct, or a fixed-size array `[T; N]` of those");
         None
     }
 
@@ -317,7 +316,10 @@ impl<'a> Lower<'a> {
     ) -> Option<Stmt> {
         let place = self.place(left)?;
         let value = self.expr(right);
-        let slot = op.map(|_| self.slot());
+        // The place's type: a compound update computes in it, and a checked element store
+        // evaluates the value into a temporary of it first, as Rust does.
+        let element = matches!(place, Place::Member { ref path, .. } if path.iter().any(|s| matches!(s, Step::Elem(_))));
+        let slot = (op.is_some() || element || is_local_index(&place, &value)).then(|| self.slot());
         Some(Stmt::Assign {
             place,
             op,
@@ -395,18 +397,19 @@ impl<'a> Lower<'a> {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 p.path.get_ident().cloned().map(Place::Var)
             }
-            syn::Expr::Index(ix) => {
+            syn::Expr::Index(ix) if path_ident(&ix.expr).is_some() => {
                 let base = self.index_base(&ix.expr)?;
                 Some(Place::Index {
                     base,
                     index: self.index_list(&ix.index),
                 })
             }
+            syn::Expr::Index(_) => self.member_place(e),
             syn::Expr::Paren(p) => self.place(&p.expr),
             syn::Expr::Field(f) if self.tuple_parts_of(&f.base) => {
                 self.tuple_place(&f.base, &f.member).map(Place::Var)
             }
-            syn::Expr::Field(f) => self.member_place(f),
+            syn::Expr::Field(_) => self.member_place(e),
             other => {
                 self.cx.error(
                     other.span(),
@@ -417,16 +420,26 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// `b.x = ..`, `b.pos.x += ..`: a field of a local struct.
-    fn member_place(&mut self, f: &syn::ExprField) -> Option<Place> {
+    /// `b.x = ..`, `b.pos.x += ..`, `m[i][j] = ..`, `b.w[k] = ..`: a part of a local value.
+    fn member_place(&mut self, whole: &syn::Expr) -> Option<Place> {
         let mut path = Vec::new();
-        let mut e: &syn::Expr = &syn::Expr::Field(f.clone());
-        while let syn::Expr::Field(x) = e {
-            let syn::Member::Named(n) = &x.member else {
-                break;
-            };
-            path.push(n.clone());
-            e = &x.base;
+        let mut e = whole;
+        loop {
+            match e {
+                syn::Expr::Field(x) => {
+                    let syn::Member::Named(n) = &x.member else {
+                        break;
+                    };
+                    path.push(Step::Field(n.clone()));
+                    e = &x.base;
+                }
+                syn::Expr::Index(x) => {
+                    path.push(Step::Elem(self.private_index(&x.index)));
+                    e = &x.expr;
+                }
+                syn::Expr::Paren(x) => e = &x.expr,
+                _ => break,
+            }
         }
         path.reverse();
         match e {
@@ -435,7 +448,7 @@ impl<'a> Lower<'a> {
                 Some(Place::Member { base, path })
             }
             other => {
-                self.cx.error(other.span(), "kernels assign to local variables, fields of local structs `b.x` and array elements `a[i]` only");
+                self.cx.error(other.span(), "kernels assign to local variables, fields of local structs `b.x`, elements of local arrays `t[k]` and captured arrays' elements `a[i]` only");
                 None
             }
         }
@@ -463,12 +476,18 @@ impl<'a> Lower<'a> {
     }
 }
 
-fn is_f32(t: &syn::Type) -> bool {
-    matches!(t, syn::Type::Path(p) if p.path.is_ident("f32"))
+/// Whether `t[k] = v` may store into a local array (capture analysis decides whether `t`
+/// is local) and needs `v`'s type for its temporary: `v` has no slot of its own.
+fn is_local_index(place: &Place, value: &Expr) -> bool {
+    matches!(place, Place::Index { index, .. } if index.len() == 1) && value.slot.is_none()
 }
 
-fn is_lit_4(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "4")
+/// The name `e` is, if it is a plain name.
+pub(super) fn path_ident(e: &syn::Expr) -> Option<&syn::Ident> {
+    match e {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        _ => None,
+    }
 }
 
 /// The range of a `for` loop, in the shape `nfor!` ranges take.
@@ -549,7 +568,8 @@ fn is_zero(e: &Expr) -> bool {
     }
 }
 
-/// Whether a written type names a user type (a `#[nustruct]`), not a scalar or `[f32; 4]`.
+/// Whether a written type's OpenCL C name comes from rustc, through a slot: a user type (a
+/// `#[nustruct]`) or a fixed-size array, not a scalar.
 pub fn is_named_type(t: &syn::Type) -> bool {
     match t {
         syn::Type::Path(p) => {
@@ -561,6 +581,17 @@ pub fn is_named_type(t: &syn::Type) -> bool {
                     .is_some_and(|n| Scalar::from_name(&n).is_none() && !HOST.contains(&n.as_str()))
         }
         syn::Type::Paren(p) => is_named_type(&p.elem),
+        // A private array of any kernel value type.
+        syn::Type::Array(a) => match &*a.elem {
+            syn::Type::Path(p)
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| Scalar::from_name(&i.to_string()).is_some()) =>
+            {
+                true
+            }
+            elem => is_named_type(elem),
+        },
         _ => false,
     }
 }

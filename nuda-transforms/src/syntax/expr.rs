@@ -24,6 +24,11 @@ impl Lower<'_> {
             syn::Expr::Unary(u) => return self.unary(u),
             syn::Expr::Binary(b) => return self.binary(b),
             syn::Expr::Cast(c) => return self.cast(c),
+            syn::Expr::Index(ix) if super::body::path_ident(&ix.expr).is_none() => {
+                // `b.w[k]`, `m[i][j]`, `f(x)[k]`: an element of an array value.
+                let base = Box::new(self.expr(&ix.expr));
+                ExprKind::At { base, index: Box::new(self.private_index(&ix.index)) }
+            }
             syn::Expr::Index(ix) => match self.index_base(&ix.expr) {
                 Some(base) => ExprKind::Index { base, index: self.index_list(&ix.index) },
                 // `index_base` has said what is wrong.
@@ -37,6 +42,10 @@ impl Lower<'_> {
             syn::Expr::Group(g) => return self.expr(&g.expr),
             syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|x| self.expr(x)).collect()),
             syn::Expr::Array(a) => ExprKind::Array(a.elems.iter().map(|x| self.expr(x)).collect()),
+            syn::Expr::Repeat(r) => {
+                self.constant_len(&r.len);
+                ExprKind::Repeat { value: Box::new(self.expr(&r.expr)), len: r.len.clone() }
+            }
             syn::Expr::Field(f) => match (self.tuple_field(&f.base, &f.member), &f.member) {
                 (Some(part), _) => ExprKind::Var(part),
                 (None, syn::Member::Unnamed(i)) => ExprKind::Field { base: Box::new(self.expr(&f.base)), index: i.index },
@@ -45,8 +54,56 @@ impl Lower<'_> {
             syn::Expr::Struct(s) => return self.struct_lit(s),
             other => return self.err(span, unsupported(construct_name(other))),
         };
-        let slot = matches!(kind, ExprKind::Block(_)).then(|| self.slot());
+        let typed = matches!(
+            kind,
+            ExprKind::Block(_) | ExprKind::Array(_) | ExprKind::Repeat { .. }
+        );
+        let slot = typed.then(|| self.slot());
         Expr { kind, span, slot }
+    }
+
+    /// The index of a private array element: one expression (`t[i][j]`, not `t[(i, j)]`).
+    pub(super) fn private_index(&mut self, e: &syn::Expr) -> Expr {
+        match e {
+            syn::Expr::Tuple(t) if t.elems.len() > 1 => self.err(
+                e.span(),
+                "a local array takes one index; index a nested array as `t[i][j]`",
+            ),
+            other => self.expr(other),
+        }
+    }
+
+    /// Checks that the length of `[v; N]` is a constant: a literal, a `const` item (named in
+    /// capitals, or through a path such as `Self::N`), or arithmetic on those. Rustc checks
+    /// the rest; this catches a variable early, with the fix.
+    fn constant_len(&mut self, len: &syn::Expr) {
+        fn constant(e: &syn::Expr) -> bool {
+            match e {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(_),
+                    ..
+                }) => true,
+                syn::Expr::Path(p) => {
+                    p.path.segments.len() > 1
+                        || p.path.get_ident().is_some_and(|i| {
+                            let n = i.to_string();
+                            n.chars()
+                                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                        })
+                }
+                syn::Expr::Binary(b) => constant(&b.left) && constant(&b.right),
+                syn::Expr::Paren(p) => constant(&p.expr),
+                syn::Expr::Group(g) => constant(&g.expr),
+                syn::Expr::Cast(c) => constant(&c.expr),
+                syn::Expr::Block(b) => b.block.stmts.len() == 1,
+                syn::Expr::Const(_) => true,
+                _ => false,
+            }
+        }
+        if !constant(len) {
+            let text = quote::quote!(#len).to_string();
+            self.cx.error(len.span(), format!("a private array `[v; N]` needs a constant length, and `{text}` is not one: write a literal or a `const` item, as in `[0.0f32; 8]` or `const N: usize = 8;` then `[0.0f32; N]`; for a length known only at run time, use a captured NuArray1"));
+        }
     }
 
     /// `Body { x: e, ..rest }`: a `#[nustruct]` value, typed by its slot.

@@ -157,8 +157,14 @@ impl Pass<'_> {
         let mut f = self.expr(value, div);
         match place {
             // A field write leaves the other fields as they were: like a compound update.
+            // An element write, at a varying index, varies the array.
             Place::Member { base: v, .. } => {
-                if div.is_some() || !self.uniform(value) {
+                let mut uniform = div.is_none() && self.uniform(value);
+                for e in place.indices() {
+                    f = f.join(self.expr(e, div));
+                    uniform &= self.uniform(e);
+                }
+                if !uniform {
                     self.vary(v);
                 }
             }

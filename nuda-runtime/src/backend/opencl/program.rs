@@ -48,6 +48,7 @@ impl Prelude {
             t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
         }
         t += FAULT;
+        t += PRIVATE_ARRAYS;
         t += ITEMS;
         t += ATOMICS;
         t += &super::spell::division_helpers();
@@ -96,6 +97,21 @@ void nu_fault(global uint* e, uint site, uint detail, ulong i0, ulong i1, ulong 
     e[6] = (uint)i2; e[7] = (uint)(i2 >> 32); e[8] = (uint)d0; e[9] = (uint)(d0 >> 32);
     e[10] = (uint)d1; e[11] = (uint)(d1 >> 32); e[12] = (uint)d2; e[13] = (uint)(d2 >> 32);
 }
+";
+
+/// Private arrays, `[T; N]` values, are one-field structs (`kernel/private_array.rs`):
+/// `NU_AT(a, k, ..)` is element `k` of `a`, checked at site `s`. Out of range it records the
+/// fault and reads element 0 (a write checks with `nu_pin` and is skipped). `sizeof` does not
+/// evaluate its operand, so `a` is evaluated once.
+const PRIVATE_ARRAYS: &str = "\
+int nu_pin(ulong k, ulong n, int c, uint s, global uint* e) {
+    if (!c || k < n) return 1;
+    nu_fault(e, s, 0u, k, 0, 0, n, 0, 0);
+    return 0;
+}
+ulong nu_pidx(ulong k, ulong n, int c, uint s, global uint* e) { return nu_pin(k, n, c, s, e) ? k : 0; }
+#define NU_PLEN(a) (sizeof((a).v) / sizeof((a).v[0]))
+#define NU_AT(a, k, c, s, e) ((a).v[nu_pidx((ulong)(k), NU_PLEN(a), c, s, e)])
 ";
 
 /// The work-item builtins as Rust (and the native engine) define them: past the NDRange's
@@ -157,7 +173,16 @@ NU_ATOMIC_FLOAT_X(global, nu_atomic) NU_ATOMIC_FLOAT_X(local, nu_latomic)
 /// write OpenCL leaves undefined.
 const IMAGE_HELPERS: &str = "\
 #define nu_read1(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)).x
-#define nu_read4(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y))
+#ifndef nu_arr_float_4_declared
+#define nu_arr_float_4_declared
+typedef struct { float v[4]; } nu_arr_float_4;
+#endif
+nu_arr_float_4 nu_texel(float4 f) {
+    nu_arr_float_4 t;
+    t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
+    return t;
+}
+#define nu_read4(nu_i, nu_x, nu_y) nu_texel(read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)))
 int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
     if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
     nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);
@@ -166,8 +191,8 @@ int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
 void nu_write1(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
     if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), (float4)(v, 0.0f, 0.0f, 1.0f));
 }
-void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, float4 v, int c, uint s, global uint* e) {
-    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), v);
+void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_float_4 v, int c, uint s, global uint* e) {
+    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), (float4)(v.v[0], v.v[1], v.v[2], v.v[3]));
 }
 ";
 

@@ -98,14 +98,12 @@ impl ClEmitter<'_> {
             ExprKind::If { cond, then, els } => self.if_value(e, cond, then, els.as_deref()),
             ExprKind::Block(b) => self.block_value(e, b),
             ExprKind::Paren(x) => format!("({})", self.expr(x)),
-            ExprKind::Array(items) => {
-                let parts: Vec<String> = items.iter().map(|x| self.expr(x)).collect();
-                format!("((float4)({}))", parts.join(", "))
-            }
+            ExprKind::Array(items) => self.array_lit(e, items),
+            ExprKind::Repeat { value, .. } => self.repeat(e, value),
             ExprKind::Field { base, index } => self.field(base, *index),
             ExprKind::Member { base, name } => format!("({}).{name}", self.expr(base)),
             ExprKind::Struct { fields, rest, .. } => self.struct_lit(e, fields, rest.as_deref()),
-            ExprKind::Lane { base, lane, .. } => format!("({}).s{lane}", self.expr(base)),
+            ExprKind::At { base, index } => self.private_read(base, index, e.span),
             ExprKind::Trips(r, slot) => self.trips(r, *slot),
             ExprKind::Offset { start, count, step } => {
                 let (a, k) = (self.expr(start), self.expr(count));
@@ -333,6 +331,36 @@ impl ClEmitter<'_> {
                 em.line(format!("{tmp}.{n} = {v};"));
             }
         })
+    }
+
+    /// `[a, b, c]`: a temporary of the array's struct type, set element by element.
+    fn array_lit(&mut self, e: &Expr, items: &[Expr]) -> String {
+        let values: Vec<String> = items.iter().map(|x| self.expr(x)).collect();
+        self.hoisted(e, |em, tmp| {
+            for (k, v) in values.iter().enumerate() {
+                em.line(format!("{tmp}.v[{k}] = {v};"));
+            }
+        })
+    }
+
+    /// `[v; N]`: `v` evaluated once, into element 0, then copied; `N` is the type's.
+    fn repeat(&mut self, e: &Expr, value: &Expr) -> String {
+        let v = self.expr(value);
+        self.hoisted(e, |em, tmp| {
+            let k = em.names.fresh("nu_k");
+            em.line(format!("{tmp}.v[0] = {v};"));
+            em.line(format!(
+                "for (uint {k} = 1; {k} < NU_PLEN({tmp}); {k}++) {tmp}.v[{k}] = {tmp}.v[0];"
+            ));
+        })
+    }
+
+    /// `t[k]` on an array value: the prelude's checked `NU_AT`.
+    fn private_read(&mut self, base: &Expr, index: &Expr, span: proc_macro2::Span) -> String {
+        let name = crate::ir::display::expr(base);
+        let (b, k) = (self.expr(base), self.expr(index));
+        let (c, q) = self.env.site_args(SiteKind::Private, &name, 1, span);
+        format!("NU_AT({b}, {k}, {c}, {q}, nu_err)")
     }
 
     fn if_value(&mut self, e: &Expr, cond: &Expr, then: &Block, els: Option<&Expr>) -> String {

@@ -41,7 +41,12 @@ impl ClEmitter<'_> {
                 value,
                 slot,
                 span,
-            } => self.assign(place, op.zip(*slot), value, *span),
+            } => match place {
+                Place::Member { base, path } if has_elem(path) => {
+                    self.element_store(base, path, (*op, *slot), value, *span)
+                }
+                _ => self.assign(place, op.zip(*slot), value, *span),
+            },
             Stmt::Expr(e) => self.expr_stmt(e),
             Stmt::While { cond, body, .. } => {
                 let c = self.no_hoist(cond);
@@ -282,7 +287,11 @@ impl ClEmitter<'_> {
                 let v = self.expr(value);
                 let target = match place {
                     Place::Member { base, path } => {
-                        path.iter().fold(self.var(base), |t, f| format!("{t}.{f}"))
+                        path.iter().fold(self.var(base), |t, s| match s {
+                            Step::Field(f) => format!("{t}.{f}"),
+                            // `element_store` takes the paths with elements.
+                            Step::Elem(_) => t,
+                        })
                     }
                     Place::Var(name) | Place::Index { base: name, .. } => self.var(name),
                 };
@@ -294,6 +303,52 @@ impl ClEmitter<'_> {
                     None => self.line(format!("{target} = {v};")),
                 }
             }
+        }
+    }
+
+    /// `t[k] = v`, `b.w[k] += v`, `m[i][j] = v`: a store into a local value through checked
+    /// elements. The value is computed first, into a temporary of the place's type, as Rust
+    /// does; then each index is checked (`nu_pin`), and out of range the store is skipped.
+    fn element_store(
+        &mut self,
+        base: &syn::Ident,
+        path: &[Step],
+        (op, slot): (Option<BinOp>, Option<Slot>),
+        value: &Expr,
+        span: proc_macro2::Span,
+    ) {
+        let v = self.expr(value);
+        let ty = slot.or(value.slot).map_or_else(|| "void".into(), Ph::ty);
+        let tmp = self.names.fresh("nu_v");
+        self.line(format!("{ty} {tmp} = {v};"));
+        let mut target = self.var(base);
+        let mut opened = 0;
+        for (k, step) in path.iter().enumerate() {
+            match step {
+                Step::Field(f) => target = format!("{target}.{f}"),
+                Step::Elem(e) => {
+                    let name = crate::ir::display::member_path(base, &path[..k]);
+                    let (c, q) = self.env.site_args(SiteKind::Private, &name, 1, span);
+                    let i = self.names.fresh("nu_i");
+                    let x = self.expr(e);
+                    self.line(format!("ulong {i} = (ulong)({x});"));
+                    self.line(format!(
+                        "if (nu_pin({i}, NU_PLEN({target}), {c}, {q}, nu_err)) {{"
+                    ));
+                    self.indent += 1;
+                    opened += 1;
+                    target = format!("{target}.v[{i}]");
+                }
+            }
+        }
+        let new = match op.zip(slot) {
+            Some((op, slot)) => self.update(op, slot, &target, &tmp, span),
+            None => tmp,
+        };
+        self.line(format!("{target} = {new};"));
+        for _ in 0..opened {
+            self.indent -= 1;
+            self.line("}");
         }
     }
 

@@ -16,7 +16,6 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 pub fn ty_tokens(t: Ty) -> TokenStream {
     match t {
         Ty::Scalar(s) => format_ident!("{}", s.rust_name()).into_token_stream(),
-        Ty::Float4 => quote!([f32; 4]),
         // A user type is never written where the native form needs it (casts).
         Ty::Slot(_) => quote!(_),
     }
@@ -114,11 +113,21 @@ impl RustEmitter<'_> {
             ExprKind::Field { base, index } => self.field(base, *index, span),
             ExprKind::Trips(r, _) => self.trips(r, span),
             ExprKind::Offset { start, count, step } => self.offset(start, count, step, span),
-            ExprKind::Lane { base, index, .. } => {
-                let (b, i) = (self.expr(base), self.expr(index));
-                quote_spanned!(span=> #b[#i])
+            ExprKind::At { base, index } => self.private_read(base, index, span),
+            ExprKind::Repeat { value, len } => {
+                let v = self.expr(value);
+                quote_spanned!(span=> [#v; #len])
             }
         }
+    }
+
+    /// `t[k]` on an array value: checked, as the OpenCL C's `NU_AT`.
+    fn private_read(&mut self, base: &Expr, index: &Expr, span: Span) -> TokenStream {
+        let name = crate::ir::display::expr(base);
+        let (b, k) = (self.expr(base), self.expr(index));
+        let site = self.site(SiteKind::Private, &name, 1, span);
+        let p = PRIVATE.at(span);
+        quote_spanned!(span=> #p::private_at(&#b, #k, __nuda_fault, #site))
     }
 
     fn exprs(&mut self, items: &[Expr]) -> Vec<TokenStream> {

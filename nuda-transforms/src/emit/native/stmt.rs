@@ -6,7 +6,7 @@ use crate::ir::*;
 use crate::paths::PRIVATE;
 use crate::sites::SiteKind;
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 
 impl RustEmitter<'_> {
     /// A block, as `{ .. }` tokens.
@@ -185,7 +185,10 @@ impl RustEmitter<'_> {
         let s = super::slot_ident(slot);
         let value = match place {
             Place::Var(name) => quote!(#name),
-            Place::Member { base, path } => quote!(#base #(.#path)*),
+            Place::Member { base, path } => {
+                let steps = self.plain_steps(path);
+                quote!(#base #(#steps)*)
+            }
             Place::Index { base, index } => {
                 let idx = self.index(index);
                 quote!(#base.get(#idx))
@@ -221,8 +224,12 @@ impl RustEmitter<'_> {
                 };
                 quote!(#update #rec)
             }
+            Place::Member { base, path } if has_elem(path) => {
+                self.element_store(base, path, op, v, span)
+            }
             Place::Member { base, path } => {
-                let target = quote_spanned!(span=> #base #(.#path)*);
+                let steps = self.plain_steps(path);
+                let target = quote_spanned!(span=> #base #(#steps)*);
                 match op {
                     Some(op) if self.kernel_arith() => {
                         let new = self.binary(op, target.clone(), v, span);
@@ -260,5 +267,57 @@ impl RustEmitter<'_> {
         let old = quote_spanned!(span=> #base.load(__nuda_i, __nuda_fault, #site));
         let new = self.binary(op, old, quote!((#v)), span);
         quote_spanned!(span=> { let __nuda_i = #idx; #base.store(__nuda_i, #new, __nuda_fault, #site); })
+    }
+
+    /// A path as Rust writes it, `.x`, `[k]` (the witness's type of a place: never run).
+    fn plain_steps(&mut self, path: &[Step]) -> Vec<TokenStream> {
+        path.iter()
+            .map(|s| match s {
+                Step::Field(f) => quote!(.#f),
+                Step::Elem(e) => {
+                    let k = self.expr(e);
+                    quote!([#k])
+                }
+            })
+            .collect()
+    }
+
+    /// `t[k] = v`, `b.w[k] += v`: the value first, as Rust evaluates it, then each index
+    /// checked (`private_index`); out of range, the store is skipped.
+    fn element_store(
+        &mut self,
+        base: &syn::Ident,
+        path: &[Step],
+        op: Option<BinOp>,
+        v: TokenStream,
+        span: proc_macro2::Span,
+    ) -> TokenStream {
+        let mut target = quote!(#base);
+        let mut checks = Vec::new();
+        for (k, step) in path.iter().enumerate() {
+            match step {
+                Step::Field(f) => target = quote!(#target.#f),
+                Step::Elem(e) => {
+                    let name = crate::ir::display::member_path(base, &path[..k]);
+                    let site = self.site(SiteKind::Private, &name, 1, span);
+                    let x = self.expr(e);
+                    let i = format_ident!("__nuda_k{}", k);
+                    let p = PRIVATE.at(span);
+                    checks.push(quote_spanned!(span=> let ::core::option::Option::Some(#i) = #p::private_index(&#target, #x, __nuda_fault, #site) else { break 'store; };));
+                    target = quote!(#target[#i]);
+                }
+            }
+        }
+        let update = match op {
+            Some(op) if self.kernel_arith() => {
+                let new = self.binary(op, target.clone(), quote!(__nuda_v), span);
+                quote_spanned!(span=> #target = #new;)
+            }
+            _ => {
+                let op = super::expr::assign_op(op, span);
+                quote_spanned!(span=> #target #op __nuda_v;)
+            }
+        };
+        quote_spanned!(span=> { let __nuda_v = #v; 'store: { #(#checks)* #update } })
     }
 }

@@ -1,0 +1,139 @@
+//! Private arrays: `[T; N]` values in kernels, such as `let mut t = [0.0f32; 8];`, `[a, b,
+//! c]`, an RGBA texel, a `#[nustruct]`'s array field or a captured table of weights.
+//!
+//! OpenCL C cannot assign, pass or return a bare array, so `[T; N]` is the one-field struct
+//! `typedef struct { T v[N]; } nu_arr_T_N;`. A struct of one array has the array's size and
+//! alignment, so the same type lays out a `#[nustruct]`'s array field and its offsets are
+//! checked like any other field's. `T` is the element's type in memory (`nu_word` for
+//! `usize`), so a field, a local and a captured value of one Rust type are one C type.
+//!
+//! Every element access is checked: by the prelude's `NU_AT` and `nu_pin` in OpenCL C, by
+//! [`private_at`] and [`private_index`] natively. A private-array site is not a bounds site
+//! of the `#[unchecked]` opt-out: its check is one compare on a register, and it keeps the
+//! opt-out's promise about captured arrays from reaching a kernel's own values.
+
+use super::capture::{ClType, KernelRef};
+use super::nustruct::{declare_struct, Field};
+use crate::fault::{Checker, Site};
+use crate::launch::Launch;
+use crate::private::{CaptureDesc, Input};
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+impl<T: Field, const N: usize> ClType for [T; N] {
+    fn cl() -> &'static str {
+        const {
+            assert!(
+                N > 0,
+                "nuda: a private array needs at least one element: OpenCL C has no empty arrays"
+            )
+        };
+        array_type(T::c_type(), N)
+    }
+    fn declare() {
+        T::declare();
+        Self::cl();
+    }
+}
+
+/// A captured array is passed by value, like a scalar.
+impl<T: Field, const N: usize> KernelRef for [T; N] {
+    type Native<'a> = [T; N];
+    fn desc(&self) -> CaptureDesc {
+        CaptureDesc::Scalar(<Self as ClType>::cl())
+    }
+    fn native_ref(&self) -> [T; N] {
+        *self
+    }
+    fn proof_input(&self) -> Input {
+        // Not an integer: the proof treats its elements as any value.
+        Input::Float
+    }
+    fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
+        let mut bytes = vec![0u8; size_of::<Self>()];
+        self.encode(&mut bytes);
+        l.bytes(bytes)
+    }
+}
+
+/// Names interned so far: one leak per distinct array type of the process.
+static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+
+fn intern(name: String) -> &'static str {
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    let set = names.get_or_insert_with(HashSet::new);
+    match set.get(name.as_str()) {
+        Some(n) => n,
+        None => {
+            let n: &'static str = Box::leak(name.into_boxed_str());
+            set.insert(n);
+            n
+        }
+    }
+}
+
+/// The OpenCL C struct of `n` elements of C type `elem`, declared for the programs that name
+/// it. The declaration is guarded: the image prelude declares the RGBA texel's own.
+pub fn array_type(elem: &str, n: usize) -> &'static str {
+    let name = intern(format!("nu_arr_{elem}_{n}"));
+    declare_struct(name, || {
+        format!("#ifndef {name}_declared\n#define {name}_declared\ntypedef struct {{ {elem} v[{n}]; }} {name};\n#endif\n")
+    });
+    name
+}
+
+/// A value kernels index with `t[k]` besides captured arrays: a fixed-size array.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be indexed in a nuda kernel",
+    label = "kernels index captured arrays (`NuArray1/2/3`, `NuVec`) and fixed-size arrays `[T; N]`"
+)]
+pub trait PrivateArray {
+    /// The element type.
+    type Elem: Copy;
+    /// The length.
+    const LEN: usize;
+    /// Element `k`, which is below `LEN`.
+    fn get(&self, k: usize) -> Self::Elem;
+}
+
+impl<T: Copy, const N: usize> PrivateArray for [T; N] {
+    type Elem = T;
+    const LEN: usize = N;
+    #[inline(always)]
+    fn get(&self, k: usize) -> T {
+        self[k]
+    }
+}
+
+/// Checks `k` against a private array's length; out of range, records the fault at `site`.
+#[inline(always)]
+pub fn private_index<A: PrivateArray + ?Sized, const TR: bool>(
+    _: &A,
+    k: usize,
+    f: Checker<'_, TR>,
+    site: &'static Site,
+) -> Option<usize> {
+    if k < A::LEN {
+        return Some(k);
+    }
+    f.bounds(site, [k as u64, 0, 0], [A::LEN as u64, 0, 0]);
+    None
+}
+
+/// `a[k]` on a private array. Out of range, the fault is recorded and the first element read,
+/// as OpenCL C's `NU_AT` does.
+#[inline(always)]
+pub fn private_at<A: PrivateArray, const TR: bool>(
+    a: &A,
+    k: usize,
+    f: Checker<'_, TR>,
+    site: &'static Site,
+) -> A::Elem {
+    const {
+        assert!(
+            A::LEN > 0,
+            "nuda: a private array needs at least one element: OpenCL C has no empty arrays"
+        )
+    };
+    a.get(private_index(a, k, f, site).unwrap_or(0))
+}
