@@ -643,3 +643,77 @@ pow_tests!(pow_i32, i32);
 pow_tests!(pow_u32, u32);
 pow_tests!(pow_i64, i64);
 pow_tests!(pow_u64, u64);
+
+macro_rules! euclid_shift_tests {
+    ($name:ident, $t:ty) => {
+        /// `checked_shl/shr(s).unwrap_or(v)`, `checked_div_euclid/rem_euclid(y).unwrap_or(v)`
+        /// and `saturating_div(y)` against Rust: shifts of the type's bits and past them,
+        /// `MIN / -1`, zero divisors (except for `saturating_div`, which panics on them in Rust
+        /// and faults in kernels, tested below), negative operands.
+        #[test]
+        fn $name() {
+            let mut xs: Vec<$t> = vec![0, 1, 7, <$t>::MAX, <$t>::MIN, (0 as $t).wrapping_sub(1), (0 as $t).wrapping_sub(7)];
+            xs.extend((0..12u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 13) as $t));
+            let ys: Vec<$t> = vec![0, 1, 3, (0 as $t).wrapping_sub(1), (0 as $t).wrapping_sub(3), <$t>::MAX, <$t>::MIN];
+            let shifts: Vec<u32> = vec![0, 1, <$t>::BITS - 1, <$t>::BITS, <$t>::BITS + 1, 1000];
+            let mut cases: Vec<($t, $t, u32)> = Vec::new();
+            for &x in &xs {
+                for (k, &y) in ys.iter().enumerate() {
+                    cases.push((x, y, shifts[k % shifts.len()]));
+                }
+            }
+            let n = cases.len();
+            let v = 42 as $t;
+            let want: Vec<[$t; 5]> = cases
+                .iter()
+                .map(|&(x, y, s)| {
+                    let sat = if y == 0 { 0 } else { x.saturating_div(y) };
+                    [x.checked_shl(s).unwrap_or(v), x.checked_shr(s).unwrap_or(v),
+                     x.checked_div_euclid(y).unwrap_or(v), x.checked_rem_euclid(y).unwrap_or(v), sat]
+                })
+                .collect();
+            let xa = NuArray1::<$t>::from_vec(n, cases.iter().map(|c| c.0).collect())._or_panic();
+            let ya = NuArray1::<$t>::from_vec(n, cases.iter().map(|c| c.1).collect())._or_panic();
+            let sa = NuArray1::<u32>::from_vec(n, cases.iter().map(|c| c.2).collect())._or_panic();
+            check(want, || {
+                let mut o = NuArray2::<$t>::new((n, 5));
+                nuwork!(8; nfor!(i in n {
+                    let (x, y, s) = (xa[i], ya[i], sa[i]);
+                    o[(i, 0)] = x.checked_shl(s).unwrap_or(v);
+                    o[(i, 1)] = x.checked_shr(s).unwrap_or(v);
+                    o[(i, 2)] = x.checked_div_euclid(y).unwrap_or(v);
+                    o[(i, 3)] = x.checked_rem_euclid(y).unwrap_or(v);
+                    if y != 0 {
+                        o[(i, 4)] = x.saturating_div(y);
+                    }
+                }))?;
+                let o = o.to_vec();
+                Ok((0..n).map(|i| <[$t; 5]>::try_from(&o[i * 5..i * 5 + 5]).unwrap()).collect::<Vec<_>>())
+            });
+        }
+    };
+}
+
+euclid_shift_tests!(euclid_shift_i8, i8);
+euclid_shift_tests!(euclid_shift_u8, u8);
+euclid_shift_tests!(euclid_shift_i16, i16);
+euclid_shift_tests!(euclid_shift_u16, u16);
+euclid_shift_tests!(euclid_shift_i32, i32);
+euclid_shift_tests!(euclid_shift_u32, u32);
+euclid_shift_tests!(euclid_shift_i64, i64);
+euclid_shift_tests!(euclid_shift_u64, u64);
+
+/// `saturating_div` by zero is the launch's error with Rust's words, where Rust panics.
+#[test]
+fn saturating_div_by_zero_is_an_error() {
+    for d in common::engines() {
+        let r = nuda::with_device(d.index, || {
+            let a = NuArray1::<i32>::from_fn(16, |i| i as i32 - 8);
+            let mut o = NuArray1::<i32>::new(16);
+            nuwork!(8; nfor!(i in 16 { o[i] = a[i].saturating_div(a[i] / 4); }))
+        })
+        .unwrap();
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("attempt to divide by zero"), "{}: {e}", d.name);
+    }
+}

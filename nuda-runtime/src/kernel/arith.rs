@@ -36,6 +36,13 @@ pub trait Arith: Copy {
         f: Checker<'_, TR>,
         site: &'static Site,
     ) -> Self;
+    /// `a.saturating_div(b)`: `MIN / -1` is `MAX`; a zero divisor faults as `nu_div`.
+    fn nu_saturating_div<const TR: bool>(
+        self,
+        b: Self,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self;
     /// `x.clamp(lo, hi)`; bounds out of order (or a NaN bound) record a fault where Rust
     /// panics, and a NaN `x` stays NaN.
     fn nu_clamp<const TR: bool>(
@@ -125,6 +132,14 @@ macro_rules! ints {
                 }
             }
             #[inline(always)]
+            fn nu_saturating_div<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
+                if b == 0 {
+                    f.arith(site, false);
+                    return 0;
+                }
+                self.saturating_div(b)
+            }
+            #[inline(always)]
             fn nu_clamp<const TR: bool>(self, lo: $t, hi: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
                 clamp_checked(self, lo, hi, f, site)
             }
@@ -164,6 +179,9 @@ macro_rules! floats {
             fn nu_rem<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self % b }
             #[inline(always)]
             fn nu_rem_euclid<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self.rem_euclid(b) }
+            // Floats have no `saturating_div` in Rust, so the witness refuses it first.
+            #[inline(always)]
+            fn nu_saturating_div<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self / b }
             #[inline(always)]
             fn nu_clamp<const TR: bool>(self, lo: $t, hi: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
                 clamp_checked(self, lo, hi, f, site)
@@ -206,6 +224,9 @@ impl Arith for bool {
     }
     fn nu_rem_euclid<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
         self.nu_rem(b, f, s)
+    }
+    fn nu_saturating_div<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
+        self.nu_div(b, f, s)
     }
     fn nu_clamp<const TR: bool>(
         self,

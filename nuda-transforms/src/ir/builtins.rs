@@ -68,6 +68,11 @@ pub enum MethodKind {
     SaturatingAbs,
     CheckedPow,
     SaturatingPow,
+    CheckedShl,
+    CheckedShr,
+    CheckedDivEuclid,
+    CheckedRemEuclid,
+    SaturatingDiv,
     // arrays and images
     Dims,
     Len,
@@ -257,6 +262,21 @@ pub const METHODS: &[Method] = &[
         ..checked_or("checked_abs", MethodKind::CheckedAbs)
     },
     checked_or("checked_pow", MethodKind::CheckedPow),
+    // `None` for a shift of the type's bits or more; the amount is a `u32`, as in Rust.
+    checked_or("checked_shl", MethodKind::CheckedShl),
+    checked_or("checked_shr", MethodKind::CheckedShr),
+    checked_or("checked_div_euclid", MethodKind::CheckedDivEuclid),
+    checked_or("checked_rem_euclid", MethodKind::CheckedRemEuclid),
+    // `MIN / -1` saturates to `MAX`; a zero divisor faults at the call, where Rust panics.
+    Method {
+        native: NativeMethod::Checked("nu_saturating_div"),
+        ..m(
+            "saturating_div",
+            MethodKind::SaturatingDiv,
+            1,
+            ClMethod::Typed,
+        )
+    },
     // A power past the type saturates to `MAX`, or to `MIN` for a negative base and an odd
     // exponent, as in Rust.
     m(

@@ -243,13 +243,16 @@ impl Proof<'_> {
             SaturatingMul => self.binary(BinOp::Mul, a, b, ty, span),
             // Checked at the same site as `%`, and within its result's bounds.
             RemEuclid => self.binary(BinOp::Rem, a, b, ty, span),
+            // Checked at the same site as `/`; a saturated quotient lies within its bounds.
+            SaturatingDiv => self.binary(BinOp::Div, a, b, ty, span),
             WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
             CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
             // Their results depend on a usize's width, as a rotation's do.
             RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
             // Whether a usize operation overflows depends on its width too.
             CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedNeg
-            | CheckedAbs | SaturatingNeg | SaturatingAbs | CheckedPow | SaturatingPow => {
+            | CheckedAbs | SaturatingNeg | SaturatingAbs | CheckedPow | SaturatingPow
+            | CheckedShl | CheckedShr | CheckedDivEuclid | CheckedRemEuclid => {
                 self.push(quote!(Rotate(#ty, #l)))
             }
             _ => self.push(quote!(Top)),

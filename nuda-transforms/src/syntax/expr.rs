@@ -332,6 +332,10 @@ impl Lower<'_> {
             ("checked_div", 1),
             ("checked_rem", 1),
             ("checked_pow", 1),
+            ("checked_shl", 1),
+            ("checked_shr", 1),
+            ("checked_div_euclid", 1),
+            ("checked_rem_euclid", 1),
             ("checked_neg", 0),
             ("checked_abs", 0),
         ];

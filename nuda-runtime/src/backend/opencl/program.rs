@@ -76,6 +76,11 @@ impl Prelude {
             "saturating_abs",
             "checked_pow",
             "saturating_pow",
+            "saturating_div",
+            "checked_shl",
+            "checked_shr",
+            "checked_div_euclid",
+            "checked_rem_euclid",
         ] {
             t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
         }

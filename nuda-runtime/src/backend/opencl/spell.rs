@@ -138,7 +138,7 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
         // The operand is cast first: C's promotions may have made a `char` an `int`.
         "abs" if t.signed => format!("as_{}(abs(({})({})))", t.name, t.name, a(0)),
         "abs" => format!("({})", a(0)),
-        "div" | "rem" | "rem_euclid" => format!(
+        "div" | "rem" | "rem_euclid" | "saturating_div" => format!(
             "nu_{op}_{}({}, {}, {}, {}, nu_err)",
             t.name,
             a(0),
@@ -243,7 +243,8 @@ pub fn func(f: &str, ty: &str) -> String {
         "min" | "max" if float => format!("f{f}"),
         "signum" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" | "checked_add"
         | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" | "checked_neg"
-        | "checked_abs" | "saturating_abs" | "checked_pow" | "saturating_pow" => {
+        | "checked_abs" | "saturating_abs" | "checked_pow" | "saturating_pow" | "checked_shl"
+        | "checked_shr" | "checked_div_euclid" | "checked_rem_euclid" => {
             format!("nu_{f}_{ty}")
         }
         other => other.to_string(),
@@ -310,8 +311,9 @@ pub fn division_helpers() -> String {
     }
     for t in ["uchar", "ushort", "uint", "ulong"] {
         s += &format!("NU_DIV({t}, /, div, 0)\nNU_DIV({t}, %, rem, 0)\n");
-        // Rust's rem_euclid of unsigned values is the remainder.
+        // Rust's rem_euclid of unsigned values is the remainder; nothing saturates.
         s += &format!("{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_rem_{t}(a, b, c, s, e); }}\n");
+        s += &format!("{t} nu_saturating_div_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_div_{t}(a, b, c, s, e); }}\n");
     }
     // A negative remainder moves up by |b|, in the unsigned twin (|MIN| wraps, as in Rust).
     for (t, u) in [
@@ -323,6 +325,12 @@ pub fn division_helpers() -> String {
         s += &format!(
             "{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ {t} r = nu_rem_{t}(a, b, c, s, e); \
              return r < 0 ? as_{t}(({u})(({u})r + (b < 0 ? ({u})0 - ({u})b : ({u})b))) : r; }}\n"
+        );
+        // `MIN / -1` is `MAX`, as Rust's `saturating_div`; a zero divisor still faults.
+        let (min, max, _) = limits(t);
+        s += &format!(
+            "{t} nu_saturating_div_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ \
+             return (a == {min} && b == -1) ? {max} : nu_div_{t}(a, b, c, s, e); }}\n"
         );
     }
     s
@@ -445,6 +453,30 @@ fn checked(t: &str, u: &str) -> String {
     f(u, "mul", &mul_u);
     f(u, "div", &format!("return y == 0 ? v : ({u})(x / y);"));
     f(u, "rem", &format!("return y == 0 ? v : ({u})(x % y);"));
+    // Euclid's quotient and remainder: the remainder is never negative. An unsigned one is
+    // the plain division's.
+    let over = format!("y == 0 || (x == {min} && y == -1)");
+    f(
+        t,
+        "div_euclid",
+        &format!("if ({over}) return v; {t} q = ({t})(x / y); return ({t})(x % y) < 0 ? ({t})(y > 0 ? q - 1 : q + 1) : q;"),
+    );
+    f(
+        t,
+        "rem_euclid",
+        &format!("if ({over}) return v; {t} r = ({t})(x % y); return r < 0 ? as_{t}(({u})(({u})r + (y < 0 ? ({u})0 - ({u})y : ({u})y))) : r;"),
+    );
+    f(u, "div_euclid", &format!("return y == 0 ? v : ({u})(x / y);"));
+    f(u, "rem_euclid", &format!("return y == 0 ? v : ({u})(x % y);"));
+    // A shift of the type's bits or more is `None`; a signed left shift goes through the
+    // unsigned twin, where C defines it.
+    let shift = |ty: &str, op: &str, body: &str| {
+        format!("{ty} nu_checked_{op}_{ty}({ty} x, uint y, {ty} v) {{ return y < 8 * sizeof({ty}) ? {body} : v; }}\n")
+    };
+    s += &shift(t, "shl", &format!("as_{t}(({u})(({u})x << y))"));
+    s += &shift(u, "shl", &format!("({u})(x << y)"));
+    s += &shift(t, "shr", &format!("({t})(x >> y)"));
+    s += &shift(u, "shr", &format!("({u})(x >> y)"));
     // `neg` and `abs` overflow only at MIN; an unsigned `checked_neg` is `Some` only for 0.
     let one = |ty: &str, op: &str, body: &str| {
         format!("{ty} nu_checked_{op}_{ty}({ty} x, {ty} v) {{ {body} }}\n")

@@ -276,15 +276,15 @@ impl ClEmitter<'_> {
                 format!("{f}({})", all.join(", "))
             }
             ClMethod::Recip => format!("(1 / ({x}))"),
-            ClMethod::Typed if kind == MethodKind::RemEuclid => {
-                // A zero divisor faults at the call, as `%` does.
-                let (c, q) = self.env.site_args(SiteKind::Remainder, "", 0, span);
+            ClMethod::Typed if matches!(kind, MethodKind::RemEuclid | MethodKind::SaturatingDiv) => {
+                // A zero divisor faults at the call, as `%` and `/` do.
+                let (site, op) = match kind {
+                    MethodKind::RemEuclid => (SiteKind::Remainder, "rem_euclid"),
+                    _ => (SiteKind::Divide, "saturating_div"),
+                };
+                let (c, q) = self.env.site_args(site, "", 0, span);
                 let b = a.first().cloned().unwrap_or_default();
-                Ph::op(
-                    recv.slot.unwrap_or_default(),
-                    "rem_euclid",
-                    &[&x, &b, &c, &q],
-                )
+                Ph::op(recv.slot.unwrap_or_default(), op, &[&x, &b, &c, &q])
             }
             ClMethod::Typed if kind == MethodKind::Clamp => {
                 // Bounds out of order fault at the call, where Rust panics.
@@ -513,7 +513,8 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
         Pow => format!("{}({x}, (uint)({}))", Ph::func(s, "pow"), arg(0)),
         SwapBytes => format!("{}({x})", Ph::func(s, "swap_bytes")),
         SaturatingMul => format!("{}({x}, {})", Ph::func(s, "saturating_mul"), arg(0)),
-        CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem => {
+        CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedDivEuclid
+        | CheckedRemEuclid => {
             let f = Ph::func(s, kind.spec().name);
             format!("{f}({x}, {}, {})", arg(0), arg(1))
         }
@@ -524,6 +525,10 @@ fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
             arg(1)
         ),
         SaturatingPow => format!("{}({x}, (uint)({}))", Ph::func(s, "saturating_pow"), arg(0)),
+        CheckedShl | CheckedShr => {
+            let f = Ph::func(s, kind.spec().name);
+            format!("{f}({x}, (uint)({}), {})", arg(0), arg(1))
+        }
         CheckedNeg | CheckedAbs | SaturatingAbs => {
             let f = Ph::func(s, kind.spec().name);
             let rest: String = a.iter().map(|v| format!(", {v}")).collect();
