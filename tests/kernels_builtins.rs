@@ -714,6 +714,10 @@ fn saturating_div_by_zero_is_an_error() {
         })
         .unwrap();
         let e = r.unwrap_err();
-        assert!(e.to_string().contains("attempt to divide by zero"), "{}: {e}", d.name);
+        assert!(
+            e.to_string().contains("attempt to divide by zero"),
+            "{}: {e}",
+            d.name
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::ir::{Block, Ty};
 use crate::paths::PRIVATE;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType};
 
@@ -64,11 +64,10 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
             t => (value_ty(&mut lower, t, &mut named), Vec::new()),
         },
     };
-    if !f.sig.generics.params.is_empty() {
-        cx.error(
-            f.sig.generics.span(),
-            "#[nucode] functions cannot be generic",
-        );
+    for g in &f.sig.generics.params {
+        if !matches!(g, syn::GenericParam::Type(_)) {
+            cx.error(g.span(), "#[nucode] functions are generic over types only, as in `fn f<T: nuda::Element>(x: T) -> T`; lifetimes and const parameters are not supported");
+        }
     }
     let mut body = lower.block(&f.block);
     crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
@@ -185,30 +184,41 @@ fn params(
 }
 
 fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
-    let (vis, ident) = (&f.vis, &f.sig.ident);
-    let (companion, native) = (companion(f, p), &p.native);
+    let ident = &f.sig.ident;
+    let (impl_g, ty_g, _) = f.sig.generics.split_for_impl();
+    let turbofish = ty_g.as_turbofish();
+    let where_c = where_static(f);
     let (inputs, output, sites) = (&f.sig.inputs, &f.sig.output, &p.sites);
+    let ret = match output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, t) => quote!(#t),
+    };
+    let (twin, witness, nucode) = (twin(f), witness_fns(f, p), nucode_fn(f, p));
+    let native = &p.native;
     quote! {
         #f
 
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis struct #ident {}
+        #twin
 
         #[doc(hidden)]
         #[allow(clippy::all, unused_parens, non_upper_case_globals, dead_code)]
-        impl #ident {
+        impl #impl_g #ident #ty_g #where_c {
             /// The check sites of the kernel forms.
             pub const __NUDA_SITES: &'static [#PRIVATE::Site] = {
                 static SITES: #sites;
                 &SITES
             };
 
-            /// What kernels that call this function link in.
-            pub const __NUDA_NUCODE: &'static #PRIVATE::Nucode = {
-                static NUCODE: #PRIVATE::Nucode = #companion;
-                &NUCODE
-            };
+            #witness
+
+            /// The call as a kernel's witness types it: the result, and this twin, whose
+            /// type names the instance (never called).
+            #[allow(unused_variables)]
+            pub fn __nuda_call(#inputs) -> (#ret, Self) {
+                // Names the function, which kernels use through this twin alone.
+                let _ = #ident #turbofish;
+                ::core::unreachable!("nuda: the type witness is never called")
+            }
 
             /// The body as the native engine runs it.
             #[inline(always)]
@@ -218,16 +228,82 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
                 #native
             }
         }
+
+        #[doc(hidden)]
+        #[allow(clippy::all)]
+        impl #impl_g #PRIVATE::NucodeFn for #ident #ty_g #where_c {
+            fn nucode() -> &'static #PRIVATE::Nucode {
+                #nucode
+            }
+        }
     }
 }
 
-/// The `Nucode` companion: template, slot types from the witness, calls, sites, proof.
-fn companion(f: &ItemFn, p: &Parts) -> TokenStream {
-    let (ident, inputs, output) = (&f.sig.ident, &f.sig.inputs, &f.sig.output);
-    let name = ident.to_string();
+/// The function's twin in the type namespace: a unit struct, generic over the function's
+/// type parameters so that each instance has its own type.
+fn twin(f: &ItemFn) -> TokenStream {
+    let (vis, ident) = (&f.vis, &f.sig.ident);
+    let params: Vec<&syn::Ident> = f.sig.generics.type_params().map(|t| &t.ident).collect();
+    let body = match params.is_empty() {
+        true => quote!({}),
+        // Braced: a tuple struct's constructor would clash with the function's name.
+        false => quote!({ __nuda: ::core::marker::PhantomData<fn() -> (#(#params,)*)> }),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident <#(#params),*> #body
+    }
+}
+
+/// The function's where clause, plus `T: 'static` for each type parameter: an instance's
+/// companion is kept by its type's `TypeId`.
+fn where_static(f: &ItemFn) -> TokenStream {
+    let params = f.sig.generics.type_params().map(|t| &t.ident);
+    let own = f.sig.generics.where_clause.as_ref().map(|w| &w.predicates);
+    let own = own.into_iter().flat_map(|p| p.iter());
+    quote!(where #(#params: 'static,)* #(#own,)*)
+}
+
+/// The companion: a static for a plain function, one made on first use per instance of a
+/// generic one.
+fn nucode_fn(f: &ItemFn, p: &Parts) -> TokenStream {
+    let (name, generic) = (f.sig.ident.to_string(), !f.sig.generics.params.is_empty());
+    let (template, proof) = (&p.template, &p.proof);
+    // A static's initializer cannot name `Self`: a plain function's twin is named instead.
+    let this = match generic {
+        true => quote!(Self),
+        false => f.sig.ident.to_token_stream(),
+    };
+    let make = quote! {
+        #PRIVATE::Nucode {
+            name: #name,
+            template: #template,
+            types: #this::__nuda_types,
+            calls: #this::__nuda_calls,
+            sites: #this::__NUDA_SITES,
+            proof: {
+                static PROOF: #proof;
+                &PROOF
+            },
+        }
+    };
+    match generic {
+        true => quote!(#PRIVATE::nucode_instance::<Self>(|| #make)),
+        false => quote! {
+            static NUCODE: #PRIVATE::Nucode = #make;
+            &NUCODE
+        },
+    }
+}
+
+/// The witness, once: the types of its slots and the instances its calls make.
+fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
+    let (inputs, output) = (&f.sig.inputs, &f.sig.output);
     let mut recorded = std::collections::BTreeSet::new();
     recorded_slots(&p.witness, &mut recorded);
     let decls = slot_decls(&recorded);
+    let call_decls = crate::emit::native::call_decls(p.calls.len());
     let types = (0..p.slots).map(|k| {
         if recorded.contains(&k) {
             let s = slot_ident(k);
@@ -236,29 +312,25 @@ fn companion(f: &ItemFn, p: &Parts) -> TokenStream {
             quote!(#PRIVATE::Fill::Type("void"))
         }
     });
-    let (calls, template, witness, proof) =
-        (companions(&p.calls), &p.template, &p.witness, &p.proof);
+    let (calls, witness) = (companions(&p.calls), &p.witness);
     quote! {
-        #PRIVATE::Nucode {
-            name: #name,
-            template: #template,
-            types: {
-                fn __nuda_types() -> ::std::vec::Vec<#PRIVATE::Fill> {
-                    #decls
-                    {
-                        #[allow(unused, unreachable_code, clippy::all)]
-                        let __nuda_witness = |__nuda_fault: #PRIVATE::Checker<'_, false>, #inputs| #output { #witness };
-                    }
-                    ::std::vec![#(#types),*]
-                }
-                __nuda_types
-            },
-            calls: #calls,
-            sites: #ident::__NUDA_SITES,
-            proof: {
-                static PROOF: #proof;
-                &PROOF
-            },
+        fn __nuda_witness() -> (::std::vec::Vec<#PRIVATE::Fill>, ::std::vec::Vec<&'static #PRIVATE::Nucode>) {
+            #decls
+            #call_decls
+            {
+                #[allow(unused, unreachable_code, clippy::all)]
+                let __nuda_witness = |__nuda_fault: #PRIVATE::Checker<'_, false>, #inputs| #output { #witness };
+            }
+            let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
+            (::std::vec![#(#types),*], __nuda_calls.to_vec())
+        }
+
+        fn __nuda_types() -> ::std::vec::Vec<#PRIVATE::Fill> {
+            Self::__nuda_witness().0
+        }
+
+        fn __nuda_calls() -> ::std::vec::Vec<&'static #PRIVATE::Nucode> {
+            Self::__nuda_witness().1
         }
     }
 }

@@ -317,11 +317,10 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
 
 /// The statics, the fault recorder, the parameters bound, and the type witness.
 fn setup(p: &Parts, recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
-    let (binds, wviews, decls) = (
-        bind(p),
-        capture_views(&p.captures, true),
-        slot_decls(recorded),
-    );
+    let (binds, wviews, decls) = (bind(p), capture_views(&p.captures, true), {
+        let (slots, calls) = (slot_decls(recorded), native::call_decls(p.calls.len()));
+        quote!(#slots #calls)
+    });
     let (witness, sites, proof, guards) = (&p.witness, &p.sites, &p.proof, &p.guards);
     let locals = local_views(p);
     quote! {

@@ -225,7 +225,12 @@ impl Arith for bool {
     fn nu_rem_euclid<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
         self.nu_rem(b, f, s)
     }
-    fn nu_saturating_div<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
+    fn nu_saturating_div<const TR: bool>(
+        self,
+        b: bool,
+        f: Checker<'_, TR>,
+        s: &'static Site,
+    ) -> bool {
         self.nu_div(b, f, s)
     }
     fn nu_clamp<const TR: bool>(

@@ -260,4 +260,43 @@ mod tests {
         assert!(inner.is_some() && outer.is_some() && inner < outer, "{d}");
         assert!(declarations_for("nus_test_outer_x nus_test_innerx").is_empty());
     }
+
+    /// Encodes and decodes `v` through its bytes, as uploads and downloads of a struct field
+    /// do (run under Miri by `scripts/miri`).
+    fn round_trip<F: Field + std::fmt::Debug>(v: F) -> Vec<u8> {
+        let mut bytes = vec![0xAAu8; size_of::<F>()];
+        v.encode(&mut bytes);
+        assert!(F::same_bits(F::decode(&bytes), v), "{v:?}");
+        let cell = F::cell(v);
+        assert!(F::same_bits(F::load(&cell), v), "{v:?}");
+        F::store(&cell, F::decode(&bytes));
+        assert!(F::same_bits(F::load(&cell), v), "{v:?}");
+        bytes
+    }
+
+    #[test]
+    fn fields_and_arrays_of_fields_round_trip_bit_exactly() {
+        let b = round_trip([1.5f64, -0.0, f64::from_bits(0x7ff8_0000_0000_0001)]);
+        assert_eq!(&b[8..16], &(-0.0f64).to_le_bytes());
+        let b = round_trip([[true, false], [false, true]]);
+        assert_eq!(b, [1, 0, 0, 1]);
+        round_trip([usize::MAX, 7]);
+        round_trip([[3u8; 3]; 2]);
+        round_trip(-5i16);
+        let mut out = vec![0xAAu8; 3 * size_of::<u16>()];
+        let vals = [1u16, 0xBEEF, 6];
+        encode_each(&vals, &mut out, |v, o| v.encode(o));
+        let mut back = [0u16; 3];
+        decode_each(&out, &mut back, <u16 as Field>::decode);
+        assert_eq!(back, vals);
+    }
+
+    #[test]
+    fn array_fields_are_private_array_structs() {
+        assert_eq!(<[[f32; 3]; 2] as Field>::c_type(), "nu_arr_nu_arr_float_3_2");
+        let d = declarations_for("nu_arr_nu_arr_float_3_2 x;");
+        let (inner, outer) = (d.find("} nu_arr_float_3;"), d.find("} nu_arr_nu_arr_float_3_2;"));
+        assert!(inner.is_some() && outer.is_some() && inner < outer, "{d}");
+        assert!(d.contains("#ifndef nu_arr_float_3_declared"), "{d}");
+    }
 }

@@ -25,7 +25,9 @@ pub(crate) use native::Split;
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };
-pub use program::{CaptureDesc, Fill, Nucode, Space, Variant};
+pub use program::{
+    nucode_instance, nucode_of, CaptureDesc, Fill, Nucode, NucodeFn, Space, Variant,
+};
 pub use proof::{keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE};
 pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,

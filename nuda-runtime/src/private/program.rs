@@ -4,6 +4,8 @@
 
 use crate::backend::IndexType;
 use crate::fault::Site;
+use std::any::TypeId;
+use std::sync::{Mutex, PoisonError};
 
 /// The companion of a `#[nucode]` function: its template and the functions it calls.
 #[derive(Debug)]
@@ -14,12 +16,42 @@ pub struct Nucode {
     pub template: &'static str,
     /// Its type slots, from its witness.
     pub types: fn() -> Vec<Fill>,
-    /// The `#[nucode]` functions it calls, by position.
-    pub calls: &'static [&'static Nucode],
+    /// The `#[nucode]` functions it calls, by position, from its witness: a generic callee's
+    /// instance depends on the types at the call.
+    pub calls: fn() -> Vec<&'static Nucode>,
     /// Its check sites (always checked: no launch-time proof reaches into functions).
     pub sites: &'static [Site],
     /// Its body's proof program, parameters unknown: whether its `usize` values fit 32 bits.
     pub proof: &'static [Op],
+}
+
+/// The hidden twin of a `#[nucode]` function in the type namespace (one type per instance of
+/// a generic function): where its [`Nucode`] is.
+pub trait NucodeFn {
+    /// The companion, built once per process.
+    fn nucode() -> &'static Nucode;
+}
+
+/// The companion of the function a witness's call slot names: its type is the twin's.
+pub fn nucode_of<F: NucodeFn>(_: &Option<F>) -> &'static Nucode {
+    F::nucode()
+}
+
+/// Instances of generic `#[nucode]` functions, by their twin's type. A static in a generic
+/// impl is shared by every instance, so each instance's companion is made on first use and
+/// kept for the life of the process (one per instance the program names).
+static INSTANCES: Mutex<Vec<(TypeId, &'static Nucode)>> = Mutex::new(Vec::new());
+
+/// The companion of the generic instance `F`, made by `make` on first use.
+pub fn nucode_instance<F: 'static>(make: impl FnOnce() -> Nucode) -> &'static Nucode {
+    let id = TypeId::of::<F>();
+    let mut all = INSTANCES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, n)) = all.iter().find(|(t, _)| *t == id) {
+        return n;
+    }
+    let n: &'static Nucode = Box::leak(Box::new(make()));
+    all.push((id, n));
+    n
 }
 
 /// Where a captured array lives in the kernel.

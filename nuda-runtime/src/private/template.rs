@@ -33,7 +33,7 @@ impl Template {
     }
 }
 
-type Entry = (usize, Vec<Fill>, Variant, &'static KernelSource);
+type Entry = (usize, Vec<Fill>, Variant, Vec<usize>, &'static KernelSource);
 static CACHE: LazyLock<Mutex<HashMap<u64, Vec<Entry>>>> = LazyLock::new(Mutex::default);
 
 /// The program for `t` with these fills, called functions and variant: built once, cached.
@@ -44,15 +44,17 @@ pub fn instantiate(
     variant: &Variant,
 ) -> &'static KernelSource {
     let addr = t as *const Template as usize;
+    // The called functions' instances too: a generic one's depends on the call's types.
+    let callees: Vec<usize> = calls.iter().map(|c| *c as *const Nucode as usize).collect();
     let mut h = DefaultHasher::new();
-    (addr, fills, variant).hash(&mut h);
+    (addr, fills, variant, &callees).hash(&mut h);
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     let bucket = cache.entry(h.finish()).or_default();
-    let found = bucket
-        .iter()
-        .find(|(a, f, v, _)| *a == addr && f.as_slice() == fills && v == variant);
+    let found = bucket.iter().find(|(a, f, v, c, _)| {
+        *a == addr && f.as_slice() == fills && v == variant && *c == callees
+    });
     if let Some(e) = found {
-        return e.3;
+        return e.4;
     }
     // One program text per call site, types and variant, for the life of the process.
     let (text, sites, read_back) = program_text(t, fills, calls, variant);
@@ -64,7 +66,7 @@ pub fn instantiate(
         read_back,
     };
     let src: &'static KernelSource = Box::leak(Box::new(KernelSource::generated(text, info)));
-    bucket.push((addr, fills.to_vec(), variant.clone(), src));
+    bucket.push((addr, fills.to_vec(), variant.clone(), callees, src));
     src
 }
 
@@ -88,7 +90,7 @@ fn program_text(
         .collect();
     let mut body = String::new();
     for f in &order {
-        let names: Vec<String> = f.calls.iter().map(|c| name_of(c)).collect();
+        let names: Vec<String> = (f.calls)().iter().map(|c| name_of(c)).collect();
         let (types, own) = ((f.types)(), name_of(f));
         body += &fill(f.template, &Cx::new(&types, &names, &own, sites.len()));
         body.push('\n');
@@ -133,7 +135,7 @@ fn dependency_order(calls: &[&'static Nucode]) -> Vec<&'static Nucode> {
             return;
         }
         stack.push(n);
-        for c in n.calls {
+        for c in (n.calls)() {
             visit(c, out, stack);
         }
         stack.pop();

@@ -131,12 +131,13 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
     quote!(#(#pushes)*)
 }
 
-/// References to the companions of called `#[nucode]` functions: each function's twin in the
-/// type namespace (see `nucode.rs`) holds it, so a `use` of the function brings it along.
+/// The companions of the called `#[nucode]` functions, from the witness's call slots (see
+/// `nucode.rs`): each slot's type is the function's twin, of the instance the call makes.
 pub fn companions(calls: &[syn::Path]) -> TokenStream {
-    let refs = calls
-        .iter()
-        .map(|p| quote_spanned!(p.span()=> <#p>::__NUDA_NUCODE));
+    let refs = calls.iter().enumerate().map(|(k, p)| {
+        let f = crate::emit::native::call_ident(k);
+        quote_spanned!(p.span()=> #PRIVATE::nucode_of(&#f))
+    });
     quote!(&[#(#refs),*])
 }
 

@@ -255,6 +255,8 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let bodies: Vec<&Block> = p.kernels.iter().map(|k| &k.body).collect();
     let guards = hygiene_guards(&bodies);
     let decls = slot_decls(&recorded(parts, &wranges));
+    let calls = crate::emit::native::call_decls(p.analysis.calls.len());
+    let decls = quote!(#decls #calls);
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
     let push_checks = push_guards(p);

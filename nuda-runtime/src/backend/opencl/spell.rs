@@ -466,8 +466,16 @@ fn checked(t: &str, u: &str) -> String {
         "rem_euclid",
         &format!("if ({over}) return v; {t} r = ({t})(x % y); return r < 0 ? as_{t}(({u})(({u})r + (y < 0 ? ({u})0 - ({u})y : ({u})y))) : r;"),
     );
-    f(u, "div_euclid", &format!("return y == 0 ? v : ({u})(x / y);"));
-    f(u, "rem_euclid", &format!("return y == 0 ? v : ({u})(x % y);"));
+    f(
+        u,
+        "div_euclid",
+        &format!("return y == 0 ? v : ({u})(x / y);"),
+    );
+    f(
+        u,
+        "rem_euclid",
+        &format!("return y == 0 ? v : ({u})(x % y);"),
+    );
     // A shift of the type's bits or more is `None`; a signed left shift goes through the
     // unsigned twin, where C defines it.
     let shift = |ty: &str, op: &str, body: &str| {

@@ -535,7 +535,7 @@ fn function_wide(f: &'static Nucode, seen: &mut Vec<*const Nucode>) -> Option<St
     if v.wide {
         return Some(format!("#[nucode] fn `{}`: {}", f.name, v.why));
     }
-    f.calls.iter().find_map(|g| function_wide(g, seen))
+    (f.calls)().iter().find_map(|g| function_wide(g, seen))
 }
 
 fn is_index(cl: &str) -> bool {

@@ -276,7 +276,9 @@ impl ClEmitter<'_> {
                 format!("{f}({})", all.join(", "))
             }
             ClMethod::Recip => format!("(1 / ({x}))"),
-            ClMethod::Typed if matches!(kind, MethodKind::RemEuclid | MethodKind::SaturatingDiv) => {
+            ClMethod::Typed
+                if matches!(kind, MethodKind::RemEuclid | MethodKind::SaturatingDiv) =>
+            {
                 // A zero divisor faults at the call, as `%` and `/` do.
                 let (site, op) = match kind {
                     MethodKind::RemEuclid => (SiteKind::Remainder, "rem_euclid"),

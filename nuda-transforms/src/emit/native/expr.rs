@@ -359,10 +359,26 @@ impl RustEmitter<'_> {
                 NativeFn::Private => quote_spanned!(span=> #PRIVATE::#m(#(#a),*)),
             };
         }
-        match () {
+        let text = quote!(#func).to_string();
+        let k = self
+            .analysis
+            .calls
+            .iter()
+            .position(|p| quote!(#p).to_string() == text);
+        match k {
             _ if self.kernel_arith() => {
                 // The function's native twin: wrapping arithmetic, faults into this launch.
-                quote_spanned!(span=> <#func>::__nuda_native(__nuda_fault, #(#a),*))
+                // The twin's generic parameters, if any, are inferred from the arguments.
+                quote_spanned!(span=> #func::__nuda_native(__nuda_fault, #(#a),*))
+            }
+            Some(k) if self.witness => {
+                // The call, and in its call slot the instance it makes (never run).
+                let f = super::call_ident(k);
+                quote_spanned!(span=> {
+                    let (__nuda_r, __nuda_i) = #func::__nuda_call(#(#a),*);
+                    #f = ::core::option::Option::Some(__nuda_i);
+                    __nuda_r
+                })
             }
             _ => quote_spanned!(span=> #func(#(#a),*)),
         }

@@ -146,6 +146,18 @@ pub fn recorded_slots(witness: &TokenStream, out: &mut std::collections::BTreeSe
     }
 }
 
+/// The call slot of the `k`-th called `#[nucode]` function: the witness stores a value of the
+/// function's twin type in it, which names the instance a generic function's call makes.
+pub fn call_ident(k: usize) -> syn::Ident {
+    quote::format_ident!("__nuda_f{}", k)
+}
+
+/// `let mut __nuda_f<k> = None;` for `n` called functions.
+pub fn call_decls(n: usize) -> TokenStream {
+    let ids = (0..n).map(call_ident);
+    quote!(#( let mut #ids = ::core::option::Option::None; )*)
+}
+
 /// `let mut __nuda_s<k> = None;` for the recorded slots.
 pub fn slot_decls(recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
     let ids = recorded.iter().map(|&k| slot_ident(k));
