@@ -149,6 +149,79 @@ fn nukernel_with_constant_and_scalar_parameters() {
     }
 }
 
+/// A generic kernel: Horner's rule over any element type, calling a generic `#[nucode]`.
+#[nukernel]
+fn horner<T>(y: &mut NuArray1<T>, x: &NuArray1<T>, c: NuConst<'_, NuArray1<T>>, n: usize)
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+{
+    let i = global_id(0);
+    if i < n {
+        let mut acc = c[c.len() - 1];
+        for k in 1..c.len() {
+            acc = step(acc, x[i], c[c.len() - 1 - k]);
+        }
+        y[i] = acc;
+    }
+}
+
+#[nucode]
+fn step<T>(acc: T, x: T, c: T) -> T
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+{
+    acc * x + c
+}
+
+/// A generic function around `nucall!`, as a library wrapping nuda would write it.
+fn eval_poly<T>(dev: usize, xs: &[T], cs: &[T]) -> nuda::Result<Vec<T>>
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+{
+    let n = xs.len();
+    let x = NuArray1::from_vec(n, xs.to_vec())?;
+    let c = NuArray1::from_vec(cs.len(), cs.to_vec())?;
+    let mut y = NuArray1::<T>::new(n);
+    nucall!(dev, [n], [16]; horner(&mut y, &x, c.as_const(), n))?;
+    Ok(y.to_vec())
+}
+
+fn horner_case<T>(xs: Vec<T>, cs: Vec<T>)
+where
+    T: nuda::Element + std::ops::Mul<Output = T> + std::ops::Add<Output = T>,
+{
+    let want: Vec<T> = xs
+        .iter()
+        .map(|&x| {
+            cs.iter()
+                .rev()
+                .skip(1)
+                .fold(cs[cs.len() - 1], |a, &c| step(a, x, c))
+        })
+        .collect();
+    for d in common::engines() {
+        assert_eq!(eval_poly(d.index, &xs, &cs).unwrap(), want, "{}", d.name);
+    }
+}
+
+#[test]
+fn generic_nukernel_for_f32_f64_i32_and_i64() {
+    // Small integers keep the float results exact in any order.
+    horner_case(
+        (0..40).map(|i| i as f32 - 20.0).collect(),
+        vec![1.0f32, -2.0, 0.5],
+    );
+    horner_case(
+        (0..40).map(|i| i as f64 * 0.25).collect(),
+        vec![3.0f64, 0.0, -1.0, 2.0],
+    );
+    horner_case((0..40).map(|i| i * 37 - 700).collect(), vec![5i32, -3, 2]);
+    horner_case(
+        (0..40).map(|i| (i as i64) << 20).collect(),
+        vec![-7i64, 11, 1],
+    );
+}
+
 #[nukernel]
 fn cube_sum(out: &mut NuArray3<u64>, scale: u64) {
     let (i, j, k) = (global_id(0), global_id(1), global_id(2));

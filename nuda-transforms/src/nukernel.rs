@@ -140,8 +140,10 @@ fn params(cx: &Ctxt, f: &ItemFn) -> Vec<Param> {
 
 fn check_signature(cx: &Ctxt, f: &ItemFn) {
     let sig = &f.sig;
-    if !sig.generics.params.is_empty() {
-        cx.error(sig.generics.span(), "#[nukernel] functions cannot be generic: the kernel is compiled once per call site's types by nuwork!, not by #[nukernel]");
+    for g in &sig.generics.params {
+        if !matches!(g, syn::GenericParam::Type(_)) {
+            cx.error(g.span(), "#[nukernel] functions are generic over types only, as in `fn k<T: nuda::Element>(a: &mut NuArray1<T>)`; lifetimes and const parameters are not supported");
+        }
     }
     if sig.asyncness.is_some() || sig.unsafety.is_some() || sig.constness.is_some() {
         cx.error(sig.span(), "#[nukernel] functions are plain `fn`s");
@@ -292,6 +294,8 @@ fn run_native(name: &str, p: &Parts) -> TokenStream {
 fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
     let inputs = &f.sig.inputs;
+    // A generic kernel's program is made per instance: its witness's slots name the types.
+    let (generics, where_c) = (&f.sig.generics, &f.sig.generics.where_clause);
     let mut recorded = std::collections::BTreeSet::new();
     native::recorded_slots(&p.witness, &mut recorded);
     let (setup, run) = (setup(p, &recorded), engines(name, p));
@@ -303,7 +307,7 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     quote! {
         #(#attrs)*
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
-        #vis fn #ident(__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> {
+        #vis fn #ident #generics (__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> #where_c {
             #setup
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;

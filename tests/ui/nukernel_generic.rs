@@ -1,4 +1,4 @@
 use nuda::prelude::*;
 #[nukernel]
-fn fill<T>(a: &mut NuArray1<f32>, _t: T) { a[global_id(0)] = 1.0; }
+fn fill<const N: usize>(a: &mut NuArray1<f32>) { a[global_id(0)] = N as f32; }
 fn main() {}

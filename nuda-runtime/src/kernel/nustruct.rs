@@ -293,9 +293,15 @@ mod tests {
 
     #[test]
     fn array_fields_are_private_array_structs() {
-        assert_eq!(<[[f32; 3]; 2] as Field>::c_type(), "nu_arr_nu_arr_float_3_2");
+        assert_eq!(
+            <[[f32; 3]; 2] as Field>::c_type(),
+            "nu_arr_nu_arr_float_3_2"
+        );
         let d = declarations_for("nu_arr_nu_arr_float_3_2 x;");
-        let (inner, outer) = (d.find("} nu_arr_float_3;"), d.find("} nu_arr_nu_arr_float_3_2;"));
+        let (inner, outer) = (
+            d.find("} nu_arr_float_3;"),
+            d.find("} nu_arr_nu_arr_float_3_2;"),
+        );
         assert!(inner.is_some() && outer.is_some() && inner < outer, "{d}");
         assert!(d.contains("#ifndef nu_arr_float_3_declared"), "{d}");
     }
