@@ -283,3 +283,47 @@ fn tuple_returns_from_nucode_functions() {
         Ok(vec_of(&out))
     });
 }
+
+/// Tuple parameters: each component is a parameter of the OpenCL C function.
+#[nucode]
+fn dot2(p: (f32, f32), q: (f32, f32)) -> f32 {
+    p.0 * q.0 + p.1 * q.1
+}
+
+/// A tuple parameter of mixed types, passed on whole to another function, and a tuple result.
+#[nucode]
+fn swap_scale(p: (i32, u8), k: i32) -> (u8, i32) {
+    let q = p;
+    (q.1, widen(p) * k)
+}
+
+#[nucode]
+fn widen(p: (i32, u8)) -> i32 {
+    p.0 + p.1 as i32
+}
+
+#[test]
+fn tuples_as_nucode_arguments() {
+    let n = 50usize;
+    let want: Vec<(f32, u8, i32)> = (0..n)
+        .map(|i| {
+            let t = (i as f32, 0.5);
+            let (a, b) = swap_scale((i as i32 - 20, i as u8), 3);
+            (dot2(t, (1.0, 2.0)), a, b)
+        })
+        .collect();
+    check(want, || {
+        let mut f = NuArray1::<f32>::new(n);
+        let mut a = NuArray1::<u8>::new(n);
+        let mut b = NuArray1::<i32>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let t = (i as f32, 0.5);
+            let (x, y) = swap_scale((i as i32 - 20, i as u8), 3);
+            f[i] = dot2(t, (1.0, 2.0));
+            a[i] = x;
+            b[i] = y;
+        }))?;
+        let (f, a, b) = (vec_of(&f), vec_of(&a), vec_of(&b));
+        Ok((0..n).map(|i| (f[i], a[i], b[i])).collect::<Vec<_>>())
+    });
+}

@@ -50,7 +50,8 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);
     let mut named = Vec::new();
-    let params = params(&cx, &mut lower, f, &mut named);
+    let mut unpack = TokenStream::new();
+    let params = params(&cx, &mut lower, f, (&mut named, &mut unpack));
     let (ret, outs) = match &f.sig.output {
         ReturnType::Default => (None, Vec::new()),
         ReturnType::Type(_, t) => match &**t {
@@ -76,6 +77,9 @@ fn build(f: &ItemFn) -> syn::Result<Parts> {
     let _ = lower;
     let mut parts = forms(&cx, f, &params, (ret, &outs), &mut body, slots);
     parts.witness = record_named(&named, parts.witness);
+    let (witness, native) = (&parts.witness, &parts.native);
+    parts.witness = quote!(#unpack #witness);
+    parts.native = quote!(#unpack #native);
     cx.check()?;
     Ok(parts)
 }
@@ -151,11 +155,13 @@ fn record_named(named: &[(usize, syn::Type)], witness: TokenStream) -> TokenStre
     quote!(#(#fills)* #witness)
 }
 
+/// The parameters as OpenCL C has them: a tuple parameter is one per component, and the
+/// Rust forms begin by `unpack`ing it into its components' locals.
 fn params(
     cx: &Ctxt,
     lower: &mut Lower<'_>,
     f: &ItemFn,
-    named: &mut Vec<(usize, syn::Type)>,
+    (named, unpack): (&mut Vec<(usize, syn::Type)>, &mut TokenStream),
 ) -> Vec<(syn::Ident, Ty)> {
     let mut out = Vec::new();
     for arg in &f.sig.inputs {
@@ -176,8 +182,22 @@ fn params(
                 "#[nucode] parameters are values; copy one into a local to change it",
             );
         }
-        if let Some(t) = value_ty(lower, &pt.ty, named) {
-            out.push((pi.ident.clone(), t));
+        match &*pt.ty {
+            syn::Type::Tuple(t) if t.elems.len() >= 2 => {
+                let parts = lower.tuple_param(&pi.ident, t.elems.len());
+                for (part, e) in parts.iter().zip(&t.elems) {
+                    if let Some(ty) = value_ty(lower, e, named) {
+                        out.push((part.clone(), ty));
+                    }
+                }
+                let p = &pi.ident;
+                unpack.extend(quote!(let (#(#parts),*) = #p;));
+            }
+            t => {
+                if let Some(t) = value_ty(lower, t, named) {
+                    out.push((pi.ident.clone(), t));
+                }
+            }
         }
     }
     out

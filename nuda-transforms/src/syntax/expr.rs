@@ -253,7 +253,11 @@ impl Lower<'_> {
         if let Some((ty, name)) = scalar_path(&p.path) {
             return self.path_method(c, ty, &name);
         }
-        let args = c.args.iter().map(|a| self.expr(a)).collect();
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.tuple_arg(a).unwrap_or_else(|| self.expr(a)))
+            .collect();
         Expr::new(
             ExprKind::Call {
                 func: p.path.clone(),

@@ -69,6 +69,31 @@ impl Lower<'_> {
         }
     }
 
+    /// A `#[nucode]` parameter of tuple type with `n` components: a tuple local whose parts
+    /// are the function's parameters in OpenCL C. Returns the parts.
+    pub fn tuple_param(&mut self, name: &syn::Ident, n: usize) -> Vec<syn::Ident> {
+        let parts: Vec<syn::Ident> = (0..n).map(|k| part_name(name, k)).collect();
+        self.tuples.push(TupleLocal {
+            name: name.clone(),
+            parts: parts.clone(),
+            mutable: false,
+            depth: self.depth,
+        });
+        parts
+    }
+
+    /// A call's argument naming a tuple local: its components, as a tuple expression that
+    /// the OpenCL C passes component by component (a `#[nucode]` tuple parameter).
+    pub(super) fn tuple_arg(&mut self, e: &syn::Expr) -> Option<Expr> {
+        let parts = self.tuple_parts(path_ident(e)?)?;
+        let span = e.span();
+        let items = parts
+            .into_iter()
+            .map(|p| Expr::new(ExprKind::Var(p), span))
+            .collect();
+        Some(Expr::new(ExprKind::Tuple(items), span))
+    }
+
     /// Ends the tuples declared in a block being left.
     pub(super) fn leave_block(&mut self) {
         let depth = self.depth;

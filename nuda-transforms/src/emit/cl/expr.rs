@@ -206,7 +206,7 @@ impl ClEmitter<'_> {
     }
 
     fn call(&mut self, func: &syn::Path, args: &[Expr], span: proc_macro2::Span) -> String {
-        let a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+        let a = self.call_args(args);
         match builtin_of(func) {
             Some(f) => f.cl_call(&a),
             None => self.nucode_call(func, &a, span),
@@ -223,13 +223,26 @@ impl ClEmitter<'_> {
         outs: &[String],
         span: proc_macro2::Span,
     ) -> String {
-        let mut a: Vec<String> = args.iter().map(|x| self.expr(x)).collect();
+        let mut a = self.call_args(args);
         if builtin_of(func).is_some() {
             self.cx.error(span, "kernels destructure only `a.dims()`, tuples of values and calls of `#[nucode]` functions returning tuples");
             return String::new();
         }
         a.extend(outs.iter().map(|o| format!("&{o}")));
         self.nucode_call(func, &a, span)
+    }
+
+    /// A call's arguments; a tuple passes its components, one parameter each (OpenCL C has
+    /// no tuples, and a `#[nucode]` tuple parameter is one parameter per component).
+    fn call_args(&mut self, args: &[Expr]) -> Vec<String> {
+        let mut out = Vec::new();
+        for x in args {
+            match &x.kind {
+                ExprKind::Tuple(items) => out.extend(self.call_args(items)),
+                _ => out.push(self.expr(x)),
+            }
+        }
+        out
     }
 
     pub(super) fn nucode_call(
