@@ -8,9 +8,8 @@
 
 mod common;
 
-use common::{check, engines, vec_of};
+use common::{bounds, check, engines, vec_of};
 use nuda::prelude::*;
-use nuda::KernelFault;
 
 const N: usize = 8;
 
@@ -209,23 +208,6 @@ fn usize_and_bool_private_arrays() {
         }))?;
         Ok(vec_of(&sum).into_iter().zip(vec_of(&flag)).collect())
     });
-}
-
-/// The fault of a kernel error: array, index, dims and location.
-fn bounds(e: &Error) -> (String, Vec<String>, Vec<u64>, String) {
-    match e {
-        Error::Kernel {
-            fault: KernelFault::OutOfBounds(b),
-            location,
-            ..
-        } => (
-            b.array.clone(),
-            b.index.clone(),
-            b.dims.clone(),
-            location.clone(),
-        ),
-        other => panic!("not an out-of-bounds error: {other}"),
-    }
 }
 
 #[test]

@@ -6,26 +6,9 @@
 
 mod common;
 
-use common::engines;
+use common::{bounds, engines};
 use nuda::prelude::*;
 use nuda::KernelFault;
-
-/// The fault of a kernel error: array, index, dims, `file:line`.
-fn bounds(e: &Error) -> (String, Vec<String>, Vec<u64>, String) {
-    match e {
-        Error::Kernel {
-            fault: KernelFault::OutOfBounds(b),
-            location,
-            ..
-        } => (
-            b.array.clone(),
-            b.index.clone(),
-            b.dims.clone(),
-            location.clone(),
-        ),
-        other => panic!("not an out-of-bounds error: {other}"),
-    }
-}
 
 /// `file:line` of the line after the call.
 macro_rules! next_line {

@@ -104,3 +104,20 @@ pub fn in_two_device_child(name: &str) -> bool {
     );
     false
 }
+
+/// The fault of a kernel error: array, index, dims and `file:line:column`.
+pub fn bounds(e: &nuda::Error) -> (String, Vec<String>, Vec<u64>, String) {
+    match e {
+        nuda::Error::Kernel {
+            fault: nuda::KernelFault::OutOfBounds(b),
+            location,
+            ..
+        } => (
+            b.array.clone(),
+            b.index.clone(),
+            b.dims.clone(),
+            location.clone(),
+        ),
+        other => panic!("not an out-of-bounds error: {other}"),
+    }
+}
