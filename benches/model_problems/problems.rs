@@ -2,7 +2,7 @@
 //! peers measured in the same run: the native engine on the best variant, matrixmultiply for
 //! sgemm/dgemm, and hand-written OpenCL C for sgemm and imgconv.
 
-use super::problem::{measure, source_lines, Check, Variant};
+use super::problem::{best_times_paired, measure, source_lines, Check, Variant};
 use super::table::{peaks, Row};
 use super::{imgconv, md5, nbody, sgemm};
 use indicatif::ProgressBar;
@@ -79,6 +79,7 @@ impl Bench {
         Row {
             checks_ratio: None,
             no_proof_ratio: None,
+            paired: None,
             problem: spec.problem.into(),
             size: spec.size.clone(),
             device: self.device.info().name.clone(),
@@ -152,6 +153,12 @@ impl Bench {
         self.peers(spec, state, base, best.map(|(_, v)| v))
     }
 
+    /// The speed of `nuda` over `peer`'s, timed in alternating runs.
+    fn paired<S>(&self, state: &mut S, nuda: Run<S>, peer: Run<S>) -> Result<f64> {
+        let (tn, tp) = best_times_paired(state, (nuda, peer), self.reps)?;
+        Ok(tp.as_secs_f64() / tn.as_secs_f64())
+    }
+
     fn peers<S>(
         &mut self,
         spec: &Spec<'_, S>,
@@ -169,7 +176,7 @@ impl Bench {
         if self.device.info().kind != DeviceKind::Native {
             for p in &spec.same_device_peers {
                 let m = self.measure(spec, p.name, state, p.run)?;
-                let row = self.row(
+                let mut row = self.row(
                     spec,
                     Measured {
                         lines: p.lines,
@@ -177,6 +184,9 @@ impl Bench {
                     },
                     base,
                 );
+                if let (Some(v), true) = (best, row.verified) {
+                    row.paired = Some(self.paired(state, v.run, p.run)?);
+                }
                 self.rows.push(row);
             }
         }

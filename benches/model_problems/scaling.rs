@@ -111,6 +111,7 @@ fn push(
             verified,
             checks_ratio: None,
             no_proof_ratio: None,
+            paired: None,
         });
     }
     bench.bar.inc(1);

@@ -38,6 +38,9 @@ pub struct Row {
     pub checks_ratio: Option<f64>,
     /// nuda variants: time with every check kept (the proof off), over time with none.
     pub no_proof_ratio: Option<f64>,
+    /// Same-device peers: the best nuda variant's speed over this peer's, the two timed in
+    /// alternating runs (see `best_times_paired`), so a drifting machine biases neither.
+    pub paired: Option<f64>,
 }
 
 /// Prints what the checks cost: per problem and over every nuda variant, the geometric mean
@@ -97,7 +100,7 @@ pub fn peaks(device: &str) -> Option<(f64, f64, f64)> {
 /// Prints the table.
 pub fn print(rows: &[Row]) {
     println!(
-        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>9}",
+        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9}",
         "problem",
         "size",
         "device",
@@ -109,12 +112,13 @@ pub fn print(rows: &[Row]) {
         "% peak",
         "lines",
         "checks",
-        "no proof"
+        "no proof",
+        "nuda/peer"
     );
     let mut last = String::new();
     for r in rows {
         if r.problem != last {
-            println!("{:-<177}", "");
+            println!("{:-<187}", "");
             last = r.problem.clone();
         }
         let peak = r.peak_percent.map_or("-".into(), |p| format!("{p:.1}"));
@@ -128,8 +132,9 @@ pub fn print(rows: &[Row]) {
         let gflops = r.gflops.map_or("-".into(), |g| format!("{g:.2}"));
         let cost = |x: Option<f64>| x.map_or("-".into(), |x| format!("{:+.1}%", pct(x)));
         let (checks, no_proof) = (cost(r.checks_ratio), cost(r.no_proof_ratio));
+        let paired = r.paired.map_or("-".into(), |x| format!("{x:.2}x"));
         println!(
-            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6} {checks:>8} {no_proof:>9}{flag}",
+            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6} {checks:>8} {no_proof:>9} {paired:>9}{flag}",
             r.problem,
             r.size,
             short(&r.device),

@@ -45,16 +45,39 @@ pub fn best_time<S>(
     run(state)?;
     let mut best = Duration::MAX;
     for _ in 0..reps.max(1) {
-        let (before, t) = (nuda::thread_stats(), Instant::now());
-        run(state)?;
-        let (wall, launched) = (t.elapsed(), nuda::thread_stats() - before);
-        best = best.min(if launched.launches > 0 {
-            launched.kernel_time()
-        } else {
-            wall
-        });
+        best = best.min(timed(state, run)?);
     }
     Ok(best)
+}
+
+/// One timed run: the kernels' time where it launched any, else the wall time.
+fn timed<S>(state: &mut S, run: fn(&mut S) -> nuda::Result<()>) -> nuda::Result<Duration> {
+    let (before, t) = (nuda::thread_stats(), Instant::now());
+    run(state)?;
+    let (wall, launched) = (t.elapsed(), nuda::thread_stats() - before);
+    Ok(if launched.launches > 0 {
+        launched.kernel_time()
+    } else {
+        wall
+    })
+}
+
+/// The best times of `a` and `b` over `reps` rounds, each round one run of `a` then one of
+/// `b`: both sample the same stretch of time, so a machine whose speed drifts between
+/// minutes (a shared host, clock changes) biases neither side of their ratio.
+pub fn best_times_paired<S>(
+    state: &mut S,
+    (a, b): (fn(&mut S) -> nuda::Result<()>, fn(&mut S) -> nuda::Result<()>),
+    reps: u32,
+) -> nuda::Result<(Duration, Duration)> {
+    a(state)?;
+    b(state)?;
+    let (mut ta, mut tb) = (Duration::MAX, Duration::MAX);
+    for _ in 0..reps.max(1) {
+        ta = ta.min(timed(state, a)?);
+        tb = tb.min(timed(state, b)?);
+    }
+    Ok((ta, tb))
 }
 
 /// How a problem's result is checked. `clear` poisons the outputs (NaN, or no match) before
