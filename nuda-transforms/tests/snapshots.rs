@@ -660,23 +660,11 @@ fn nuwork_scans() {
                 }
                 nu_sl0[nu_li] = run;
                 }
-                for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
-                for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                        nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
-                    }
-                }
                 barrier(CLK_LOCAL_MEM_FENCE);
-                $T10 nu_tot0 = nu_sl0[nu_P - 1];
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
-                for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                        nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                        { $T10 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i], nu_x]; }
+                if (nu_li == 0) {
+                    $T10 nu_run0 = nu_id0;
+                    for (nu_it nu_k = 0; nu_k < nu_L; nu_k++) {
+                        $T10 nu_x0 = nu_sl0[nu_k]; nu_sl0[nu_k] = nu_run0; nu_run0 = $O10(add)[nu_run0, nu_x0];
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);

@@ -10,8 +10,9 @@
 //!   value. On GPUs the group walks its block in tiles of one iteration per work-item: the
 //!   slice gives each work-item's contribution, a work-efficient Blelloch scan in local
 //!   memory the prefixes, and a carry the tiles before. On CPUs (`NU_CPU`) each work-item
-//!   takes a contiguous part of the block: its slice total, one Blelloch scan over the
-//!   group, then the body in loop order from the work-item's prefix. Reductions of the same
+//!   takes a contiguous part of the block: its slice total, the group's scan of those by its
+//!   first work-item (a CPU runs the work-items in turn anyway), then the body in loop order
+//!   from the work-item's prefix. Reductions of the same
 //!   nest accumulate here and end in the usual tree.
 //!
 //! Decoupled look-back would need forward progress between work-groups, which OpenCL 1.2
@@ -157,7 +158,7 @@ impl ClEmitter<'_> {
             self.raw_line(&format!("nu_sl{r}[nu_li] = {var};"));
         }
         self.raw_line("}");
-        self.blelloch(scans);
+        self.serial_scan(scans);
         self.raw_line("{");
         self.declare_scans(scans, |r| {
             combine_of(scans, r, &format!("nu_c{r}"), &format!("nu_sl{r}[nu_li]"))
@@ -200,6 +201,34 @@ impl ClEmitter<'_> {
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.indent -= 1;
         self.raw_line("}");
+    }
+
+    /// CPUs: the work-group's exclusive scan of `nu_sl<r>[0..nu_L]` in place, by its first
+    /// work-item alone. A CPU driver runs a group's work-items one after another between
+    /// barriers, so `nu_L` steps in one work-item beat a tree's `2 log nu_L` barrier phases
+    /// (PoCL: the second pass of a 2^24 scan 10% faster). Operands keep their order.
+    fn serial_scan(&mut self, scans: &[Red]) {
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("if (nu_li == 0) {");
+        self.declare_scans_named(scans, "nu_run");
+        self.raw_line("    for (nu_it nu_k = 0; nu_k < nu_L; nu_k++) {");
+        for Red { r, fill, op, .. } in scans {
+            let t = Ph::ty(*fill);
+            let c = combine(*fill, *op, &format!("nu_run{r}"), &format!("nu_x{r}"));
+            self.raw_line(&format!(
+                "        {t} nu_x{r} = nu_sl{r}[nu_k]; nu_sl{r}[nu_k] = nu_run{r}; nu_run{r} = {c};"
+            ));
+        }
+        self.raw_line("    }");
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+
+    /// `T <stem><r> = nu_id<r>;` per scan variable, indented one step.
+    fn declare_scans_named(&mut self, scans: &[Red], stem: &str) {
+        for Red { r, fill, .. } in scans {
+            self.raw_line(&format!("    {} {stem}{r} = nu_id{r};", Ph::ty(*fill)));
+        }
     }
 
     /// The work-group's exclusive scan of `nu_sl<r>[0..nu_L]` in place (Blelloch, over the
