@@ -383,6 +383,11 @@ fn sgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f32>> {
             run: sgemm::hand_sgemm_float4,
             lines: Some(sgemm::hand_lines(true)),
         },
+        Peer {
+            name: "hand-written OpenCL C, local tiles + float4",
+            run: sgemm::hand_sgemm_tiled,
+            lines: Some(sgemm::tiled_lines()),
+        },
     ];
     let (variants, check) = (sgemm::f32::VARIANTS, &sgemm::f32::CHECK);
     Spec {
@@ -481,7 +486,11 @@ pub fn bodies(bench: &mut Bench, quick: bool) -> Result<()> {
         flops: Some(nbody::flops(n)),
         peak: Peak::Fp32,
         check: &nbody::CHECK,
-        same_device_peers: vec![],
+        same_device_peers: vec![Peer {
+            name: "hand-written OpenCL C, tiles in local memory",
+            run: nbody::hand_tiled,
+            lines: Some(nbody::tiled_lines()),
+        }],
         host_peers: vec![],
     };
     bench.run(&spec, &mut nbody::setup(n))

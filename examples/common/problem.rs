@@ -67,7 +67,10 @@ fn timed<S>(state: &mut S, run: fn(&mut S) -> nuda::Result<()>) -> nuda::Result<
 /// minutes (a shared host, clock changes) biases neither side of their ratio.
 pub fn best_times_paired<S>(
     state: &mut S,
-    (a, b): (fn(&mut S) -> nuda::Result<()>, fn(&mut S) -> nuda::Result<()>),
+    (a, b): (
+        fn(&mut S) -> nuda::Result<()>,
+        fn(&mut S) -> nuda::Result<()>,
+    ),
     reps: u32,
 ) -> nuda::Result<(Duration, Duration)> {
     a(state)?;

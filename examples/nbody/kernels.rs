@@ -258,6 +258,70 @@ pub const VARIANTS: &[Variant<Bodies>] = &[
     },
 ];
 
+/// Work-items per group of the tiled peer: the bodies one tile stages.
+const TILE: usize = 64;
+
+/// The GPU Gems 3 (ch. 31) tiling, hand-written: one body per work-item; the group stages a
+/// tile of bodies (x, y, z, m as one `float4`, the `Body` layout) in local memory, one load
+/// per work-item, and every work-item of the group reads the whole tile from there. Bodies
+/// past n pad the last tile with mass 0, which pulls nothing.
+// SAFETY: `hand_tiled` launches it with `p` of n bodies and `vx`, `vy`, `vz` of n floats,
+// over n rounded up to TILE work-items in groups of TILE: global reads and writes are
+// guarded by n, local ones are below TILE.
+static TILED_NBODY: KernelSource = unsafe {
+    KernelSource::new(
+        "#define TILE 64
+     kernel void nbody_tiled(global const float4* restrict p, nu_idx n,
+                             global float* restrict vx, nu_idx vx0,
+                             global float* restrict vy, nu_idx vy0,
+                             global float* restrict vz, nu_idx vz0, float eps2, float dt) {
+         local float4 sh[TILE];
+         nu_idx i = get_global_id(0), l = get_local_id(0);
+         float4 me = i < n ? p[i] : (float4)(0.0f);
+         float ax = 0.0f, ay = 0.0f, az = 0.0f;
+         for (nu_idx t = 0; t < n; t += TILE) {
+             sh[l] = t + l < n ? p[t + l] : (float4)(0.0f);
+             barrier(CLK_LOCAL_MEM_FENCE);
+             for (int k = 0; k < TILE; k++) {
+                 float4 q = sh[k];
+                 float dx = q.x - me.x, dy = q.y - me.y, dz = q.z - me.z;
+                 float inv = rsqrt(dx * dx + dy * dy + dz * dz + eps2);
+                 float s = q.w * inv * inv * inv;
+                 ax += dx * s;
+                 ay += dy * s;
+                 az += dz * s;
+             }
+             barrier(CLK_LOCAL_MEM_FENCE);
+         }
+         if (i < n) {
+             vx[i] = ax * dt;
+             vy[i] = ay * dt;
+             vz[i] = az * dt;
+         }
+     }",
+    )
+};
+
+/// Runs the tiled peer on the current OpenCL device.
+pub fn hand_tiled(b: &mut Bodies) -> Result<()> {
+    Launch::new(&TILED_NBODY, "nbody_tiled")
+        .global([b.n.div_ceil(TILE) * TILE])
+        .local([TILE])
+        .array(&b.aos)
+        .array_mut(&mut b.vx)
+        .array_mut(&mut b.vy)
+        .array_mut(&mut b.vz)
+        .arg(EPS2)
+        .arg(DT)
+        .run()
+        .map(drop)
+}
+
+/// Lines of the tiled peer, for the bench's table.
+pub fn tiled_lines() -> usize {
+    TILED_NBODY.source.trim().lines().count()
+}
+
 /// `n` bodies on a jittered sphere shell.
 pub fn setup(n: usize) -> Bodies {
     let f =

@@ -197,6 +197,73 @@ pub static HAND_SGEMM: KernelSource = unsafe {
     )
 };
 
+/// The CLBlast/myGEMM-class peer: a work-group of 16x16 work-items computes a 64x64 tile of C;
+/// the group stages 16-deep slices of A and B in local memory, each work-item loading one
+/// `float4` of each (coalesced: neighbouring work-items, neighbouring addresses), and each
+/// work-item keeps a 4x4 block of C in four `float4` registers. n must be a multiple of 64.
+// SAFETY: `hand_tiled` launches it only on square n x n arrays with n a multiple of 64, over
+// (n/4) x (n/4) work-items in 16x16 groups: every global index is below n*n, every local one
+// below 16x16 float4s.
+pub static TILED_SGEMM: KernelSource = unsafe {
+    KernelSource::new(
+        "#define TS 64
+     #define TK 16
+     kernel void sgemm_tiled(global float* restrict c, nu_idx c0, nu_idx c1,
+                             global const float* restrict a, nu_idx a0, nu_idx a1,
+                             global const float* restrict b, nu_idx b0, nu_idx b1) {
+         local float4 as[TK][TS / 4], bs[TK][TS / 4];
+         nu_idx n = a1, i0 = get_group_id(0) * TS, j0 = get_group_id(1) * TS;
+         int tx = get_local_id(0), ty = get_local_id(1), l = ty * 16 + tx;
+         int lk = l / 16, lc = l % 16;
+         float4 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+         for (nu_idx k0 = 0; k0 < n; k0 += TK) {
+             as[lk][lc] = vload4(0, a + (k0 + lk) * n + i0 + 4 * lc);
+             bs[lk][lc] = vload4(0, b + (k0 + lk) * n + j0 + 4 * lc);
+             barrier(CLK_LOCAL_MEM_FENCE);
+             for (int k = 0; k < TK; k++) {
+                 float4 x = as[k][tx], y = bs[k][ty];
+                 s0 += x.x * y;
+                 s1 += x.y * y;
+                 s2 += x.z * y;
+                 s3 += x.w * y;
+             }
+             barrier(CLK_LOCAL_MEM_FENCE);
+         }
+         nu_idx i = i0 + 4 * tx, j = j0 + 4 * ty;
+         vstore4(s0, 0, c + (i + 0) * n + j);
+         vstore4(s1, 0, c + (i + 1) * n + j);
+         vstore4(s2, 0, c + (i + 2) * n + j);
+         vstore4(s3, 0, c + (i + 3) * n + j);
+     }",
+    )
+};
+
+/// Runs the tiled peer on the current OpenCL device.
+pub fn hand_sgemm_tiled(g: &mut Gemm<f32>) -> Result<()> {
+    let n = g.n;
+    // Its 64x64 tiles would read and write past n otherwise (see TILED_SGEMM).
+    if !n.is_multiple_of(64) {
+        return Err(Error::DimsMismatch {
+            what: "the hand-written `sgemm_tiled`".into(),
+            expected: "n a multiple of 64".into(),
+            found: format!("n = {n}"),
+        });
+    }
+    Launch::new(&TILED_SGEMM, "sgemm_tiled")
+        .global([n / 4, n / 4])
+        .local([16, 16])
+        .array_mut(&mut g.c)
+        .array(&g.a)
+        .array(&g.b)
+        .run()
+        .map(drop)
+}
+
+/// Lines of the tiled peer, for the bench's table.
+pub fn tiled_lines() -> usize {
+    TILED_SGEMM.source.trim().lines().count()
+}
+
 /// Lines of the scalar (`float4: false`, its macros included) or the `float4` hand-written
 /// kernel, for the bench's table.
 pub fn hand_lines(float4: bool) -> usize {
