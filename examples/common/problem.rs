@@ -50,8 +50,11 @@ pub fn best_time<S>(
     Ok(best)
 }
 
+/// One run of a problem on its state.
+type Run<S> = fn(&mut S) -> nuda::Result<()>;
+
 /// One timed run: the kernels' time where it launched any, else the wall time.
-fn timed<S>(state: &mut S, run: fn(&mut S) -> nuda::Result<()>) -> nuda::Result<Duration> {
+fn timed<S>(state: &mut S, run: Run<S>) -> nuda::Result<Duration> {
     let (before, t) = (nuda::thread_stats(), Instant::now());
     run(state)?;
     let (wall, launched) = (t.elapsed(), nuda::thread_stats() - before);
@@ -67,10 +70,7 @@ fn timed<S>(state: &mut S, run: fn(&mut S) -> nuda::Result<()>) -> nuda::Result<
 /// minutes (a shared host, clock changes) biases neither side of their ratio.
 pub fn best_times_paired<S>(
     state: &mut S,
-    (a, b): (
-        fn(&mut S) -> nuda::Result<()>,
-        fn(&mut S) -> nuda::Result<()>,
-    ),
+    (a, b): (Run<S>, Run<S>),
     reps: u32,
 ) -> nuda::Result<(Duration, Duration)> {
     a(state)?;
