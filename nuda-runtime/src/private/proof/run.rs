@@ -133,7 +133,7 @@ impl<'a> Run<'a> {
             }
         }
         for f in inputs.calls {
-            if let Some(why) = function_wide(f, &mut Vec::new()) {
+            if let Some(why) = function_wide_once(f) {
                 self.widen(|| why);
             }
         }
@@ -512,6 +512,22 @@ impl<'a> Run<'a> {
         let overflow = it.min < 0 && x.holds(it.min) && y.holds(-1);
         !y.holds(0) && !overflow
     }
+}
+
+/// [`function_wide`], once per function per process: the answer depends on the function
+/// alone, and finding it runs the function's witness (every launch would otherwise).
+fn function_wide_once(f: &'static Nucode) -> Option<String> {
+    type Known = Vec<(usize, Option<String>)>;
+    static KNOWN: std::sync::Mutex<Known> = std::sync::Mutex::new(Vec::new());
+    let key = f as *const Nucode as usize;
+    let known = |k: &Known| k.iter().find(|(a, _)| *a == key).map(|(_, w)| w.clone());
+    if let Some(w) = known(&KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)) {
+        return w;
+    }
+    let why = function_wide(f, &mut Vec::new());
+    let mut k = KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    k.push((key, why.clone()));
+    why
 }
 
 /// Why `f` (or a function it calls) needs a 64-bit `usize`, if it does: its body's program,
