@@ -265,3 +265,36 @@ fn out_of_range_private_indices_are_errors_naming_the_array_and_line() {
         .unwrap();
     }
 }
+
+/// A struct with a `usize` field.
+#[nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tagged {
+    pub id: usize,
+    pub w: f32,
+}
+
+/// `usize` values past 32 bits read from a private array and from a struct field: the launch
+/// must use 64-bit `usize` (a 32-bit `nu_idx` would drop the high bits).
+#[test]
+fn usize_values_from_private_arrays_and_fields_keep_64_bits() {
+    let n = 16usize;
+    let big = [(1usize << 40) + 3, 7];
+    let tag = Tagged {
+        id: (5usize << 36) + 1,
+        w: 0.5,
+    };
+    // Compared through `usize` locals, into `bool` arrays: nothing else in these kernels
+    // needs 64 bits, so only the reads themselves can ask for them.
+    let want: Vec<bool> = (0..n).map(|i| big[i % 2] > 4_000_000_000).collect();
+    check(want, || {
+        let mut out = NuArray1::<bool>::new(n);
+        nuwork!(8; nfor!(i in n { let v = big; let x = v[i % 2]; out[i] = x > 4_000_000_000; }))?;
+        Ok(vec_of(&out))
+    });
+    check(vec![true; n], || {
+        let mut out = NuArray1::<bool>::new(n);
+        nuwork!(8; nfor!(i in n { let y = tag.id; out[i] = y > 4_000_000_000; }))?;
+        Ok(vec_of(&out))
+    });
+}

@@ -17,28 +17,28 @@ fn nuwork_array_by_2() {
             b[(i, j)] = 2.0 * a[(i, j)];
         }))),
         expect![[r#"
-            $E7 nu_ld_a($P7(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E8 nu_ld_a($P8(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    $E7 nu_zero = {0};
+                    $E8 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
-            void nu_st_b($P6(b), nu_idx nu_i0, nu_idx nu_i1, $E6 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_b($P7(b), nu_idx nu_i0, nu_idx nu_i1, $E7 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
                     return;
                 }
                 b[(nu_i0) * b__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P6(b), $P7(a)) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P7(b), $P8(a)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                 $T3 j = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
-                nu_st_b(b, b__d0, b__d1, i, j, $O5(mul)[$L4(2.0), nu_ld_a(a, a__d0, a__d1, i, j, NU_C$Q0, $Q0u, nu_err)], NU_C$Q1, $Q1u, nu_err);
+                nu_st_b(b, b__d0, b__d1, i, j, $O6(mul)[$L4(2.0), nu_ld_a(a, a__d0, a__d1, i, j, NU_C$Q0, $Q0u, nu_err)], NU_C$Q1, $Q1u, nu_err);
             }
         "#]],
     );
@@ -53,30 +53,30 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
             c[(i, j)] = s;
         }))),
         expect![[r#"
-            $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E12 nu_ld_a($P12(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    $E10 nu_zero = {0};
+                    $E12 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
-            $E11 nu_ld_b($P11(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E13 nu_ld_b($P13(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
-                    $E11 nu_zero = {0};
+                    $E13 nu_zero = {0};
                     return nu_zero;
                 }
                 return b[(nu_i0) * b__d1 + nu_i1];
             }
-            void nu_st_c($P12(c), nu_idx nu_i0, nu_idx nu_i1, $E12 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_c($P14(c), nu_idx nu_i0, nu_idx nu_i1, $E14 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
                 c[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(n), $P10(a), $P11(b), $P12(c)) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P11(n), $P12(a), $P13(b), $P14(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -84,7 +84,7 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
                 $T3 j = $O3(add)[nu_s1, $O3(from_int)[nu_g1]];
                 $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
                 }
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
             }
@@ -99,30 +99,30 @@ fn nuwork_three_loops_two_mapped() {
             c[(i, j)] += a[(i, k)];
         }))),
         expect![[r#"
-            $E10 nu_ld_a($P10(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E11 nu_ld_a($P11(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    $E10 nu_zero = {0};
+                    $E11 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
-            $E9 nu_ld_c($P9(c), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E10 nu_ld_c($P10(c), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
-                    $E9 nu_zero = {0};
+                    $E10 nu_zero = {0};
                     return nu_zero;
                 }
                 return c[(nu_i0) * c__d1 + nu_i1];
             }
-            void nu_st_c($P9(c), nu_idx nu_i0, nu_idx nu_i1, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_c($P10(c), nu_idx nu_i0, nu_idx nu_i1, $E10 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
                 c[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P8(p), $P9(c), $P10(a)) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(p), $P10(c), $P11(a)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -136,7 +136,7 @@ fn nuwork_three_loops_two_mapped() {
                         {
                             nu_idx nu_i = i;
                             nu_idx nu_i_1 = j;
-                            nu_st_c(c, c__d0, c__d1, nu_i, nu_i_1, $O7(add)[nu_ld_c(c, c__d0, c__d1, nu_i, nu_i_1, NU_C$Q2, $Q2u, nu_err), nu_ld_a(a, a__d0, a__d1, i, k, NU_C$Q1, $Q1u, nu_err)], NU_C$Q2, $Q2u, nu_err);
+                            nu_st_c(c, c__d0, c__d1, nu_i, nu_i_1, $O8(add)[nu_ld_c(c, c__d0, c__d1, nu_i, nu_i_1, NU_C$Q2, $Q2u, nu_err), nu_ld_a(a, a__d0, a__d1, i, k, NU_C$Q1, $Q1u, nu_err)], NU_C$Q2, $Q2u, nu_err);
                         }
                     }
                 }
@@ -154,35 +154,35 @@ fn value_if_with_statements_is_hoisted() {
             y[i] = v + w;
         }))),
         expect![[r#"
-            $E24 nu_ld_x($P24(x), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E26 nu_ld_x($P26(x), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < x__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, x__d0, 0, 0);
-                    $E24 nu_zero = {0};
+                    $E26 nu_zero = {0};
                     return nu_zero;
                 }
                 return x[nu_i0];
             }
-            void nu_st_y($P25(y), nu_idx nu_i0, $E25 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_y($P27(y), nu_idx nu_i0, $E27 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < y__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, y__d0, 0, 0);
                     return;
                 }
                 y[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P24(x), $P25(y)) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P26(x), $P27(y)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                $T16 nu_v;
+                $T18 nu_v;
                 if ($O3(rem)[i, $L2(2), NU_C$Q0, $Q0u] == $L4(0)) {
-                    $T7 t = $O6(mul)[nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err), $L5(3.0)];
-                    nu_v = $O9(add)[t, $L8(1.0)];
+                    $T8 t = $O7(mul)[nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err), $L6(3.0)];
+                    nu_v = $O10(add)[t, $L9(1.0)];
                 } else {
-                    nu_v = (($O11(rem)[i, $L10(3), NU_C$Q0, $Q0u] == $L12(0)) ? $L13(2.0) : (nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err)));
+                    nu_v = (($O12(rem)[i, $L11(3), NU_C$Q0, $Q0u] == $L13(0)) ? $L14(2.0) : (nu_ld_x(x, x__d0, i, NU_C$Q1, $Q1u, nu_err)));
                 }
-                $T17 v = nu_v;
-                $T22 w = ((v > $L18(0.0)) ? v : ($O19(neg)[v]));
-                nu_st_y(y, y__d0, i, $O23(add)[v, w], NU_C$Q2, $Q2u, nu_err);
+                $T19 v = nu_v;
+                $T24 w = ((v > $L20(0.0)) ? v : ($O21(neg)[v]));
+                nu_st_y(y, y__d0, i, $O25(add)[v, w], NU_C$Q2, $Q2u, nu_err);
             }
         "#]],
     );
@@ -392,52 +392,52 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
             }))),
         ),
         expect![[r#"
-            $E26 nu_ld_a($P26(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E28 nu_ld_a($P28(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    $E26 nu_zero = {0};
+                    $E28 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[(nu_i0) * a__d1 + nu_i1];
             }
-            $E27 nu_ld_b($P27(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E29 nu_ld_b($P29(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
-                    $E27 nu_zero = {0};
+                    $E29 nu_zero = {0};
                     return nu_zero;
                 }
                 return b[(nu_i0) * b__d1 + nu_i1];
             }
-            void nu_st_c($P28(c), nu_idx nu_i0, nu_idx nu_i1, $E28 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_c($P30(c), nu_idx nu_i0, nu_idx nu_i1, $E30 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
                 c[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T19 nu_s0, $T19 nu_st0, nu_idx nu_n0, $T20 nu_s1, $T20 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+            kernel void nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T19 i_t = $O19(add)[nu_s0, $O19(mul)[$O19(from_int)[nu_g0], nu_st0]];
-                $T20 j_t = $O20(add)[nu_s1, $O20(mul)[$O20(from_int)[nu_g1], nu_st1]];
+                $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
+                $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
                 $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T1 i_0_1 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
-                $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O16(add)[i_t, $Z0(nu_idx:1)]]];
-                $T1 i_1_1 = $O1(add)[$L0(0), $O1(from_int)[$O17(add)[i_t, $Z0(nu_idx:1)]]];
+                $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O18(add)[i_t, $Z0(nu_idx:1)]]];
+                $T1 i_1_1 = $O1(add)[$L0(0), $O1(from_int)[$O19(add)[i_t, $Z0(nu_idx:1)]]];
                 $T3 j_0_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T3 j_0_1 = $O3(add)[$L2(0), $O3(from_int)[$O15(add)[j_t, $Z0(nu_idx:1)]]];
+                $T3 j_0_1 = $O3(add)[$L2(0), $O3(from_int)[$O17(add)[j_t, $Z0(nu_idx:1)]]];
                 $T3 j_1_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T3 j_1_1 = $O3(add)[$L2(0), $O3(from_int)[$O18(add)[j_t, $Z0(nu_idx:1)]]];
+                $T3 j_1_1 = $O3(add)[$L2(0), $O3(from_int)[$O20(add)[j_t, $Z0(nu_idx:1)]]];
                 $T4 s_0_0 = $Z0(float:0.0);
                 $T4 s_0_1 = $Z0(float:0.0);
                 $T4 s_1_0 = $Z0(float:0.0);
                 $T4 s_1_1 = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s_0_0 = $O8(add)[s_0_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_0, NU_C$Q1, $Q1u, nu_err)]];
-                    s_0_1 = $O8(add)[s_0_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_1, NU_C$Q1, $Q1u, nu_err)]];
-                    s_1_0 = $O8(add)[s_1_0, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_0, NU_C$Q1, $Q1u, nu_err)]];
-                    s_1_1 = $O8(add)[s_1_1, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_1, NU_C$Q1, $Q1u, nu_err)]];
+                    s_0_0 = $O10(add)[s_0_0, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_0, NU_C$Q1, $Q1u, nu_err)]];
+                    s_0_1 = $O10(add)[s_0_1, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_1, NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_0 = $O10(add)[s_1_0, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_0, NU_C$Q1, $Q1u, nu_err)]];
+                    s_1_1 = $O10(add)[s_1_1, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_1, NU_C$Q1, $Q1u, nu_err)]];
                 }
                 nu_st_c(c, c__d0, c__d1, i_0_0, j_0_0, s_0_0, NU_C$Q2, $Q2u, nu_err);
                 nu_st_c(c, c__d0, c__d1, i_0_1, j_0_1, s_0_1, NU_C$Q2, $Q2u, nu_err);
@@ -445,22 +445,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_st_c(c, c__d0, c__d1, i_1_1, j_1_1, s_1_1, NU_C$Q2, $Q2u, nu_err);
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
-                nu_idx nu_g0 = get_global_id(0);
-                nu_idx nu_g1 = get_global_id(1);
-                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T21 i_t = $O21(add)[nu_s0, $O21(from_int)[nu_g0]];
-                $T22 j_t = $O22(add)[nu_s1, $O22(from_int)[nu_g1]];
-                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
-                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T4 s = $Z0(float:0.0);
-                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
-                }
-                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
-            }
-
-            kernel void nuwork_2(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P25(n), $P26(a), $P27(b), $P28(c)) {
+            kernel void nuwork_1(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -470,7 +455,22 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
                 for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O8(add)[s, $O7(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
+            }
+
+            kernel void nuwork_2(global uint* restrict nu_err, $T25 nu_s0, $T25 nu_st0, nu_idx nu_n0, $T26 nu_s1, $T26 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T25 i_t = $O25(add)[nu_s0, $O25(from_int)[nu_g0]];
+                $T26 j_t = $O26(add)[nu_s1, $O26(from_int)[nu_g1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
                 }
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
             }
@@ -487,29 +487,29 @@ fn nuwork_reductions() {
             hi = hi.max(a[i]);
         }))),
         expect![[r#"
-            $E9 nu_ld_a($P9(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E13 nu_ld_a($P13(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    $E9 nu_zero = {0};
+                    $E13 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[nu_i0];
             }
-            $E10 nu_ld_b($P10(b), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E14 nu_ld_b($P14(b), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, b__d0, 0, 0);
-                    $E10 nu_zero = {0};
+                    $E14 nu_zero = {0};
                     return nu_zero;
                 }
                 return b[nu_i0];
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P9(a), $P10(b), $T11 v_dot, local $T11* restrict nu_rl0, global $T11* restrict nu_rp0, nu_idx nu_rp0__d0, $T12 count, local $T12* restrict nu_rl1, global $T12* restrict nu_rp1, nu_idx nu_rp1__d0, $T13 hi, local $T13* restrict nu_rl2, global $T13* restrict nu_rp2, nu_idx nu_rp2__d0) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
             #if NU_CPU
-                $T11 nu_a0[16];
+                $T15 nu_a0[16];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a0[nu_k] = v_dot;
-                $T12 nu_a1[16];
+                $T16 nu_a1[16];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a1[nu_k] = count;
-                $T13 nu_a2[16];
+                $T17 nu_a2[16];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a2[nu_k] = hi;
                 nu_idx nu_c0 = nu_n0 / (nu_idx)get_global_size(0) + (nu_n0 % (nu_idx)get_global_size(0) != 0);
                 nu_idx nu_lo0 = (nu_idx)min((ulong)get_global_id(0) * nu_c0, (ulong)nu_n0), nu_hi0 = nu_lo0 + min(nu_c0, nu_n0 - nu_lo0);
@@ -517,34 +517,34 @@ fn nuwork_reductions() {
                 for (; nu_hi0 - nu_b0 >= 16; nu_b0 += 16) for (uint nu_k = 0; nu_k < 16; nu_k++) {
                     nu_idx nu_g0 = nu_b0 + nu_k;
                     $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                    nu_a0[nu_k] = $O11(add)[nu_a0[nu_k], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
-                    if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
-                        nu_a1[nu_k] = $O12(add)[nu_a1[nu_k], (($T12)($L5(1)))];
+                    nu_a0[nu_k] = $O15(add)[nu_a0[nu_k], (($T15)($O4(mul)[nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
+                        nu_a1[nu_k] = $O16(add)[nu_a1[nu_k], (($T16)($L8(1)))];
                         continue;
                     }
-                    nu_a2[nu_k] = $F13(max)(nu_a2[nu_k], (($T13)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
+                    nu_a2[nu_k] = $F17(max)(nu_a2[nu_k], (($T17)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err))));
                 }
                 for (nu_idx nu_g0 = nu_b0; nu_g0 < nu_hi0; nu_g0++) {
                     $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                    nu_a0[0] = $O11(add)[nu_a0[0], (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_1, NU_C$Q1, $Q1u, nu_err)]))];
-                    if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
-                        nu_a1[0] = $O12(add)[nu_a1[0], (($T12)($L5(1)))];
+                    nu_a0[0] = $O15(add)[nu_a0[0], (($T15)($O4(mul)[nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_1, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
+                        nu_a1[0] = $O16(add)[nu_a1[0], (($T16)($L8(1)))];
                         continue;
                     }
-                    nu_a2[0] = $F13(max)(nu_a2[0], (($T13)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err))));
+                    nu_a2[0] = $F17(max)(nu_a2[0], (($T17)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err))));
                 }
-                for (uint nu_k = 0; nu_k < 16; nu_k++) v_dot = $O11(add)[v_dot, nu_a0[nu_k]];
-                for (uint nu_k = 0; nu_k < 16; nu_k++) count = $O12(add)[count, nu_a1[nu_k]];
-                for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F13(max)(hi, nu_a2[nu_k]);
+                for (uint nu_k = 0; nu_k < 16; nu_k++) v_dot = $O15(add)[v_dot, nu_a0[nu_k]];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) count = $O16(add)[count, nu_a1[nu_k]];
+                for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F17(max)(hi, nu_a2[nu_k]);
             #else
                 for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
                     $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                    v_dot = $O11(add)[v_dot, (($T11)($O2(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
-                    if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(0.5)) {
-                        count = $O12(add)[count, (($T12)($L5(1)))];
+                    v_dot = $O15(add)[v_dot, (($T15)($O4(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
+                    if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
+                        count = $O16(add)[count, (($T16)($L8(1)))];
                         continue;
                     }
-                    hi = $F13(max)(hi, (($T13)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
+                    hi = $F17(max)(hi, (($T17)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
                 }
             #endif
                 nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
@@ -557,9 +557,9 @@ fn nuwork_reductions() {
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
                 for (; nu_h > 0; nu_h /= 2) {
                     if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl0[nu_lid] = $O11(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
-                        nu_rl1[nu_lid] = $O12(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
-                        nu_rl2[nu_lid] = $F13(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
+                        nu_rl0[nu_lid] = $O15(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        nu_rl1[nu_lid] = $O16(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        nu_rl2[nu_lid] = $F17(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
@@ -584,22 +584,22 @@ fn nuwork_scans() {
             total += 1;
         }))),
         expect![[r#"
-            $E9 nu_ld_a($P9(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
+            $E11 nu_ld_a($P11(a), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, a__d0, 0, 0);
-                    $E9 nu_zero = {0};
+                    $E11 nu_zero = {0};
                     return nu_zero;
                 }
                 return a[nu_i0];
             }
-            void nu_st_excl($P8(excl), nu_idx nu_i0, $E8 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_excl($P10(excl), nu_idx nu_i0, $E10 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < excl__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, excl__d0, 0, 0);
                     return;
                 }
                 excl[nu_i0] = nu_v;
             }
-            kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P8(excl), $P9(a), $T10 run, local $T10* restrict nu_rl0, global $T10* restrict nu_rp0, nu_idx nu_rp0__d0) {
+            kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), $T12 run, local $T12* restrict nu_rl0, global $T12* restrict nu_rp0, nu_idx nu_rp0__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
@@ -614,8 +614,8 @@ fn nuwork_scans() {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
-                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                 }
@@ -627,7 +627,7 @@ fn nuwork_scans() {
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
                 for (; nu_h > 0; nu_h /= 2) {
                     if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl0[nu_lid] = $O10(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
@@ -636,7 +636,7 @@ fn nuwork_scans() {
                     nu_rp0[nu_grp] = nu_rl0[0];
                 }
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P8(excl), $P9(a), global const $T10* restrict nu_so0, nu_idx nu_so0__d0, $T10 nu_id0, local $T10* restrict nu_sl0, $T11 total, local $T11* restrict nu_rl1, global $T11* restrict nu_rp1, nu_idx nu_rp1__d0) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global const $T12* restrict nu_so0, nu_idx nu_so0__d0, $T12 nu_id0, local $T12* restrict nu_sl0, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
@@ -645,16 +645,16 @@ fn nuwork_scans() {
                 nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
                 nu_it nu_P = 1;
                 while (nu_P < nu_L) nu_P *= 2;
-                $T10 nu_c0 = nu_so0[get_group_id(0)];
+                $T12 nu_c0 = nu_so0[get_group_id(0)];
             #if NU_CPU
                 {
-                $T10 run = nu_id0;
+                $T12 run = nu_id0;
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
-                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                 }
@@ -662,23 +662,23 @@ fn nuwork_scans() {
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (nu_li == 0) {
-                    $T10 nu_run0 = nu_id0;
+                    $T12 nu_run0 = nu_id0;
                     for (nu_it nu_k = 0; nu_k < nu_L; nu_k++) {
-                        $T10 nu_x0 = nu_sl0[nu_k]; nu_sl0[nu_k] = nu_run0; nu_run0 = $O10(add)[nu_run0, nu_x0];
+                        $T12 nu_x0 = nu_sl0[nu_k]; nu_sl0[nu_k] = nu_run0; nu_run0 = $O12(add)[nu_run0, nu_x0];
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
                 {
-                $T10 run = $O10(add)[nu_c0, nu_sl0[nu_li]];
+                $T12 run = $O12(add)[nu_c0, nu_sl0[nu_li]];
                 for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_2, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
-                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
                         }
-                        total = $O11(add)[total, (($T11)($L6(1)))];
+                        total = $O13(add)[total, (($T13)($L8(1)))];
                     } while (0);
                 }
                 }
@@ -686,12 +686,12 @@ fn nuwork_scans() {
                 for (nu_it nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {
                     nu_it nu_t = nu_base + nu_li;
                     if (nu_t < nu_hi) {
-                    $T10 run = nu_id0;
+                    $T12 run = nu_id0;
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
-                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
                         }
                     } while (0);
                     nu_sl0[nu_li] = run;
@@ -703,34 +703,34 @@ fn nuwork_scans() {
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                             nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
+                            nu_sl0[nu_i] = $O12(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
-                    $T10 nu_tot0 = nu_sl0[nu_P - 1];
+                    $T12 nu_tot0 = nu_sl0[nu_P - 1];
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
                     for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
                             nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            { $T10 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O10(add)[nu_sl0[nu_i], nu_x]; }
+                            { $T12 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O12(add)[nu_sl0[nu_i], nu_x]; }
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                     if (nu_t < nu_hi) {
-                    $T10 run = $O10(add)[nu_c0, nu_sl0[nu_li]];
+                    $T12 run = $O12(add)[nu_c0, nu_sl0[nu_li]];
                     nu_idx nu_g0 = (nu_idx)nu_t;
                     do {
                         $T1 i_4 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
                         nu_st_excl(excl, excl__d0, i_4, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L3(2)) {
-                            run = $O10(add)[run, (($T10)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
+                        if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
                         }
-                        total = $O11(add)[total, (($T11)($L6(1)))];
+                        total = $O13(add)[total, (($T13)($L8(1)))];
                     } while (0);
                     }
-                    nu_c0 = $O10(add)[nu_c0, nu_tot0];
+                    nu_c0 = $O12(add)[nu_c0, nu_tot0];
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
             #endif
@@ -742,7 +742,7 @@ fn nuwork_scans() {
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
                 for (; nu_h > 0; nu_h /= 2) {
                     if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl1[nu_lid] = $O11(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        nu_rl1[nu_lid] = $O13(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }

@@ -451,6 +451,21 @@ pub trait Compared: Copy {}
 
 impl<T: Element> Compared for T {}
 
+/// An argument of a `#[nucode]` call that is not a tuple written as one. OpenCL C passes a
+/// tuple component by component, which the macro can only do for a tuple local or literal.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed this way to a #[nucode] function",
+    label = "pass a tuple as a tuple local or a literal `(a, b)`; bind a call's tuple result first, as in `let (a, b) = f(..);`"
+)]
+pub trait PlainArg: Copy {}
+
+impl<T: ClType> PlainArg for T {}
+
+/// The witness's check of a `#[nucode]` call's argument (see [`PlainArg`]).
+pub fn plain_arg<T: PlainArg>(v: T) -> T {
+    v
+}
+
 /// The witness's check of a comparison's left operand (see [`Compared`]).
 pub fn compared<T: Compared>(v: T) -> T {
     v

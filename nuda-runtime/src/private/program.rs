@@ -194,6 +194,8 @@ pub enum Op {
     Len(u16),
     /// An element of captured array `k`: any value of its element type.
     Elem(u16),
+    /// A value read from a struct's field or a private array: any value of its type.
+    Loaded(Ty),
     /// The variable of mapped loop `d` of kernel `k`, of a type.
     Mapped(u16, u8, Ty),
     /// A work-item builtin of dimension (register) `d`.

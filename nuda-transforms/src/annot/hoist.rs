@@ -119,7 +119,8 @@ struct Mentions<'s>(&'s mut HashSet<String>);
 
 impl VisitMut for Mentions<'_> {
     fn visit_expr(&mut self, e: &mut Expr) {
-        if let ExprKind::Var(v) = &e.kind {
+        // `t[k]` reads `t`, a local array before capture analysis tells them apart.
+        if let ExprKind::Var(v) | ExprKind::Index { base: v, .. } = &e.kind {
             self.0.insert(v.to_string());
         }
         visit::walk_expr(self, e);

@@ -175,11 +175,22 @@ impl VisitMut for Rewrite {
                     }
                 }
             }
-            Place::Index { index, .. } => index.iter_mut().for_each(|e| self.visit_expr(e)),
+            Place::Index { base, index } => {
+                // A local array's element (capture analysis runs after the annotations).
+                if let Some(Ok(r)) = self.resolve(base) {
+                    *base = r;
+                }
+                index.iter_mut().for_each(|e| self.visit_expr(e))
+            }
         }
     }
 
     fn visit_expr(&mut self, e: &mut Expr) {
+        if let ExprKind::Index { base, .. } = &mut e.kind {
+            if let Some(Ok(r)) = self.resolve(base) {
+                *base = r;
+            }
+        }
         if let ExprKind::Var(v) = &e.kind {
             match self.resolve(v) {
                 Some(Ok(r)) => e.kind = ExprKind::Var(r),

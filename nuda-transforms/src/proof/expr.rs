@@ -60,7 +60,7 @@ impl Proof<'_> {
             ExprKind::Var(v) => self.var(v),
             ExprKind::Member { base, .. } => {
                 self.expr(base);
-                self.push(quote!(Top))
+                self.loaded(e.slot)
             }
             ExprKind::Struct { fields, rest, .. } => {
                 for v in fields.iter().map(|f| &f.1).chain(rest.as_deref()) {
@@ -101,7 +101,7 @@ impl Proof<'_> {
             ExprKind::At { base, index } => {
                 self.expr(base);
                 self.expr(index);
-                self.push(quote!(Top))
+                self.loaded(e.slot)
             }
             ExprKind::Repeat { value, .. } => {
                 self.expr(value);
@@ -297,6 +297,18 @@ impl Proof<'_> {
         let site = self.site(SiteKind::Write, &base.to_string(), index.len(), span);
         self.push(quote!(Index { site: #site, cap: #cap, idx: [#(#idx),*] }));
         self.push(quote!(Elem(#cap)))
+    }
+
+    /// A value read from a struct's field or a private array: any value of its type (slot);
+    /// a `usize` there, from memory, needs the launch's 64-bit `usize`.
+    fn loaded(&mut self, slot: Option<Slot>) -> Reg {
+        match slot {
+            Some(k) => {
+                let t = super::slot_ty(k);
+                self.push(quote!(Loaded(#t)))
+            }
+            None => self.push(quote!(Top)),
+        }
     }
 
     fn field(&mut self, base: &Expr, index: u32) -> Reg {

@@ -315,7 +315,7 @@ impl<'a> Proof<'a> {
 }
 
 /// `Ty::Slot(k)`.
-fn slot_ty(k: Slot) -> TokenStream {
+pub(super) fn slot_ty(k: Slot) -> TokenStream {
     let k = k as u32;
     quote!(#PRIVATE::Ty::Slot(#k))
 }

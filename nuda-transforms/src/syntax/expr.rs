@@ -54,9 +54,15 @@ impl Lower<'_> {
             syn::Expr::Struct(s) => return self.struct_lit(s),
             other => return self.err(span, unsupported(construct_name(other))),
         };
+        // Array elements and fields too: the launch-time proof needs to know a `usize` read.
         let typed = matches!(
             kind,
-            ExprKind::Block(_) | ExprKind::Array(_) | ExprKind::Repeat { .. }
+            ExprKind::Block(_)
+                | ExprKind::Array(_)
+                | ExprKind::Repeat { .. }
+                | ExprKind::Member { .. }
+                | ExprKind::At { .. }
+                | ExprKind::Index { .. }
         );
         let slot = typed.then(|| self.slot());
         Expr { kind, span, slot }

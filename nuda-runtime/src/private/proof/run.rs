@@ -177,6 +177,7 @@ impl<'a> Run<'a> {
             Op::Dim(k, d) => self.dim(k, d),
             Op::Len(k) => self.len(k),
             Op::Elem(k) => self.elem(k),
+            Op::Loaded(t) => self.loaded(t),
             Op::Mapped(k, d, t) => self.mapped(k, d, t),
             Op::Item(it, d) => self.item(it, d),
             Op::Un(neg, a, t, line) => self.un(neg, a, t, line),
@@ -264,6 +265,21 @@ impl<'a> Run<'a> {
                 IntTy::of(t).map_or(Iv::TOP, IntTy::range)
             }
             _ => Iv::TOP,
+        }
+    }
+
+    /// A value read from a struct's field or a private array. As for an array element, a
+    /// `usize` there may be any 64-bit value.
+    fn loaded(&mut self, t: Ty) -> Iv {
+        match self.ty(t) {
+            Some(it) if it.index => {
+                self.widen(|| {
+                    "a kernel reads a usize or isize from a struct field or a private array".into()
+                });
+                it.range()
+            }
+            Some(it) => it.range(),
+            None => Iv::TOP,
         }
     }
 
@@ -521,11 +537,17 @@ fn function_wide_once(f: &'static Nucode) -> Option<String> {
     static KNOWN: std::sync::Mutex<Known> = std::sync::Mutex::new(Vec::new());
     let key = f as *const Nucode as usize;
     let known = |k: &Known| k.iter().find(|(a, _)| *a == key).map(|(_, w)| w.clone());
-    if let Some(w) = known(&KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)) {
+    if let Some(w) = known(
+        &KNOWN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    ) {
         return w;
     }
     let why = function_wide(f, &mut Vec::new());
-    let mut k = KNOWN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut k = KNOWN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     k.push((key, why.clone()));
     why
 }

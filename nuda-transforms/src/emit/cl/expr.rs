@@ -450,7 +450,7 @@ impl ClEmitter<'_> {
     /// [`Self::hoisted`] with a temporary of C type `ty`.
     fn hoisted_as(&mut self, e: &Expr, ty: String, f: impl FnOnce(&mut Self, &str)) -> String {
         if !self.hoist_ok {
-            self.cx.error(e.span, "blocks with statements cannot be used in a loop condition; compute the value before the loop");
+            self.cx.error(e.span, "this value needs statements before it (a block with statements, an `if`, an array or struct literal), which a loop condition cannot have; compute it before the loop");
             return String::new();
         }
         let tmp = self.names.fresh("nu_v");
@@ -490,6 +490,8 @@ fn pure_branch(e: &Expr) -> bool {
 /// expression must not be emitted where it might not run.
 pub(super) fn hoists(e: &Expr) -> bool {
     match &e.kind {
+        // Literals become temporaries set before the statement.
+        ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. } => true,
         ExprKind::Block(b) => !b.stmts.is_empty() || b.tail.as_deref().is_some_and(hoists),
         ExprKind::If { cond, then, els } => {
             hoists(cond) || !els.as_deref().is_some_and(|x| shortcut_ok(then, x))

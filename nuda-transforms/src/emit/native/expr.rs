@@ -125,6 +125,10 @@ impl RustEmitter<'_> {
     fn private_read(&mut self, base: &Expr, index: &Expr, span: Span) -> TokenStream {
         let name = crate::ir::display::expr(base);
         let (b, k) = (self.expr(base), self.expr(index));
+        if self.sites.is_none() {
+            // Host code (a host `annot!`) is plain Rust, with Rust's indexing.
+            return quote_spanned!(span=> #b[#k]);
+        }
         let site = self.site(SiteKind::Private, &name, 1, span);
         let p = PRIVATE.at(span);
         quote_spanned!(span=> #p::private_at(&#b, #k, __nuda_fault, #site))
@@ -372,8 +376,13 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> #func::__nuda_native(__nuda_fault, #(#a),*))
             }
             Some(k) if self.witness => {
-                // The call, and in its call slot the instance it makes (never run).
+                // The call, and in its call slot the instance it makes (never run). An
+                // argument OpenCL C cannot pass component by component is refused.
                 let f = super::call_ident(k);
+                let a = args.iter().zip(a).map(|(e, t)| match e.kind {
+                    ExprKind::Tuple(_) => t,
+                    _ => quote_spanned!(e.span=> ::nuda::kernel::plain_arg(#t)),
+                });
                 quote_spanned!(span=> {
                     let (__nuda_r, __nuda_i) = #func::__nuda_call(#(#a),*);
                     #f = ::core::option::Option::Some(__nuda_i);

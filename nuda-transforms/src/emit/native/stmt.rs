@@ -224,7 +224,8 @@ impl RustEmitter<'_> {
                 };
                 quote!(#update #rec)
             }
-            Place::Member { base, path } if has_elem(path) => {
+            // Host code (a host `annot!`) is plain Rust: the plain path below.
+            Place::Member { base, path } if has_elem(path) && self.sites.is_some() => {
                 self.element_store(base, path, op, v, span)
             }
             Place::Member { base, path } => {
