@@ -298,3 +298,45 @@ fn usize_values_from_private_arrays_and_fields_keep_64_bits() {
         Ok(vec_of(&out))
     });
 }
+
+/// An array literal in a branch is built only when the branch runs: the read of `a[j]`
+/// past the end in the branch not taken is neither performed nor a fault.
+#[test]
+fn literals_in_branches_are_built_only_when_taken() {
+    let n = 64usize;
+    let want: Vec<(f32, bool)> = (0..n)
+        .map(|i| {
+            let j = i + 1;
+            let v = if j < n { [j as f32, 1.0][0] } else { -1.0 };
+            (v, j < n && [j as f32][0] > 10.0)
+        })
+        .collect();
+    check(want, || {
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let mut out = NuArray1::<f32>::new(n);
+        let mut flag = NuArray1::<bool>::new(n);
+        nuwork!(16; nfor!(i in n {
+            let j = i + 1;
+            out[i] = if j < a.len() { [a[j], 1.0][0] } else { -1.0 };
+            flag[i] = j < a.len() && [a[j]][0] > 10.0;
+        }))?;
+        Ok(vec_of(&out).into_iter().zip(vec_of(&flag)).collect())
+    });
+}
+
+/// `dmine` copies the body: each copy gets its own private array, accesses included.
+#[test]
+fn annotations_copy_private_arrays_per_copy() {
+    let n = 100usize;
+    let want: Vec<f32> = (0..n).map(|i| i as f32 * 2.0 + 1.0).collect();
+    check(want, || {
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(16; annot!(dmine(2); nfor!(i in n {
+            let mut t = [1.0f32; 2];
+            t[1] = a[i] * 2.0;
+            out[i] = t[1] + t[0];
+        })))?;
+        Ok(vec_of(&out))
+    });
+}
