@@ -220,3 +220,52 @@ fn struct_parameters_of_a_nukernel_and_a_nuvec_of_structs() {
         assert_eq!(kept.to_vec(), heavy, "{}", d.name);
     }
 }
+
+/// Arrays of structs in two and three dimensions, read and written by a 2-D and a 3-D nest.
+#[test]
+fn structs_in_two_and_three_dimensional_arrays() {
+    let (w, h, d) = (13usize, 7usize, 3usize);
+    let cell = |(x, y): (usize, usize)| Body {
+        x: x as f32,
+        y: y as f32,
+        m: 1.0 + ((x * y) % 3) as f32,
+        id: (y * w + x) as u32,
+    };
+    let mixed = |(i, j, k): (usize, usize, usize)| Mixed {
+        big: ((i * 100 + j * 10 + k) as u64) << 33,
+        x: (i + j + k) as f64 * 0.5,
+        tag: (i * j * k) as u8,
+    };
+    let step = |b: Body| Body {
+        x: b.x + b.y,
+        id: b.id * 2,
+        ..b
+    };
+    let want2: Vec<Body> = (0..w * h).map(|f| step(cell((f / h, f % h)))).collect();
+    let want3: Vec<(u64, u64, u8)> = (0..h * w * d)
+        .map(|f| {
+            let m = mixed((f / (w * d), (f / d) % w, f % d));
+            (m.big + 1, (m.x * 2.0).to_bits(), m.tag ^ 1)
+        })
+        .collect();
+    check((want2, want3), || {
+        let g = NuArray2::from_fn((w, h), cell);
+        let mut out = NuArray2::<Body>::new((w, h));
+        nuwork!(4, 4; nfor!((x, y) in (w, h) {
+            let b = g[(x, y)];
+            out[(x, y)] = Body { x: b.x + b.y, id: b.id * 2, ..b };
+        }))?;
+        let c = NuArray3::from_fn((h, w, d), mixed);
+        let mut o3 = NuArray3::<Mixed>::new((h, w, d));
+        nuwork!(1, 4, 2; nfor!((i, j, k) in (h, w, d) {
+            let m = c[(i, j, k)];
+            o3[(i, j, k)] = Mixed { big: m.big + 1, x: m.x * 2.0, tag: m.tag ^ 1 };
+        }))?;
+        let bits = o3
+            .to_vec()
+            .iter()
+            .map(|m| (m.big, m.x.to_bits(), m.tag))
+            .collect();
+        Ok((out.to_vec(), bits))
+    });
+}
