@@ -340,3 +340,47 @@ fn annotations_copy_private_arrays_per_copy() {
         Ok(vec_of(&out))
     });
 }
+
+/// A captured table indexed directly, as a convolution's weights are, and used whole in the
+/// same kernel; out of range, the launch's error names it.
+#[test]
+fn captured_arrays_are_indexed_directly() {
+    let n = 40usize;
+    let w = [0.25f32, 0.5, 0.25];
+    let taps = [1u32, 10, 100, 1000];
+    let host: Vec<f32> = (0..n).map(|i| (i % 9) as f32).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            let (l, r) = (i.saturating_sub(1), (i + 1).min(n - 1));
+            let t = taps;
+            w[0] * host[l] + w[1] * host[i] + w[2] * host[r] + (t[i % 4] + taps[3]) as f32
+        })
+        .collect();
+    check(want, || {
+        let a = NuArray1::from_fn(n, |i| host[i]);
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; nfor!(i in n {
+            let (l, r) = (i.saturating_sub(1), (i + 1).min(n - 1));
+            let t = taps;
+            out[i] = w[0] * a[l] + w[1] * a[i] + w[2] * a[r] + (t[i % 4] + taps[3]) as f32;
+        }))?;
+        Ok(vec_of(&out))
+    });
+    for d in engines() {
+        nuda::with_device(d.index, || -> nuda::Result<()> {
+            let mut out = NuArray1::<u32>::new(n);
+            let e = nuwork!(8; nfor!(i in n { out[i] = taps[i / 8]; })).unwrap_err();
+            let (array, index, dims, _) = bounds(&e);
+            assert_eq!((array.as_str(), dims), ("taps", vec![4]), "{}: {e}", d.name);
+            assert!(
+                index[0].parse::<u64>().is_ok_and(|k| k >= 4),
+                "{}: {e}",
+                d.name
+            );
+            assert_eq!(out[31], 1000, "{}", d.name);
+            Ok(())
+        })
+        .unwrap()
+        .unwrap();
+    }
+}

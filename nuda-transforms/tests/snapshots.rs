@@ -23,14 +23,14 @@ fn nuwork_array_by_2() {
                     $E8 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[(nu_i0) * a__d1 + nu_i1];
+                return $D8(a)[(nu_i0) * a__d1 + nu_i1];
             }
             void nu_st_b($P7(b), nu_idx nu_i0, nu_idx nu_i1, $E7 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
                     return;
                 }
-                b[(nu_i0) * b__d1 + nu_i1] = nu_v;
+                $D7(b)[(nu_i0) * b__d1 + nu_i1] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P7(b), $P8(a)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -59,7 +59,7 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
                     $E12 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[(nu_i0) * a__d1 + nu_i1];
+                return $D12(a)[(nu_i0) * a__d1 + nu_i1];
             }
             $E13 nu_ld_b($P13(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
@@ -67,14 +67,14 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
                     $E13 nu_zero = {0};
                     return nu_zero;
                 }
-                return b[(nu_i0) * b__d1 + nu_i1];
+                return $D13(b)[(nu_i0) * b__d1 + nu_i1];
             }
             void nu_st_c($P14(c), nu_idx nu_i0, nu_idx nu_i1, $E14 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
-                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+                $D14(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P11(n), $P12(a), $P13(b), $P14(c)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -105,7 +105,7 @@ fn nuwork_three_loops_two_mapped() {
                     $E11 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[(nu_i0) * a__d1 + nu_i1];
+                return $D11(a)[(nu_i0) * a__d1 + nu_i1];
             }
             $E10 nu_ld_c($P10(c), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
@@ -113,14 +113,14 @@ fn nuwork_three_loops_two_mapped() {
                     $E10 nu_zero = {0};
                     return nu_zero;
                 }
-                return c[(nu_i0) * c__d1 + nu_i1];
+                return $D10(c)[(nu_i0) * c__d1 + nu_i1];
             }
             void nu_st_c($P10(c), nu_idx nu_i0, nu_idx nu_i1, $E10 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
-                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+                $D10(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(p), $P10(c), $P11(a)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -160,14 +160,14 @@ fn value_if_with_statements_is_hoisted() {
                     $E26 nu_zero = {0};
                     return nu_zero;
                 }
-                return x[nu_i0];
+                return $D26(x)[nu_i0];
             }
             void nu_st_y($P27(y), nu_idx nu_i0, $E27 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < y__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, y__d0, 0, 0);
                     return;
                 }
-                y[nu_i0] = nu_v;
+                $D27(y)[nu_i0] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P26(x), $P27(y)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -203,7 +203,7 @@ fn stepped_and_inclusive_for_loops_count_trips() {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
-                out[nu_i0] = nu_v;
+                $D12(out)[nu_i0] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P12(out)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -243,14 +243,14 @@ fn casts_narrow_arithmetic_and_integer_methods() {
                     $E20 nu_zero = {0};
                     return nu_zero;
                 }
-                return f[nu_i0];
+                return $D20(f)[nu_i0];
             }
             void nu_st_out($P21(out), nu_idx nu_i0, $E21 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < out__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
-                out[nu_i0] = nu_v;
+                $D21(out)[nu_i0] = nu_v;
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -318,14 +318,14 @@ fn nukernel_with_barrier_and_return() {
                     $E10 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[nu_i0];
+                return $D10(a)[nu_i0];
             }
             void nu_st_tmp($P11(tmp), nu_idx nu_i0, $E11 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, tmp__d0, 0, 0);
                     return;
                 }
-                tmp[nu_i0] = nu_v;
+                $D11(tmp)[nu_i0] = nu_v;
             }
             $E11 nu_ld_tmp($P11(tmp), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < tmp__d0)) {
@@ -333,14 +333,14 @@ fn nukernel_with_barrier_and_return() {
                     $E11 nu_zero = {0};
                     return nu_zero;
                 }
-                return tmp[nu_i0];
+                return $D11(tmp)[nu_i0];
             }
             void nu_st_out($P9(out), nu_idx nu_i0, $E9 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < out__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, out__d0, 0, 0);
                     return;
                 }
-                out[nu_i0] = nu_v;
+                $D9(out)[nu_i0] = nu_v;
             }
             kernel void reverse(global uint* restrict nu_err, $P9(out), $P10(a), $P11(tmp), $P12(n)) {
                 $T1 g = nu_global_id((nu_idx)($L0(0)));
@@ -398,7 +398,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                     $E28 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[(nu_i0) * a__d1 + nu_i1];
+                return $D28(a)[(nu_i0) * a__d1 + nu_i1];
             }
             $E29 nu_ld_b($P29(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
@@ -406,14 +406,14 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                     $E29 nu_zero = {0};
                     return nu_zero;
                 }
-                return b[(nu_i0) * b__d1 + nu_i1];
+                return $D29(b)[(nu_i0) * b__d1 + nu_i1];
             }
             void nu_st_c($P30(c), nu_idx nu_i0, nu_idx nu_i1, $E30 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
-                c[(nu_i0) * c__d1 + nu_i1] = nu_v;
+                $D30(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
             kernel void nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
@@ -493,7 +493,7 @@ fn nuwork_reductions() {
                     $E13 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[nu_i0];
+                return $D13(a)[nu_i0];
             }
             $E14 nu_ld_b($P14(b), nu_idx nu_i0, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0)) {
@@ -501,7 +501,7 @@ fn nuwork_reductions() {
                     $E14 nu_zero = {0};
                     return nu_zero;
                 }
-                return b[nu_i0];
+                return $D14(b)[nu_i0];
             }
             kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
             #if NU_CPU
@@ -590,14 +590,14 @@ fn nuwork_scans() {
                     $E11 nu_zero = {0};
                     return nu_zero;
                 }
-                return a[nu_i0];
+                return $D11(a)[nu_i0];
             }
             void nu_st_excl($P10(excl), nu_idx nu_i0, $E10 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < excl__d0)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, 0, 0, excl__d0, 0, 0);
                     return;
                 }
-                excl[nu_i0] = nu_v;
+                $D10(excl)[nu_i0] = nu_v;
             }
             kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), $T12 run, local $T12* restrict nu_rl0, global $T12* restrict nu_rp0, nu_idx nu_rp0__d0) {
                 typedef nu_idx nu_it;

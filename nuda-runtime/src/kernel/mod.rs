@@ -27,5 +27,5 @@ pub(crate) use nustruct::declarations_for;
 pub use nustruct::{c_offset, declare_struct, decode_each, encode_each, Field, StructDecl};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 #[doc(hidden)]
-pub use private_array::{array_type, private_at, private_index, PrivateArray};
+pub use private_array::{array_type, private_at, private_index, PrivateArray, PrivateLoad};
 pub use share::{ShareCopy, ShareMut};

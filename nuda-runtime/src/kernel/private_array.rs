@@ -36,23 +36,46 @@ impl<T: Field, const N: usize> ClType for [T; N] {
     }
 }
 
-/// A captured array is passed by value, like a scalar.
+/// A captured array is passed by value, as its struct and its length: the kernel may use it
+/// whole (`let t = w;`, `f(w)`) or index it (`w[k]`, checked like a captured `NuArray1`).
 impl<T: Field, const N: usize> KernelRef for [T; N] {
     type Native<'a> = [T; N];
     fn desc(&self) -> CaptureDesc {
-        CaptureDesc::Scalar(<Self as ClType>::cl())
+        CaptureDesc::Private(<Self as ClType>::cl(), T::c_type())
     }
     fn native_ref(&self) -> [T; N] {
         *self
     }
     fn proof_input(&self) -> Input {
-        // Not an integer: the proof treats its elements as any value.
-        Input::Float
+        Input::Array([N, 1, 1], 1, T::c_type())
     }
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         let mut bytes = vec![0u8; size_of::<Self>()];
         self.encode(&mut bytes);
-        l.bytes(bytes)
+        l.bytes(bytes).index(N)
+    }
+}
+
+/// `w[k]` on a captured private array, as the native engine reads any captured array
+/// (`w.load(k, ..)`): checked, and out of range a fault at `site` and a zero value, as the
+/// OpenCL C helper gives.
+pub trait PrivateLoad {
+    /// The element type.
+    type Elem;
+    /// Element `k`; out of range, the fault is recorded and zero read.
+    fn load<const TR: bool>(&self, k: usize, f: Checker<'_, TR>, site: &'static Site)
+        -> Self::Elem;
+}
+
+impl<T: Field, const N: usize> PrivateLoad for [T; N] {
+    type Elem = T;
+    #[inline(always)]
+    fn load<const TR: bool>(&self, k: usize, f: Checker<'_, TR>, site: &'static Site) -> T {
+        match private_index(self, k, f, site) {
+            Some(k) => self[k],
+            // All bits zero, as C's `{0}`: the value of every field type.
+            None => T::decode(&vec![0u8; size_of::<T>()]),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
 pub use crate::kernel::{
     c_offset, declare_struct, decode_each, encode_each, private_at, private_index, Field,
-    StructDecl,
+    PrivateLoad, StructDecl,
 };
 pub use crate::reduce::{
     combine, identity, native_nuwork_reduce, native_scan_body, native_scan_totals, push_guard,

@@ -76,6 +76,9 @@ pub enum CaptureDesc {
     Array(&'static str, usize, Space),
     /// An image: channels, written or read.
     Image(usize, bool),
+    /// A captured private array (`[T; N]`), passed by value: its struct type and element
+    /// type; indexed as `name.v[k]`, with its length as `name__d0`.
+    Private(&'static str, &'static str),
 }
 
 /// One value substituted into a template.

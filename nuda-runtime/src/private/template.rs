@@ -243,12 +243,16 @@ fn expand(ph: &str, cx: &Cx<'_>) -> String {
         Some(b'P') => cap.map(|c| param(c, arg)).unwrap_or_default(),
         Some(b'N') => cap.map(|c| count(c, arg)).unwrap_or_default(),
         Some(b'E') => match cap {
-            Some(CaptureDesc::Array(t, ..)) => t.to_string(),
+            Some(CaptureDesc::Array(t, ..) | CaptureDesc::Private(_, t)) => t.to_string(),
             _ => "float".into(),
         },
         Some(b'C') => match cap {
             Some(CaptureDesc::Image(ch, _)) => ch.to_string(),
             _ => "1".into(),
+        },
+        Some(b'D') => match cap {
+            Some(CaptureDesc::Private(..)) => format!("{arg}.v"),
+            _ => arg.to_string(),
         },
         Some(b'X') => cx.calls.get(index).cloned().unwrap_or_default(),
         Some(b'S') => cx.own.to_string(),
@@ -286,6 +290,7 @@ fn param(c: CaptureDesc, name: &str) -> String {
             let q = if write { "write_only" } else { "read_only" };
             format!("{q} image2d_t {name}{}", dims(2))
         }
+        CaptureDesc::Private(s, _) => format!("{s} {name}{}", dims(1)),
     }
 }
 
@@ -293,6 +298,7 @@ fn param(c: CaptureDesc, name: &str) -> String {
 fn count(c: CaptureDesc, name: &str) -> String {
     let rank = match c {
         CaptureDesc::Array(_, r, _) => r,
+        CaptureDesc::Private(..) => 1,
         CaptureDesc::Image(..) => 2,
         CaptureDesc::Scalar(_) => 0,
     };

@@ -17,6 +17,7 @@
 //! | `P<i>:<name>` | the parameter declaration of capture `i` (array pointer plus dims, image, scalar) |
 //! | `N<i>:<name>` | the element count of captured array `i` |
 //! | `C<i>` | the channel count of captured image `i` |
+//! | `D<i>:<name>` | the elements of captured array `i` to index: `name`, or `name.v` for a captured `[T; N]` |
 //! | `X<k>` | the OpenCL C name of the program's `k`-th called `#[nucode]` function |
 //! | `S0` | this `#[nucode]` function's own OpenCL C name |
 
@@ -75,6 +76,11 @@ impl Ph {
     /// The element count of captured array fill `i` named `name`.
     pub fn len(i: usize, name: &str) -> String {
         ph('N', i, &[name])
+    }
+    /// The elements of captured array fill `i` named `name`, to index with `[k]`: `name`, or
+    /// `name.v` for a captured private array (`[T; N]`, a struct passed by value).
+    pub fn data(i: usize, name: &str) -> String {
+        ph('D', i, &[name])
     }
     /// The channel count of captured image fill `i`.
     pub fn channels(i: usize) -> String {

@@ -235,6 +235,8 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
         pad(idx.clone()),
         pad((0..rank).map(|k| format!("{b}__d{k}")).collect())
     );
+    // `b`, or `b.v` for a captured private array.
+    let data = Ph::data(fill, b);
     let mut off = idx[0].clone();
     for (k, i) in idx.iter().enumerate().skip(1) {
         off = format!("({off}) * {b}__d{k} + {i}");
@@ -243,18 +245,18 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     // scalar's initializer, and `(T)0` does not convert to a struct.
     let zero = format!("{elem} nu_zero = {{0}};\n        return nu_zero;");
     let (ret, miss, hit) = match h {
-        Helper::Load => (elem.clone(), zero.clone(), format!("return {b}[{off}];")),
+        Helper::Load => (elem.clone(), zero.clone(), format!("return {data}[{off}];")),
         Helper::Store => (
             "void".into(),
             "return;".into(),
-            format!("{b}[{off}] = nu_v;"),
+            format!("{data}[{off}] = nu_v;"),
         ),
         // The element type is a placeholder until launch: `nu_atomic_add_` + `uint`.
         Helper::Atomic(op, _, local) => (
             elem.clone(),
             zero.clone(),
             format!(
-                "return nu_{}_{op}_{elem}(&{b}[{off}], {});",
+                "return nu_{}_{op}_{elem}(&{data}[{off}], {});",
                 if local { "latomic" } else { "atomic" },
                 values.join(", ")
             ),

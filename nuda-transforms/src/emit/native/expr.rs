@@ -203,7 +203,12 @@ impl RustEmitter<'_> {
             return quote_spanned!(span=> #base[#idx]);
         }
         let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
-        quote_spanned!(span=> #base.load(#idx, __nuda_fault, #site))
+        // A view's own `load`; a captured `[T; N]`'s comes from `PrivateLoad`.
+        quote_spanned!(span=> {
+            #[allow(unused_imports)]
+            use #PRIVATE::PrivateLoad as _;
+            #base.load(#idx, __nuda_fault, #site)
+        })
     }
 
     fn method(
