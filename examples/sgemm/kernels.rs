@@ -240,23 +240,8 @@ pub static TILED_SGEMM: KernelSource = unsafe {
 
 /// Runs the tiled peer on the current OpenCL device.
 pub fn hand_sgemm_tiled(g: &mut Gemm<f32>) -> Result<()> {
-    let n = g.n;
     // Its 64x64 tiles would read and write past n otherwise (see TILED_SGEMM).
-    if !n.is_multiple_of(64) {
-        return Err(Error::DimsMismatch {
-            what: "the hand-written `sgemm_tiled`".into(),
-            expected: "n a multiple of 64".into(),
-            found: format!("n = {n}"),
-        });
-    }
-    Launch::new(&TILED_SGEMM, "sgemm_tiled")
-        .global([n / 4, n / 4])
-        .local([16, 16])
-        .array_mut(&mut g.c)
-        .array(&g.a)
-        .array(&g.b)
-        .run()
-        .map(drop)
+    hand(g, &TILED_SGEMM, "sgemm_tiled", 64)
 }
 
 /// Lines of the tiled peer, for the bench's table.
@@ -275,25 +260,32 @@ pub fn hand_lines(float4: bool) -> usize {
 
 /// Runs the scalar hand-written peer on the current OpenCL device.
 pub fn hand_sgemm(g: &mut Gemm<f32>) -> Result<()> {
-    hand(g, "sgemm44")
+    // The kernels' 4x4 blocks would read and write past n otherwise (see HAND_SGEMM).
+    hand(g, &HAND_SGEMM, "sgemm44", 4)
 }
 
 /// Runs the `float4` hand-written peer on the current OpenCL device.
 pub fn hand_sgemm_float4(g: &mut Gemm<f32>) -> Result<()> {
-    hand(g, "sgemm44v")
+    hand(g, &HAND_SGEMM, "sgemm44v", 4)
 }
 
-fn hand(g: &mut Gemm<f32>, kernel: &str) -> Result<()> {
+/// Launches `kernel` of `src` over one 4x4 block of C per work-item in 16x16 groups, after
+/// checking that n is a multiple of `multiple`, as the kernel's SAFETY comment requires.
+fn hand(
+    g: &mut Gemm<f32>,
+    src: &'static KernelSource,
+    kernel: &str,
+    multiple: usize,
+) -> Result<()> {
     let n = g.n;
-    // The kernels' 4x4 blocks would read and write past n otherwise (see HAND_SGEMM).
-    if !n.is_multiple_of(4) {
+    if !n.is_multiple_of(multiple) {
         return Err(Error::DimsMismatch {
             what: format!("the hand-written `{kernel}`"),
-            expected: "n a multiple of 4".into(),
+            expected: format!("n a multiple of {multiple}"),
             found: format!("n = {n}"),
         });
     }
-    Launch::new(&HAND_SGEMM, kernel)
+    Launch::new(src, kernel)
         .global([n / 4, n / 4])
         .local([16, 16])
         .array_mut(&mut g.c)
