@@ -305,3 +305,25 @@ fn count(c: CaptureDesc, name: &str) -> String {
     let dims: Vec<String> = (0..rank).map(|k| format!("{name}__d{k}")).collect();
     format!("({})", dims.join(" * "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A captured private array (`[T; N]`) is a struct parameter plus its length, indexed
+    /// through `.v`; a captured array is a pointer plus dims, indexed directly.
+    #[test]
+    fn captured_private_arrays_declare_and_index_as_structs() {
+        let fills = [
+            Fill::Capture(CaptureDesc::Private("nu_arr_float_3", "float")),
+            Fill::Capture(CaptureDesc::Array("float", 1, Space::GlobalRead)),
+        ];
+        let cx = Cx::new(&fills, &[], "", 0);
+        let text = "\x01P0:w\x02 | \x01D0:w\x02[k] | \x01E0\x02 | \x01N0:w\x02 | \x01P1:a\x02 | \x01D1:a\x02[k]";
+        assert_eq!(
+            fill(text, &cx),
+            "nu_arr_float_3 w, nu_idx w__d0 | w.v[k] | float | (w__d0) | \
+             global const float* restrict a, nu_idx a__d0 | a[k]"
+        );
+    }
+}

@@ -148,3 +148,23 @@ fn refinement_proves_a_guarded_stencil() {
     let v = run(&unguarded, 10, 10);
     assert!(v.checks[0] && v.wide, "0 - 1 wraps to usize::MAX");
 }
+
+/// A `usize` read from a struct field or a private array may be any 64-bit value: the launch
+/// needs 64-bit `usize`; a `u32` read does not.
+#[test]
+fn usize_values_loaded_from_fields_need_64_bits() {
+    let run = |ty: &'static str| {
+        let fills = [Fill::Type(ty)];
+        let inputs = Inputs {
+            fills: &fills,
+            captures: &[],
+            mapped: &[],
+            work: None,
+            calls: &[],
+            unchecked: false,
+        };
+        prove_with(&[Op::Loaded(Ty::Slot(0))], &[], &inputs)
+    };
+    assert!(run("nu_idx").wide);
+    assert!(!run("uint").wide);
+}
