@@ -109,6 +109,37 @@ fn a_particle_style_struct_array_kernel() {
     });
 }
 
+/// Issue 13's syntax block, verbatim (its unused `th` and `t` included), on both engines
+/// against the same lines in plain Rust.
+#[test]
+#[allow(unused_variables, unused_mut)]
+fn the_issue_syntax_block_verbatim() {
+    let n = 300usize;
+    let origin = body(7);
+    let plain = |b: Body| {
+        let (r, th) = polar(b.x, b.y);
+        let pair = (r, weigh(b, origin.m));
+        let mut t = [0.0f32; 8];
+        Body {
+            x: b.x + 1.0,
+            ..pair.1
+        }
+    };
+    let want: Vec<Body> = (0..n).map(|i| plain(body(i))).collect();
+    check(want, || {
+        let bodies = NuArray1::<Body>::from_fn(n, |i| Body { ..body(i) });
+        let mut out = NuArray1::<Body>::new(n);
+        nuwork!(64; nfor!(i in n {
+            let b = bodies[i];                         // struct values, field reads
+            let (r, th) = polar(b.x, b.y);             // a #[nucode] fn returning a tuple
+            let pair = (r, weigh(b, origin.m));        // tuples, .0/.1; `origin` is a captured Body
+            out[i] = Body { x: b.x + 1.0, ..pair.1 };  // struct literals and update syntax
+            let mut t = [0.0f32; 8];                   // private arrays, constant length, any index
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
 /// Nested structs: a field of struct type, read, written and built.
 #[nustruct]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
