@@ -17,7 +17,7 @@ use super::nustruct::{declare_struct, Field};
 use crate::fault::{Checker, Site};
 use crate::launch::Launch;
 use crate::private::{CaptureDesc, Input};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 impl<T: Field, const N: usize> ClType for [T; N] {
@@ -79,30 +79,31 @@ impl<T: Field, const N: usize> PrivateLoad for [T; N] {
     }
 }
 
-/// Names interned so far: one leak per distinct array type of the process.
-static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-
-fn intern(name: String) -> &'static str {
-    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
-    let set = names.get_or_insert_with(HashSet::new);
-    match set.get(name.as_str()) {
-        Some(n) => n,
-        None => {
-            let n: &'static str = Box::leak(name.into_boxed_str());
-            set.insert(n);
-            n
-        }
-    }
-}
+/// Array types named and declared so far, by element type (its text's address and length:
+/// element names are `'static`) and length. Launches ask for a type's name every time (a
+/// captured array's parameter, a slot's fill), so a known one costs a lookup, not a format.
+type Named = HashMap<(usize, usize, usize), &'static str>;
+static NAMES: Mutex<Option<Named>> = Mutex::new(None);
 
 /// The OpenCL C struct of `n` elements of C type `elem`, declared for the programs that name
 /// it. The declaration is guarded: the image prelude declares the RGBA texel's own.
-pub fn array_type(elem: &str, n: usize) -> &'static str {
-    let name = intern(format!("nu_arr_{elem}_{n}"));
+pub fn array_type(elem: &'static str, n: usize) -> &'static str {
+    let key = (elem.as_ptr() as usize, elem.len(), n);
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(name) = names.get_or_insert_with(HashMap::new).get(&key) {
+        return name;
+    }
+    let name: &'static str = Box::leak(format!("nu_arr_{elem}_{n}").into_boxed_str());
+    // Registered with the lock released: the registry takes its own.
+    drop(names);
     declare_struct(name, || {
         format!("#ifndef {name}_declared\n#define {name}_declared\ntypedef struct {{ {elem} v[{n}]; }} {name};\n#endif\n")
     });
-    name
+    let mut names = NAMES.lock().unwrap_or_else(PoisonError::into_inner);
+    names
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_insert(name)
 }
 
 /// A value kernels index with `t[k]` besides captured arrays: a fixed-size array.

@@ -347,6 +347,20 @@ pub struct Inputs<'a> {
     pub unchecked: bool,
 }
 
+impl<'a> Inputs<'a> {
+    /// Only slot types: a `#[nucode]` function's body, its parameters unknown.
+    pub fn of_fills(fills: &'a [Fill]) -> Self {
+        Inputs {
+            fills,
+            captures: &[],
+            mapped: &[],
+            work: None,
+            calls: &[],
+            unchecked: false,
+        }
+    }
+}
+
 /// A comparison a branch condition establishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cmp {

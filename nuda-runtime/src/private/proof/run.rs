@@ -561,15 +561,7 @@ fn function_wide(f: &'static Nucode, seen: &mut Vec<*const Nucode>) -> Option<St
     }
     seen.push(f);
     let fills = (f.types)();
-    let inputs = Inputs {
-        fills: &fills,
-        captures: &[],
-        mapped: &[],
-        work: None,
-        calls: &[],
-        unchecked: false,
-    };
-    let v = prove_with(f.proof, &[], &inputs);
+    let v = prove_with(f.proof, &[], &Inputs::of_fills(&fills));
     if v.wide {
         return Some(format!("#[nucode] fn `{}`: {}", f.name, v.why));
     }

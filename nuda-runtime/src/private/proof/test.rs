@@ -155,15 +155,7 @@ fn refinement_proves_a_guarded_stencil() {
 fn usize_values_loaded_from_fields_need_64_bits() {
     let run = |ty: &'static str| {
         let fills = [Fill::Type(ty)];
-        let inputs = Inputs {
-            fills: &fills,
-            captures: &[],
-            mapped: &[],
-            work: None,
-            calls: &[],
-            unchecked: false,
-        };
-        prove_with(&[Op::Loaded(Ty::Slot(0))], &[], &inputs)
+        prove_with(&[Op::Loaded(Ty::Slot(0))], &[], &Inputs::of_fills(&fills))
     };
     assert!(run("nu_idx").wide);
     assert!(!run("uint").wide);
