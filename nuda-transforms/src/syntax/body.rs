@@ -318,7 +318,7 @@ impl<'a> Lower<'a> {
         let value = self.expr(right);
         // The place's type: a compound update computes in it, and a checked element store
         // evaluates the value into a temporary of it first, as Rust does.
-        let element = matches!(place, Place::Member { ref path, .. } if path.iter().any(|s| matches!(s, Step::Elem(_))));
+        let element = matches!(&place, Place::Member { path, .. } if has_elem(path));
         let slot = (op.is_some() || element || is_local_index(&place, &value)).then(|| self.slot());
         Some(Stmt::Assign {
             place,
