@@ -10,7 +10,8 @@
 //! 3. checks over the IR: `capture` (what a kernel uses from outside, and whether the kernel
 //!    language allows it), `uniform` (every work-item of a group reaches each `barrier()`),
 //!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites),
-//!    `reduce` (the reduction variables of `nuwork!`, which `capture` recognises);
+//!    `reduce` (the reduction variables of `nuwork!`, which `capture` recognises), `lanes`
+//!    (which values of a `vector(w)` nest differ between its lanes);
 //! 4. `annot`: the annotation chain, IR to IR;
 //! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
 //!    (the launch-time proof program that drops the checks a launch's values rule out and
@@ -26,6 +27,7 @@ pub mod ctxt;
 pub mod disjoint;
 pub mod emit;
 pub mod ir;
+pub mod lanes;
 pub mod nfor;
 pub mod nucall;
 pub mod nucode;

@@ -470,3 +470,18 @@ pub fn plain_arg<T: PlainArg>(v: T) -> T {
 pub fn compared<T: Compared>(v: T) -> T {
     v
 }
+
+/// A value a `vector(w)` annotation keeps in OpenCL C vectors (`floatN`, `doubleN`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be vectorised by vector(w)",
+    label = "vector(w) loads, computes and stores f32 and f64 values; leave this loop scalar"
+)]
+pub trait Lane: Copy {}
+
+impl Lane for f32 {}
+impl Lane for f64 {}
+
+/// The witness's check of a vector access's element (see [`Lane`]).
+pub fn lane<T: Lane>(v: T) -> T {
+    v
+}

@@ -18,8 +18,8 @@ mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
-    cl_type, compared, plain_arg, witness_mut, witness_ref, ByMut, ByShared, ClType, Compared,
-    KernelMut, KernelRef, PlainArg, Pushed,
+    cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, ClType,
+    Compared, KernelMut, KernelRef, Lane, PlainArg, Pushed,
 };
 pub use local::{LocalArray, LocalGroup};
 pub(crate) use nustruct::declarations_for;

@@ -221,6 +221,7 @@ pub fn nest(loops: Vec<Loop>, body: Block, span: Span) -> Nest {
         loops,
         body,
         annots: Vec::new(),
+        lanes: None,
         span,
     }
 }

@@ -22,6 +22,7 @@ mod test;
 mod tile;
 mod tilem;
 mod unroll;
+mod vector;
 
 use crate::ctxt::Ctxt;
 use crate::ir::visit::{self, VisitMut};
@@ -110,6 +111,7 @@ fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Ve
         AnnotKind::Dmine => dmine::dmine(g, nest, &params, &mut cont),
         AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),
         AnnotKind::Inline => inline::inline(g, nest),
+        AnnotKind::Vector => vector::vector(g, nest, params[0], a.span),
         AnnotKind::Permut => {
             let order: Vec<usize> = params.iter().map(|&p| p as usize).collect();
             permut::permut(g, nest, &order, &mut cont)
@@ -124,6 +126,7 @@ fn check(g: &Gen<'_>, a: &Annot, nest: &Nest, rest: &[Annot]) -> Option<Vec<u128
     let arity_ok = match a.kind {
         AnnotKind::Inline => a.args.is_empty(),
         AnnotKind::Peel => a.args.len() == 2,
+        AnnotKind::Vector => a.args.len() == 1,
         _ => (1..=loops.max(1)).contains(&a.args.len()),
     };
     if a.args.len() > loops && !matches!(a.kind, AnnotKind::Peel) {
@@ -140,16 +143,18 @@ fn check(g: &Gen<'_>, a: &Annot, nest: &Nest, rest: &[Annot]) -> Option<Vec<u128
         let want = match a.kind {
             AnnotKind::Inline => "no parameters".to_string(),
             AnnotKind::Peel => "two parameters, `peel(first, last)`".to_string(),
+            AnnotKind::Vector => "one parameter, the vector width, as in `vector(4)`".to_string(),
             _ => format!("1 to {loops} parameters, one per loop from the outermost"),
         };
         g.cx.error(a.span, format!("annot!: {name} takes {want}"));
         return None;
     }
-    if let (AnnotKind::Inline, Some(next)) = (a.kind, rest.first()) {
-        g.cx.error(
-            next.span,
-            "annot!: inline unrolls its loop completely, so nothing follows it in the chain",
-        );
+    if let (AnnotKind::Inline | AnnotKind::Vector, Some(next)) = (a.kind, rest.first()) {
+        let msg = match a.kind {
+            AnnotKind::Inline => "annot!: inline unrolls its loop completely, so nothing follows it in the chain",
+            _ => "annot!: vector turns the loop body into vector code, so nothing follows it in the chain; put it last",
+        };
+        g.cx.error(next.span, msg);
         return None;
     }
     check_body(g, a.kind, &nest.body)?;
@@ -161,7 +166,11 @@ fn params(g: &Gen<'_>, a: &Annot) -> Option<Vec<u128>> {
     let name = a.kind.name();
     let needs_constants = matches!(
         a.kind,
-        AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Peel | AnnotKind::Permut
+        AnnotKind::Unroll
+            | AnnotKind::Dmine
+            | AnnotKind::Peel
+            | AnnotKind::Permut
+            | AnnotKind::Vector
     );
     if !needs_constants {
         return Some(Vec::new());
@@ -188,6 +197,11 @@ fn params(g: &Gen<'_>, a: &Annot) -> Option<Vec<u128>> {
     }
     if a.kind == AnnotKind::Permut {
         check_permutation(g, a, &out)?;
+    }
+    if a.kind == AnnotKind::Vector && !vector::WIDTHS.contains(&out[0]) {
+        let msg = format!("annot!: vector({}) is not a vector width; OpenCL C has vectors of 2, 4, 8 and 16 lanes", out[0]);
+        g.cx.error(a.args[0].span, msg);
+        return None;
     }
     Some(out)
 }
@@ -228,7 +242,7 @@ fn check_body(g: &Gen<'_>, kind: AnnotKind, body: &Block) -> Option<()> {
     jumps.visit_block(&mut body.clone());
     let copies = matches!(
         kind,
-        AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Inline
+        AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Inline | AnnotKind::Vector
     );
     let bad = jumps
         .found
@@ -274,7 +288,8 @@ pub fn collapse(mut n: Nest) -> Nest {
         let Some(Stmt::Nest(inner)) = n.body.stmts.first() else {
             break;
         };
-        if !inner.annots.is_empty() {
+        // A `vector(w)` nest stays one loop: its lanes run as one vector iteration.
+        if !inner.annots.is_empty() || inner.lanes.is_some() || n.lanes.is_some() {
             break;
         }
         let Some(Stmt::Nest(inner)) = n.body.stmts.pop() else {

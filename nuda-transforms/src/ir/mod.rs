@@ -25,7 +25,19 @@ pub struct Nest {
     pub body: Block,
     /// Annotations still to apply, left to right (`annot!`).
     pub annots: Vec<Annot>,
+    /// Made by `vector(w)`: the nest's one loop counts the lanes of a vector, which OpenCL C
+    /// runs as one `floatN` iteration (`emit::cl::vector`); every other pass sees a loop.
+    pub lanes: Option<Lanes>,
     /// Where the nest was written.
+    pub span: Span,
+}
+
+/// The lanes of a `vector(w)` nest.
+#[derive(Debug, Clone, Copy)]
+pub struct Lanes {
+    /// The vector width: 2, 4, 8 or 16.
+    pub width: usize,
+    /// The `vector(w)` annotation, where its errors point.
     pub span: Span,
 }
 
@@ -57,6 +69,8 @@ pub enum AnnotKind {
     Inline,
     /// `permut(p1..pk)`: reorder the loops.
     Permut,
+    /// `vector(w)`: `w` iterations of the innermost loop as one vector iteration.
+    Vector,
 }
 
 /// One loop of a nest: `var` over `range`.
@@ -496,6 +510,7 @@ impl AnnotKind {
         ("peel", AnnotKind::Peel),
         ("inline", AnnotKind::Inline),
         ("permut", AnnotKind::Permut),
+        ("vector", AnnotKind::Vector),
     ];
 
     /// The annotation's name.

@@ -328,6 +328,7 @@ fn split(nest: Nest, k: usize) -> (Vec<Loop>, Block) {
         loops: rest,
         body: nest.body,
         annots: Vec::new(),
+        lanes: None,
         span: nest.span,
     };
     (

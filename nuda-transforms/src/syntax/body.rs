@@ -73,6 +73,7 @@ impl<'a> Lower<'a> {
             loops,
             body: self.block(&n.body),
             annots: Vec::new(),
+            lanes: None,
             span,
         }
     }

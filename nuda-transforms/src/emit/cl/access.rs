@@ -13,7 +13,7 @@ use crate::sites::SiteKind;
 
 /// A load, store or atomic helper.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Helper {
+pub(super) enum Helper {
     Load,
     Store,
     /// The prelude's `nu_atomic_<op>_<type>` on the element (`nu_latomic_..` for local
@@ -110,7 +110,7 @@ impl ClEmitter<'_> {
     }
 
     /// The kernel arguments that stand for captured array `base`: pointer, then its dims.
-    fn array_args(&self, base: &syn::Ident, rank: usize) -> Vec<String> {
+    pub(super) fn array_args(&self, base: &syn::Ident, rank: usize) -> Vec<String> {
         let b = self.var(base);
         let mut v = vec![b.clone()];
         v.extend((0..rank).map(|k| format!("{b}__d{k}")));
@@ -118,7 +118,7 @@ impl ClEmitter<'_> {
     }
 
     /// The name of the load or store helper of `base`, made on first use.
-    fn helper(&self, base: &syn::Ident, h: Helper, rank: usize) -> String {
+    pub(super) fn helper(&self, base: &syn::Ident, h: Helper, rank: usize) -> String {
         let b = self.var(base);
         let name = match h {
             Helper::Load => format!("nu_ld_{b}"),
@@ -144,6 +144,10 @@ impl ClEmitter<'_> {
             return String::new();
         };
         if let Some(op) = kind.atomic_op() {
+            if self.lanes.is_some() {
+                let msg = "an atomic, which would run once for all lanes";
+                return self.lane_error(span, msg);
+            }
             return self.atomic(name, op, args, span);
         }
         let b = self.var(name);

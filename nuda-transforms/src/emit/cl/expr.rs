@@ -78,6 +78,9 @@ pub(super) fn op_name(op: BinOp) -> Option<&'static str> {
 impl ClEmitter<'_> {
     /// The C text of an expression.
     pub(super) fn expr(&mut self, e: &Expr) -> String {
+        if self.lane_kind(e) == Some(crate::lanes::Kind::Varying) {
+            return self.vector_expr(e);
+        }
         let s = e.slot.unwrap_or_default();
         match &e.kind {
             ExprKind::Lit(l) => self.lit(l, e.slot),
@@ -502,7 +505,7 @@ pub(super) fn hoists(e: &Expr) -> bool {
 
 /// A method whose OpenCL C depends on the receiver's type (slot `s`), which the template's
 /// placeholders spell once rustc has said what it is.
-fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
+pub(super) fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
     let arg = |k: usize| a.get(k).cloned().unwrap_or_default();
     use MethodKind::*;
     match kind {

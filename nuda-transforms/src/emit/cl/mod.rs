@@ -13,6 +13,7 @@ mod names;
 mod reduce;
 mod scan;
 mod stmt;
+mod vector;
 
 pub(crate) use access::atomic_args;
 pub use expr::decimal;
@@ -155,6 +156,8 @@ pub struct ClEmitter<'a> {
     /// In a `#[nucode]` function returning a tuple: its number of components, returned
     /// through the pointers `nu_out0`, `nu_out1`, ..
     outs: usize,
+    /// Inside a `vector(w)` nest: what differs between its lanes.
+    lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -178,6 +181,7 @@ impl<'a> ClEmitter<'a> {
             grid: false,
             lane: None,
             outs: 0,
+            lanes: None,
         }
     }
 

@@ -33,6 +33,9 @@ impl ClEmitter<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        if self.vector_stmt(s) {
+            return;
+        }
         match s {
             Stmt::Let(l) => self.let_stmt(l),
             Stmt::Assign {
@@ -66,6 +69,7 @@ impl ClEmitter<'_> {
             } => {
                 self.for_loop(var, *slot, range, &mut |e| e.looped_inner(body));
             }
+            Stmt::Nest(n) if n.lanes.is_some() => self.lanes_nest(n),
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(_) => self.line("break;"),
             Stmt::Continue(_)

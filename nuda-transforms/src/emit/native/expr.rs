@@ -84,7 +84,10 @@ impl RustEmitter<'_> {
                 let (x, t) = (self.expr(expr), ty_tokens(*ty));
                 quote_spanned!(span=> (#x as #t))
             }
-            ExprKind::Index { base, index } => self.element(base, index, span),
+            ExprKind::Index { base, index } => {
+                let v = self.element(base, index, span);
+                self.lane_checked(index, v, span)
+            }
             ExprKind::Call { func, args } => self.call(func, args, span),
             ExprKind::Method {
                 recv,

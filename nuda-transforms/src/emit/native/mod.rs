@@ -46,6 +46,8 @@ pub struct RustEmitter<'a> {
     pending: HashMap<String, usize>,
     /// The program's check sites, and the path of their static table.
     sites: Option<(&'a Sites, TokenStream)>,
+    /// In the witness, inside a `vector(w)` nest: what differs between its lanes.
+    lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
 }
 
 /// The identifier of slot `k`'s recording variable.
@@ -66,6 +68,7 @@ impl<'a> RustEmitter<'a> {
             depth: 0,
             pending: HashMap::new(),
             sites: None,
+            lanes: None,
         }
     }
 
@@ -117,6 +120,22 @@ impl<'a> RustEmitter<'a> {
         }
         let s = slot_ident(slot);
         quote!(#s = ::core::option::Option::Some(#var);)
+    }
+
+    /// In the witness, a vector access's value (`vector(w)` lanes at an index that differs
+    /// between them) asks for an element type OpenCL C has vectors of; elsewhere `value`.
+    fn lane_checked(
+        &self,
+        index: &[crate::ir::Expr],
+        value: TokenStream,
+        span: Span,
+    ) -> TokenStream {
+        match &self.lanes {
+            Some(p) if index.iter().any(|i| !p.uniform(i)) => {
+                quote::quote_spanned!(span=> ::nuda::kernel::lane(#value))
+            }
+            _ => value,
+        }
     }
 
     /// Whether accesses to `name` go through a writable view's `get`/`set`.

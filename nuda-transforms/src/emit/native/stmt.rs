@@ -56,6 +56,13 @@ impl RustEmitter<'_> {
                 body,
                 span,
             } => self.for_loop(var, *slot, range, body, *span),
+            Stmt::Nest(n) if n.lanes.is_some() && self.witness => {
+                let plan = crate::lanes::Plan::of(n).map(std::rc::Rc::new);
+                let saved = std::mem::replace(&mut self.lanes, plan);
+                let t = self.nest(&n.loops, &n.body);
+                self.lanes = saved;
+                t
+            }
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(span) => quote_spanned!(*span=> break;),
             Stmt::Continue(span) if self.depth == 0 && self.context == Context::Nuwork => {
@@ -247,7 +254,10 @@ impl RustEmitter<'_> {
                 let op = super::expr::assign_op(op, span);
                 quote_spanned!(span=> #base[#idx] #op #v;)
             }
-            Place::Index { base, index } => self.store(base, index, op, v, span),
+            Place::Index { base, index } => {
+                let v = self.lane_checked(index, v, span);
+                self.store(base, index, op, v, span)
+            }
         }
     }
 
