@@ -388,6 +388,11 @@ fn sgemm_spec(n: usize) -> Spec<'static, sgemm::Gemm<f32>> {
             run: sgemm::hand_sgemm_tiled,
             lines: Some(sgemm::tiled_lines()),
         },
+        Peer {
+            name: "hand-written OpenCL C, 8x16 float16 blocks",
+            run: sgemm::hand_sgemm_block,
+            lines: Some(sgemm::block_lines()),
+        },
     ];
     let (variants, check) = (sgemm::f32::VARIANTS, &sgemm::f32::CHECK);
     Spec {

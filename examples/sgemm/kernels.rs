@@ -79,6 +79,57 @@ macro_rules! gemm {
                 })))
             }
 
+            /// A 4x4 block as four rows of one 4-lane vector each: the float4 peer's schedule,
+            /// written as the base loop plus annotations.
+            pub fn vector4(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// An 8x4 block: eight rows of one 4-lane vector.
+            pub fn vector84(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(8, 1), vector(4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// An 8x8 block: eight rows of one 8-lane vector.
+            pub fn vector88(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// An 8x16 block: eight rows of one 16-lane vector.
+            pub fn vector816(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(8, 1), vector(16); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// A 4x8 block: four rows of one 8-lane vector.
+            pub fn vector8(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(4, 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The k loop unrolled by 4, one accumulator: no reuse, no extra parallelism.
             pub fn unroll4(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -113,6 +164,11 @@ macro_rules! gemm {
                 Variant { name: "dmine(4, 8)", function: "dmine48", run: dmine48 },
                 Variant { name: "tilem(8, 8), dmine(4, 4)", function: "tilem_dmine", run: tilem_dmine },
                 Variant { name: "unroll(4) on k", function: "unroll4", run: unroll4 },
+                Variant { name: "dmine(4, 1), vector(4)", function: "vector4", run: vector4 },
+                Variant { name: "dmine(8, 1), vector(4)", function: "vector84", run: vector84 },
+                Variant { name: "dmine(4, 1), vector(8)", function: "vector8", run: vector8 },
+                Variant { name: "dmine(8, 1), vector(8)", function: "vector88", run: vector88 },
+                Variant { name: "dmine(8, 1), vector(16)", function: "vector816", run: vector816 },
             ];
 
             /// Random-looking inputs, exact in binary so results compare tightly.
@@ -238,6 +294,44 @@ pub static TILED_SGEMM: KernelSource = unsafe {
     )
 };
 
+/// The register-blocked peer of `dmine(8, 1), vector(16)`: work-item (p, q) computes the 8x16
+/// block of C at rows 8p.., columns 16q.., in eight `float16` registers, from one `float8` of
+/// A and one `float16` of B per step of k. n must be a multiple of 256 (16x16 groups).
+// SAFETY: `hand_sgemm_block` launches it only on square n x n arrays with n a multiple of 256,
+// over (n/8) x (n/16) work-items: every block lies inside C, every load inside A and B.
+pub static BLOCK_SGEMM: KernelSource = unsafe {
+    KernelSource::new(
+        "#define MAC(r) s##r += x.s##r * y;
+     #define STORE(r) vstore16(s##r, 0, c + (i + r) * n + j);
+     kernel void sgemm816v(global float* restrict c, nu_idx c0, nu_idx c1,
+                           global const float* restrict a, nu_idx a0, nu_idx a1,
+                           global const float* restrict b, nu_idx b0, nu_idx b1) {
+         nu_idx n = a1, i = 8 * get_global_id(0), j = 16 * get_global_id(1);
+         if (i >= n || j >= n) return;
+         float16 s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f, s4 = 0.0f, s5 = 0.0f,
+                 s6 = 0.0f, s7 = 0.0f;
+         for (nu_idx k = 0; k < n; k++) {
+             float8 x = vload8(0, a + k * n + i);
+             float16 y = vload16(0, b + k * n + j);
+             MAC(0) MAC(1) MAC(2) MAC(3) MAC(4) MAC(5) MAC(6) MAC(7)
+         }
+         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
+     }",
+    )
+};
+
+/// Runs the 8x16 `float16` peer on the current OpenCL device.
+pub fn hand_sgemm_block(g: &mut Gemm<f32>) -> Result<()> {
+    // Its blocks and groups would reach past n otherwise (see BLOCK_SGEMM).
+    check_multiple(g.n, "sgemm816v", 256)?;
+    launch(g, &BLOCK_SGEMM, "sgemm816v", [g.n / 8, g.n / 16])
+}
+
+/// Lines of the 8x16 `float16` peer, for the bench's table.
+pub fn block_lines() -> usize {
+    BLOCK_SGEMM.source.trim().lines().count()
+}
+
 /// Runs the tiled peer on the current OpenCL device.
 pub fn hand_sgemm_tiled(g: &mut Gemm<f32>) -> Result<()> {
     // Its 64x64 tiles would read and write past n otherwise (see TILED_SGEMM).
@@ -277,7 +371,12 @@ fn hand(
     kernel: &str,
     multiple: usize,
 ) -> Result<()> {
-    let n = g.n;
+    check_multiple(g.n, kernel, multiple)?;
+    launch(g, src, kernel, [g.n / 4, g.n / 4])
+}
+
+/// An error unless `n` is a multiple of `multiple`, which `kernel`'s blocks need.
+fn check_multiple(n: usize, kernel: &str, multiple: usize) -> Result<()> {
     if !n.is_multiple_of(multiple) {
         return Err(Error::DimsMismatch {
             what: format!("the hand-written `{kernel}`"),
@@ -285,8 +384,18 @@ fn hand(
             found: format!("n = {n}"),
         });
     }
+    Ok(())
+}
+
+/// Runs `kernel` of `src` over `global` work-items in 16x16 groups.
+fn launch(
+    g: &mut Gemm<f32>,
+    src: &'static KernelSource,
+    kernel: &str,
+    global: [usize; 2],
+) -> Result<()> {
     Launch::new(src, kernel)
-        .global([n / 4, n / 4])
+        .global(global)
         .local([16, 16])
         .array_mut(&mut g.c)
         .array(&g.a)

@@ -133,6 +133,7 @@ impl ClEmitter<'_> {
                 recv, method, args, ..
             } => self.vector_method(recv, method, args, e.span),
             ExprKind::Cast { .. } => self.lane_error(e.span, "a cast of a value that differs between lanes (the lane index, or a loaded value); vectors are f32 or f64 throughout"),
+            ExprKind::Offset { .. } => self.lane_error(e.span, "a loop whose lanes step by more than one: the vectorised loop must step by 1 (a step, or a dmine factor on this loop before vector, spreads the lanes)"),
             ExprKind::If { .. } | ExprKind::Block(_) => self.lane_error(e.span, "a value chosen per lane; compute both and use `min`/`max`, or leave this loop scalar"),
             _ => self.lane_error(e.span, "this expression on values that differ between lanes"),
         }
