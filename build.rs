@@ -1,15 +1,17 @@
-//! Writes the random test programs of `tests/random_expressions.rs`,
-//! `tests/random_nests.rs` and `tests/random_bounds.rs` into `OUT_DIR`.
+//! Writes the random test programs of `tests/random_expressions.rs`, `tests/random_nests.rs`,
+//! `tests/random_lanes.rs` and `tests/random_bounds.rs` into `OUT_DIR`.
 //!
 //! Kernels are compiled by rustc and the macros, so random programs must exist before the
-//! tests compile: this script draws them, from `NUDA_EXPR_SEED`, `NUDA_NEST_SEED` and
-//! `NUDA_BOUNDS_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
+//! tests compile: this script draws them, from `NUDA_EXPR_SEED`, `NUDA_NEST_SEED`, `NUDA_LANES_SEED`
+//! and `NUDA_BOUNDS_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
 //! values with proptest and check OpenCL, the native engine and plain Rust agree.
 
 #[path = "build/bounds.rs"]
 mod bounds;
 #[path = "build/exprs.rs"]
 mod exprs;
+#[path = "build/lanes.rs"]
+mod lanes;
 #[path = "build/nests.rs"]
 mod nests;
 #[path = "build/rng.rs"]
@@ -38,6 +40,10 @@ fn main() {
     write(
         "random_nests.rs",
         nests::file(seed("NUDA_NEST_SEED", 0x2e57_2026)),
+    );
+    write(
+        "random_lanes.rs",
+        lanes::file(seed("NUDA_LANES_SEED", 0x1a_2026)),
     );
     write(
         "random_bounds.rs",

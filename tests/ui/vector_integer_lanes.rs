@@ -1,0 +1,6 @@
+use nuda::prelude::*;
+fn main() {
+    let a = NuArray1::<i32>::new(64);
+    let mut b = NuArray1::<i32>::new(64);
+    let _ = nuwork!(8; annot!(vector(4); nfor!(i in 64 { b[i] = a[i] * 2; })));
+}
