@@ -756,48 +756,48 @@ fn nuwork_scans() {
 }
 
 #[test]
-fn vectorised_sgemm_register_block() {
+fn vectorised_sgemm() {
     check(
         nuda_transforms::nuwork::template(
-            quote!(16, 16; annot!(dmine(2, 1), vector(4); nfor!((i, j) in (n, n) {
+            quote!(16, 16; annot!(vector(4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
                 c[(i, j)] = s;
             }))),
         ),
         expect![[r#"
-            $E34 nu_ld_a($P34(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E21 nu_ld_a($P21(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
-                    $E34 nu_zero = {0};
+                    $E21 nu_zero = {0};
                     return nu_zero;
                 }
-                return $D34(a)[(nu_i0) * a__d1 + nu_i1];
+                return $D21(a)[(nu_i0) * a__d1 + nu_i1];
             }
-            $E35 nu_ld_b($P35(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E22 nu_ld_b($P22(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
-                    $E35 nu_zero = {0};
+                    $E22 nu_zero = {0};
                     return nu_zero;
                 }
-                return $D35(b)[(nu_i0) * b__d1 + nu_i1];
+                return $D22(b)[(nu_i0) * b__d1 + nu_i1];
             }
-            $E354 nu_vld4_b_2($P35(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E224 nu_vld4_b_2($P22(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (!nu_c || (nu_i0 < b__d0 && nu_i1 < b__d1 && b__d1 - nu_i1 >= 4)) {
-                    return vload4(0, &$D35(b)[(nu_i0) * b__d1 + nu_i1]);
+                    return vload4(0, &$D22(b)[(nu_i0) * b__d1 + nu_i1]);
                 }
-                return ($E354)(nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 2, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 3, nu_c, nu_s, nu_err));
+                return ($E224)(nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 2, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 3, nu_c, nu_s, nu_err));
             }
-            void nu_st_c($P36(c), nu_idx nu_i0, nu_idx nu_i1, $E36 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_st_c($P23(c), nu_idx nu_i0, nu_idx nu_i1, $E23 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
                     return;
                 }
-                $D36(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
+                $D23(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            void nu_vst4_c_2($P36(c), nu_idx nu_i0, nu_idx nu_i1, $E364 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+            void nu_vst4_c_2($P23(c), nu_idx nu_i0, nu_idx nu_i1, $E234 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
                 if (!nu_c || (nu_i0 < c__d0 && nu_i1 < c__d1 && c__d1 - nu_i1 >= 4)) {
-                    vstore4(nu_v, 0, &$D36(c)[(nu_i0) * c__d1 + nu_i1]);
+                    vstore4(nu_v, 0, &$D23(c)[(nu_i0) * c__d1 + nu_i1]);
                     return;
                 }
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1, nu_v.s0, nu_c, nu_s, nu_err);
@@ -805,74 +805,30 @@ fn vectorised_sgemm_register_block() {
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 2, nu_v.s2, nu_c, nu_s, nu_err);
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 3, nu_v.s3, nu_c, nu_s, nu_err);
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P33(n), $P34(a), $P35(b), $P36(c)) {
+            kernel void nuwork_0(global uint* restrict nu_err, $T14 nu_s0, $T14 nu_st0, nu_idx nu_n0, $T15 nu_s1, $T15 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T23 i_t_t = $O23(add)[nu_s0, $O23(from_int)[nu_g0]];
-                $T24 j_t_tile = $O24(add)[nu_s1, $O24(mul)[$O24(from_int)[nu_g1], nu_st1]];
+                $T14 i_t = $O14(add)[nu_s0, $O14(from_int)[nu_g0]];
+                $T15 j_tile = $O15(add)[nu_s1, $O15(mul)[$O15(from_int)[nu_g1], nu_st1]];
                 {
-                    $T26 j_t_e = $Z0(nu_idx:0);
-                    $T19 i_t = $O19(add)[$Z0(nu_idx:0), $O19(mul)[$O19(from_int)[i_t_t], $Z0(nu_idx:2)]];
-                    $T20 j_t = $O20(add)[$Z0(nu_idx:0), $O20(from_int)[$O25(add)[j_t_tile, j_t_e]]];
-                    $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
-                    $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O18(add)[i_t, $Z0(nu_idx:1)]]];
-                    $T3 j_0_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                    $T3 j_1_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                    $T44 s_0_0 = (($T44)($Z0(float:0.0)));
-                    $T44 s_1_0 = (($T44)($Z0(float:0.0)));
+                    $T17 j_e = $Z0(nu_idx:0);
+                    $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                    $T3 j = $O3(add)[$L2(0), $O3(from_int)[$O16(add)[j_tile, j_e]]];
+                    $T44 s = (($T44)($Z0(float:0.0)));
                     for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                        s_0_0 = $O10(add)[s_0_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k, i_0_0, NU_C$Q0, $Q0u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k, j_0_0, NU_C$Q1, $Q1u, nu_err)]];
-                        s_1_0 = $O10(add)[s_1_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k, i_1_0, NU_C$Q0, $Q0u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k, j_1_0, NU_C$Q1, $Q1u, nu_err)]];
+                        s = $O10(add)[s, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
                     }
-                    nu_vst4_c_2(c, c__d0, c__d1, i_0_0, j_0_0, s_0_0, NU_C$Q2, $Q2u, nu_err);
-                    nu_vst4_c_2(c, c__d0, c__d1, i_1_0, j_1_0, s_1_0, NU_C$Q2, $Q2u, nu_err);
+                    nu_vst4_c_2(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
                 }
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T27 nu_s0, $T27 nu_st0, nu_idx nu_n0, $T28 nu_s1, $T28 nu_st1, nu_idx nu_n1, $P33(n), $P34(a), $P35(b), $P36(c)) {
+            kernel void nuwork_1(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T27 i_t_t = $O27(add)[nu_s0, $O27(from_int)[nu_g0]];
-                $T28 j_t_t = $O28(add)[nu_s1, $O28(from_int)[nu_g1]];
-                $T19 i_t = $O19(add)[$Z0(nu_idx:0), $O19(mul)[$O19(from_int)[i_t_t], $Z0(nu_idx:2)]];
-                $T20 j_t = $O20(add)[$Z0(nu_idx:0), $O20(from_int)[j_t_t]];
-                $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
-                $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O18(add)[i_t, $Z0(nu_idx:1)]]];
-                $T3 j_0_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T3 j_1_0 = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T4 s_0_0 = $Z0(float:0.0);
-                $T4 s_1_0 = $Z0(float:0.0);
-                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s_0_0 = $O10(add)[s_0_0, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_0_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_0_0, NU_C$Q1, $Q1u, nu_err)]];
-                    s_1_0 = $O10(add)[s_1_0, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i_1_0, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j_1_0, NU_C$Q1, $Q1u, nu_err)]];
-                }
-                nu_st_c(c, c__d0, c__d1, i_0_0, j_0_0, s_0_0, NU_C$Q2, $Q2u, nu_err);
-                nu_st_c(c, c__d0, c__d1, i_1_0, j_1_0, s_1_0, NU_C$Q2, $Q2u, nu_err);
-            }
-
-            kernel void nuwork_2(global uint* restrict nu_err, $T29 nu_s0, $T29 nu_st0, nu_idx nu_n0, $T30 nu_s1, $T30 nu_st1, nu_idx nu_n1, $P33(n), $P34(a), $P35(b), $P36(c)) {
-                nu_idx nu_g0 = get_global_id(0);
-                nu_idx nu_g1 = get_global_id(1);
-                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T29 i_t = $O29(add)[nu_s0, $O29(from_int)[nu_g0]];
-                $T30 j_t = $O30(add)[nu_s1, $O30(from_int)[nu_g1]];
-                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
-                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
-                $T4 s = $Z0(float:0.0);
-                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
-                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q1, $Q1u, nu_err)]];
-                }
-                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
-            }
-
-            kernel void nuwork_3(global uint* restrict nu_err, $T31 nu_s0, $T31 nu_st0, nu_idx nu_n0, $T32 nu_s1, $T32 nu_st1, nu_idx nu_n1, $P33(n), $P34(a), $P35(b), $P36(c)) {
-                nu_idx nu_g0 = get_global_id(0);
-                nu_idx nu_g1 = get_global_id(1);
-                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T31 i_t = $O31(add)[nu_s0, $O31(from_int)[nu_g0]];
-                $T32 j_t = $O32(add)[nu_s1, $O32(from_int)[nu_g1]];
+                $T18 i_t = $O18(add)[nu_s0, $O18(from_int)[nu_g0]];
+                $T19 j_t = $O19(add)[nu_s1, $O19(from_int)[nu_g1]];
                 $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
                 $T4 s = $Z0(float:0.0);
