@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`. Parsing is pure so that every malformed value
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_TUNE`. Parsing is pure so that every malformed value
 //! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
 //! Layer 0.
 
@@ -39,6 +39,8 @@ pub(crate) struct Config {
     /// `NUDA_CL_WERROR=1` builds generated OpenCL C with `-Werror` (nuda's tests set it);
     /// off by default.
     pub werror: Result<bool>,
+    /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
+    pub tune: Result<crate::tune::TuneMode>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -70,6 +72,7 @@ impl Config {
             proof: parse_switch("NUDA_PROOF", var("NUDA_PROOF").as_deref()),
             werror: var("NUDA_CL_WERROR")
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
+            tune: crate::tune::TuneMode::parse(var("NUDA_TUNE").as_deref()),
         }
     }
 }

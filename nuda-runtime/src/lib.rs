@@ -32,6 +32,7 @@ pub mod private;
 mod reduce;
 mod shape;
 mod stats;
+mod tune;
 
 pub use array::{NuArray, NuArray1, NuArray2, NuArray3, NuConst, NuShared, NuVec, Shape};
 pub use atomic::{Atomic, AtomicBits, AtomicOp};

@@ -21,6 +21,7 @@ pub use crate::reduce::{
     push_len, push_start, reduce_cl_type, reduce_global, reduced, reduction_var, scan_global,
     Partials, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes, ScanTotals,
 };
+pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
 pub(crate) use native::Split;
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,

@@ -183,6 +183,10 @@ fn params(g: &Gen<'_>, a: &Annot) -> Option<Vec<u128>> {
                 e.span,
                 format!("annot!: the factors of {name} are at least 1"),
             ),
+            None if is_tune(e) => g.cx.error(
+                e.span,
+                format!("annot!: tune(..) chooses among values only in the annotations of the nest a nuwork! maps, as in `nuwork!(64; annot!({name}(tune(2, 4)); nfor!(..)))`"),
+            ),
             None => g.cx.error(
                 e.span,
                 format!(
@@ -222,6 +226,11 @@ fn check_permutation(g: &Gen<'_>, a: &Annot, order: &[u128]) -> Option<()> {
         ),
     );
     None
+}
+
+/// Whether `e` is a call of `tune(..)`.
+fn is_tune(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, .. } if func.is_ident("tune"))
 }
 
 /// An integer literal, possibly parenthesised.

@@ -9,6 +9,7 @@
 mod glue;
 mod reduce;
 mod scan;
+mod tune;
 
 pub(crate) use glue::unchecked_contract;
 
@@ -27,6 +28,7 @@ use syn::spanned::Spanned;
 use syn::{Expr as SynExpr, Token};
 
 /// A parsed `nuwork!` input: `#[unchecked]`, work-group sizes, then the nest.
+#[derive(Clone)]
 pub struct NuworkInput {
     /// `#[unchecked]`: bounds checks off, which needs an `unsafe` block around the call.
     pub unchecked: Option<Span>,
@@ -115,10 +117,41 @@ struct Parts {
 /// Expands `nuwork!`.
 pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: NuworkInput = syn::parse2(input)?;
+    if let Some(t) = tune::Tuned::of(&input)? {
+        return expand_tuned(&t);
+    }
+    Ok(expand_one(&input)?.0)
+}
+
+/// One expansion, and the arrays it writes (for tuning); an error if it has reduction
+/// variables or pushes and `tuned`.
+fn expand_one(input: &NuworkInput) -> syn::Result<(TokenStream, Vec<syn::Ident>, bool)> {
     let cx = Ctxt::new();
-    let parts = build(&cx, &input);
+    let parts = build(&cx, input);
     cx.check()?;
-    Ok(parts.map(|p| glue::glue(&input, &p)).unwrap_or_default())
+    let Some(p) = parts else {
+        return Ok((TokenStream::new(), Vec::new(), false));
+    };
+    let written = p.analysis.captures.iter().filter(|c| c.written);
+    let written = written.map(|c| c.name.clone()).collect();
+    let reduces = !p.analysis.reductions.is_empty() || !p.pushes.is_empty();
+    Ok((glue::glue(input, &p), written, reduces))
+}
+
+/// Every candidate of a tuned `nuwork!`, and the `TuneSite` choosing among them.
+fn expand_tuned(t: &tune::Tuned) -> syn::Result<TokenStream> {
+    let (mut labels, mut expansions, mut written) = (Vec::new(), Vec::new(), Vec::new());
+    for (input, label) in t.all()? {
+        let (e, w, reduces) = expand_one(&input)?;
+        if reduces {
+            let msg = "nuwork!: tune(..) on a nuwork! with reduction variables or pushes is not supported yet: tuning reruns the kernel, which would combine them again; tune a kernel that only writes arrays";
+            return Err(syn::Error::new(input.nest.span(), msg));
+        }
+        labels.push(label);
+        expansions.push(e);
+        written = w;
+    }
+    Ok(tune::glue(&labels, &expansions, &written))
 }
 
 /// The kernel template `nuwork!` would embed, for inspection and snapshot tests.

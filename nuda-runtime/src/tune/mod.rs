@@ -1,0 +1,191 @@
+//! Autotuning (`tune(a, b, ..)` in an annotation or a work-group size): `nuwork!` expands
+//! once per candidate, and a [`TuneSite`] picks which one runs. Layer 6, with the launch.
+//!
+//! - `NUDA_TUNE` unset: the winner stored for this device, driver and call site, else the
+//!   first candidate. Nothing is timed.
+//! - `NUDA_TUNE=1`: as unset, but a site with no winner yet is tuned on this launch.
+//! - `NUDA_TUNE=force`: every launch of a tuned site is tuned again.
+//! - `NUDA_TUNE=0`: always the first candidate (the untuned program).
+//!
+//! A tuning run saves the arrays the kernel writes, then per candidate: restores them, runs
+//! it once (which builds it) and compares what it wrote with the first working candidate's
+//! (exactly for integers; floats within a relative 1e-5, since candidates may reassociate),
+//! then times it. A candidate that fails or differs is dropped and reported on stderr. The
+//! arrays are restored once more and the winner runs, so the caller sees one ordinary launch.
+//! Winners persist in `tune.json` beside the program cache (`NUDA_CACHE_DIR`), keyed by
+//! device name, platform, driver version, call site and the candidates' text; with
+//! `NUDA_CACHE=0` they last for the process only.
+
+mod store;
+#[cfg(test)]
+mod test;
+mod values;
+
+pub use values::{Saved, Tunable, TuneSame};
+
+use crate::error::{Error, Result};
+use std::time::Instant;
+
+/// What `NUDA_TUNE` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuneMode {
+    /// The first candidate, always.
+    Off,
+    /// A stored winner, else the first candidate.
+    Use,
+    /// A stored winner, else tune now.
+    Tune,
+    /// Tune now, whatever is stored.
+    Force,
+}
+
+impl TuneMode {
+    /// Parses `NUDA_TUNE`: unset, `0`, `1` or `force`.
+    pub fn parse(value: Option<&str>) -> Result<TuneMode> {
+        let Some(v) = value else {
+            return Ok(TuneMode::Use);
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "0" | "off" | "false" | "no" => Ok(TuneMode::Off),
+            "1" | "on" | "true" | "yes" => Ok(TuneMode::Tune),
+            "force" => Ok(TuneMode::Force),
+            _ => Err(Error::BadConfig {
+                var: "NUDA_TUNE",
+                value: v.into(),
+                expected: "0, 1 or force",
+            }),
+        }
+    }
+}
+
+/// One step the tuner asks of a tuned `nuwork!`'s expansion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuneStep {
+    /// Launch candidate `k`.
+    Run(usize),
+    /// Save the arrays the kernel writes.
+    Save,
+    /// Put the saved arrays back.
+    Restore,
+    /// Keep what the kernel wrote, as the reference of the comparisons.
+    Keep,
+    /// Compare what the kernel wrote with the reference: `Err` if it differs.
+    Check,
+}
+
+/// A tuned `nuwork!` call site: its location and its candidates' annotation text.
+pub struct TuneSite {
+    site: &'static str,
+    labels: &'static [&'static str],
+}
+
+/// Timed runs per candidate; the best counts.
+const REPS: usize = 3;
+
+impl TuneSite {
+    /// A call site at `site` (`file:line:column`) with these candidates, first the default.
+    pub const fn new(site: &'static str, labels: &'static [&'static str]) -> TuneSite {
+        TuneSite { site, labels }
+    }
+
+    /// Runs the candidate `NUDA_TUNE` and the stored winners pick; `f` performs each step.
+    pub fn run(&self, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+        let mode = crate::config::config().tune.clone()?;
+        let key = self.key()?;
+        let stored = match mode {
+            TuneMode::Off => return f(TuneStep::Run(0)),
+            TuneMode::Force => None,
+            TuneMode::Use | TuneMode::Tune => store::winner(&key, self.labels),
+        };
+        match (stored, mode) {
+            (Some(k), _) => f(TuneStep::Run(k)),
+            (None, TuneMode::Use) => f(TuneStep::Run(0)),
+            _ => self.tune(&key, f),
+        }
+    }
+
+    /// The key of this site on the current device.
+    fn key(&self) -> Result<String> {
+        let dev = crate::current_device()?;
+        let i = dev.info();
+        Ok(format!(
+            "{} | {} | {} | {} | {}",
+            i.name,
+            i.platform,
+            i.driver_version,
+            self.site,
+            self.labels.join(" / ")
+        ))
+    }
+
+    /// Times every candidate, keeps the winner, and leaves the winner's result.
+    fn tune(&self, key: &str, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+        f(TuneStep::Save)?;
+        let mut times: Vec<Option<f64>> = Vec::with_capacity(self.labels.len());
+        let mut reference = false;
+        for k in 0..self.labels.len() {
+            let t = self.candidate(k, &mut reference, f);
+            if let Err(e) = &t {
+                eprintln!(
+                    "nuda tune: {}: dropped `{}`: {e}",
+                    self.site, self.labels[k]
+                );
+            }
+            times.push(t.ok());
+        }
+        let best = (0..times.len())
+            .filter_map(|k| times[k].map(|t| (k, t)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((winner, _)) = best else {
+            // No candidate works: the first one's own error, as an untuned launch gives.
+            f(TuneStep::Restore)?;
+            return f(TuneStep::Run(0));
+        };
+        store::record(key, self.labels, winner, &times);
+        self.report(winner, &times);
+        f(TuneStep::Restore)?;
+        f(TuneStep::Run(winner))
+    }
+
+    /// One line on stderr per search, as a build log would: what won, and every time.
+    fn report(&self, winner: usize, times: &[Option<f64>]) {
+        let device = crate::current_device().map(|d| d.info().name.clone());
+        let all: Vec<String> = (self.labels.iter().zip(times))
+            .map(|(l, t)| match t {
+                Some(s) => format!("`{l}` {:.3} ms", s * 1e3),
+                None => format!("`{l}` dropped"),
+            })
+            .collect();
+        eprintln!(
+            "nuda tune: {} on {}: `{}` wins ({})",
+            self.site,
+            device.unwrap_or_default(),
+            self.labels[winner],
+            all.join(", ")
+        );
+    }
+
+    /// Candidate `k`'s best time in seconds, after checking its result.
+    fn candidate(
+        &self,
+        k: usize,
+        reference: &mut bool,
+        f: &mut dyn FnMut(TuneStep) -> Result<()>,
+    ) -> Result<f64> {
+        f(TuneStep::Restore)?;
+        f(TuneStep::Run(k))?;
+        if *reference {
+            f(TuneStep::Check)?;
+        } else {
+            f(TuneStep::Keep)?;
+            *reference = true;
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..REPS {
+            let t = Instant::now();
+            f(TuneStep::Run(k))?;
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        Ok(best)
+    }
+}

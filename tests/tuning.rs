@@ -1,0 +1,149 @@
+//! Issue 14's autotuning: `tune(a, b, ..)` parameters expand a `nuwork!` once per candidate.
+//! Every candidate computes the same result as plain Rust; a tuning run (`NUDA_TUNE=1`) picks
+//! a winner per device and call site and stores it beside the program cache, and later
+//! processes use it without a search. The persistence tests run in child processes, each
+//! with its own environment and a fresh `NUDA_CACHE_DIR`.
+
+#![allow(missing_docs)] // the test types are documented by their tests
+
+mod common;
+
+use common::check;
+use nuda::prelude::*;
+use std::path::Path;
+
+/// C = AᵀB with a tuned register block and vector width.
+fn tuned_gemm(n: usize) -> nuda::Result<Vec<f32>> {
+    let a = NuArray2::from_fn((n, n), |(i, j)| ((i * 7 + j * 3) % 17) as f32 * 0.125);
+    let b = NuArray2::from_fn((n, n), |(i, j)| ((i * 5 + j) % 13) as f32 * 0.25);
+    let mut c = NuArray2::<f32>::new((n, n));
+    let cr = &mut c;
+    nuwork!(4, tune(4, 8); annot!(dmine(tune(1, 4), 1), vector(tune(4, 8)); nfor!((i, j) in (n, n) {
+        let mut s = 0.0f32;
+        nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+        cr[(i, j)] = s;
+    })))?;
+    Ok(c.to_vec())
+}
+
+fn gemm_rust(n: usize) -> Vec<f32> {
+    let a = |i: usize, j: usize| ((i * 7 + j * 3) % 17) as f32 * 0.125;
+    let b = |i: usize, j: usize| ((i * 5 + j) % 13) as f32 * 0.25;
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = 0.0f32;
+            for k in 0..n {
+                s += a(k, i) * b(k, j);
+            }
+            c[i * n + j] = s;
+        }
+    }
+    c
+}
+
+/// An in-place kernel: each candidate must see the same inputs, which tuning restores.
+fn tuned_in_place(n: usize) -> nuda::Result<Vec<i64>> {
+    let mut x = NuArray1::from_fn(n, |i| i as i64 * 3 - 7);
+    nuwork!(tune(8, 32); annot!(unroll(tune(1, 2, 4)); nfor!(i in n {
+        x[i] = x[i] * 2 + 1;
+    })))?;
+    Ok(x.to_vec())
+}
+
+#[test]
+fn every_engine_gives_rust_results_tuned_or_not() {
+    for n in [16usize, 37] {
+        check(gemm_rust(n), || tuned_gemm(n));
+        let want: Vec<i64> = (0..n as i64).map(|i| (i * 3 - 7) * 2 + 1).collect();
+        check(want, || tuned_in_place(n));
+    }
+}
+
+/// Runs `child` of this binary again with `env`, and returns its stdout and stderr.
+fn child(name: &str, env: &[(&str, &str)]) -> String {
+    let exe = std::env::current_exe().expect("test binary path");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("NUDA_TUNE_CHILD", "1")
+        .env_remove("NUDA_DEVICE")
+        .env_remove("NUDA_TUNE");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("child test process");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child {name} failed:\n{text}");
+    assert!(
+        text.contains("1 passed"),
+        "child {name} ran no test:\n{text}"
+    );
+    text
+}
+
+/// The body the parent runs in children: a tuned launch, checked against Rust.
+#[test]
+fn tuned_launch_in_a_child() {
+    if std::env::var_os("NUDA_TUNE_CHILD").is_none() {
+        return;
+    }
+    assert_eq!(tuned_in_place(100).unwrap(), {
+        (0..100i64).map(|i| (i * 3 - 7) * 2 + 1).collect::<Vec<_>>()
+    });
+}
+
+fn searches(log: &str) -> usize {
+    log.lines().filter(|l| l.starts_with("nuda tune:")).count()
+}
+
+fn stored(dir: &Path) -> serde_json::Map<String, serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("tune.json")).expect("tune.json written");
+    serde_json::from_str(&text).expect("tune.json is JSON")
+}
+
+#[test]
+fn winners_persist_across_processes_per_device() {
+    let dir = std::env::temp_dir().join(format!("nuda-tune-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().expect("utf-8 temp dir");
+    let name = "tuned_launch_in_a_child";
+    let native = [("NUDA_CACHE_DIR", d), ("NUDA_ENGINE", "native")];
+    // Untuned by default: no search, nothing stored.
+    assert_eq!(searches(&child(name, &native)), 0);
+    assert!(!dir.join("tune.json").exists());
+    // A tuning run searches once and stores the winner under the device's name.
+    let log = child(name, &[native[0], native[1], ("NUDA_TUNE", "1")]);
+    assert_eq!(searches(&log), 1, "{log}");
+    let first = stored(&dir);
+    assert_eq!(first.len(), 1);
+    let (key, record) = first.iter().next().unwrap();
+    assert!(
+        key.contains("tuning.rs") && key.contains("native engine"),
+        "{key}"
+    );
+    let winner = record["winner"].as_u64().unwrap() as usize;
+    assert!(
+        winner < 6 && record["ms"].as_array().unwrap().len() == 6,
+        "{record}"
+    );
+    // A later process uses it: no search.
+    let log = child(name, &[native[0], native[1], ("NUDA_TUNE", "1")]);
+    assert_eq!(searches(&log), 0, "{log}");
+    // `force` searches again.
+    let log = child(name, &[native[0], native[1], ("NUDA_TUNE", "force")]);
+    assert_eq!(searches(&log), 1, "{log}");
+    // Another device has its own winner.
+    let opencl = nuda::devices()
+        .iter()
+        .any(|d| d.kind != nuda::DeviceKind::Native);
+    if opencl {
+        let log = child(
+            name,
+            &[native[0], ("NUDA_ENGINE", "opencl"), ("NUDA_TUNE", "1")],
+        );
+        assert_eq!(searches(&log), 1, "{log}");
+        assert_eq!(stored(&dir).len(), 2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
