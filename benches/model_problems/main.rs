@@ -78,6 +78,11 @@ struct Args {
     /// Timed repetitions per variant (the best is reported).
     #[arg(long, short, default_value_t = 3)]
     reps: u32,
+    /// Tune the `tune(..)` variants on this device where no winner is stored yet (as
+    /// `NUDA_TUNE=1`; set `NUDA_TUNE=force` to search again). Their untuned rows run the
+    /// first candidate.
+    #[arg(long)]
+    tune: bool,
     /// Write the table as JSON.
     #[arg(long)]
     json: Option<String>,
@@ -96,6 +101,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if let Some(e) = &args.engine {
         std::env::set_var("NUDA_ENGINE", e);
+    }
+    if args.tune && std::env::var_os("NUDA_TUNE").is_none() {
+        std::env::set_var("NUDA_TUNE", "1");
     }
     if let Some(bad) = args.problems.iter().find(|p| !ALL.contains(&p.as_str())) {
         return Err(format!("unknown problem `{bad}`; choose from {}", ALL.join(", ")).into());

@@ -26,6 +26,10 @@ pub struct Common {
     /// Small sizes, for a quick check.
     #[arg(short, long, env = "NUDA_QUICK")]
     pub quick: bool,
+    /// Tune the `tune(..)` variants on this device where no winner is stored yet (as
+    /// `NUDA_TUNE=1`; set `NUDA_TUNE=force` to search again).
+    #[arg(long)]
+    pub tune: bool,
 }
 
 impl Common {
@@ -36,6 +40,9 @@ impl Common {
         }
         if let Some(e) = &self.engine {
             std::env::set_var("NUDA_ENGINE", e);
+        }
+        if self.tune && std::env::var_os("NUDA_TUNE").is_none() {
+            std::env::set_var("NUDA_TUNE", "1");
         }
     }
 

@@ -130,6 +130,21 @@ macro_rules! gemm {
                 })))
             }
 
+            /// The register block and vector width tuned per device (`--tune`).
+            pub fn tuned(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(dmine(tune(4, 8), 1), vector(tune(4, 8, 16)); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// The tuned variant's first candidate, whatever is stored or asked.
+            pub fn untuned(g: &mut Gemm<$t>) -> Result<()> {
+                nuda::with_tune_mode(nuda::TuneMode::Off, || tuned(g))
+            }
+
             /// The k loop unrolled by 4, one accumulator: no reuse, no extra parallelism.
             pub fn unroll4(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -169,6 +184,8 @@ macro_rules! gemm {
                 Variant { name: "dmine(4, 1), vector(8)", function: "vector8", run: vector8 },
                 Variant { name: "dmine(8, 1), vector(8)", function: "vector88", run: vector88 },
                 Variant { name: "dmine(8, 1), vector(16)", function: "vector816", run: vector816 },
+                Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
+                Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];
 
             /// Random-looking inputs, exact in binary so results compare tightly.

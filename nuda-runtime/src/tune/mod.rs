@@ -24,7 +24,35 @@ mod values;
 pub use values::{Saved, Tunable, TuneSame};
 
 use crate::error::{Error, Result};
+use std::cell::Cell;
 use std::time::Instant;
+
+thread_local! {
+    /// A mode set by `with_tune_mode` for this thread, over `NUDA_TUNE`.
+    static MODE: Cell<Option<TuneMode>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with tuned call sites on this thread picking as `mode` says, whatever
+/// `NUDA_TUNE` is: the bench's tuned and untuned rows, or a program's own tuning pass.
+pub fn with_tune_mode<R>(mode: TuneMode, f: impl FnOnce() -> R) -> R {
+    /// Puts the previous mode back, also when `f` unwinds.
+    struct Restore(Option<TuneMode>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            MODE.with(|m| m.set(self.0));
+        }
+    }
+    let _restore = Restore(MODE.with(|m| m.replace(Some(mode))));
+    f()
+}
+
+/// The mode in force on this thread.
+fn mode() -> Result<TuneMode> {
+    match MODE.with(Cell::get) {
+        Some(m) => Ok(m),
+        None => crate::config::config().tune.clone(),
+    }
+}
 
 /// What `NUDA_TUNE` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +118,7 @@ impl TuneSite {
 
     /// Runs the candidate `NUDA_TUNE` and the stored winners pick; `f` performs each step.
     pub fn run(&self, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
-        let mode = crate::config::config().tune.clone()?;
+        let mode = mode()?;
         let key = self.key()?;
         let stored = match mode {
             TuneMode::Off => return f(TuneStep::Run(0)),
