@@ -222,6 +222,7 @@ pub fn nest(loops: Vec<Loop>, body: Block, span: Span) -> Nest {
         body,
         annots: Vec::new(),
         lanes: None,
+        stage: None,
         span,
     }
 }

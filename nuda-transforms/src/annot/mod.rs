@@ -17,6 +17,7 @@ mod inline;
 mod peel;
 mod permut;
 mod rename;
+pub(crate) mod stage;
 #[cfg(test)]
 mod test;
 mod tile;
@@ -41,6 +42,9 @@ pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest, prelude: bool) -> Vec
         return vec![Stmt::Nest(Box::new(nest))];
     }
     let span = nest.span;
+    if !stage_placed(cx, &chain) {
+        return vec![Stmt::Nest(Box::new(nest))];
+    }
     let mut g = Gen::new(cx, slots, &nest, prelude);
     let out = chain_apply(&mut g, nest, &chain, 1);
     match g.prelude.take() {
@@ -52,6 +56,27 @@ pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest, prelude: bool) -> Vec
         }
         _ => out,
     }
+}
+
+/// `stage` works on the work-groups `tilem` makes, so it follows a `tilem` and ends the chain.
+fn stage_placed(cx: &Ctxt, chain: &[Annot]) -> bool {
+    for (i, a) in chain.iter().enumerate() {
+        if a.kind != AnnotKind::Stage {
+            continue;
+        }
+        if i == 0 || chain[i - 1].kind != AnnotKind::Tilem {
+            cx.error(a.span, "annot!: stage copies the tiles of a tilem, so it comes right after one, as in `tilem(16, 16), stage(a, k: 16)`");
+            return false;
+        }
+        if let Some(next) = chain.get(i + 1) {
+            cx.error(
+                next.span,
+                "annot!: stage ends the chain: nothing follows it",
+            );
+            return false;
+        }
+    }
+    true
 }
 
 /// Copies of a body one chain may make: beyond this, kernels stop fitting in registers and
@@ -112,6 +137,7 @@ fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Ve
         AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),
         AnnotKind::Inline => inline::inline(g, nest),
         AnnotKind::Vector => vector::vector(g, nest, params[0], a.span),
+        AnnotKind::Stage => stage::stage(g, nest, &a.args, a.span),
         AnnotKind::Permut => {
             let order: Vec<usize> = params.iter().map(|&p| p as usize).collect();
             permut::permut(g, nest, &order, &mut cont)
@@ -127,9 +153,10 @@ fn check(g: &Gen<'_>, a: &Annot, nest: &Nest, rest: &[Annot]) -> Option<Vec<u128
         AnnotKind::Inline => a.args.is_empty(),
         AnnotKind::Peel => a.args.len() == 2,
         AnnotKind::Vector => a.args.len() == 1,
+        AnnotKind::Stage => !a.args.is_empty(),
         _ => (1..=loops.max(1)).contains(&a.args.len()),
     };
-    if a.args.len() > loops && !matches!(a.kind, AnnotKind::Peel) {
+    if a.args.len() > loops && !matches!(a.kind, AnnotKind::Peel | AnnotKind::Stage) {
         g.cx.error(
             a.span,
             format!(
@@ -144,6 +171,9 @@ fn check(g: &Gen<'_>, a: &Annot, nest: &Nest, rest: &[Annot]) -> Option<Vec<u128
             AnnotKind::Inline => "no parameters".to_string(),
             AnnotKind::Peel => "two parameters, `peel(first, last)`".to_string(),
             AnnotKind::Vector => "one parameter, the vector width, as in `vector(4)`".to_string(),
+            AnnotKind::Stage => {
+                "the arrays and the loop to tile, as in `stage(a, b, k: 16)`".to_string()
+            }
             _ => format!("1 to {loops} parameters, one per loop from the outermost"),
         };
         g.cx.error(a.span, format!("annot!: {name} takes {want}"));
@@ -298,7 +328,8 @@ pub fn collapse(mut n: Nest) -> Nest {
             break;
         };
         // A `vector(w)` nest stays one loop: its lanes run as one vector iteration.
-        if !inner.annots.is_empty() || inner.lanes.is_some() || n.lanes.is_some() {
+        let marked = |n: &Nest| n.lanes.is_some() || n.stage.is_some();
+        if !inner.annots.is_empty() || marked(inner) || marked(&n) {
             break;
         }
         let Some(Stmt::Nest(inner)) = n.body.stmts.pop() else {

@@ -28,7 +28,25 @@ pub struct Nest {
     /// Made by `vector(w)`: the nest's one loop counts the lanes of a vector, which OpenCL C
     /// runs as one `floatN` iteration (`emit::cl::vector`); every other pass sees a loop.
     pub lanes: Option<Lanes>,
+    /// Made by `stage(..)`: the nest's loops are a work-group's work-items, which copy tiles
+    /// of the named arrays into local memory (`emit::cl::stage`); every other pass sees loops.
+    pub stage: Option<Box<Stage>>,
     /// Where the nest was written.
+    pub span: Span,
+}
+
+/// What `stage(a, b, k: 16)` stages, on the element loops of a `tilem`.
+#[derive(Debug, Clone)]
+pub struct Stage {
+    /// The arrays whose reads in the loop `k` come from local memory.
+    pub arrays: Vec<Ident>,
+    /// The loop whose iterations are tiled, and its tile size.
+    pub k: Ident,
+    /// Its tile size.
+    pub depth: usize,
+    /// The element loops' trip counts: the work-group's size.
+    pub tiles: Vec<usize>,
+    /// The annotation, where its errors point.
     pub span: Span,
 }
 
@@ -71,6 +89,8 @@ pub enum AnnotKind {
     Permut,
     /// `vector(w)`: `w` iterations of the innermost loop as one vector iteration.
     Vector,
+    /// `stage(a, b, k: 16)`: tiles of arrays in local memory, after `tilem`.
+    Stage,
 }
 
 /// One loop of a nest: `var` over `range`.
@@ -511,6 +531,7 @@ impl AnnotKind {
         ("inline", AnnotKind::Inline),
         ("permut", AnnotKind::Permut),
         ("vector", AnnotKind::Vector),
+        ("stage", AnnotKind::Stage),
     ];
 
     /// The annotation's name.

@@ -87,7 +87,13 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
 fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
-    let trips = quote!([#(#rnames.trips()),*]);
+    let trips = match &p.kernels[i].group {
+        // A work-group per tile: the mapped loops count the groups.
+        // (Each product in a block: clippy reads a bare `x * y` in an array literal whose
+        // spans are all the macro's as a missing comma.)
+        Some(tiles) => quote!([#({ #rnames.trips() * #tiles }),*]),
+        None => quote!([#(#rnames.trips()),*]),
+    };
     let start = |kernel: &str, global: TokenStream, local: TokenStream| {
         quote! {
             let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)

@@ -93,6 +93,8 @@ struct Kernel {
     body: Block,
     /// With scan variables: the body's slice that computes only their contributions.
     slice: Option<Block>,
+    /// A staged nest's tile sizes: the mapped loops count work-groups of this size.
+    group: Option<Vec<usize>>,
 }
 
 /// Everything emitted for one `nuwork!`.
@@ -185,7 +187,12 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     if kernels.is_empty() {
         return None;
     }
+    check_groups(cx, input, &kernels)?;
     let analysis = analyze(cx, &mut kernels);
+    if kernels.iter().any(|k| k.group.is_some()) && !analysis.reductions.is_empty() {
+        cx.error(span, "nuwork!: stage(..) with reduction variables is not supported yet; reduce into an array, one element per work-item");
+        return None;
+    }
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
@@ -251,11 +258,44 @@ fn kernel_of(cx: &Ctxt, s: Stmt, k: usize, span: proc_macro2::Span) -> Option<Ke
     }
     let (mapped, body) = split(n, k);
     check_host_ranges(cx, &mapped);
+    let staged = crate::emit::cl::staged_body(&body);
+    let group = staged
+        .and_then(|n| n.stage.as_ref())
+        .map(|s| s.tiles.clone());
     Some(Kernel {
         mapped,
         body,
         slice: None,
+        group,
     })
+}
+
+/// A staged kernel's work-groups are its tiles: `nuwork!` maps one loop per tile dimension,
+/// with the tile size as the work-group size.
+fn check_groups(cx: &Ctxt, input: &NuworkInput, kernels: &[Kernel]) -> Option<()> {
+    for kern in kernels {
+        let Some(tiles) = &kern.group else { continue };
+        let sizes: Vec<Option<usize>> = input.sizes.iter().map(literal_size).collect();
+        let wanted: Vec<Option<usize>> = tiles.iter().map(|&t| Some(t)).collect();
+        if sizes != wanted {
+            let list: Vec<String> = tiles.iter().map(usize::to_string).collect();
+            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes, `{}`", list.join(", "));
+            cx.error(input.sizes[0].span(), msg);
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// A work-group size written as an integer literal.
+fn literal_size(e: &SynExpr) -> Option<usize> {
+    match e {
+        SynExpr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        _ => None,
+    }
 }
 
 /// Capture analysis of every kernel, merged: all kernels take the same parameters.
@@ -362,6 +402,7 @@ fn split(nest: Nest, k: usize) -> (Vec<Loop>, Block) {
         body: nest.body,
         annots: Vec::new(),
         lanes: None,
+        stage: None,
         span: nest.span,
     };
     (

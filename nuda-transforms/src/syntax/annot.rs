@@ -31,12 +31,24 @@ impl Parse for AnnotSyntax {
         let args = if input.peek(syn::token::Paren) {
             let inner;
             syn::parenthesized!(inner in input);
-            Some(inner.parse_terminated(Expr::parse, Token![,])?)
+            Some(inner.parse_terminated(arg, Token![,])?)
         } else {
             None
         };
         Ok(AnnotSyntax { name, args })
     }
+}
+
+/// One parameter: an expression, or `name: size` (`stage(a, b, k: 16)`), kept as the tuple
+/// `(name, size)`, which no other parameter can be.
+fn arg(input: ParseStream) -> syn::Result<Expr> {
+    if input.peek(Ident) && input.peek2(Token![:]) && !input.peek2(Token![::]) {
+        let name: Ident = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let size: Expr = input.parse()?;
+        return Ok(syn::parse_quote_spanned!(name.span()=> (#name, #size)));
+    }
+    input.parse()
 }
 
 impl Parse for AnnotInput {

@@ -74,6 +74,7 @@ impl<'a> Lower<'a> {
             body: self.block(&n.body),
             annots: Vec::new(),
             lanes: None,
+            stage: None,
             span,
         }
     }

@@ -29,6 +29,9 @@ impl ClEmitter<'_> {
         index: &[Expr],
         span: proc_macro2::Span,
     ) -> String {
+        if let Some(staged) = self.staged_read(base, index, span) {
+            return staged;
+        }
         let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
         let (c, q) = self
             .env

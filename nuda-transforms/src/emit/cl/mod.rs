@@ -12,6 +12,7 @@ mod expr;
 mod names;
 mod reduce;
 mod scan;
+mod stage;
 mod stmt;
 mod vector;
 
@@ -158,6 +159,8 @@ pub struct ClEmitter<'a> {
     outs: usize,
     /// Inside a `vector(w)` nest: what differs between its lanes.
     lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
+    /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
+    staging: Option<std::rc::Rc<stage::Staging>>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -182,6 +185,7 @@ impl<'a> ClEmitter<'a> {
             lane: None,
             outs: 0,
             lanes: None,
+            staging: None,
         }
     }
 
@@ -245,12 +249,22 @@ impl<'a> ClEmitter<'a> {
         let guard: Vec<String> = (0..mapped.len())
             .map(|d| format!("nu_g{d} >= nu_n{d}"))
             .collect();
+        // A staged nest runs a work-group per tile: the mapped loops count groups.
+        let staged = staged_body(body);
+        let id = if staged.is_some() {
+            "get_group_id"
+        } else {
+            "get_global_id"
+        };
         for (d, _) in mapped.iter().enumerate() {
-            self.raw_line(&format!("nu_idx nu_g{d} = get_global_id({d});"));
+            self.raw_line(&format!("nu_idx nu_g{d} = {id}({d});"));
         }
         self.raw_line(&format!("if ({}) return;", guard.join(" || ")));
         self.mapped_vars(mapped);
-        self.body(body);
+        match staged {
+            Some(n) => self.staged_nest(n),
+            None => self.body(body),
+        }
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
             params.join(", "),
@@ -337,6 +351,14 @@ impl<'a> ClEmitter<'a> {
             .enumerate()
             .map(|(i, c)| Ph::param(self.env.capture_base + i, &sanitize(&c.name.to_string())))
             .collect()
+    }
+}
+
+/// The staged nest a `nuwork!` kernel's body is, if it is one.
+pub fn staged_body(body: &Block) -> Option<&Nest> {
+    match body.stmts.as_slice() {
+        [Stmt::Nest(n)] if n.stage.is_some() && body.tail.is_none() => Some(n),
+        _ => None,
     }
 }
 

@@ -70,6 +70,11 @@ impl ClEmitter<'_> {
                 self.for_loop(var, *slot, range, &mut |e| e.looped_inner(body));
             }
             Stmt::Nest(n) if n.lanes.is_some() => self.lanes_nest(n),
+            Stmt::Nest(n) if n.stage.is_some() => {
+                let msg = "annot!: stage needs the tile loops mapped to work-groups: give nuwork! one work-group size per tilem size, equal to it, as in `nuwork!(16, 16; annot!(tilem(16, 16), stage(a, k: 16); ..))`";
+                self.cx
+                    .error(n.stage.as_ref().map_or(n.span, |s| s.span), msg);
+            }
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(_) => self.line("break;"),
             Stmt::Continue(_)

@@ -1,0 +1,402 @@
+//! `stage(..)` nests in OpenCL C (see `annot::stage` for the annotation and its legality).
+//! The kernel runs one work-group per tile: the tile loops are the group ids, the element
+//! loops the local ids. The staged loop runs in groups of `depth` iterations; before each, the
+//! work-group copies the block of each staged array those iterations read (the box of the
+//! reads' index positions: the loop's `depth` along `k`, the tile along an element variable,
+//! widened by the reads' constant offsets) into a `local` array, each work-item copying every
+//! group-size-th element from its own, between two barriers. Reads then come from the copy
+//! through a helper that still checks the read's own index against the array's dims, at the
+//! read's site: out of range is the same fault as without staging. Elements of a box outside
+//! the array are not copied, and only such faulting reads would look at them.
+
+use super::ClEmitter;
+use crate::annot::stage::{bound_names, element_vars, position, reads_of, staged_loop, Follows};
+use crate::emit::template::Ph;
+use crate::ir::*;
+use crate::sites::SiteKind;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// One staged array's box in local memory.
+#[derive(Debug, Clone)]
+pub(super) struct StagedArray {
+    /// The `local` array's C name.
+    local: String,
+    /// Per index position: what it follows, and the lowest constant offset of the reads.
+    follows: Vec<(Follows, i64)>,
+    /// Per index position: the box's extent.
+    extents: Vec<usize>,
+    /// Per index position that follows no loop: the index, the same for every read.
+    uniform: Vec<Option<Expr>>,
+}
+
+/// What reads in the staged loop need.
+#[derive(Debug)]
+pub(super) struct Staging {
+    arrays: HashMap<String, StagedArray>,
+    /// The C name of the loop's counter within its group of iterations.
+    ke: String,
+    /// The C names of the element loops' variables, by dimension.
+    elems: Vec<String>,
+    k: String,
+    user_elems: HashMap<String, usize>,
+    locals: HashSet<String>,
+}
+
+impl ClEmitter<'_> {
+    /// The element nest of a staged `tilem`, at kernel scope in a one-group-per-tile kernel.
+    pub(super) fn staged_nest(&mut self, n: &Nest) {
+        let Some(st) = n.stage.as_deref() else { return };
+        let k = st.k.to_string();
+        let Some((at, slot, range, kbody)) = staged_loop(&n.body, &k) else {
+            return;
+        };
+        let user_elems = element_vars(n);
+        let locals = bound_names(&n.body);
+        let mut arrays = HashMap::new();
+        for a in &st.arrays {
+            let Some(b) = self.footprint(st, a, kbody, (&k, &user_elems, &locals)) else {
+                return;
+            };
+            arrays.insert(a.to_string(), b);
+        }
+        self.declare_elements(n, &arrays);
+        let elems = n.loops.iter().map(|l| self.var(&l.var)).collect();
+        self.stmts(&n.body.stmts[..at]);
+        let staging = Staging {
+            arrays,
+            ke: String::new(),
+            elems,
+            k,
+            user_elems,
+            locals,
+        };
+        self.staged_loop(st, staging, (slot, range, kbody));
+        self.stmts(&n.body.stmts[at + 1..]);
+        if let Some(t) = &n.body.tail {
+            self.expr_stmt(t);
+        }
+    }
+
+    /// The `local` arrays (at kernel scope, as OpenCL C requires), the element variables
+    /// from the local ids, and the work-item's number in its group.
+    fn declare_elements(&mut self, n: &Nest, arrays: &HashMap<String, StagedArray>) {
+        let mut sorted: Vec<(&String, &StagedArray)> = arrays.iter().collect();
+        sorted.sort_by(|a, b| a.1.local.cmp(&b.1.local));
+        for (name, b) in sorted {
+            let fill = self
+                .env
+                .capture_fill(&syn::Ident::new(name, proc_macro2::Span::call_site()));
+            let size: usize = b.extents.iter().product();
+            self.line(format!(
+                "local {} {}[{size}];",
+                Ph::elem(fill.unwrap_or_default()),
+                b.local
+            ));
+        }
+        for (d, l) in n.loops.iter().enumerate() {
+            let c = self.names.declare(&l.var);
+            let v = Ph::op(l.slot, "from_int", &[&format!("get_local_id({d})")]);
+            self.line(format!("{} {c} = {v};", Ph::ty(l.slot)));
+        }
+        self.line("nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));");
+    }
+
+    /// The box of `a`'s reads in the staged loop, or `None` after an error.
+    fn footprint(
+        &mut self,
+        st: &Stage,
+        a: &syn::Ident,
+        kbody: &Block,
+        (k, elems, locals): (&str, &HashMap<String, usize>, &HashSet<String>),
+    ) -> Option<StagedArray> {
+        let reads = reads_of(kbody, a);
+        let mut follows: Vec<Option<(Follows, i64, i64, String)>> = Vec::new();
+        for (index, span) in &reads {
+            follows.resize(index.len(), None);
+            for (p, x) in index.iter().enumerate() {
+                let (f, off) = position(x, k, elems, locals)?;
+                let text = match f {
+                    Follows::Uniform => crate::ir::display::expr(x),
+                    _ => String::new(),
+                };
+                match &mut follows[p] {
+                    None => follows[p] = Some((f, off, off, text)),
+                    Some((g, lo, hi, t)) if *g == f && *t == text => {
+                        *lo = (*lo).min(off);
+                        *hi = (*hi).max(off);
+                    }
+                    Some(_) => {
+                        let msg = format!("annot!: stage({a}, ..): the reads of `{a}` follow different loops at index position {}; stage arrays whose reads share one shape, as `a[(k, i)]` and `a[(k, i + 1)]`", p + 1);
+                        self.cx.error(*span, msg);
+                        return None;
+                    }
+                }
+            }
+        }
+        let follows: Vec<(Follows, i64, i64, String)> =
+            follows.into_iter().collect::<Option<_>>()?;
+        let uniform = reads[0]
+            .0
+            .iter()
+            .zip(&follows)
+            .map(|(x, f)| (f.0 == Follows::Uniform).then(|| x.clone()))
+            .collect();
+        let extents = follows
+            .iter()
+            .map(|(f, lo, hi, _)| {
+                let base = match f {
+                    Follows::K => st.depth,
+                    Follows::Elem(d) => st.tiles[*d],
+                    Follows::Uniform => 1,
+                };
+                base + (hi - lo) as usize
+            })
+            .collect();
+        let local = self.names.fresh(&format!("nu_stage_{a}"));
+        Some(StagedArray {
+            local,
+            follows: follows.iter().map(|(f, lo, ..)| (*f, *lo)).collect(),
+            extents,
+            uniform,
+        })
+    }
+
+    /// The staged loop: full groups of `depth` iterations through local memory, then the rest.
+    fn staged_loop(
+        &mut self,
+        st: &Stage,
+        mut staging: Staging,
+        (slot, r, body): (Slot, &Range, &Block),
+    ) {
+        let t = Ph::ty(slot);
+        let (a, step) = (self.names.fresh("nu_ka"), self.names.fresh("nu_ks"));
+        let (n, kt, ke, kr) = (
+            self.names.fresh("nu_kn"),
+            self.names.fresh("nu_kt"),
+            self.names.fresh("nu_ke"),
+            self.names.fresh("nu_kr"),
+        );
+        let start = self.expr(&r.start);
+        let st_v = r
+            .step
+            .as_ref()
+            .map_or_else(|| Ph::op(slot, "from_int", &["1"]), |s| self.expr(s));
+        let trips = self.trips(r, slot);
+        self.line("{");
+        self.indent += 1;
+        self.line(format!("{t} {a} = {start}, {step} = {st_v};"));
+        self.line(format!("nu_idx {n} = {trips};"));
+        let value = |c: &str| {
+            Ph::op(
+                slot,
+                "add",
+                &[
+                    &a,
+                    &Ph::op(slot, "mul", &[&Ph::op(slot, "from_int", &[c]), &step]),
+                ],
+            )
+        };
+        let d = st.depth;
+        self.line(format!(
+            "for (nu_idx {kt} = 0; {kt} + {d} <= {n}; {kt} += {d}) {{"
+        ));
+        self.indent += 1;
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        let first = value(&kt);
+        self.copies(st, &staging, &format!("{t} nu_k0 = {first};"));
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.line(format!("for (nu_idx {ke} = 0; {ke} < {d}; {ke}++) {{"));
+        staging.ke = ke.clone();
+        let saved = self.staging.replace(Rc::new(staging));
+        self.k_iteration(&st.k, slot, &value(&format!("{kt} + {ke}")), body);
+        self.staging = saved;
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+        self.line(format!(
+            "for (nu_idx {kr} = {n} / {d} * {d}; {kr} < {n}; {kr}++) {{"
+        ));
+        self.k_iteration(&st.k, slot, &value(&kr), body);
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// One iteration of the staged loop's body, with `k` set to `value`.
+    fn k_iteration(&mut self, k: &syn::Ident, slot: Slot, value: &str, body: &Block) {
+        self.names.push();
+        self.indent += 1;
+        self.depth += 1;
+        let c = self.names.declare(k);
+        self.line(format!("{} {c} = {value};", Ph::ty(slot)));
+        self.body(body);
+        self.depth -= 1;
+        self.indent -= 1;
+        self.names.pop();
+    }
+}
+
+/// The copies into local memory, and the reads from them.
+impl ClEmitter<'_> {
+    /// Every staged array's box copied by the work-group; `first` declares `nu_k0`, the first
+    /// value of the staged loop in this group of iterations.
+    fn copies(&mut self, st: &Stage, staging: &Staging, first: &str) {
+        self.line("{");
+        self.indent += 1;
+        self.line(first);
+        let group: usize = st.tiles.iter().product();
+        let mut sorted: Vec<(&String, &StagedArray)> = staging.arrays.iter().collect();
+        sorted.sort_by(|a, b| a.1.local.cmp(&b.1.local));
+        for (name, b) in sorted {
+            self.copy(staging, name, b, group);
+        }
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// One array's box: element `f` of the box by work-item `f % group`.
+    fn copy(&mut self, staging: &Staging, name: &str, b: &StagedArray, group: usize) {
+        let id = syn::Ident::new(name, proc_macro2::Span::call_site());
+        let fill = self.env.capture_fill(&id).unwrap_or_default();
+        let c = self.var(&id);
+        let origins: Vec<String> = (0..b.follows.len())
+            .map(|p| self.origin(staging, b, p))
+            .collect();
+        let size: usize = b.extents.iter().product();
+        self.line(format!(
+            "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
+        ));
+        self.indent += 1;
+        let rank = b.extents.len();
+        for (p, o) in origins.iter().enumerate() {
+            let stride: usize = b.extents[p + 1..].iter().product();
+            self.line(format!(
+                "nu_idx nu_x{p} = {o} + nu_f / {stride} % {};",
+                b.extents[p]
+            ));
+        }
+        let inside: Vec<String> = (0..rank).map(|p| format!("nu_x{p} < {c}__d{p}")).collect();
+        let mut off = "nu_x0".to_string();
+        for p in 1..rank {
+            off = format!("({off}) * {c}__d{p} + nu_x{p}");
+        }
+        let data = Ph::data(fill, &c);
+        self.line(format!(
+            "if ({}) {}[nu_f] = {data}[{off}];",
+            inside.join(" && "),
+            b.local
+        ));
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// The box's first index at position `p`.
+    fn origin(&mut self, staging: &Staging, b: &StagedArray, p: usize) -> String {
+        let (f, lo) = b.follows[p];
+        let shift = match lo {
+            0 => String::new(),
+            l if l > 0 => format!(" + {l}"),
+            l => format!(" - {}", -l),
+        };
+        match f {
+            Follows::K => format!("(nu_idx)(nu_k0){shift}"),
+            Follows::Elem(d) => {
+                let user = staging
+                    .user_elems
+                    .iter()
+                    .find(|(_, &e)| e == d)
+                    .map(|(n, _)| n.clone());
+                let v =
+                    user.map(|u| self.var(&syn::Ident::new(&u, proc_macro2::Span::call_site())));
+                format!(
+                    "(nu_idx)({}) - (nu_idx)({}){shift}",
+                    v.unwrap_or_default(),
+                    staging.elems[d]
+                )
+            }
+            Follows::Uniform => {
+                let x = b.uniform[p]
+                    .clone()
+                    .map(|x| self.expr(&x))
+                    .unwrap_or_default();
+                format!("(nu_idx)({x})")
+            }
+        }
+    }
+
+    /// A read of a staged array in the staged loop: from local memory, checked at its site.
+    pub(super) fn staged_read(
+        &mut self,
+        base: &syn::Ident,
+        index: &[Expr],
+        span: proc_macro2::Span,
+    ) -> Option<String> {
+        let staging = self.staging.clone()?;
+        let b = staging.arrays.get(&base.to_string())?;
+        let names = (staging.k.as_str(), &staging.user_elems, &staging.locals);
+        let mut flat = String::from("0");
+        for (p, x) in index.iter().enumerate() {
+            let (f, off) = position(x, names.0, names.1, names.2)?;
+            let shift = off - b.follows[p].1;
+            let coord = match f {
+                Follows::K => format!("{} + {shift}", staging.ke),
+                Follows::Elem(d) => format!("(nu_idx)({}) + {shift}", staging.elems[d]),
+                Follows::Uniform => "0".into(),
+            };
+            flat = format!("({flat}) * {} + {coord}", b.extents[p]);
+        }
+        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
+        let (c, q) = self
+            .env
+            .site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
+        let f = self.staged_helper(base, idx.len());
+        let mut args = vec![b.local.clone(), flat];
+        args.extend(self.array_args(base, idx.len()));
+        args.extend(idx);
+        args.extend([c, q, "nu_err".into()]);
+        Some(format!("{f}({})", args.join(", ")))
+    }
+
+    /// `nu_lds_<a>`: a checked read from a staged copy, made on first use.
+    fn staged_helper(&self, base: &syn::Ident, rank: usize) -> String {
+        let b = self.var(base);
+        let name = format!("nu_lds_{b}");
+        let fill = self.env.capture_fill(base).unwrap_or_default();
+        let elem = Ph::elem(fill);
+        let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
+        let mut params = vec![
+            format!("local {elem}* nu_t"),
+            "nu_idx nu_l".into(),
+            Ph::param(fill, &b),
+        ];
+        params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
+        params.extend([
+            "int nu_c".into(),
+            "uint nu_s".into(),
+            "global uint* nu_err".into(),
+        ]);
+        let inside: Vec<String> = idx
+            .iter()
+            .enumerate()
+            .map(|(k, i)| format!("{i} < {b}__d{k}"))
+            .collect();
+        let pad = |mut v: Vec<String>| {
+            v.resize(3, "0".into());
+            v.join(", ")
+        };
+        let dims = (0..rank).map(|k| format!("{b}__d{k}")).collect();
+        let fault = format!(
+            "nu_fault(nu_err, nu_s, 0u, {}, {})",
+            pad(idx.clone()),
+            pad(dims)
+        );
+        let text = format!(
+            "{elem} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {elem} nu_zero = {{0}};\n        return nu_zero;\n    }}\n    return nu_t[nu_l];\n}}\n",
+            params.join(", "),
+            inside.join(" && ")
+        );
+        self.env.shared.helper(&name, || text);
+        name
+    }
+}

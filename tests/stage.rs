@@ -1,0 +1,103 @@
+//! Issue 14's `stage(..)`: tiles of arrays copied into local memory by the work-group. Each
+//! kernel runs on an OpenCL device (PoCL in CI), where the copies happen, and on the native
+//! engine, where the annotation leaves the loops as written, and is compared with plain Rust
+//! exactly: staging moves data, never arithmetic.
+
+#![allow(missing_docs)] // the test types are documented by their tests
+#![allow(clippy::needless_range_loop)] // the Rust references mirror the kernels, which index
+
+mod common;
+
+use common::{bounds, check, engines};
+use nuda::prelude::*;
+
+fn gemm_t(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let mut s = 0.0f32;
+            for k in 0..n {
+                s += a[k * n + i] * b[k * n + j];
+            }
+            c[i * n + j] = s;
+        }
+    }
+    c
+}
+
+/// sgemm with A and B staged in 16-deep slices, at sizes with and without full tiles, and
+/// with a remainder of the staged loop.
+#[test]
+fn staged_sgemm_matches_rust() {
+    for n in [32usize, 40, 13, 48] {
+        let ha: Vec<f32> = (0..n * n)
+            .map(|x| ((x * 7) % 11) as f32 * 0.5 - 2.0)
+            .collect();
+        let hb: Vec<f32> = (0..n * n).map(|x| ((x * 5) % 13) as f32 * 0.25).collect();
+        let want = gemm_t(&ha, &hb, n);
+        check(want, || {
+            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
+            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(16, 16; annot!(tilem(16, 16), stage(a, b, k: 16); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            })))?;
+            Ok(c.to_vec())
+        });
+    }
+}
+
+/// GPU Gems 3's nbody tiling on one dimension: the bodies `j` staged per work-group, reads
+/// at offsets (a halo), a uniform index position, and a loop that does not start at 0.
+#[test]
+fn staged_bodies_offsets_and_uniform_positions() {
+    let n = 70usize;
+    let p: Vec<f32> = (0..n + 2).map(|i| (i as f32 * 0.7).sin()).collect();
+    let w: Vec<f32> = (0..3 * (n + 2)).map(|i| (i % 7) as f32 * 0.5).collect();
+    let row = 1usize;
+    let mut want = vec![0.0f32; n];
+    for i in 0..n {
+        let mut s = 0.0f32;
+        for j in 1..n {
+            s += (p[j + 1] - p[j - 1]) * p[i] + w[row * (n + 2) + j];
+        }
+        want[i] = s;
+    }
+    check(want, || {
+        let pa = NuArray1::from_fn(n + 2, |i| p[i]);
+        let wa = NuArray2::from_fn((3, n + 2), |(r, c)| w[r * (n + 2) + c]);
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; annot!(tilem(8), stage(pa, wa, j: 8); nfor!(i in n {
+            let mut s = 0.0f32;
+            let pi = pa[i];
+            for j in 1..n {
+                s += (pa[j + 1] - pa[j - 1]) * pi + wa[(row, j)];
+            }
+            out[i] = s;
+        })))?;
+        Ok(out.to_vec())
+    });
+}
+
+/// A staged read out of range is the same error as without staging: `Err` naming the array.
+#[test]
+fn a_staged_read_out_of_range_is_an_error_naming_the_array() {
+    let n = 32usize;
+    for d in engines() {
+        let r = nuda::with_device(d.index, || {
+            let a = NuArray2::from_fn((n - 3, n), |(i, j)| (i + j) as f32);
+            let mut c = NuArray1::<f32>::new(n);
+            nuwork!(16; annot!(tilem(16), stage(a, k: 16); nfor!(i in n {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)]; });
+                c[i] = s;
+            })))
+        })
+        .unwrap();
+        let e = r.expect_err("rows 29.. of a are out of range");
+        let (array, _, _, _) = bounds(&e);
+        assert_eq!(array, "a", "on {}: {e}", d.name);
+    }
+}
