@@ -130,6 +130,16 @@ macro_rules! gemm {
                 })))
             }
 
+            /// 16x16 tiles of C, one work-group each; A and B staged in 16-deep slices.
+            pub fn staged(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(16, 16), stage(a, b, k: 16); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The register block and vector width tuned per device (`--tune`).
             pub fn tuned(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -184,6 +194,7 @@ macro_rules! gemm {
                 Variant { name: "dmine(4, 1), vector(8)", function: "vector8", run: vector8 },
                 Variant { name: "dmine(8, 1), vector(8)", function: "vector88", run: vector88 },
                 Variant { name: "dmine(8, 1), vector(16)", function: "vector816", run: vector816 },
+                Variant { name: "tilem(16, 16), stage(a, b, k: 16)", function: "staged", run: staged },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];

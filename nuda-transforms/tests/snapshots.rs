@@ -840,3 +840,133 @@ fn vectorised_sgemm() {
         "#]],
     );
 }
+
+#[test]
+#[allow(clippy::too_many_lines)] // one snapshot: the staged kernel and its remainders
+fn staged_sgemm() {
+    check(
+        nuda_transforms::nuwork::template(
+            quote!(16, 16; annot!(tilem(16, 16), stage(a, b, k: 16); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            }))),
+        ),
+        expect![[r#"
+            $E29 nu_lds_a(local $E29* nu_t, nu_idx nu_l, $P29(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    $E29 nu_zero = {0};
+                    return nu_zero;
+                }
+                return nu_t[nu_l];
+            }
+            $E30 nu_lds_b(local $E30* nu_t, nu_idx nu_l, $P30(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    $E30 nu_zero = {0};
+                    return nu_zero;
+                }
+                return nu_t[nu_l];
+            }
+            $E29 nu_ld_a($P29(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    $E29 nu_zero = {0};
+                    return nu_zero;
+                }
+                return $D29(a)[(nu_i0) * a__d1 + nu_i1];
+            }
+            $E30 nu_ld_b($P30(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    $E30 nu_zero = {0};
+                    return nu_zero;
+                }
+                return $D30(b)[(nu_i0) * b__d1 + nu_i1];
+            }
+            void nu_st_c($P31(c), nu_idx nu_i0, nu_idx nu_i1, $E31 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return;
+                }
+                $D31(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
+            }
+            kernel void nuwork_0(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+                nu_idx nu_g0 = get_group_id(0);
+                nu_idx nu_g1 = get_group_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T18 i_tile = $O18(add)[nu_s0, $O18(mul)[$O18(from_int)[nu_g0], nu_st0]];
+                $T19 j_tile = $O19(add)[nu_s1, $O19(mul)[$O19(from_int)[nu_g1], nu_st1]];
+                local $E29 nu_stage_a[256];
+                local $E30 nu_stage_b[256];
+                $T20 i_e = $O20(from_int)[get_local_id(0)];
+                $T22 j_e = $O22(from_int)[get_local_id(1)];
+                nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[$O21(add)[i_tile, i_e]]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[$O23(add)[j_tile, j_e]]];
+                $T4 s = $Z0(float:0.0);
+                {
+                    $T6 nu_ka = $L5(0), nu_ks = $O6(from_int)[1];
+                    nu_idx nu_kn = $O6(trips)[$L5(0), n, $O6(from_int)[1], 0, NU_C$Q0, $Q0u];
+                    for (nu_idx nu_kt = 0; nu_kt + 16 <= nu_kn; nu_kt += 16) {
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        {
+                            $T6 nu_k0 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt], nu_ks]];
+                            for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
+                                nu_idx nu_x0 = (nu_idx)(nu_k0) + nu_f / 16 % 16;
+                                nu_idx nu_x1 = (nu_idx)(i) - (nu_idx)(i_e) + nu_f / 1 % 16;
+                                if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D29(a)[(nu_x0) * a__d1 + nu_x1];
+                            }
+                            for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
+                                nu_idx nu_x0 = (nu_idx)(nu_k0) + nu_f / 16 % 16;
+                                nu_idx nu_x1 = (nu_idx)(j) - (nu_idx)(j_e) + nu_f / 1 % 16;
+                                if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D30(b)[(nu_x0) * b__d1 + nu_x1];
+                            }
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        for (nu_idx nu_ke = 0; nu_ke < 16; nu_ke++) {
+                            $T6 k = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt + nu_ke], nu_ks]];
+                            s = $O10(add)[s, $O9(mul)[nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(i_e) + 0, a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_lds_b(nu_stage_b, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(j_e) + 0, b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                        }
+                    }
+                    for (nu_idx nu_kr = nu_kn / 16 * 16; nu_kr < nu_kn; nu_kr++) {
+                        $T6 k_1 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kr], nu_ks]];
+                        s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k_1, i, NU_C$Q1, $Q1u, nu_err), nu_ld_b(b, b__d0, b__d1, k_1, j, NU_C$Q2, $Q2u, nu_err)]];
+                    }
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
+            }
+
+            kernel void nuwork_1(global uint* restrict nu_err, $T24 nu_s0, $T24 nu_st0, nu_idx nu_n0, $T25 nu_s1, $T25 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T24 i_t = $O24(add)[nu_s0, $O24(from_int)[nu_g0]];
+                $T25 j_t = $O25(add)[nu_s1, $O25(from_int)[nu_g1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
+            }
+
+            kernel void nuwork_2(global uint* restrict nu_err, $T26 nu_s0, $T26 nu_st0, nu_idx nu_n0, $T27 nu_s1, $T27 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T26 i_t = $O26(add)[nu_s0, $O26(from_int)[nu_g0]];
+                $T27 j_t = $O27(add)[nu_s1, $O27(from_int)[nu_g1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
+            }
+        "#]],
+    );
+}

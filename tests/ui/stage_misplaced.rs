@@ -1,0 +1,16 @@
+use nuda::prelude::*;
+fn main() {
+    let n = 64usize;
+    let a = NuArray2::<f32>::new((n, n));
+    let mut c = NuArray1::<f32>::new(n);
+    let _ = nuwork!(16; annot!(stage(a, k: 16); nfor!(i in n {
+        let mut s = 0.0f32;
+        nfor!(k in n { s += a[(k, i)]; });
+        c[i] = s;
+    })));
+    let _ = nuwork!(8; annot!(tilem(16), stage(a, k: 16); nfor!(i in n {
+        let mut s = 0.0f32;
+        nfor!(k in n { s += a[(k, i)]; });
+        c[i] = s;
+    })));
+}
