@@ -93,5 +93,62 @@ fn device_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) -> nuda::Result<()> {{
         );
     }
     table.push_str("];\n");
+    out + &table + &staged(&mut r)
+}
+
+/// Random `stage(..)` nests: 1 or 2 tiled loops (tile 2 to 8 each), a staged loop over `q`
+/// of random depth reading `x` at the loop variables plus random offsets (a halo) and `z` at
+/// a uniform position, under `nuwork!` with the tiles as work-group sizes.
+fn staged(r: &mut Rng) -> String {
+    let mut out = String::new();
+    let mut table = String::from("const STAGE_NESTS: &[Staged] = &[\n");
+    for k in 0..8 {
+        let dims = 1 + r.pick(2);
+        let tiles: Vec<usize> = (0..dims).map(|_| 2 + r.pick(7)).collect();
+        let depth = 1 + r.pick(8);
+        let (o0, o1) = (r.pick(3), r.pick(3));
+        let list = |v: &[usize]| {
+            v.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (vars, ranges, at) = match dims {
+            2 => ("i, j", "a0..e0, a1..e1", format!("(q + {o0}, j + {o1})")),
+            _ => ("i", "a0..e0", format!("(q + {o0}, i + {o1})")),
+        };
+        let chain = format!("tilem({}), stage(x, z, q: {depth})", list(&tiles));
+        let body = format!(
+            "let mut s = 0.0f32; \
+             for q in a1..e1 {{ s += x[{at}] * c - z[(q, 0)]; }} \
+             out[{}] += s;",
+            if dims == 2 { "(i, j)" } else { "(0, i)" }
+        );
+        let nest = format!("nfor!(({vars}) in ({ranges}) {{ {body} }})");
+        let _ = write!(
+            out,
+            "
+#[allow(unused_variables, unused_parens, clippy::all)]
+fn staged_host_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) {{
+    let P {{ a0, a1, e0, e1, c }} = p;
+    let Arrays {{ x, y, z, w }} = a;
+    annot!({chain}; {nest});
+}}
+#[allow(unused_variables, unused_parens, clippy::all)]
+fn staged_device_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) -> nuda::Result<()> {{
+    let P {{ a0, a1, e0, e1, c }} = p;
+    let Arrays {{ x, y, z, w }} = a;
+    nuwork!({}; annot!({chain}; {nest}))
+}}
+",
+            list(&tiles)
+        );
+        let _ = writeln!(
+            table,
+            "    Staged {{ text: {:?}, dims: {dims}, offsets: ({o0}, {o1}), host: staged_host_{k}, device: staged_device_{k} }},",
+            format!("annot!({chain}; nfor!(({vars}) in ({ranges})))")
+        );
+    }
+    table.push_str("];\n");
     out + &table
 }

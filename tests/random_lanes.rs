@@ -1,9 +1,11 @@
-//! Property test of `vector(w)`: random 1- and 2-loop nests with random bounds (empty and
+//! Property tests of `vector(w)` and `stage(..)`: random 1- and 2-loop nests with random bounds (empty and
 //! inclusive ranges, trip counts no width divides) under random chains ending in `vector(w)`,
 //! drawn by `build.rs` (seed `NUDA_LANES_SEED`). The body has contiguous loads, a gather, a
 //! broadcast scalar, a per-lane accumulator over an inner loop and an update store. Each runs
 //! as host loops, on the native engine and on OpenCL, and must equal the plain Rust loops
-//! exactly: each lane does its scalar's operations in order, and contraction is off.
+//! exactly: each lane does its scalar's operations in order, and contraction is off. The
+//! staged nests tile 1 or 2 loops into work-groups and stage a loop of random depth that reads
+//! at random offsets; the second loop's bounds are the staged loop's.
 
 mod common;
 
@@ -35,6 +37,15 @@ struct Case {
     text: &'static str,
     dims: usize,
     incl: [bool; 2],
+    host: Run,
+    device: RunDevice,
+}
+
+/// A random `stage(..)` nest (see `build/lanes.rs`).
+struct Staged {
+    text: &'static str,
+    dims: usize,
+    offsets: (usize, usize),
     host: Run,
     device: RunDevice,
 }
@@ -131,6 +142,66 @@ proptest! {
                 c,
             };
             let r = check(case, p);
+            prop_assert!(r.is_ok(), "nest {k} (seed {LANES_SEED}): {}\n{p:?}\n{}", case.text, r.unwrap_err());
+        }
+    }
+}
+
+/// A staged nest as plain Rust: `x` at the loop variables plus the offsets, `z` at column 0.
+fn expected_staged(c: &Staged, p: &P, a: &Arrays) -> Vec<f32> {
+    let mut out = start().to_vec();
+    let (o0, o1) = c.offsets;
+    let outer: Vec<(usize, usize)> = match c.dims {
+        2 => (p.a0..p.e0)
+            .flat_map(|i| (p.a1..p.e1).map(move |j| (i, j)))
+            .collect(),
+        _ => (p.a0..p.e0).map(|i| (0, i)).collect(),
+    };
+    for (r, col) in outer {
+        let mut s = 0.0f32;
+        for q in p.a1..p.e1 {
+            s += a.x[(q + o0, col + o1)] * p.c - a.z[(q, 0)];
+        }
+        out[r * SIDE + col] += s;
+    }
+    out
+}
+
+fn check_staged(c: &Staged, p: P) -> Result<(), String> {
+    let a = arrays();
+    let want = expected_staged(c, &p, &a);
+    let mut host = start();
+    (c.host)(p, &a, &mut host);
+    let mut got = vec![("host".to_string(), host.to_vec())];
+    for d in common::engines() {
+        let mut out = start();
+        let r = nuda::with_device(d.index, || (c.device)(p, &a, &mut out));
+        r.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+        got.push((d.name.clone(), out.to_vec()));
+    }
+    for (name, g) in got {
+        if let Some(k) = (0..want.len()).find(|&k| g[k] != want[k]) {
+            return Err(format!(
+                "{name}: element {k}: got {}, want {}",
+                g[k], want[k]
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn staged_nests_equal_the_plain_loops(
+        a in prop::array::uniform2(0usize..4),
+        len in prop::array::uniform2(0usize..24),
+        c in -2.0f32..2.0,
+    ) {
+        for (k, case) in STAGE_NESTS.iter().enumerate() {
+            let p = P { a0: a[0], a1: a[1], e0: a[0] + len[0], e1: a[1] + len[1], c };
+            let r = check_staged(case, p);
             prop_assert!(r.is_ok(), "nest {k} (seed {LANES_SEED}): {}\n{p:?}\n{}", case.text, r.unwrap_err());
         }
     }
