@@ -101,3 +101,38 @@ fn a_staged_read_out_of_range_is_an_error_naming_the_array() {
         assert_eq!(array, "a", "on {}: {e}", d.name);
     }
 }
+
+/// A 3x3 stencil on a padded input: the tile plus its halo staged once per work-group, the
+/// taps unrolled by `inline` so every read is a loop variable plus a constant.
+#[test]
+fn stencil_tile_and_halo_staged_once() {
+    let (h, w) = (21usize, 30usize);
+    let src: Vec<f32> = (0..(h + 2) * (w + 2))
+        .map(|i| ((i * 7) % 13) as f32 - 6.0)
+        .collect();
+    let taps = [0.0f32, -1.0, 0.0, -1.0, 5.0, -1.0, 0.0, -1.0, 0.0];
+    let mut want = vec![0.0f32; h * w];
+    for y in 0..h {
+        for x in 0..w {
+            let mut s = 0.0f32;
+            for dy in 0..3 {
+                for dx in 0..3 {
+                    s += taps[dy * 3 + dx] * src[(y + dy) * (w + 2) + x + dx];
+                }
+            }
+            want[y * w + x] = s;
+        }
+    }
+    check(want, || {
+        let a = NuArray2::from_fn((h + 2, w + 2), |(y, x)| src[y * (w + 2) + x]);
+        let mut out = NuArray2::<f32>::new((h, w));
+        nuwork!(8, 8; annot!(tilem(8, 8), stage(a); nfor!((y, x) in (h, w) {
+            let mut s = 0.0f32;
+            annot!(inline; nfor!((dy, dx) in (3, 3) {
+                s += taps[dy * 3 + dx] * a[(y + dy, x + dx)];
+            }));
+            out[(y, x)] = s;
+        })))?;
+        Ok(out.to_vec())
+    });
+}

@@ -184,22 +184,30 @@ pub fn stage(g: &mut Gen<'_>, mut n: Nest, args: &[Expr], span: proc_macro2::Spa
 }
 
 fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option<Stage> {
-    let (arrays, k, depth) = parse_args(g, args, span)?;
+    let (arrays, k, depth) = parse_args(g, args)?;
     let tiles: Option<Vec<usize>> = n.loops.iter().map(|l| constant_end(&l.range)).collect();
     let Some(tiles) = tiles else {
         g.cx.error(span, "annot!: stage needs the constant tile sizes of a tilem right before it, as in `tilem(16, 16), stage(a, k: 16)`");
         return None;
     };
-    let Some((_, _, range, body)) = staged_loop(&n.body, &k.to_string()) else {
-        g.cx.error(k.span(), format!("annot!: stage(.., {k}: ..) needs a loop over `{k}` directly in the tiled loops' body, as `nfor!({k} in 0..n {{ .. }})`"));
-        return None;
-    };
     let elems = element_vars(n);
     let locals = bound_names(&n.body);
-    check_range(g, range, &k, &elems, &locals)?;
-    check_jumps(g, &n.body, body)?;
+    let kname = k.as_ref().map(ToString::to_string).unwrap_or_default();
+    let body = match &k {
+        Some(k) => {
+            let Some((_, _, range, body)) = staged_loop(&n.body, &kname) else {
+                g.cx.error(k.span(), format!("annot!: stage(.., {k}: ..) needs a loop over `{k}` directly in the tiled loops' body, as `nfor!({k} in 0..n {{ .. }})`"));
+                return None;
+            };
+            check_range(g, range, k, &elems, &locals)?;
+            check_jumps(g, &n.body, body)?;
+            body
+        }
+        // One copy before the body: no barrier after it for a jump to skip.
+        None => &n.body,
+    };
     for a in &arrays {
-        check_array(g, n, body, a, (&k.to_string(), &elems, &locals))?;
+        check_array(g, n, body, a, (&kname, &elems, &locals))?;
     }
     Some(Stage {
         arrays,
@@ -210,12 +218,8 @@ fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option
     })
 }
 
-/// `stage(a, b, k: 16)`: the arrays, the loop and its tile size.
-fn parse_args(
-    g: &Gen<'_>,
-    args: &[Expr],
-    span: proc_macro2::Span,
-) -> Option<(Vec<syn::Ident>, syn::Ident, usize)> {
+/// `stage(a, b, k: 16)`: the arrays, the loop and its tile size (`stage(a)`: none, 1).
+fn parse_args(g: &Gen<'_>, args: &[Expr]) -> Option<(Vec<syn::Ident>, Option<syn::Ident>, usize)> {
     let (mut arrays, mut k) = (Vec::new(), None);
     for a in args {
         match &a.kind {
@@ -227,20 +231,17 @@ fn parse_args(
             _ => g.cx.error(a.span, "annot!: stage takes the arrays to stage and the loop to tile, as in `stage(a, b, k: 16)`"),
         }
     }
-    let Some((k, depth)) = k else {
-        g.cx.error(
-            span,
-            "annot!: stage needs the loop whose iterations it tiles, as in `stage(a, b, k: 16)`",
-        );
-        return None;
-    };
     if arrays.is_empty() {
+        let span = args
+            .first()
+            .map_or_else(proc_macro2::Span::call_site, |a| a.span);
         g.cx.error(
             span,
             "annot!: stage needs at least one array to stage, as in `stage(a, k: 16)`",
         );
         return None;
     }
+    let (k, depth) = k.map_or((None, 1), |(k, d)| (Some(k), d));
     Some((arrays, k, depth))
 }
 

@@ -40,8 +40,9 @@ pub struct Nest {
 pub struct Stage {
     /// The arrays whose reads in the loop `k` come from local memory.
     pub arrays: Vec<Ident>,
-    /// The loop whose iterations are tiled, and its tile size.
-    pub k: Ident,
+    /// The loop whose iterations are tiled (`k: 16`); without one, the tile the whole body
+    /// reads (a stencil's tile plus halo) is copied once.
+    pub k: Option<Ident>,
     /// Its tile size.
     pub depth: usize,
     /// The element loops' trip counts: the work-group's size.

@@ -47,10 +47,9 @@ impl ClEmitter<'_> {
     /// The element nest of a staged `tilem`, at kernel scope in a one-group-per-tile kernel.
     pub(super) fn staged_nest(&mut self, n: &Nest) {
         let Some(st) = n.stage.as_deref() else { return };
-        let k = st.k.to_string();
-        let Some((at, slot, range, kbody)) = staged_loop(&n.body, &k) else {
-            return;
-        };
+        let k = st.k.as_ref().map(ToString::to_string).unwrap_or_default();
+        let found = staged_loop(&n.body, &k);
+        let kbody = found.map_or(&n.body, |f| f.3);
         let user_elems = element_vars(n);
         let locals = bound_names(&n.body);
         let mut arrays = HashMap::new();
@@ -62,7 +61,6 @@ impl ClEmitter<'_> {
         }
         self.declare_elements(n, &arrays);
         let elems = n.loops.iter().map(|l| self.var(&l.var)).collect();
-        self.stmts(&n.body.stmts[..at]);
         let staging = Staging {
             arrays,
             ke: String::new(),
@@ -71,7 +69,24 @@ impl ClEmitter<'_> {
             user_elems,
             locals,
         };
-        self.staged_loop(st, staging, (slot, range, kbody));
+        let (Some(kloop), Some(k)) = (found, &st.k) else {
+            // No staged loop: the loop variables (which the box's origin reads), one copy of
+            // the tile the body reads, then the rest of the body.
+            let binds = leading_binds(&n.body);
+            self.stmts(&n.body.stmts[..binds]);
+            self.copies(st, &staging, "");
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+            self.staging = Some(Rc::new(staging));
+            self.stmts(&n.body.stmts[binds..]);
+            if let Some(t) = &n.body.tail {
+                self.expr_stmt(t);
+            }
+            self.staging = None;
+            return;
+        };
+        let (at, slot, range, _) = kloop;
+        self.stmts(&n.body.stmts[..at]);
+        self.staged_loop(st, k, staging, (slot, range, kbody));
         self.stmts(&n.body.stmts[at + 1..]);
         if let Some(t) = &n.body.tail {
             self.expr_stmt(t);
@@ -166,6 +181,7 @@ impl ClEmitter<'_> {
     fn staged_loop(
         &mut self,
         st: &Stage,
+        k: &syn::Ident,
         mut staging: Staging,
         (slot, r, body): (Slot, &Range, &Block),
     ) {
@@ -209,7 +225,7 @@ impl ClEmitter<'_> {
         self.line(format!("for (nu_idx {ke} = 0; {ke} < {d}; {ke}++) {{"));
         staging.ke = ke.clone();
         let saved = self.staging.replace(Rc::new(staging));
-        self.k_iteration(&st.k, slot, &value(&format!("{kt} + {ke}")), body);
+        self.k_iteration(k, slot, &value(&format!("{kt} + {ke}")), body);
         self.staging = saved;
         self.line("}");
         self.indent -= 1;
@@ -217,7 +233,7 @@ impl ClEmitter<'_> {
         self.line(format!(
             "for (nu_idx {kr} = {n} / {d} * {d}; {kr} < {n}; {kr}++) {{"
         ));
-        self.k_iteration(&st.k, slot, &value(&kr), body);
+        self.k_iteration(k, slot, &value(&kr), body);
         self.line("}");
         self.indent -= 1;
         self.line("}");
@@ -244,7 +260,9 @@ impl ClEmitter<'_> {
     fn copies(&mut self, st: &Stage, staging: &Staging, first: &str) {
         self.line("{");
         self.indent += 1;
-        self.line(first);
+        if !first.is_empty() {
+            self.line(first);
+        }
         let group: usize = st.tiles.iter().product();
         let mut sorted: Vec<(&String, &StagedArray)> = staging.arrays.iter().collect();
         sorted.sort_by(|a, b| a.1.local.cmp(&b.1.local));
@@ -399,4 +417,15 @@ impl ClEmitter<'_> {
         self.env.shared.helper(&name, || text);
         name
     }
+}
+
+/// The statements the annotations put first in a body, binding the loop variables from
+/// their counters (`let i = start + (i_tile + i_e)`): they read no array.
+fn leading_binds(b: &Block) -> usize {
+    b.stmts
+        .iter()
+        .take_while(|s| {
+            matches!(s, Stmt::Let(Let { init: Some(e), .. }) if matches!(e.kind, ExprKind::Offset { .. }))
+        })
+        .count()
 }
