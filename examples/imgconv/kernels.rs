@@ -16,6 +16,9 @@ pub struct Conv {
     pub img: NuImage2<f32>,
     /// The same input as an array, `(y, x)`.
     pub buf: NuArray2<f32>,
+    /// The same input padded by one pixel on every side with copies of the edge, so the
+    /// filter reads no index out of range and clamps nothing: `(y + 1, x + 1)` is `(y, x)`.
+    pub pad: NuArray2<f32>,
     /// The 3x3 filter.
     pub taps: NuArray1<f32>,
     /// Output of the image variants.
@@ -142,6 +145,19 @@ pub fn buffer_dmine(c: &mut Conv) -> Result<()> {
     })))
 }
 
+/// The padded input, unrolled taps, and the 16x16 tile plus its halo staged in local memory
+/// once per work-group (each pixel is read by nine work-items, from there).
+pub fn buffer_staged(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (c.w, c.h, &c.pad, &mut c.out_buf, c.taps.as_const());
+    nuwork!(16, 16; annot!(tilem(16, 16), stage(a); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) {
+            s += taps[dy * 3 + dx] * a[(y + dy, x + dx)];
+        }));
+        out[(y, x)] = s;
+    })))
+}
+
 /// The image variants, base first.
 pub const VARIANTS: &[Variant<Conv>] = &[
     Variant {
@@ -178,12 +194,19 @@ pub const BUFFER_VARIANTS: &[Variant<Conv>] = &[
         function: "buffer_dmine",
         run: buffer_dmine,
     },
+    Variant {
+        name: "tilem(16, 16), stage(a), inline; padded",
+        function: "buffer_staged",
+        run: buffer_staged,
+    },
 ];
 /// An image of `w` by `h` with a sharpening filter.
 pub fn setup(w: usize, h: usize) -> Conv {
     let px = |x: usize, y: usize| ((x * 13 + y * 7) % 31) as f32 / 31.0;
     let img = NuImage2::<f32>::from_fn((w, h), |(x, y)| px(x, y));
     let buf = NuArray2::<f32>::from_fn((h, w), |(y, x)| px(x, y));
+    let edge = |v: usize, n: usize| v.saturating_sub(1).min(n - 1);
+    let pad = NuArray2::<f32>::from_fn((h + 2, w + 2), |(y, x)| px(edge(x, w), edge(y, h)));
     let taps = NuArray1::<f32>::from_fn(9, |k| {
         if k == 4 {
             5.0
@@ -198,6 +221,7 @@ pub fn setup(w: usize, h: usize) -> Conv {
         h,
         img,
         buf,
+        pad,
         taps,
         out_img: NuImage2::new((w, h)),
         out_buf: NuArray2::new((h, w)),
