@@ -147,3 +147,25 @@ fn winners_persist_across_processes_per_device() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The issue's own example of a tuned chain, `dmine(tune(2, 4, 8), tune(2, 4, 8))`, tuned on
+/// every engine: each of its nine candidates must give Rust's result, which the tuning run
+/// checks, and the winner's result is what the caller sees.
+#[test]
+fn the_issue_example_tunes_on_every_engine() {
+    let n = 37usize;
+    let want = gemm_rust(n);
+    check(want, || {
+        nuda::with_tune_mode(nuda::TuneMode::Force, || {
+            let a = NuArray2::from_fn((n, n), |(i, j)| ((i * 7 + j * 3) % 17) as f32 * 0.125);
+            let b = NuArray2::from_fn((n, n), |(i, j)| ((i * 5 + j) % 13) as f32 * 0.25);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(8, 8; annot!(dmine(tune(2, 4, 8), tune(2, 4, 8)); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            })))?;
+            Ok(c.to_vec())
+        })
+    });
+}
