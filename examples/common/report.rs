@@ -28,8 +28,15 @@ pub fn run_all<S>(
 ) -> nuda::Result<bool> {
     let device = nuda::current_device()?;
     println!("on {}", device.info());
+    // As wide as the longest name, so long chains keep the columns straight.
+    let width = variants
+        .iter()
+        .map(|v| v.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(28);
     println!(
-        "{:<28} {:>10} {:>12} {:>10} {:>9}",
+        "{:<width$} {:>10} {:>12} {:>10} {:>9}",
         "variant", "kernel", work.unit, "GB/s", "speedup"
     );
     let mut base = None;
@@ -50,7 +57,7 @@ pub fn run_all<S>(
             .map_or_else(|e| format!("  WRONG: {e}"), |_| String::new());
         all_ok &= ok.is_ok();
         println!(
-            "{:<28} {:>8.2}ms {rate:>12.2} {gbs:>10} {:>8.2}x{verdict}",
+            "{:<width$} {:>8.2}ms {rate:>12.2} {gbs:>10} {:>8.2}x{verdict}",
             v.name,
             t * 1e3,
             base_t / t
