@@ -99,13 +99,17 @@ fn expected(c: &Case, p: &P, a: &Arrays) -> Vec<f32> {
 
 fn check(c: &Case, p: P) -> Result<(), String> {
     let a = arrays();
-    let want = expected(c, &p, &a);
-    let mut host = start();
-    (c.host)(p, &a, &mut host);
-    let mut got = vec![("host".to_string(), host.to_vec())];
+    agree(&expected(c, &p, &a), p, &a, (c.host, c.device))
+}
+
+/// Runs a nest as host loops and on every engine, each compared with `want` exactly.
+fn agree(want: &[f32], p: P, a: &Arrays, (host, device): (Run, RunDevice)) -> Result<(), String> {
+    let mut out = start();
+    host(p, a, &mut out);
+    let mut got = vec![("host".to_string(), out.to_vec())];
     for d in common::engines() {
         let mut out = start();
-        let r = nuda::with_device(d.index, || (c.device)(p, &a, &mut out));
+        let r = nuda::with_device(d.index, || device(p, a, &mut out));
         r.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
         got.push((d.name.clone(), out.to_vec()));
     }
@@ -169,25 +173,7 @@ fn expected_staged(c: &Staged, p: &P, a: &Arrays) -> Vec<f32> {
 
 fn check_staged(c: &Staged, p: P) -> Result<(), String> {
     let a = arrays();
-    let want = expected_staged(c, &p, &a);
-    let mut host = start();
-    (c.host)(p, &a, &mut host);
-    let mut got = vec![("host".to_string(), host.to_vec())];
-    for d in common::engines() {
-        let mut out = start();
-        let r = nuda::with_device(d.index, || (c.device)(p, &a, &mut out));
-        r.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
-        got.push((d.name.clone(), out.to_vec()));
-    }
-    for (name, g) in got {
-        if let Some(k) = (0..want.len()).find(|&k| g[k] != want[k]) {
-            return Err(format!(
-                "{name}: element {k}: got {}, want {}",
-                g[k], want[k]
-            ));
-        }
-    }
-    Ok(())
+    agree(&expected_staged(c, &p, &a), p, &a, (c.host, c.device))
 }
 
 proptest! {

@@ -136,3 +136,27 @@ fn stencil_tile_and_halo_staged_once() {
         Ok(out.to_vec())
     });
 }
+
+/// A read the staging cannot predict (here a shadowed loop variable) still reads the right
+/// element: from memory, not from the copy.
+#[test]
+fn a_shadowed_loop_variable_reads_the_right_element() {
+    let n = 24usize;
+    let src: Vec<f32> = (0..n * (n + 1)).map(|x| (x % 17) as f32 - 8.0).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| (0..n).map(|k| src[k * (n + 1) + i + 1]).sum())
+        .collect();
+    check(want, || {
+        let a = NuArray2::from_fn((n, n + 1), |(r, c)| src[r * (n + 1) + c]);
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; annot!(tilem(8), stage(a, k: 8); nfor!(i in n {
+            let mut s = 0.0f32;
+            for k in 0..n {
+                let i = i + 1;
+                s += a[(k, i)];
+            }
+            out[i] = s;
+        })))?;
+        Ok(out.to_vec())
+    });
+}

@@ -60,26 +60,11 @@ fn every_engine_gives_rust_results_tuned_or_not() {
     }
 }
 
-/// Runs `child` of this binary again with `env`, and returns its stdout and stderr.
+/// Runs test `name` of this binary in a child with `env` and no inherited device or mode.
 fn child(name: &str, env: &[(&str, &str)]) -> String {
-    let exe = std::env::current_exe().expect("test binary path");
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("NUDA_TUNE_CHILD", "1")
-        .env_remove("NUDA_DEVICE")
-        .env_remove("NUDA_TUNE");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("child test process");
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "child {name} failed:\n{text}");
-    assert!(
-        text.contains("1 passed"),
-        "child {name} ran no test:\n{text}"
-    );
-    text
+    let mut all = vec![("NUDA_TUNE_CHILD", "1")];
+    all.extend_from_slice(env);
+    common::child(name, &all, &["NUDA_DEVICE", "NUDA_TUNE"])
 }
 
 /// The body the parent runs in children: a tuned launch, checked against Rust.

@@ -86,15 +86,27 @@ pub fn in_two_device_child(name: &str) -> bool {
         }
         return opencl >= 2;
     }
+    let env = [
+        ("NUDA_TEST_CHILD", "1"),
+        ("POCL_DEVICES", "pthread pthread"),
+    ];
+    child(name, &env, &["NUDA_DEVICE", "NUDA_ENGINE"]);
+    false
+}
+
+/// Runs test `name` of this binary in a child process with `env` set and `remove` unset,
+/// checks it passed, and returns its output.
+pub fn child(name: &str, env: &[(&str, &str)], remove: &[&str]) -> String {
     let exe = std::env::current_exe().expect("test binary path");
-    let out = std::process::Command::new(exe)
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env("NUDA_TEST_CHILD", "1")
-        .env("POCL_DEVICES", "pthread pthread")
-        .env_remove("NUDA_DEVICE")
-        .env_remove("NUDA_ENGINE")
-        .output()
-        .expect("child test process");
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"]);
+    for k in remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("child test process");
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "child {name} failed:\n{text}");
@@ -102,7 +114,7 @@ pub fn in_two_device_child(name: &str) -> bool {
         text.contains("1 passed"),
         "child {name} ran no test:\n{text}"
     );
-    false
+    text
 }
 
 /// The fault of a kernel error: array, index, dims and `file:line:column`.

@@ -65,8 +65,11 @@ pub(crate) fn record(key: &str, labels: &[&str], winner: usize, times: &[Option<
         return;
     };
     let _ = std::fs::create_dir_all(p.parent().unwrap_or(&p));
-    // Written beside and renamed, so a concurrent reader sees the old file or the new one.
-    let tmp = p.with_extension(format!("json.{}", std::process::id()));
+    // Written beside and renamed, so a concurrent reader sees the old file or the new one;
+    // named per process and per call, so two writers never share a temporary.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = p.with_extension(format!("json.{}.{n}", std::process::id()));
     if std::fs::write(&tmp, text).is_ok() {
         let _ = std::fs::rename(&tmp, &p);
     }

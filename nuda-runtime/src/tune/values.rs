@@ -32,7 +32,7 @@ macro_rules! close {
         impl TuneSame for $t {
             fn same(got: &[$t], want: &[$t]) -> bool {
                 got.len() == want.len() && got.iter().zip(want).all(|(&g, &w)| {
-                    (g - w).abs() <= 1e-5 * w.abs().max(1.0) || (g.is_nan() && w.is_nan())
+                    g == w || (g - w).abs() <= 1e-5 * w.abs().max(1.0) || (g.is_nan() && w.is_nan())
                 })
             }
         }

@@ -274,19 +274,12 @@ fn constant(e: &Expr) -> Option<u128> {
 
 /// Copying or splitting a body is exact only if it does not jump out of its iteration.
 fn check_body(g: &Gen<'_>, kind: AnnotKind, body: &Block) -> Option<()> {
-    let mut jumps = Jumps {
-        depth: 0,
-        found: Vec::new(),
-    };
-    jumps.visit_block(&mut body.clone());
     let copies = matches!(
         kind,
         AnnotKind::Unroll | AnnotKind::Dmine | AnnotKind::Inline | AnnotKind::Vector
     );
-    let bad = jumps
-        .found
-        .iter()
-        .find(|(what, _)| *what != "continue" || copies);
+    let found = jumps(body);
+    let bad = found.iter().find(|(what, _)| *what != "continue" || copies);
     if let Some((what, span)) = bad {
         g.cx.error(
             *span,
@@ -298,6 +291,17 @@ fn check_body(g: &Gen<'_>, kind: AnnotKind, body: &Block) -> Option<()> {
         return None;
     }
     Some(())
+}
+
+/// The jumps out of an iteration of `b`: `break` and `continue` outside its own loops, and
+/// every `return`.
+pub(super) fn jumps(b: &Block) -> Vec<(&'static str, proc_macro2::Span)> {
+    let mut j = Jumps {
+        depth: 0,
+        found: Vec::new(),
+    };
+    j.visit_block(&mut b.clone());
+    j.found
 }
 
 struct Jumps {

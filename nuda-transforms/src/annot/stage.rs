@@ -116,13 +116,29 @@ fn literal(e: &Expr) -> Option<i64> {
     }
 }
 
-/// Whether `e` reads none of the nest's names: the same for the whole work-group.
+/// Whether `e` reads none of the nest's names and no memory (another work-item may change
+/// an array, and an atomic returns a different value to each): the same for the whole
+/// work-group.
 fn uniform(e: &Expr, k: &str, elems: &HashMap<String, usize>, locals: &HashSet<String>) -> bool {
     let mut names = HashSet::new();
     super::hoist::mentions(e, &mut names);
-    names
+    let free = names
         .iter()
-        .all(|n| n != k && !elems.contains_key(n) && !locals.contains(n))
+        .all(|n| n != k && !elems.contains_key(n) && !locals.contains(n));
+    free && !reads_memory(e)
+}
+
+/// Whether evaluating `e` reads an array, an image or an atomic, or calls a function.
+fn reads_memory(e: &Expr) -> bool {
+    let here = match &e.kind {
+        ExprKind::Index { .. } | ExprKind::Call { .. } => true,
+        ExprKind::Method { method, .. } => crate::ir::builtins::MethodKind::of(&method.to_string())
+            .is_some_and(|k| k.reads_memory() || k.on_memory()),
+        ExprKind::If { then, .. } => !then.stmts.is_empty(),
+        ExprKind::Block(b) => !b.stmts.is_empty(),
+        _ => false,
+    };
+    here || e.operands().into_iter().any(reads_memory)
 }
 
 /// The names a block binds (`let`, loop variables), anywhere inside it.
@@ -263,6 +279,11 @@ fn check_range(
     elems: &HashMap<String, usize>,
     locals: &HashSet<String>,
 ) -> Option<()> {
+    if r.step.is_some() || r.rev {
+        let msg = format!("annot!: stage: the loop over `{k}` must step by one, forwards, so that each group of its iterations reads one block; write the step inside the body");
+        g.cx.error(r.span, msg);
+        return None;
+    }
     let parts = [Some(&r.start), Some(&r.end), r.step.as_ref()];
     if parts
         .into_iter()
@@ -271,7 +292,7 @@ fn check_range(
     {
         return Some(());
     }
-    let msg = format!("annot!: stage: the range of `{k}` must be the same for every work-item of the group, since they meet at barriers in it; compute it from captured values only");
+    let msg = format!("annot!: stage: the range of `{k}` must be the same for every work-item of the group, since they meet at barriers in it; compute it from captured scalars only (no array reads)");
     g.cx.error(r.span, msg);
     None
 }
@@ -279,46 +300,17 @@ fn check_range(
 /// No `break`, `continue` or `return` may skip the barriers: none at the body's own level,
 /// and no `break` or `return` in the staged loop.
 fn check_jumps(g: &Gen<'_>, body: &Block, staged: &Block) -> Option<()> {
-    let outer = jumps(body, true);
-    let inner = jumps(staged, false);
+    let outer = super::jumps(body);
+    // A `continue` in the staged loop only ends that iteration, inside the barriers.
+    let inner = super::jumps(staged)
+        .into_iter()
+        .filter(|j| j.0 != "continue");
     if let Some((what, span)) = outer.into_iter().chain(inner).next() {
         let msg = format!("annot!: stage: `{what}` here would skip the barriers the work-group meets at; the staged loop and the body around it must run to the end");
         g.cx.error(span, msg);
         return None;
     }
     Some(())
-}
-
-fn jumps(b: &Block, continues: bool) -> Vec<(&'static str, proc_macro2::Span)> {
-    struct J {
-        depth: usize,
-        continues: bool,
-        found: Vec<(&'static str, proc_macro2::Span)>,
-    }
-    impl VisitMut for J {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
-            match s {
-                Stmt::Break(sp) if self.depth == 0 => self.found.push(("break", *sp)),
-                Stmt::Continue(sp) if self.depth == 0 && self.continues => {
-                    self.found.push(("continue", *sp))
-                }
-                Stmt::Return(_, sp) => self.found.push(("return", *sp)),
-                Stmt::While { .. } | Stmt::Loop { .. } | Stmt::For { .. } | Stmt::Nest(_) => {
-                    self.depth += 1;
-                    visit::walk_stmt(self, s);
-                    self.depth -= 1;
-                }
-                _ => visit::walk_stmt(self, s),
-            }
-        }
-    }
-    let mut j = J {
-        depth: 0,
-        continues,
-        found: Vec::new(),
-    };
-    j.visit_block(&mut b.clone());
-    j.found
 }
 
 type Names<'a> = (&'a str, &'a HashMap<String, usize>, &'a HashSet<String>);

@@ -66,14 +66,7 @@ impl ClEmitter<'_> {
         };
         self.line("{");
         self.indent += 1;
-        let temps: Vec<String> = idx
-            .iter()
-            .map(|i| {
-                let t = self.names.fresh("nu_i");
-                self.line(format!("nu_idx {t} = {i};"));
-                t
-            })
-            .collect();
+        let temps = self.index_temps(&idx);
         let (ld, st) = (
             self.helper(base, Helper::Load, idx.len()),
             self.helper(base, Helper::Store, idx.len()),
@@ -86,6 +79,17 @@ impl ClEmitter<'_> {
         self.line(format!("{st}({});", args.join(", ")));
         self.indent -= 1;
         self.line("}");
+    }
+
+    /// The indices of an update, each evaluated once into a temporary.
+    pub(super) fn index_temps(&mut self, idx: &[String]) -> Vec<String> {
+        idx.iter()
+            .map(|i| {
+                let t = self.names.fresh("nu_i");
+                self.line(format!("nu_idx {t} = {i};"));
+                t
+            })
+            .collect()
     }
 
     /// `old op v` for a compound assignment of slot `slot`'s type.
@@ -210,6 +214,17 @@ pub(crate) fn atomic_args(args: &[Expr]) -> (&[Expr], &[Expr]) {
     (index, values)
 }
 
+/// The prelude's `nu_fault` recording that helper indices `nu_i0..` miss the dims of `b`.
+pub(super) fn fault_call(b: &str, rank: usize) -> String {
+    let pad = |mut v: Vec<String>| {
+        v.resize(3, "0".into());
+        v.join(", ")
+    };
+    let idx = (0..rank).map(|k| format!("nu_i{k}")).collect();
+    let dims = (0..rank).map(|k| format!("{b}__d{k}")).collect();
+    format!("nu_fault(nu_err, nu_s, 0u, {}, {})", pad(idx), pad(dims))
+}
+
 /// The C text of a helper of captured array `b` (fill `fill`) of rank `rank`.
 fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> String {
     let elem = Ph::elem(fill);
@@ -232,16 +247,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
         .enumerate()
         .map(|(k, i)| format!("{i} < {b}__d{k}"))
         .collect();
-    let pad = |v: Vec<String>| {
-        let mut v = v;
-        v.resize(3, "0".into());
-        v.join(", ")
-    };
-    let fault = format!(
-        "nu_fault(nu_err, nu_s, 0u, {}, {})",
-        pad(idx.clone()),
-        pad((0..rank).map(|k| format!("{b}__d{k}")).collect())
-    );
+    let fault = fault_call(b, rank);
     // `b`, or `b.v` for a captured private array.
     let data = Ph::data(fill, b);
     let mut off = idx[0].clone();

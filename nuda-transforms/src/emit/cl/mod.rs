@@ -159,6 +159,8 @@ pub struct ClEmitter<'a> {
     outs: usize,
     /// Inside a `vector(w)` nest: what differs between its lanes.
     lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
+    /// The names scope the lane body's declarations start at.
+    lanes_scope: usize,
     /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
     staging: Option<std::rc::Rc<stage::Staging>>,
 }
@@ -185,6 +187,7 @@ impl<'a> ClEmitter<'a> {
             lane: None,
             outs: 0,
             lanes: None,
+            lanes_scope: 0,
             staging: None,
         }
     }

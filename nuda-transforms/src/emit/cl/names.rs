@@ -182,6 +182,22 @@ impl Names {
         c
     }
 
+    /// The number of open scopes.
+    pub fn depth(&self) -> usize {
+        self.scopes.len()
+    }
+
+    /// Whether the Rust variable in scope named `rust` was declared in scope `depth` or an
+    /// inner one (scopes count from 1, outermost first).
+    pub fn declared_from(&self, rust: &Ident, depth: usize) -> bool {
+        let key = rust.to_string();
+        let at = self
+            .scopes
+            .iter()
+            .rposition(|s| s.iter().any(|(r, _)| *r == key));
+        at.is_some_and(|i| i + 1 >= depth)
+    }
+
     /// The C name of a Rust variable in scope.
     pub fn lookup(&self, rust: &Ident) -> Option<String> {
         let key = rust.to_string();

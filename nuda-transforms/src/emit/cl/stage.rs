@@ -108,6 +108,11 @@ impl ClEmitter<'_> {
                 Ph::elem(fill.unwrap_or_default()),
                 b.local
             ));
+            // The box's first index per position, set by each copy, read by each read.
+            let origins: Vec<String> = (0..b.extents.len())
+                .map(|p| format!("{}_o{p} = 0", b.local))
+                .collect();
+            self.line(format!("nu_idx {};", origins.join(", ")));
         }
         for (d, l) in n.loops.iter().enumerate() {
             let c = self.names.declare(&l.var);
@@ -289,9 +294,10 @@ impl ClEmitter<'_> {
         let rank = b.extents.len();
         for (p, o) in origins.iter().enumerate() {
             let stride: usize = b.extents[p + 1..].iter().product();
+            self.line(format!("{}_o{p} = {o};", b.local));
             self.line(format!(
-                "nu_idx nu_x{p} = {o} + nu_f / {stride} % {};",
-                b.extents[p]
+                "nu_idx nu_x{p} = {}_o{p} + nu_f / {stride} % {};",
+                b.local, b.extents[p]
             ));
         }
         let inside: Vec<String> = (0..rank).map(|p| format!("nu_x{p} < {c}__d{p}")).collect();
@@ -354,6 +360,7 @@ impl ClEmitter<'_> {
         let b = staging.arrays.get(&base.to_string())?;
         let names = (staging.k.as_str(), &staging.user_elems, &staging.locals);
         let mut flat = String::from("0");
+        let mut expected = Vec::new();
         for (p, x) in index.iter().enumerate() {
             let (f, off) = position(x, names.0, names.1, names.2)?;
             let shift = off - b.follows[p].1;
@@ -362,6 +369,7 @@ impl ClEmitter<'_> {
                 Follows::Elem(d) => format!("(nu_idx)({}) + {shift}", staging.elems[d]),
                 Follows::Uniform => "0".into(),
             };
+            expected.push(format!("{}_o{p} + {coord}", b.local));
             flat = format!("({flat}) * {} + {coord}", b.extents[p]);
         }
         let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
@@ -372,6 +380,7 @@ impl ClEmitter<'_> {
         let mut args = vec![b.local.clone(), flat];
         args.extend(self.array_args(base, idx.len()));
         args.extend(idx);
+        args.extend(expected);
         args.extend([c, q, "nu_err".into()]);
         Some(format!("{f}({})", args.join(", ")))
     }
@@ -389,30 +398,31 @@ impl ClEmitter<'_> {
             Ph::param(fill, &b),
         ];
         params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
+        params.extend((0..rank).map(|k| format!("nu_idx nu_e{k}")));
         params.extend([
             "int nu_c".into(),
             "uint nu_s".into(),
             "global uint* nu_err".into(),
         ]);
+        // The copy holds the element the staging predicted; an index it did not predict (a
+        // shadowed name, a narrow type's wrap) reads memory, so the value is always right.
+        let predicted: Vec<String> = (0..rank).map(|k| format!("nu_i{k} == nu_e{k}")).collect();
+        let mut off = "nu_i0".to_string();
+        for k in 1..rank {
+            off = format!("({off}) * {b}__d{k} + nu_i{k}");
+        }
+        let data = Ph::data(fill, &b);
         let inside: Vec<String> = idx
             .iter()
             .enumerate()
             .map(|(k, i)| format!("{i} < {b}__d{k}"))
             .collect();
-        let pad = |mut v: Vec<String>| {
-            v.resize(3, "0".into());
-            v.join(", ")
-        };
-        let dims = (0..rank).map(|k| format!("{b}__d{k}")).collect();
-        let fault = format!(
-            "nu_fault(nu_err, nu_s, 0u, {}, {})",
-            pad(idx.clone()),
-            pad(dims)
-        );
+        let fault = super::access::fault_call(&b, rank);
         let text = format!(
-            "{elem} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {elem} nu_zero = {{0}};\n        return nu_zero;\n    }}\n    return nu_t[nu_l];\n}}\n",
+            "{elem} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {elem} nu_zero = {{0}};\n        return nu_zero;\n    }}\n    if ({}) return nu_t[nu_l];\n    return {data}[{off}];\n}}\n",
             params.join(", "),
-            inside.join(" && ")
+            inside.join(" && "),
+            predicted.join(" && ")
         );
         self.env.shared.helper(&name, || text);
         name

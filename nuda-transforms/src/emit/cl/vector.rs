@@ -62,6 +62,12 @@ fn lane_method(kind: MethodKind) -> bool {
     )
 }
 
+/// Whether a loop's bounds and step are the same in every lane.
+fn uniform_range(plan: &Plan, r: &Range) -> bool {
+    let parts = [Some(&r.start), Some(&r.end), r.step.as_ref()];
+    parts.into_iter().flatten().all(|e| plan.uniform(e))
+}
+
 /// The component selector of lane `l` (`s0` .. `sf`).
 fn component(l: usize) -> String {
     format!("s{l:x}")
@@ -80,6 +86,7 @@ impl ClEmitter<'_> {
         self.line("{");
         self.indent += 1;
         self.names.push();
+        self.lanes_scope = self.names.depth();
         let c = self.names.declare(&l.var);
         self.line(format!("{} {c} = {start};", Ph::ty(l.slot)));
         self.lanes = Some(Rc::new(plan));
@@ -239,6 +246,14 @@ impl ClEmitter<'_> {
                 self.lane_error(cond.span, "a loop whose condition differs between lanes");
                 true
             }
+            Stmt::For { range, .. } if !uniform_range(&plan, range) => {
+                self.lane_error(range.span, "a loop whose bounds differ between lanes");
+                true
+            }
+            Stmt::Nest(n) if n.loops.iter().any(|l| !uniform_range(&plan, &l.range)) => {
+                self.lane_error(n.span, "a loop whose bounds differ between lanes");
+                true
+            }
             Stmt::Return(_, span) => {
                 self.lane_error(*span, "`return`");
                 true
@@ -275,7 +290,8 @@ impl ClEmitter<'_> {
                 }),
             ),
         };
-        if !plan.declares(name) {
+        // By scope, not by name: a local of the lanes may shadow the outer one assigned here.
+        if !self.names.declared_from(name, self.lanes_scope) {
             let msg = format!("an update of `{name}`, declared outside the vectorised loop: each lane would update it in turn; keep a per-lane value and combine after the loop");
             self.lane_error(span, &msg);
             return true;
@@ -383,14 +399,7 @@ impl ClEmitter<'_> {
         };
         self.line("{");
         self.indent += 1;
-        let temps: Vec<String> = idx
-            .iter()
-            .map(|i| {
-                let t = self.names.fresh("nu_i");
-                self.line(format!("nu_idx {t} = {i};"));
-                t
-            })
-            .collect();
+        let temps = self.index_temps(&idx);
         let ld = self.vector_helper(base, Helper::Load, idx.len(), mask);
         let old_args = [array.clone(), temps.clone(), tail.clone()].concat();
         let old = format!("{ld}({})", old_args.join(", "));
