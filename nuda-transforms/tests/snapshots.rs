@@ -853,21 +853,23 @@ fn staged_sgemm() {
             }))),
         ),
         expect![[r#"
-            $E29 nu_lds_a(local $E29* nu_t, nu_idx nu_l, $P29(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E29 nu_lds_a(local $E29* nu_t, nu_idx nu_l, $P29(a), nu_idx nu_i0, nu_idx nu_i1, nu_idx nu_e0, nu_idx nu_e1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
                     $E29 nu_zero = {0};
                     return nu_zero;
                 }
-                return nu_t[nu_l];
+                if (nu_i0 == nu_e0 && nu_i1 == nu_e1) return nu_t[nu_l];
+                return $D29(a)[(nu_i0) * a__d1 + nu_i1];
             }
-            $E30 nu_lds_b(local $E30* nu_t, nu_idx nu_l, $P30(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+            $E30 nu_lds_b(local $E30* nu_t, nu_idx nu_l, $P30(b), nu_idx nu_i0, nu_idx nu_i1, nu_idx nu_e0, nu_idx nu_e1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
                     nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
                     $E30 nu_zero = {0};
                     return nu_zero;
                 }
-                return nu_t[nu_l];
+                if (nu_i0 == nu_e0 && nu_i1 == nu_e1) return nu_t[nu_l];
+                return $D30(b)[(nu_i0) * b__d1 + nu_i1];
             }
             $E29 nu_ld_a($P29(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
@@ -899,7 +901,9 @@ fn staged_sgemm() {
                 $T18 i_tile = $O18(add)[nu_s0, $O18(mul)[$O18(from_int)[nu_g0], nu_st0]];
                 $T19 j_tile = $O19(add)[nu_s1, $O19(mul)[$O19(from_int)[nu_g1], nu_st1]];
                 local $E29 nu_stage_a[256];
+                nu_idx nu_stage_a_o0 = 0, nu_stage_a_o1 = 0;
                 local $E30 nu_stage_b[256];
+                nu_idx nu_stage_b_o0 = 0, nu_stage_b_o1 = 0;
                 $T20 i_e = $O20(from_int)[get_local_id(0)];
                 $T22 j_e = $O22(from_int)[get_local_id(1)];
                 nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
@@ -913,21 +917,25 @@ fn staged_sgemm() {
                         barrier(CLK_LOCAL_MEM_FENCE);
                         {
                             $T6 nu_k0 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt], nu_ks]];
+                            nu_stage_a_o0 = (nu_idx)(nu_k0);
+                            nu_stage_a_o1 = (nu_idx)(i) - (nu_idx)(i_e);
                             for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
-                                nu_idx nu_x0 = (nu_idx)(nu_k0) + nu_f / 16 % 16;
-                                nu_idx nu_x1 = (nu_idx)(i) - (nu_idx)(i_e) + nu_f / 1 % 16;
+                                nu_idx nu_x0 = nu_stage_a_o0 + nu_f / 16 % 16;
+                                nu_idx nu_x1 = nu_stage_a_o1 + nu_f / 1 % 16;
                                 if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D29(a)[(nu_x0) * a__d1 + nu_x1];
                             }
+                            nu_stage_b_o0 = (nu_idx)(nu_k0);
+                            nu_stage_b_o1 = (nu_idx)(j) - (nu_idx)(j_e);
                             for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
-                                nu_idx nu_x0 = (nu_idx)(nu_k0) + nu_f / 16 % 16;
-                                nu_idx nu_x1 = (nu_idx)(j) - (nu_idx)(j_e) + nu_f / 1 % 16;
+                                nu_idx nu_x0 = nu_stage_b_o0 + nu_f / 16 % 16;
+                                nu_idx nu_x1 = nu_stage_b_o1 + nu_f / 1 % 16;
                                 if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D30(b)[(nu_x0) * b__d1 + nu_x1];
                             }
                         }
                         barrier(CLK_LOCAL_MEM_FENCE);
                         for (nu_idx nu_ke = 0; nu_ke < 16; nu_ke++) {
                             $T6 k = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt + nu_ke], nu_ks]];
-                            s = $O10(add)[s, $O9(mul)[nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(i_e) + 0, a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_lds_b(nu_stage_b, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(j_e) + 0, b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                            s = $O10(add)[s, $O9(mul)[nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(i_e) + 0, a, a__d0, a__d1, k, i, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e) + 0, NU_C$Q1, $Q1u, nu_err), nu_lds_b(nu_stage_b, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(j_e) + 0, b, b__d0, b__d1, k, j, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e) + 0, NU_C$Q2, $Q2u, nu_err)]];
                         }
                     }
                     for (nu_idx nu_kr = nu_kn / 16 * 16; nu_kr < nu_kn; nu_kr++) {

@@ -287,14 +287,17 @@ impl ClEmitter<'_> {
             .map(|p| self.origin(staging, b, p))
             .collect();
         let size: usize = b.extents.iter().product();
+        // Every work-item sets the origins, also one with no element of the box to copy.
+        for (p, o) in origins.iter().enumerate() {
+            self.line(format!("{}_o{p} = {o};", b.local));
+        }
         self.line(format!(
             "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
         ));
         self.indent += 1;
         let rank = b.extents.len();
-        for (p, o) in origins.iter().enumerate() {
+        for p in 0..rank {
             let stride: usize = b.extents[p + 1..].iter().product();
-            self.line(format!("{}_o{p} = {o};", b.local));
             self.line(format!(
                 "nu_idx nu_x{p} = {}_o{p} + nu_f / {stride} % {};",
                 b.local, b.extents[p]
