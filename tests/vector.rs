@@ -142,3 +142,43 @@ fn a_lane_out_of_range_is_an_error_naming_the_array() {
         assert!(e.to_string().contains("vector.rs"), "on {}: {e}", d.name);
     }
 }
+
+/// An n-body step vectorised over the bodies `i`: tuple lets of lanes, a uniform inner loop
+/// whose loads are broadcast, `rsqrt` on vectors, per-lane accumulators. Close, not exact:
+/// OpenCL's `rsqrt` is approximate, as it is unannotated.
+#[test]
+fn nbody_lanes_with_tuples_and_rsqrt() {
+    let n = 45usize;
+    let p: Vec<f32> = (0..3 * n)
+        .map(|x| ((x * 37) % 101) as f32 * 0.05 - 2.5)
+        .collect();
+    let mut want = vec![0.0f32; n];
+    for i in 0..n {
+        let (xi, yi) = (p[i], p[n + i]);
+        let mut a = 0.0f32;
+        for j in 0..n {
+            let (dx, dy) = (p[j] - xi, p[n + j] - yi);
+            let inv = 1.0 / (dx * dx + dy * dy + 0.01f32).sqrt();
+            a += dx * inv * inv * inv;
+        }
+        want[i] = a;
+    }
+    check_close(&want, 1e-3, || {
+        let (px, py) = (
+            NuArray1::from_fn(n, |i| p[i]),
+            NuArray1::from_fn(n, |i| p[n + i]),
+        );
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(4; annot!(vector(8); nfor!(i in n {
+            let (xi, yi) = (px[i], py[i]);
+            let mut a = 0.0f32;
+            nfor!(j in n {
+                let (dx, dy) = (px[j] - xi, py[j] - yi);
+                let inv = rsqrt(dx * dx + dy * dy + 0.01f32);
+                a += dx * inv * inv * inv;
+            });
+            out[i] = a;
+        })))?;
+        Ok(vec_of(&out))
+    });
+}

@@ -224,6 +224,28 @@ pub fn integrate(b: &mut Bodies) -> Result<()> {
     }))
 }
 
+/// Sixteen bodies `i` per work-item as one `float16` each of position and acceleration: every
+/// body `j` is loaded once per sixteen interactions.
+pub fn vector16(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; annot!(vector(16); nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    })))
+}
+
 /// GPU Gems 3's tiling, as annotations: a work-group of 64 bodies `i` stages 64 bodies `j`
 /// at a time in local memory, and every work-item of the group reads them from there.
 pub fn staged(b: &mut Bodies) -> Result<()> {
@@ -272,6 +294,11 @@ pub const VARIANTS: &[Variant<Bodies>] = &[
         name: "dmine(4), unroll(4) on j",
         function: "dmine4_unroll4",
         run: dmine4_unroll4,
+    },
+    Variant {
+        name: "vector(16)",
+        function: "vector16",
+        run: vector16,
     },
     Variant {
         name: "tilem(64), stage(px, py, pz, m, j: 64)",

@@ -139,6 +139,14 @@ impl ClEmitter<'_> {
             ExprKind::Method {
                 recv, method, args, ..
             } => self.vector_method(recv, method, args, e.span),
+            // The math builtins (`rsqrt`) take one float; OpenCL C overloads them for vectors.
+            ExprKind::Call { func, args } => match crate::ir::builtins::builtin_of(func) {
+                Some(f) if f.kind == crate::ir::builtins::FnKind::Math && args.len() == 1 => {
+                    let x = self.expr(&args[0]);
+                    f.cl_call(&[x])
+                }
+                _ => self.lane_error(e.span, "a call on values that differ between lanes; vectors take the float math methods and `rsqrt`"),
+            },
             ExprKind::Cast { .. } => self.lane_error(e.span, "a cast of a value that differs between lanes (the lane index, or a loaded value); vectors are f32 or f64 throughout"),
             ExprKind::Offset { .. } => self.lane_error(e.span, "a loop whose lanes step by more than one: the vectorised loop must step by 1 (a step, or a dmine factor on this loop before vector, spreads the lanes)"),
             ExprKind::If { .. } | ExprKind::Block(_) => self.lane_error(e.span, "a value chosen per lane; compute both and use `min`/`max`, or leave this loop scalar"),
@@ -211,6 +219,25 @@ impl ClEmitter<'_> {
                 }
                 true
             }
+            Stmt::Let(
+                l @ Let {
+                    pat: Pat::Tuple(names),
+                    init:
+                        Some(Expr {
+                            kind: ExprKind::Tuple(items),
+                            ..
+                        }),
+                    ..
+                },
+            ) if names.len() == items.len()
+                && names
+                    .iter()
+                    .flatten()
+                    .any(|(n, _)| plan.var(n) == Kind::Varying) =>
+            {
+                self.vector_tuple_let(&plan, l, names, items);
+                true
+            }
             Stmt::Let(Let {
                 pat: Pat::Tuple(_),
                 span,
@@ -259,6 +286,40 @@ impl ClEmitter<'_> {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// `let (a, b) = (x, y);` with a component that differs between lanes: one declaration
+    /// per component, a vector where it varies.
+    fn vector_tuple_let(
+        &mut self,
+        plan: &Plan,
+        l: &Let,
+        names: &[Option<(syn::Ident, bool)>],
+        items: &[Expr],
+    ) {
+        let values: Vec<(String, bool)> = (names.iter().zip(items).zip(&l.slots))
+            .map(|((name, item), &slot)| {
+                let varies = name
+                    .as_ref()
+                    .is_some_and(|(n, _)| plan.var(n) == Kind::Varying);
+                let v = if varies {
+                    self.lane_operand(item, slot)
+                } else {
+                    self.expr(item)
+                };
+                (v, varies)
+            })
+            .collect();
+        for ((name, (v, varies)), &slot) in names.iter().zip(values).zip(&l.slots) {
+            let Some((n, _)) = name else { continue };
+            let width = if varies {
+                plan.width.to_string()
+            } else {
+                String::new()
+            };
+            let c = self.names.declare(n);
+            self.line(format!("{}{width} {c} = {v};", Ph::ty(slot)));
         }
     }
 
