@@ -96,7 +96,8 @@ fn device_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) -> nuda::Result<()> {{
     out + &table + &staged(&mut r)
 }
 
-/// Random `stage(..)` nests: 1 or 2 tiled loops (tile 2 to 8 each), a staged loop over `q`
+/// Random `stage(..)` nests: 1 or 2 tiled loops (tile 2 to 8 each; some with a `dmine(2)` after
+/// the stage), a staged loop over `q`
 /// of random depth reading `x` at the loop variables plus random offsets (a halo) and `z` at
 /// a uniform position, under `nuwork!` with the tiles as work-group sizes.
 fn staged(r: &mut Rng) -> String {
@@ -117,7 +118,17 @@ fn staged(r: &mut Rng) -> String {
             2 => ("i, j", "a0..e0, a1..e1", format!("(q + {o0}, j + {o1})")),
             _ => ("i", "a0..e0", format!("(q + {o0}, i + {o1})")),
         };
-        let chain = format!("tilem({}), stage(x, z, q: {depth})", list(&tiles));
+        // Half the nests give each work-item a block of 2 along the first loop (`dmine`),
+        // where the tile is even: the group is then the tile over the factor.
+        let block = if tiles[0].is_multiple_of(2) && r.pick(2) == 0 {
+            2
+        } else {
+            1
+        };
+        let dmine = if block > 1 { ", dmine(2)" } else { "" };
+        let chain = format!("tilem({}), stage(x, z, q: {depth}){dmine}", list(&tiles));
+        let mut group = tiles.clone();
+        group[0] /= block;
         let body = format!(
             "let mut s = 0.0f32; \
              for q in a1..e1 {{ s += x[{at}] * c - z[(q, 0)]; }} \
@@ -141,7 +152,7 @@ fn staged_device_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) -> nuda::Result<
     nuwork!({}; annot!({chain}; {nest}))
 }}
 ",
-            list(&tiles)
+            list(&group)
         );
         let _ = writeln!(
             table,

@@ -160,3 +160,27 @@ fn a_shadowed_loop_variable_reads_the_right_element() {
         Ok(out.to_vec())
     });
 }
+
+/// myGEMM's scheme, written as the issue writes it: a 64x64 tile of C per work-group of
+/// 16x16 work-items, each computing a 4x4 block, with A and B staged 16 rows of k at a time.
+#[test]
+fn staged_tiles_with_register_blocks() {
+    for n in [64usize, 100, 128] {
+        let ha: Vec<f32> = (0..n * n)
+            .map(|x| ((x * 7) % 11) as f32 * 0.5 - 2.0)
+            .collect();
+        let hb: Vec<f32> = (0..n * n).map(|x| ((x * 5) % 13) as f32 * 0.25).collect();
+        let want = gemm_t(&ha, &hb, n);
+        check(want, || {
+            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
+            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 4); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            })))?;
+            Ok(c.to_vec())
+        });
+    }
+}

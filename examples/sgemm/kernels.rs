@@ -140,6 +140,17 @@ macro_rules! gemm {
                 })))
             }
 
+            /// myGEMM's scheme as annotations: 64x64 tiles of C per work-group of 16x16, A and
+            /// B staged 16 rows of k at a time, a 4x4 block of C per work-item.
+            pub fn staged_blocks(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The register block and vector width tuned per device (`--tune`).
             pub fn tuned(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -195,6 +206,7 @@ macro_rules! gemm {
                 Variant { name: "dmine(8, 1), vector(8)", function: "vector88", run: vector88 },
                 Variant { name: "dmine(8, 1), vector(16)", function: "vector816", run: vector816 },
                 Variant { name: "tilem(16, 16), stage(a, b, k: 16)", function: "staged", run: staged },
+                Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)", function: "staged_blocks", run: staged_blocks },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];

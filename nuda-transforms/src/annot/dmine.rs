@@ -23,10 +23,28 @@ use crate::ir::visit::VisitMut;
 use crate::ir::*;
 
 /// Unrolls and jams `n` by `factors`; `cont` transforms the main part.
-pub fn dmine(g: &mut Gen<'_>, n: Nest, factors: &[u128], cont: Cont<'_>) -> Vec<Stmt> {
+pub fn dmine(g: &mut Gen<'_>, mut n: Nest, factors: &[u128], cont: Cont<'_>) -> Vec<Stmt> {
+    // On a staged tile, each work-item of the group takes a block; the factors divide the
+    // tile, so there is no remainder (`stage.rs`).
+    let staged = n.stage.take();
+    if let Some(st) = &staged {
+        if factors
+            .iter()
+            .zip(&st.tiles)
+            .any(|(&u, &t)| !(t as u128).is_multiple_of(u))
+        {
+            g.cx.error(st.span, "annot!: dmine after stage: the factors must divide the tile sizes, so that every work-item of a group has a whole block");
+            return vec![Stmt::Nest(Box::new(n))];
+        }
+    }
     let norm = normalize(g, n, factors.len());
     let lits: Vec<Expr> = factors.iter().map(|&u| g.usize_lit(u, norm.span)).collect();
-    let full = norm.main_extents(g, &lits);
+    let full = match &staged {
+        Some(st) => (st.tiles.iter().take(factors.len()))
+            .map(|&t| g.usize_lit(t as u128, norm.span))
+            .collect(),
+        None => norm.main_extents(g, &lits),
+    };
     let read = reads(&norm.body);
     let mut rewrites: Vec<Rewrite> = copies(factors)
         .iter()
@@ -51,6 +69,13 @@ pub fn dmine(g: &mut Gen<'_>, n: Nest, factors: &[u128], cont: Cont<'_>) -> Vec<
         tail: None,
     };
     let main = nest(stepping_loops(g, &norm, &full, factors), body, norm.span);
+    if staged.is_some() {
+        // The loops no factor steps come back into the nest: each is a dimension of the
+        // work-group.
+        let mut main = super::collapse(main);
+        main.stage = staged;
+        return cont(g, main);
+    }
     let mut out = cont(g, super::collapse(main));
     out.extend(norm.remainders(g, &full));
     out

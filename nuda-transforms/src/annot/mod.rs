@@ -68,11 +68,16 @@ fn stage_placed(cx: &Ctxt, chain: &[Annot]) -> bool {
             cx.error(a.span, "annot!: stage copies the tiles of a tilem, so it comes right after one, as in `tilem(16, 16), stage(a, k: 16)`");
             return false;
         }
-        if let Some(next) = chain.get(i + 1) {
-            cx.error(
-                next.span,
-                "annot!: stage ends the chain: nothing follows it",
-            );
+        // A dmine after it gives each work-item a block of the tile (register blocking).
+        let rest = &chain[i + 1..];
+        let bad = match rest {
+            [] => None,
+            [d] if d.kind == AnnotKind::Dmine => None,
+            [d, next, ..] if d.kind == AnnotKind::Dmine => Some(next),
+            [next, ..] => Some(next),
+        };
+        if let Some(next) = bad {
+            cx.error(next.span, "annot!: after stage only a dmine may follow, and it ends the chain, as in `tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)`");
             return false;
         }
     }
@@ -137,7 +142,7 @@ fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Ve
         AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),
         AnnotKind::Inline => inline::inline(g, nest),
         AnnotKind::Vector => vector::vector(g, nest, params[0], a.span),
-        AnnotKind::Stage => stage::stage(g, nest, &a.args, a.span),
+        AnnotKind::Stage => stage::stage(g, nest, &a.args, a.span, &mut cont),
         AnnotKind::Permut => {
             let order: Vec<usize> = params.iter().map(|&p| p as usize).collect();
             permut::permut(g, nest, &order, &mut cont)

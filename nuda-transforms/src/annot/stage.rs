@@ -38,11 +38,15 @@ pub enum Follows {
 /// One index position of a staged read: what it follows, plus a constant.
 pub type Position = (Follows, i64);
 
-/// The user's loop variables that step by one with an element loop: `i` from
-/// `let i = start + (i_tile + i_e)`, by the element loop's dimension.
-pub fn element_vars(n: &Nest) -> HashMap<String, usize> {
-    let elems: Vec<String> = n.loops.iter().map(|l| l.var.to_string()).collect();
-    let mut out = HashMap::new();
+/// The locals that step by one with an element loop, by that loop's dimension and their
+/// offset from it: `i` from `let i = start + (i_tile + i_e)` is `(0, 0)`; after a `dmine`,
+/// `i_1_0` from `let i_e_1_0 = 0 + (i_e_t + 1); let i_1_0 = start + (i_tile + i_e_1_0)` is
+/// `(0, 1)`. The element loops' own variables are `(d, 0)`.
+pub fn element_vars(n: &Nest) -> HashMap<String, (usize, i64)> {
+    let mut out: HashMap<String, (usize, i64)> = (n.loops.iter().enumerate())
+        .map(|(d, l)| (l.var.to_string(), (d, 0)))
+        .collect();
+    let loops: HashSet<String> = out.keys().cloned().collect();
     for s in &n.body.stmts {
         let Stmt::Let(Let {
             pat: Pat::Ident { name, .. },
@@ -52,26 +56,63 @@ pub fn element_vars(n: &Nest) -> HashMap<String, usize> {
         else {
             continue;
         };
-        let ExprKind::Offset {
+        if let ExprKind::Offset {
             count, step: None, ..
         } = &init.kind
-        else {
-            continue;
-        };
-        if let ExprKind::Binary {
-            op: BinOp::Add,
-            rhs,
-            ..
-        } = &count.kind
         {
-            if let ExprKind::Var(e) = &rhs.kind {
-                if let Some(d) = elems.iter().position(|x| e == x) {
-                    out.insert(name.to_string(), d);
-                }
+            if let Some(f) = follow(count, &out) {
+                out.insert(name.to_string(), f);
             }
         }
     }
+    out.retain(|k, _| !loops.contains(k));
     out
+}
+
+/// What a counter expression steps with: a followed variable, plus a literal or a value
+/// from outside the nest (a tile's start).
+fn follow(e: &Expr, vars: &HashMap<String, (usize, i64)>) -> Option<(usize, i64)> {
+    match &e.kind {
+        ExprKind::Var(v) => vars.get(&v.to_string()).copied(),
+        ExprKind::Paren(x) => follow(x, vars),
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => match (follow(lhs, vars), follow(rhs, vars)) {
+            (Some((d, c)), None) => offset_of(rhs, vars).map(|m| (d, c + m)),
+            (None, Some((d, c))) => offset_of(lhs, vars).map(|m| (d, c + m)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A literal's value, or 0 for a variable from outside the nest (constant in the group).
+fn offset_of(e: &Expr, vars: &HashMap<String, (usize, i64)>) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Var(v) if !vars.contains_key(&v.to_string()) => Some(0),
+        _ => literal(e),
+    }
+}
+
+/// Per dimension of a staged nest: its loop's step (a `dmine` factor, else 1) and the
+/// work-items along it, the tile over the step.
+pub fn group_dims(n: &Nest) -> Vec<(usize, usize)> {
+    let Some(st) = n.stage.as_deref() else {
+        return Vec::new();
+    };
+    (n.loops.iter().zip(&st.tiles))
+        .map(|(l, &t)| {
+            let step = l
+                .range
+                .step
+                .as_ref()
+                .and_then(literal)
+                .map_or(1, |s| s.max(1) as usize);
+            (step, t / step)
+        })
+        .collect()
 }
 
 /// The position an index component follows, or `None` if it is not a loop variable plus a
@@ -79,14 +120,14 @@ pub fn element_vars(n: &Nest) -> HashMap<String, usize> {
 pub fn position(
     e: &Expr,
     k: &str,
-    elems: &HashMap<String, usize>,
+    elems: &HashMap<String, (usize, i64)>,
     locals: &HashSet<String>,
 ) -> Option<Position> {
     let var = |v: &syn::Ident| {
         let v = v.to_string();
         match elems.get(&v) {
-            Some(&d) => Some(Follows::Elem(d)),
-            None if v == k => Some(Follows::K),
+            Some(&(d, c)) => Some((Follows::Elem(d), c)),
+            None if v == k => Some((Follows::K, 0)),
             None => None,
         }
     };
@@ -96,7 +137,7 @@ pub fn position(
             expr,
             ty: Ty::Scalar(Scalar::Usize),
         } => position(expr, k, elems, locals),
-        ExprKind::Var(v) if var(v).is_some() => var(v).map(|f| (f, 0)),
+        ExprKind::Var(v) if var(v).is_some() => var(v),
         ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::Add | BinOp::Sub) => {
             let c = literal(rhs)?;
             let (f, c0) = position(lhs, k, elems, locals)?;
@@ -119,7 +160,12 @@ fn literal(e: &Expr) -> Option<i64> {
 /// Whether `e` reads none of the nest's names and no memory (another work-item may change
 /// an array, and an atomic returns a different value to each): the same for the whole
 /// work-group.
-fn uniform(e: &Expr, k: &str, elems: &HashMap<String, usize>, locals: &HashSet<String>) -> bool {
+fn uniform(
+    e: &Expr,
+    k: &str,
+    elems: &HashMap<String, (usize, i64)>,
+    locals: &HashSet<String>,
+) -> bool {
     let mut names = HashSet::new();
     super::hoist::mentions(e, &mut names);
     let free = names
@@ -192,11 +238,18 @@ pub fn staged_loop<'b>(b: &'b Block, k: &str) -> Option<(usize, Slot, &'b Range,
 }
 
 /// Marks `n`, the element loops of a `tilem`, as staged; errors say what is not legal.
-pub fn stage(g: &mut Gen<'_>, mut n: Nest, args: &[Expr], span: proc_macro2::Span) -> Vec<Stmt> {
+pub fn stage(
+    g: &mut Gen<'_>,
+    mut n: Nest,
+    args: &[Expr],
+    span: proc_macro2::Span,
+    cont: super::Cont<'_>,
+) -> Vec<Stmt> {
     if let Some(s) = plan(g, &n, args, span) {
         n.stage = Some(Box::new(s));
     }
-    vec![Stmt::Nest(Box::new(n))]
+    // The rest of the chain: a `dmine` giving each work-item a block, or nothing.
+    cont(g, n)
 }
 
 fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option<Stage> {
@@ -276,7 +329,7 @@ fn check_range(
     g: &Gen<'_>,
     r: &Range,
     k: &syn::Ident,
-    elems: &HashMap<String, usize>,
+    elems: &HashMap<String, (usize, i64)>,
     locals: &HashSet<String>,
 ) -> Option<()> {
     if r.step.is_some() || r.rev {
@@ -313,7 +366,11 @@ fn check_jumps(g: &Gen<'_>, body: &Block, staged: &Block) -> Option<()> {
     Some(())
 }
 
-type Names<'a> = (&'a str, &'a HashMap<String, usize>, &'a HashSet<String>);
+type Names<'a> = (
+    &'a str,
+    &'a HashMap<String, (usize, i64)>,
+    &'a HashSet<String>,
+);
 
 /// A staged array is only read in the nest, and in the staged loop at indices that are a
 /// loop variable plus a constant (or free of the nest's names).

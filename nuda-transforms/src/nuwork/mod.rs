@@ -259,9 +259,11 @@ fn kernel_of(cx: &Ctxt, s: Stmt, k: usize, span: proc_macro2::Span) -> Option<Ke
     let (mapped, body) = split(n, k);
     check_host_ranges(cx, &mapped);
     let staged = crate::emit::cl::staged_body(&body);
-    let group = staged
-        .and_then(|n| n.stage.as_ref())
-        .map(|s| s.tiles.clone());
+    // The work-items of a group: the tile, over the dmine factors after stage.
+    let group = staged.map(|n| {
+        let dims = crate::annot::stage::group_dims(n);
+        dims.iter().map(|d| d.1).collect()
+    });
     Some(Kernel {
         mapped,
         body,
@@ -279,7 +281,7 @@ fn check_groups(cx: &Ctxt, input: &NuworkInput, kernels: &[Kernel]) -> Option<()
         let wanted: Vec<Option<usize>> = tiles.iter().map(|&t| Some(t)).collect();
         if sizes != wanted {
             let list: Vec<String> = tiles.iter().map(usize::to_string).collect();
-            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes, `{}`", list.join(", "));
+            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes (over the dmine factors after stage), `{}`", list.join(", "));
             cx.error(input.sizes[0].span(), msg);
             return None;
         }

@@ -39,7 +39,9 @@ pub(super) struct Staging {
     /// The C names of the element loops' variables, by dimension.
     elems: Vec<String>,
     k: String,
-    user_elems: HashMap<String, usize>,
+    /// The work-items of a group.
+    group: usize,
+    user_elems: HashMap<String, (usize, i64)>,
     locals: HashSet<String>,
 }
 
@@ -53,8 +55,9 @@ impl ClEmitter<'_> {
         let user_elems = element_vars(n);
         let locals = bound_names(&n.body);
         let mut arrays = HashMap::new();
+        let dims = crate::annot::stage::group_dims(n);
         for a in &st.arrays {
-            let Some(b) = self.footprint(st, a, kbody, (&k, &user_elems, &locals)) else {
+            let Some(b) = self.footprint(st, &dims, a, kbody, (&k, &user_elems, &locals)) else {
                 return;
             };
             arrays.insert(a.to_string(), b);
@@ -66,6 +69,7 @@ impl ClEmitter<'_> {
             ke: String::new(),
             elems,
             k,
+            group: dims.iter().map(|d| d.1).product(),
             user_elems,
             locals,
         };
@@ -74,7 +78,7 @@ impl ClEmitter<'_> {
             // the tile the body reads, then the rest of the body.
             let binds = leading_binds(&n.body);
             self.stmts(&n.body.stmts[..binds]);
-            self.copies(st, &staging, "");
+            self.copies(&staging, "");
             self.line("barrier(CLK_LOCAL_MEM_FENCE);");
             self.staging = Some(Rc::new(staging));
             self.stmts(&n.body.stmts[binds..]);
@@ -116,7 +120,13 @@ impl ClEmitter<'_> {
         }
         for (d, l) in n.loops.iter().enumerate() {
             let c = self.names.declare(&l.var);
-            let v = Ph::op(l.slot, "from_int", &[&format!("get_local_id({d})")]);
+            // A dmine after stage steps the element loops: a work-item starts its block.
+            let step = crate::annot::stage::group_dims(n).get(d).map_or(1, |g| g.0);
+            let id = match step {
+                1 => format!("get_local_id({d})"),
+                s => format!("get_local_id({d}) * {s}"),
+            };
+            let v = Ph::op(l.slot, "from_int", &[&id]);
             self.line(format!("{} {c} = {v};", Ph::ty(l.slot)));
         }
         self.line("nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));");
@@ -126,9 +136,10 @@ impl ClEmitter<'_> {
     fn footprint(
         &mut self,
         st: &Stage,
+        dims: &[(usize, usize)],
         a: &syn::Ident,
         kbody: &Block,
-        (k, elems, locals): (&str, &HashMap<String, usize>, &HashSet<String>),
+        (k, elems, locals): (&str, &HashMap<String, (usize, i64)>, &HashSet<String>),
     ) -> Option<StagedArray> {
         let reads = reads_of(kbody, a);
         let mut follows: Vec<Option<(Follows, i64, i64, String)>> = Vec::new();
@@ -167,7 +178,11 @@ impl ClEmitter<'_> {
             .map(|(f, lo, hi, _)| {
                 let base = match f {
                     Follows::K => st.depth,
-                    Follows::Elem(d) => st.tiles[*d],
+                    // The loop's values (a block start per work-item) span the tile.
+                    Follows::Elem(d) => {
+                        let (step, items) = dims[*d];
+                        (items - 1) * step + 1
+                    }
                     Follows::Uniform => 1,
                 };
                 base + (hi - lo) as usize
@@ -225,7 +240,7 @@ impl ClEmitter<'_> {
         self.indent += 1;
         self.line("barrier(CLK_LOCAL_MEM_FENCE);");
         let first = value(&kt);
-        self.copies(st, &staging, &format!("{t} nu_k0 = {first};"));
+        self.copies(&staging, &format!("{t} nu_k0 = {first};"));
         self.line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.line(format!("for (nu_idx {ke} = 0; {ke} < {d}; {ke}++) {{"));
         staging.ke = ke.clone();
@@ -262,13 +277,13 @@ impl ClEmitter<'_> {
 impl ClEmitter<'_> {
     /// Every staged array's box copied by the work-group; `first` declares `nu_k0`, the first
     /// value of the staged loop in this group of iterations.
-    fn copies(&mut self, st: &Stage, staging: &Staging, first: &str) {
+    fn copies(&mut self, staging: &Staging, first: &str) {
         self.line("{");
         self.indent += 1;
         if !first.is_empty() {
             self.line(first);
         }
-        let group: usize = st.tiles.iter().product();
+        let group = staging.group;
         let mut sorted: Vec<(&String, &StagedArray)> = staging.arrays.iter().collect();
         sorted.sort_by(|a, b| a.1.local.cmp(&b.1.local));
         for (name, b) in sorted {
@@ -329,18 +344,24 @@ impl ClEmitter<'_> {
         match f {
             Follows::K => format!("(nu_idx)(nu_k0){shift}"),
             Follows::Elem(d) => {
-                let user = staging
+                // Any local stepping with loop `d`: it is the box start plus that loop's
+                // variable plus its own offset.
+                let mut users: Vec<(&String, &(usize, i64))> = staging
                     .user_elems
                     .iter()
-                    .find(|(_, &e)| e == d)
-                    .map(|(n, _)| n.clone());
-                let v =
-                    user.map(|u| self.var(&syn::Ident::new(&u, proc_macro2::Span::call_site())));
-                format!(
-                    "(nu_idx)({}) - (nu_idx)({}){shift}",
-                    v.unwrap_or_default(),
-                    staging.elems[d]
-                )
+                    .filter(|(_, e)| e.0 == d)
+                    .collect();
+                users.sort();
+                let (u, c) = users
+                    .first()
+                    .map_or((String::new(), 0), |(n, e)| ((*n).clone(), e.1));
+                let v = self.var(&syn::Ident::new(&u, proc_macro2::Span::call_site()));
+                let own = match c {
+                    0 => String::new(),
+                    c if c > 0 => format!(" - {c}"),
+                    c => format!(" + {}", -c),
+                };
+                format!("(nu_idx)({v}) - (nu_idx)({}){own}{shift}", staging.elems[d])
             }
             Follows::Uniform => {
                 let x = b.uniform[p]
