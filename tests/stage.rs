@@ -25,15 +25,21 @@ fn gemm_t(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
     c
 }
 
+/// A and B of an n x n sgemm, exact in binary.
+fn gemm_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..n * n)
+        .map(|x| ((x * 7) % 11) as f32 * 0.5 - 2.0)
+        .collect();
+    let b = (0..n * n).map(|x| ((x * 5) % 13) as f32 * 0.25).collect();
+    (a, b)
+}
+
 /// sgemm with A and B staged in 16-deep slices, at sizes with and without full tiles, and
 /// with a remainder of the staged loop.
 #[test]
 fn staged_sgemm_matches_rust() {
     for n in [32usize, 40, 13, 48] {
-        let ha: Vec<f32> = (0..n * n)
-            .map(|x| ((x * 7) % 11) as f32 * 0.5 - 2.0)
-            .collect();
-        let hb: Vec<f32> = (0..n * n).map(|x| ((x * 5) % 13) as f32 * 0.25).collect();
+        let (ha, hb) = gemm_inputs(n);
         let want = gemm_t(&ha, &hb, n);
         check(want, || {
             let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
@@ -166,10 +172,7 @@ fn a_shadowed_loop_variable_reads_the_right_element() {
 #[test]
 fn staged_tiles_with_register_blocks() {
     for n in [64usize, 100, 128] {
-        let ha: Vec<f32> = (0..n * n)
-            .map(|x| ((x * 7) % 11) as f32 * 0.5 - 2.0)
-            .collect();
-        let hb: Vec<f32> = (0..n * n).map(|x| ((x * 5) % 13) as f32 * 0.25).collect();
+        let (ha, hb) = gemm_inputs(n);
         let want = gemm_t(&ha, &hb, n);
         check(want, || {
             let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);

@@ -287,11 +287,6 @@ impl ClEmitter<'_> {
         let x = self.expr(recv);
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
         match kind.spec().cl {
-            ClMethod::Call(f) => {
-                let all: Vec<&str> = std::iter::once(&x).chain(&a).map(String::as_str).collect();
-                format!("{f}({})", all.join(", "))
-            }
-            ClMethod::Recip => format!("(1 / ({x}))"),
             ClMethod::Typed
                 if matches!(kind, MethodKind::RemEuclid | MethodKind::SaturatingDiv) =>
             {
@@ -314,8 +309,7 @@ impl ClEmitter<'_> {
                 );
                 format!("{f}({x}, {lo}, {hi}, {c}, {q}, nu_err)")
             }
-            ClMethod::Typed => typed_method(kind, recv.slot.unwrap_or_default(), &x, &a),
-            ClMethod::Memory => unreachable!("memory methods are handled above"),
+            _ => spelled(kind, recv.slot.unwrap_or_default(), &x, &a),
         }
     }
 
@@ -500,6 +494,20 @@ pub(super) fn hoists(e: &Expr) -> bool {
             hoists(cond) || !els.as_deref().is_some_and(|x| shortcut_ok(then, x))
         }
         _ => e.operands().into_iter().any(hoists),
+    }
+}
+
+/// A method with no check of its own, on emitted operands (scalars, or vectors in lanes).
+pub(super) fn spelled(kind: MethodKind, s: usize, x: &str, a: &[String]) -> String {
+    match kind.spec().cl {
+        ClMethod::Call(f) => {
+            let all: Vec<&str> = std::iter::once(x)
+                .chain(a.iter().map(String::as_str))
+                .collect();
+            format!("{f}({})", all.join(", "))
+        }
+        ClMethod::Recip => format!("(1 / ({x}))"),
+        _ => typed_method(kind, s, x, a),
     }
 }
 

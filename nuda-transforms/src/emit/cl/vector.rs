@@ -20,7 +20,7 @@
 use super::access::Helper;
 use super::ClEmitter;
 use crate::emit::template::Ph;
-use crate::ir::builtins::{ClMethod, MethodKind};
+use crate::ir::builtins::MethodKind;
 use crate::ir::*;
 use crate::lanes::{Kind, Plan};
 use crate::sites::SiteKind;
@@ -183,14 +183,7 @@ impl ClEmitter<'_> {
         let s = recv.slot.unwrap_or_default();
         let x = self.lane_operand(recv, s);
         let a: Vec<String> = args.iter().map(|e| self.lane_operand(e, s)).collect();
-        match kind.spec().cl {
-            ClMethod::Call(f) => {
-                let all: Vec<&str> = std::iter::once(&x).chain(&a).map(String::as_str).collect();
-                format!("{f}({})", all.join(", "))
-            }
-            ClMethod::Recip => format!("(1 / ({x}))"),
-            _ => super::expr::typed_method(kind, s, &x, &a),
-        }
+        super::expr::spelled(kind, s, &x, &a)
     }
 }
 
