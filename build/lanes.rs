@@ -29,6 +29,12 @@ fn prefix(r: &mut Rng, dims: usize) -> Option<String> {
 
 fn chain(r: &mut Rng, dims: usize) -> String {
     let mut parts: Vec<String> = (0..r.pick(4)).filter_map(|_| prefix(r, dims)).collect();
+    // A `permut` after a `dmine` would make the stepped loop the innermost: drop it.
+    let mut jammed = false;
+    parts.retain(|p| {
+        jammed |= p.starts_with("dmine") && !p.starts_with("dmine(1,");
+        !(jammed && p.starts_with("permut"))
+    });
     parts.push(format!("vector({})", [2, 4, 8][r.pick(3)]));
     parts.join(", ")
 }
@@ -97,13 +103,13 @@ fn device_{k}(p: P, a: &Arrays, out: &mut NuArray2<f32>) -> nuda::Result<()> {{
 }
 
 /// Random `stage(..)` nests: 1 or 2 tiled loops (tile 2 to 8 each; some with a `dmine(2)` after
-/// the stage), a staged loop over `q`
+/// the stage, some with a `vector(w)` last), a staged loop over `q`
 /// of random depth reading `x` at the loop variables plus random offsets (a halo) and `z` at
 /// a uniform position, under `nuwork!` with the tiles as work-group sizes.
 fn staged(r: &mut Rng) -> String {
     let mut out = String::new();
     let mut table = String::from("const STAGE_NESTS: &[Staged] = &[\n");
-    for k in 0..8 {
+    for k in 0..10 {
         let dims = 1 + r.pick(2);
         let tiles: Vec<usize> = (0..dims).map(|_| 2 + r.pick(7)).collect();
         let depth = 1 + r.pick(8);
@@ -126,9 +132,30 @@ fn staged(r: &mut Rng) -> String {
             1
         };
         let dmine = if block > 1 { ", dmine(2)" } else { "" };
-        let chain = format!("tilem({}), stage(x, z, q: {depth}){dmine}", list(&tiles));
+        // Half of the rest run the last tiled loop in lanes (`vector`), where a width divides
+        // its tile and no dmine steps it: the staged reads are then vector reads of the copy.
+        let last = dims - 1;
+        let widths: Vec<usize> = [2, 4, 8]
+            .into_iter()
+            .filter(|w| tiles[last].is_multiple_of(*w) && (last > 0 || block == 1))
+            .collect();
+        let width = match widths.len() {
+            0 => 1,
+            n if r.pick(2) == 0 => widths[r.pick(n)],
+            _ => 1,
+        };
+        let vector = if width > 1 {
+            format!(", vector({width})")
+        } else {
+            String::new()
+        };
+        let chain = format!(
+            "tilem({}), stage(x, z, q: {depth}){dmine}{vector}",
+            list(&tiles)
+        );
         let mut group = tiles.clone();
         group[0] /= block;
+        group[last] /= width;
         let body = format!(
             "let mut s = 0.0f32; \
              for q in a1..e1 {{ s += x[{at}] * c - z[(q, 0)]; }} \

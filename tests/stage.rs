@@ -187,3 +187,59 @@ fn staged_tiles_with_register_blocks() {
         });
     }
 }
+
+/// The 2D-blocktiling kernel: `stage`, then `dmine` on rows, then `vector` on columns. Each
+/// work-item computes a block of rows times a vector of columns, reading B's row fragments as
+/// one vector load from local memory and A's elements as scalars broadcast to the lanes.
+#[test]
+fn staged_tiles_with_register_blocks_and_vectors() {
+    for n in [64usize, 100, 128, 40] {
+        let (ha, hb) = gemm_inputs(n);
+        let want = gemm_t(&ha, &hb, n);
+        check(want.clone(), || {
+            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
+            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            })))?;
+            Ok(c.to_vec())
+        });
+        // Vectors along both A's rows and a second width: 8 lanes, no dmine.
+        check(want, || {
+            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
+            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(8, 4; annot!(tilem(8, 32), stage(a, b, k: 8), vector(8); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            })))?;
+            Ok(c.to_vec())
+        });
+    }
+}
+
+/// A vector read of a staged copy with lanes out of range is the scalar loop's error: `Err`
+/// naming the array, on every engine.
+#[test]
+fn a_staged_vector_read_out_of_range_is_an_error_naming_the_array() {
+    let n = 32usize;
+    for d in engines() {
+        let r = nuda::with_device(d.index, || {
+            let a = NuArray2::from_fn((n, n - 2), |(i, j)| (i + j) as f32);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuwork!(16, 4; annot!(tilem(16, 16), stage(a, k: 8), vector(4); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, j)] * (i as f32); });
+                c[(i, j)] = s;
+            })))
+        })
+        .unwrap();
+        let e = r.expect_err("columns 30.. of a are out of range");
+        let (array, _, _, _) = bounds(&e);
+        assert_eq!(array, "a", "on {}: {e}", d.name);
+    }
+}

@@ -978,3 +978,183 @@ fn staged_sgemm() {
         "#]],
     );
 }
+
+#[test]
+#[allow(clippy::too_many_lines)] // one snapshot: the staged vector kernel and its remainders
+fn staged_vector_sgemm() {
+    check(
+        nuda_transforms::nuwork::template(
+            quote!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                c[(i, j)] = s;
+            }))),
+        ),
+        expect![[r#"
+            $E40 nu_lds_a(local $E40* nu_t, nu_idx nu_l, $P40(a), nu_idx nu_i0, nu_idx nu_i1, nu_idx nu_e0, nu_idx nu_e1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    $E40 nu_zero = {0};
+                    return nu_zero;
+                }
+                if (nu_i0 == nu_e0 && nu_i1 == nu_e1) return nu_t[nu_l];
+                return $D40(a)[(nu_i0) * a__d1 + nu_i1];
+            }
+            $E41 nu_ld_b($P41(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < b__d0 && nu_i1 < b__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, b__d0, b__d1, 0);
+                    $E41 nu_zero = {0};
+                    return nu_zero;
+                }
+                return $D41(b)[(nu_i0) * b__d1 + nu_i1];
+            }
+            $E414 nu_vld4_b_2($P41(b), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (!nu_c || (nu_i0 < b__d0 && nu_i1 < b__d1 && b__d1 - nu_i1 >= 4)) {
+                    return vload4(0, &$D41(b)[(nu_i0) * b__d1 + nu_i1]);
+                }
+                return ($E414)(nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 1, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 2, nu_c, nu_s, nu_err), nu_ld_b(b, b__d0, b__d1, nu_i0, nu_i1 + 3, nu_c, nu_s, nu_err));
+            }
+            $E414 nu_vlds4_b_2_1(local $E41* nu_t, nu_idx nu_l, $P41(b), nu_idx nu_i0, nu_idx nu_i1, nu_idx nu_e0, nu_idx nu_e1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_i0 == nu_e0 && nu_i1 == nu_e1 && (!nu_c || (nu_i0 < b__d0 && nu_i1 < b__d1 && b__d1 - nu_i1 >= 4))) {
+                    return vload4(0, nu_t + nu_l);
+                }
+                return nu_vld4_b_2(b, b__d0, b__d1, nu_i0, nu_i1, nu_c, nu_s, nu_err);
+            }
+            $E40 nu_ld_a($P40(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, a__d0, a__d1, 0);
+                    $E40 nu_zero = {0};
+                    return nu_zero;
+                }
+                return $D40(a)[(nu_i0) * a__d1 + nu_i1];
+            }
+            void nu_st_c($P42(c), nu_idx nu_i0, nu_idx nu_i1, $E42 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (nu_c && !(nu_i0 < c__d0 && nu_i1 < c__d1)) {
+                    nu_fault(nu_err, nu_s, 0u, nu_i0, nu_i1, 0, c__d0, c__d1, 0);
+                    return;
+                }
+                $D42(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
+            }
+            void nu_vst4_c_2($P42(c), nu_idx nu_i0, nu_idx nu_i1, $E424 nu_v, int nu_c, uint nu_s, global uint* nu_err) {
+                if (!nu_c || (nu_i0 < c__d0 && nu_i1 < c__d1 && c__d1 - nu_i1 >= 4)) {
+                    vstore4(nu_v, 0, &$D42(c)[(nu_i0) * c__d1 + nu_i1]);
+                    return;
+                }
+                nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1, nu_v.s0, nu_c, nu_s, nu_err);
+                nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 1, nu_v.s1, nu_c, nu_s, nu_err);
+                nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 2, nu_v.s2, nu_c, nu_s, nu_err);
+                nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 3, nu_v.s3, nu_c, nu_s, nu_err);
+            }
+            kernel void nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+                nu_idx nu_g0 = get_group_id(0);
+                nu_idx nu_g1 = get_group_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T21 i_tile = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
+                $T22 j_tile = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
+                local $E40 nu_stage_a[1024];
+                nu_idx nu_stage_a_o0 = 0, nu_stage_a_o1 = 0;
+                local $E41 nu_stage_b[1024];
+                nu_idx nu_stage_b_o0 = 0, nu_stage_b_o1 = 0;
+                $T30 i_e_t = $O30(from_int)[get_local_id(0) * 4];
+                $T33 j_e_t_v = $O33(from_int)[get_local_id(1) * 4];
+                nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
+                {
+                    $T34 j_e_t_l = $Z0(nu_idx:0);
+                    $T23 i_e_0_0 = $O23(add)[$Z0(nu_idx:0), $O23(from_int)[i_e_t]];
+                    $T23 i_e_1_0 = $O23(add)[$Z0(nu_idx:0), $O23(from_int)[$O27(add)[i_e_t, $Z0(nu_idx:1)]]];
+                    $T23 i_e_2_0 = $O23(add)[$Z0(nu_idx:0), $O23(from_int)[$O28(add)[i_e_t, $Z0(nu_idx:2)]]];
+                    $T23 i_e_3_0 = $O23(add)[$Z0(nu_idx:0), $O23(from_int)[$O29(add)[i_e_t, $Z0(nu_idx:3)]]];
+                    $T25 j_e_0_0 = $O25(add)[$Z0(nu_idx:0), $O25(from_int)[$O32(add)[j_e_t_v, j_e_t_l]]];
+                    $T25 j_e_1_0 = $O25(add)[$Z0(nu_idx:0), $O25(from_int)[$O32(add)[j_e_t_v, j_e_t_l]]];
+                    $T25 j_e_2_0 = $O25(add)[$Z0(nu_idx:0), $O25(from_int)[$O32(add)[j_e_t_v, j_e_t_l]]];
+                    $T25 j_e_3_0 = $O25(add)[$Z0(nu_idx:0), $O25(from_int)[$O32(add)[j_e_t_v, j_e_t_l]]];
+                    $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[$O24(add)[i_tile, i_e_0_0]]];
+                    $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O24(add)[i_tile, i_e_1_0]]];
+                    $T1 i_2_0 = $O1(add)[$L0(0), $O1(from_int)[$O24(add)[i_tile, i_e_2_0]]];
+                    $T1 i_3_0 = $O1(add)[$L0(0), $O1(from_int)[$O24(add)[i_tile, i_e_3_0]]];
+                    $T3 j_0_0 = $O3(add)[$L2(0), $O3(from_int)[$O26(add)[j_tile, j_e_0_0]]];
+                    $T3 j_1_0 = $O3(add)[$L2(0), $O3(from_int)[$O26(add)[j_tile, j_e_1_0]]];
+                    $T3 j_2_0 = $O3(add)[$L2(0), $O3(from_int)[$O26(add)[j_tile, j_e_2_0]]];
+                    $T3 j_3_0 = $O3(add)[$L2(0), $O3(from_int)[$O26(add)[j_tile, j_e_3_0]]];
+                    $T44 s_0_0 = (($T44)($Z0(float:0.0)));
+                    $T44 s_1_0 = (($T44)($Z0(float:0.0)));
+                    $T44 s_2_0 = (($T44)($Z0(float:0.0)));
+                    $T44 s_3_0 = (($T44)($Z0(float:0.0)));
+                    {
+                        $T6 nu_ka = $L5(0), nu_ks = $O6(from_int)[1];
+                        nu_idx nu_kn = $O6(trips)[$L5(0), n, $O6(from_int)[1], 0, NU_C$Q0, $Q0u];
+                        for (nu_idx nu_kt = 0; nu_kt + 16 <= nu_kn; nu_kt += 16) {
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            {
+                                $T6 nu_k0 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt], nu_ks]];
+                                nu_stage_a_o0 = (nu_idx)(nu_k0);
+                                nu_stage_a_o1 = (nu_idx)(i_0_0) - (nu_idx)(i_e_t);
+                                for (nu_idx nu_f = nu_lid; nu_f < 1024; nu_f += 256) {
+                                    nu_idx nu_x0 = nu_stage_a_o0 + nu_f / 64 % 16;
+                                    nu_idx nu_x1 = nu_stage_a_o1 + nu_f / 1 % 64;
+                                    if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D40(a)[(nu_x0) * a__d1 + nu_x1];
+                                }
+                                nu_stage_b_o0 = (nu_idx)(nu_k0);
+                                nu_stage_b_o1 = (nu_idx)(j_0_0) - (nu_idx)(j_e_t_v);
+                                for (nu_idx nu_f = nu_lid; nu_f < 1024; nu_f += 256) {
+                                    nu_idx nu_x0 = nu_stage_b_o0 + nu_f / 64 % 16;
+                                    nu_idx nu_x1 = nu_stage_b_o1 + nu_f / 1 % 64;
+                                    if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D41(b)[(nu_x0) * b__d1 + nu_x1];
+                                }
+                            }
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            for (nu_idx nu_ke = 0; nu_ke < 16; nu_ke++) {
+                                $T6 k = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt + nu_ke], nu_ks]];
+                                s_0_0 = $O10(add)[s_0_0, $O9(mul)[(($T94)(nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(i_e_t) + 0, a, a__d0, a__d1, k, i_0_0, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e_t) + 0, NU_C$Q1, $Q1u, nu_err))), nu_vlds4_b_2_1(nu_stage_b, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(j_e_t_v) + 0, b, b__d0, b__d1, k, j_0_0, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e_t_v) + 0, NU_C$Q2, $Q2u, nu_err)]];
+                                s_1_0 = $O10(add)[s_1_0, $O9(mul)[(($T94)(nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(i_e_t) + 1, a, a__d0, a__d1, k, i_1_0, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e_t) + 1, NU_C$Q1, $Q1u, nu_err))), nu_vlds4_b_2_1(nu_stage_b, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(j_e_t_v) + 0, b, b__d0, b__d1, k, j_1_0, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e_t_v) + 0, NU_C$Q2, $Q2u, nu_err)]];
+                                s_2_0 = $O10(add)[s_2_0, $O9(mul)[(($T94)(nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(i_e_t) + 2, a, a__d0, a__d1, k, i_2_0, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e_t) + 2, NU_C$Q1, $Q1u, nu_err))), nu_vlds4_b_2_1(nu_stage_b, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(j_e_t_v) + 0, b, b__d0, b__d1, k, j_2_0, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e_t_v) + 0, NU_C$Q2, $Q2u, nu_err)]];
+                                s_3_0 = $O10(add)[s_3_0, $O9(mul)[(($T94)(nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(i_e_t) + 3, a, a__d0, a__d1, k, i_3_0, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e_t) + 3, NU_C$Q1, $Q1u, nu_err))), nu_vlds4_b_2_1(nu_stage_b, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(j_e_t_v) + 0, b, b__d0, b__d1, k, j_3_0, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e_t_v) + 0, NU_C$Q2, $Q2u, nu_err)]];
+                            }
+                        }
+                        for (nu_idx nu_kr = nu_kn / 16 * 16; nu_kr < nu_kn; nu_kr++) {
+                            $T6 k_1 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kr], nu_ks]];
+                            s_0_0 = $O10(add)[s_0_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k_1, i_0_0, NU_C$Q1, $Q1u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k_1, j_0_0, NU_C$Q2, $Q2u, nu_err)]];
+                            s_1_0 = $O10(add)[s_1_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k_1, i_1_0, NU_C$Q1, $Q1u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k_1, j_1_0, NU_C$Q2, $Q2u, nu_err)]];
+                            s_2_0 = $O10(add)[s_2_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k_1, i_2_0, NU_C$Q1, $Q1u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k_1, j_2_0, NU_C$Q2, $Q2u, nu_err)]];
+                            s_3_0 = $O10(add)[s_3_0, $O9(mul)[(($T94)(nu_ld_a(a, a__d0, a__d1, k_1, i_3_0, NU_C$Q1, $Q1u, nu_err))), nu_vld4_b_2(b, b__d0, b__d1, k_1, j_3_0, NU_C$Q2, $Q2u, nu_err)]];
+                        }
+                    }
+                    nu_vst4_c_2(c, c__d0, c__d1, i_0_0, j_0_0, s_0_0, NU_C$Q3, $Q3u, nu_err);
+                    nu_vst4_c_2(c, c__d0, c__d1, i_1_0, j_1_0, s_1_0, NU_C$Q3, $Q3u, nu_err);
+                    nu_vst4_c_2(c, c__d0, c__d1, i_2_0, j_2_0, s_2_0, NU_C$Q3, $Q3u, nu_err);
+                    nu_vst4_c_2(c, c__d0, c__d1, i_3_0, j_3_0, s_3_0, NU_C$Q3, $Q3u, nu_err);
+                }
+            }
+
+            kernel void nuwork_1(global uint* restrict nu_err, $T35 nu_s0, $T35 nu_st0, nu_idx nu_n0, $T36 nu_s1, $T36 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T35 i_t = $O35(add)[nu_s0, $O35(from_int)[nu_g0]];
+                $T36 j_t = $O36(add)[nu_s1, $O36(from_int)[nu_g1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
+            }
+
+            kernel void nuwork_2(global uint* restrict nu_err, $T37 nu_s0, $T37 nu_st0, nu_idx nu_n0, $T38 nu_s1, $T38 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+                nu_idx nu_g0 = get_global_id(0);
+                nu_idx nu_g1 = get_global_id(1);
+                if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
+                $T37 i_t = $O37(add)[nu_s0, $O37(from_int)[nu_g0]];
+                $T38 j_t = $O38(add)[nu_s1, $O38(from_int)[nu_g1]];
+                $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];
+                $T3 j = $O3(add)[$L2(0), $O3(from_int)[j_t]];
+                $T4 s = $Z0(float:0.0);
+                for ($T6 k = $L5(0), k_end = n; k < k_end; k++) {
+                    s = $O10(add)[s, $O9(mul)[nu_ld_a(a, a__d0, a__d1, k, i, NU_C$Q1, $Q1u, nu_err), nu_ld_b(b, b__d0, b__d1, k, j, NU_C$Q2, $Q2u, nu_err)]];
+                }
+                nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
+            }
+        "#]],
+    );
+}

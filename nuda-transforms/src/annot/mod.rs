@@ -68,16 +68,19 @@ fn stage_placed(cx: &Ctxt, chain: &[Annot]) -> bool {
             cx.error(a.span, "annot!: stage copies the tiles of a tilem, so it comes right after one, as in `tilem(16, 16), stage(a, k: 16)`");
             return false;
         }
-        // A dmine after it gives each work-item a block of the tile (register blocking).
+        // A dmine after it gives each work-item a block of the tile (register blocking), and
+        // a vector makes the block's last dimension lanes.
         let rest = &chain[i + 1..];
+        let is = |a: &Annot, k: AnnotKind| a.kind == k;
         let bad = match rest {
             [] => None,
-            [d] if d.kind == AnnotKind::Dmine => None,
-            [d, next, ..] if d.kind == AnnotKind::Dmine => Some(next),
+            [d] if is(d, AnnotKind::Dmine) || is(d, AnnotKind::Vector) => None,
+            [d, v] if is(d, AnnotKind::Dmine) && is(v, AnnotKind::Vector) => None,
+            [d, next, ..] if is(d, AnnotKind::Dmine) => Some(next),
             [next, ..] => Some(next),
         };
         if let Some(next) = bad {
-            cx.error(next.span, "annot!: after stage only a dmine may follow, and it ends the chain, as in `tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)`");
+            cx.error(next.span, "annot!: after stage only a dmine, a vector, or a dmine then a vector may follow, as in `tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)`");
             return false;
         }
     }
@@ -141,6 +144,7 @@ fn chain_apply(g: &mut Gen<'_>, nest: Nest, chain: &[Annot], copies: u128) -> Ve
         AnnotKind::Dmine => dmine::dmine(g, nest, &params, &mut cont),
         AnnotKind::Peel => peel::peel(g, nest, params[0], params[1], &mut cont),
         AnnotKind::Inline => inline::inline(g, nest),
+        AnnotKind::Vector if nest.stage.is_some() => vector::staged(g, nest, params[0], a.span),
         AnnotKind::Vector => vector::vector(g, nest, params[0], a.span),
         AnnotKind::Stage => stage::stage(g, nest, &a.args, a.span, &mut cont),
         AnnotKind::Permut => {

@@ -47,7 +47,7 @@ pub fn element_vars(n: &Nest) -> HashMap<String, (usize, i64)> {
         .map(|(d, l)| (l.var.to_string(), (d, 0)))
         .collect();
     let loops: HashSet<String> = out.keys().cloned().collect();
-    for s in &n.body.stmts {
+    for s in &stage_body(n).0.stmts {
         let Stmt::Let(Let {
             pat: Pat::Ident { name, .. },
             init: Some(init),
@@ -67,6 +67,16 @@ pub fn element_vars(n: &Nest) -> HashMap<String, (usize, i64)> {
     }
     out.retain(|k, _| !loops.contains(k));
     out
+}
+
+/// The block a staged nest's statements are in, and the `vector(w)` nest around it if a
+/// `vector` followed `stage`: its lanes are the last element loop's values (lane 0's in the
+/// C, where the lane counter is 0), so locals stepping with them follow that loop.
+pub fn stage_body(n: &Nest) -> (&Block, Option<&Nest>) {
+    match n.body.stmts.as_slice() {
+        [Stmt::Nest(l)] if l.lanes.is_some() && n.body.tail.is_none() => (&l.body, Some(&**l)),
+        _ => (&n.body, None),
+    }
 }
 
 /// What a counter expression steps with: a followed variable, plus a literal or a value

@@ -55,6 +55,46 @@ pub fn vector(g: &mut Gen<'_>, n: Nest, width: u128, span: Span) -> Vec<Stmt> {
     ]
 }
 
+/// `vector(w)` after `stage` (and a `dmine`): the last element loop of the staged tile steps
+/// by `w`, and its `w` lanes run as one vector iteration. The width divides the tile, so there
+/// is no remainder, and the work-group shrinks by `w` along that dimension.
+pub fn staged(g: &mut Gen<'_>, mut n: Nest, width: u128, span: Span) -> Vec<Stmt> {
+    let last = n.loops.len() - 1;
+    let tile = n.stage.as_ref().map_or(0, |st| st.tiles[last]);
+    let step = super::stage::group_dims(&n)[last].0;
+    let why = if step != 1 {
+        format!("the dmine factor {step} on the last loop would spread the lanes; give that loop the factor 1")
+    } else if !(tile as u128).is_multiple_of(width) {
+        format!("the last tile size {tile} does not divide by {width}")
+    } else {
+        String::new()
+    };
+    if !why.is_empty() {
+        let msg = format!("annot!: vector({width}) after stage: {why}, as in `tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)`");
+        g.cx.error(span, msg);
+        return vec![Stmt::Nest(Box::new(n))];
+    }
+    let old = n.loops[last].var.clone();
+    let v = g.fresh(&format!("{old}_v"), &old);
+    let lane = g.fresh(&format!("{old}_l"), &old);
+    let value = g.bin(BinOp::Add, g.var(&v), g.var(&lane));
+    let subst = HashMap::from([(old.to_string(), value)]);
+    let (_, body) = super::counter::substitute(Vec::new(), std::mem::take(&mut n.body), subst);
+    let (zero, w) = (g.usize_lit(0, n.span), g.usize_lit(width, n.span));
+    let end = g.usize_lit(tile as u128, n.span);
+    n.loops[last] = g.counter(v, zero.clone(), end, Some(w.clone()));
+    let mut lanes = nest(vec![g.counter(lane, zero, w, None)], body, n.span);
+    lanes.lanes = Some(Lanes {
+        width: width as usize,
+        span,
+    });
+    n.body = Block {
+        stmts: vec![Stmt::Nest(Box::new(lanes))],
+        tail: None,
+    };
+    vec![Stmt::Nest(Box::new(n))]
+}
+
 /// The loops outside the vectorised one, each over all its trips.
 fn outer_loops(g: &mut Gen<'_>, dims: &[super::counter::Dim]) -> Vec<Loop> {
     dims.iter()

@@ -281,7 +281,7 @@ fn check_groups(cx: &Ctxt, input: &NuworkInput, kernels: &[Kernel]) -> Option<()
         let wanted: Vec<Option<usize>> = tiles.iter().map(|&t| Some(t)).collect();
         if sizes != wanted {
             let list: Vec<String> = tiles.iter().map(usize::to_string).collect();
-            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes (over the dmine factors after stage), `{}`", list.join(", "));
+            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes (over the dmine factors and the vector width after stage), `{}`", list.join(", "));
             cx.error(input.sizes[0].span(), msg);
             return None;
         }

@@ -13,6 +13,7 @@ mod names;
 mod reduce;
 mod scan;
 mod stage;
+mod stage_lanes;
 mod stmt;
 mod vector;
 

@@ -10,7 +10,9 @@
 //! the array are not copied, and only such faulting reads would look at them.
 
 use super::ClEmitter;
-use crate::annot::stage::{bound_names, element_vars, position, reads_of, staged_loop, Follows};
+use crate::annot::stage::{
+    bound_names, element_vars, position, reads_of, stage_body, staged_loop, Follows,
+};
 use crate::emit::template::Ph;
 use crate::ir::*;
 use crate::sites::SiteKind;
@@ -28,6 +30,13 @@ pub(super) struct StagedArray {
     extents: Vec<usize>,
     /// Per index position that follows no loop: the index, the same for every read.
     uniform: Vec<Option<Expr>>,
+}
+
+impl Staging {
+    /// The box extents of staged array `name`, per index position.
+    pub(super) fn extents(&self, name: &str) -> Option<&[usize]> {
+        self.arrays.get(name).map(|b| b.extents.as_slice())
+    }
 }
 
 /// What reads in the staged loop need.
@@ -49,15 +58,23 @@ impl ClEmitter<'_> {
     /// The element nest of a staged `tilem`, at kernel scope in a one-group-per-tile kernel.
     pub(super) fn staged_nest(&mut self, n: &Nest) {
         let Some(st) = n.stage.as_deref() else { return };
+        let (body, lanes) = stage_body(n);
         let k = st.k.as_ref().map(ToString::to_string).unwrap_or_default();
-        let found = staged_loop(&n.body, &k);
-        let kbody = found.map_or(&n.body, |f| f.3);
+        let kbody = staged_loop(body, &k).map_or(body, |f| f.3);
         let user_elems = element_vars(n);
         let locals = bound_names(&n.body);
         let mut arrays = HashMap::new();
         let dims = crate::annot::stage::group_dims(n);
+        // The element values each dimension's work-items cover, from their block starts; the
+        // lanes of a `vector(w)` add `w - 1` to the last.
+        let lane_extra = lanes.and_then(|l| l.lanes).map_or(0, |l| l.width - 1);
+        let spans: Vec<usize> = (dims.iter().enumerate())
+            .map(|(d, &(step, items))| {
+                (items - 1) * step + 1 + lane_extra * usize::from(d + 1 == dims.len())
+            })
+            .collect();
         for a in &st.arrays {
-            let Some(b) = self.footprint(st, &dims, a, kbody, (&k, &user_elems, &locals)) else {
+            let Some(b) = self.footprint(st, &spans, a, kbody, (&k, &user_elems, &locals)) else {
                 return;
             };
             arrays.insert(a.to_string(), b);
@@ -73,26 +90,35 @@ impl ClEmitter<'_> {
             user_elems,
             locals,
         };
-        let (Some(kloop), Some(k)) = (found, &st.k) else {
+        match lanes {
+            Some(l) => self.in_lanes(l, |e| e.staged_body(st, staging, body)),
+            None => self.staged_body(st, staging, body),
+        }
+    }
+
+    /// The statements of a staged nest: before the staged loop, the loop through local
+    /// memory, after it.
+    fn staged_body(&mut self, st: &Stage, staging: Staging, body: &Block) {
+        let found = staged_loop(body, &staging.k);
+        let (Some((at, slot, range, kbody)), Some(k)) = (found, &st.k) else {
             // No staged loop: the loop variables (which the box's origin reads), one copy of
             // the tile the body reads, then the rest of the body.
-            let binds = leading_binds(&n.body);
-            self.stmts(&n.body.stmts[..binds]);
+            let binds = leading_binds(body);
+            self.stmts(&body.stmts[..binds]);
             self.copies(&staging, "");
             self.line("barrier(CLK_LOCAL_MEM_FENCE);");
             self.staging = Some(Rc::new(staging));
-            self.stmts(&n.body.stmts[binds..]);
-            if let Some(t) = &n.body.tail {
+            self.stmts(&body.stmts[binds..]);
+            if let Some(t) = &body.tail {
                 self.expr_stmt(t);
             }
             self.staging = None;
             return;
         };
-        let (at, slot, range, _) = kloop;
-        self.stmts(&n.body.stmts[..at]);
+        self.stmts(&body.stmts[..at]);
         self.staged_loop(st, k, staging, (slot, range, kbody));
-        self.stmts(&n.body.stmts[at + 1..]);
-        if let Some(t) = &n.body.tail {
+        self.stmts(&body.stmts[at + 1..]);
+        if let Some(t) = &body.tail {
             self.expr_stmt(t);
         }
     }
@@ -136,7 +162,7 @@ impl ClEmitter<'_> {
     fn footprint(
         &mut self,
         st: &Stage,
-        dims: &[(usize, usize)],
+        spans: &[usize],
         a: &syn::Ident,
         kbody: &Block,
         (k, elems, locals): (&str, &HashMap<String, (usize, i64)>, &HashSet<String>),
@@ -179,10 +205,7 @@ impl ClEmitter<'_> {
                 let base = match f {
                     Follows::K => st.depth,
                     // The loop's values (a block start per work-item) span the tile.
-                    Follows::Elem(d) => {
-                        let (step, items) = dims[*d];
-                        (items - 1) * step + 1
-                    }
+                    Follows::Elem(d) => spans[*d],
                     Follows::Uniform => 1,
                 };
                 base + (hi - lo) as usize
@@ -380,6 +403,41 @@ impl ClEmitter<'_> {
         index: &[Expr],
         span: proc_macro2::Span,
     ) -> Option<String> {
+        let (local, flat, expected) = self.staged_coords(base, index)?;
+        let f = self.staged_helper(base, index.len());
+        Some(self.staged_call(&f, base, index, span, [local, flat], expected))
+    }
+
+    /// The call of a staged read helper `f`: the copy and the place in it, the array, the
+    /// read's index, the index the copy holds there, and the site.
+    pub(super) fn staged_call(
+        &mut self,
+        f: &str,
+        base: &syn::Ident,
+        index: &[Expr],
+        span: proc_macro2::Span,
+        copy: [String; 2],
+        expected: Vec<String>,
+    ) -> String {
+        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
+        let (c, q) = self
+            .env
+            .site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
+        let mut args = copy.to_vec();
+        args.extend(self.array_args(base, idx.len()));
+        args.extend(idx);
+        args.extend(expected);
+        args.extend([c, q, "nu_err".into()]);
+        format!("{f}({})", args.join(", "))
+    }
+
+    /// Where a read of a staged array falls in its copy (lane 0's, in a `vector(w)`): the
+    /// local array, the flat place, and the array index the copy holds there, per position.
+    pub(super) fn staged_coords(
+        &self,
+        base: &syn::Ident,
+        index: &[Expr],
+    ) -> Option<(String, String, Vec<String>)> {
         let staging = self.staging.clone()?;
         let b = staging.arrays.get(&base.to_string())?;
         let names = (staging.k.as_str(), &staging.user_elems, &staging.locals);
@@ -396,17 +454,7 @@ impl ClEmitter<'_> {
             expected.push(format!("{}_o{p} + {coord}", b.local));
             flat = format!("({flat}) * {} + {coord}", b.extents[p]);
         }
-        let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
-        let (c, q) = self
-            .env
-            .site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
-        let f = self.staged_helper(base, idx.len());
-        let mut args = vec![b.local.clone(), flat];
-        args.extend(self.array_args(base, idx.len()));
-        args.extend(idx);
-        args.extend(expected);
-        args.extend([c, q, "nu_err".into()]);
-        Some(format!("{f}({})", args.join(", ")))
+        Some((b.local.clone(), flat, expected))
     }
 
     /// `nu_lds_<a>`: a checked read from a staged copy, made on first use.

@@ -81,6 +81,22 @@ impl ClEmitter<'_> {
             let msg = "annot!: vector(w) inside a loop that is already vectorised; vectorise one loop of the nest";
             return self.cx.error(plan.span, msg);
         }
+        self.enter_lanes(n, plan);
+        self.body(&n.body);
+        self.leave_lanes();
+    }
+
+    /// `f` emits the body of the `vector(w)` nest `n` (a staged nest's statements, which
+    /// need the staging's own treatment of the staged loop).
+    pub(super) fn in_lanes(&mut self, n: &Nest, f: impl FnOnce(&mut Self)) {
+        let Some(plan) = Plan::of(n) else { return };
+        self.enter_lanes(n, plan);
+        f(self);
+        self.leave_lanes();
+    }
+
+    /// Opens the lanes' block: the lane counter is lane 0's value.
+    fn enter_lanes(&mut self, n: &Nest, plan: Plan) {
         let l = &n.loops[0];
         let start = self.expr(&l.range.start);
         self.line("{");
@@ -91,7 +107,9 @@ impl ClEmitter<'_> {
         self.line(format!("{} {c} = {start};", Ph::ty(l.slot)));
         self.lanes = Some(Rc::new(plan));
         self.depth += 1;
-        self.body(&n.body);
+    }
+
+    fn leave_lanes(&mut self) {
         self.depth -= 1;
         self.lanes = None;
         self.names.pop();
@@ -408,6 +426,9 @@ impl ClEmitter<'_> {
         let Some(mask) = self.lane_mask(base, index) else {
             return "0".into();
         };
+        if let Some(staged) = self.staged_vector_read(base, index, span, mask) {
+            return staged;
+        }
         let idx: Vec<String> = index.iter().map(|x| self.expr(x)).collect();
         let (c, q) = self
             .env
@@ -466,7 +487,13 @@ impl ClEmitter<'_> {
 
     /// The vector helper of `base` for `h` with affine positions `mask`, made on first use
     /// (after the scalar helper it falls back to).
-    fn vector_helper(&mut self, base: &syn::Ident, h: Helper, rank: usize, mask: u32) -> String {
+    pub(super) fn vector_helper(
+        &mut self,
+        base: &syn::Ident,
+        h: Helper,
+        rank: usize,
+        mask: u32,
+    ) -> String {
         let scalar = self.helper(base, h, rank);
         let w = self.width();
         let b = self.var(base);
