@@ -99,8 +99,15 @@ pub fn peaks(device: &str) -> Option<(f64, f64, f64)> {
 
 /// Prints the table.
 pub fn print(rows: &[Row]) {
+    // The variant column fits the longest name (peers carry a `[peer] ` prefix).
+    let wide = rows
+        .iter()
+        .map(|r| r.variant.len() + if r.kind == "peer" { 7 } else { 0 })
+        .max()
+        .unwrap_or(0)
+        .max(50);
     println!(
-        "\n{:<15} {:<12} {:<22} {:<50} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9}",
+        "\n{:<15} {:<12} {:<22} {:<wide$} {:>10} {:>8} {:>9} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9}",
         "problem",
         "size",
         "device",
@@ -118,7 +125,7 @@ pub fn print(rows: &[Row]) {
     let mut last = String::new();
     for r in rows {
         if r.problem != last {
-            println!("{:-<187}", "");
+            println!("{:-<w$}", "", w = 137 + wide);
             last = r.problem.clone();
         }
         let peak = r.peak_percent.map_or("-".into(), |p| format!("{p:.1}"));
@@ -134,7 +141,7 @@ pub fn print(rows: &[Row]) {
         let (checks, no_proof) = (cost(r.checks_ratio), cost(r.no_proof_ratio));
         let paired = r.paired.map_or("-".into(), |x| format!("{x:.2}x"));
         println!(
-            "{:<15} {:<12} {:<22} {:<50} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6} {checks:>8} {no_proof:>9} {paired:>9}{flag}",
+            "{:<15} {:<12} {:<22} {:<wide$} {:>10.2} {:>8} {gflops:>9} {:>7.2}x {peak:>7} {lines:>6} {checks:>8} {no_proof:>9} {paired:>9}{flag}",
             r.problem,
             r.size,
             short(&r.device),

@@ -268,6 +268,28 @@ pub fn staged(b: &mut Bodies) -> Result<()> {
     })))
 }
 
+/// The tiling with four bodies `i` per work-item, as 4-lane vectors: a work-group of 64
+/// work-items takes 256 bodies, and each body `j` read from local memory serves all four.
+pub fn staged_vector(b: &mut Bodies) -> Result<()> {
+    let (n, px, py, pz, m) = (b.n, &b.px, &b.py, &b.pz, &b.m);
+    let (vx, vy, vz) = (&mut b.vx, &mut b.vy, &mut b.vz);
+    nuwork!(64; annot!(tilem(256), stage(px, py, pz, m, j: 64), vector(4); nfor!(i in n {
+        let (xi, yi, zi) = (px[i], py[i], pz[i]);
+        let (mut ax, mut ay, mut az) = (0.0f32, 0.0f32, 0.0f32);
+        nfor!(j in n {
+            let (dx, dy, dz) = (px[j] - xi, py[j] - yi, pz[j] - zi);
+            let inv = rsqrt(dx * dx + dy * dy + dz * dz + EPS2);
+            let s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        });
+        vx[i] = ax * DT;
+        vy[i] = ay * DT;
+        vz[i] = az * DT;
+    })))
+}
+
 /// The variants of the acceleration kernel, base first; integration is timed apart.
 pub const VARIANTS: &[Variant<Bodies>] = &[
     Variant {
@@ -304,6 +326,11 @@ pub const VARIANTS: &[Variant<Bodies>] = &[
         name: "tilem(64), stage(px, py, pz, m, j: 64)",
         function: "staged",
         run: staged,
+    },
+    Variant {
+        name: "tilem(256), stage(px, py, pz, m, j: 64), vector(4)",
+        function: "staged_vector",
+        run: staged_vector,
     },
     Variant {
         name: "base, NuArray1<Body> (AoS)",

@@ -151,6 +151,29 @@ macro_rules! gemm {
                 })))
             }
 
+            /// The 2D-blocktiling kernel as annotations: 64x64 tiles of C per work-group of
+            /// 16x16, A and B staged 16 rows of k at a time, and per work-item four rows of a
+            /// 4-lane vector, read from the copy of B by vector loads.
+            pub fn staged_vector(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
+            /// Its larger sibling: 128x128 tiles, 8 rows of k staged, an 8x8 block per
+            /// work-item (eight rows of one 8-lane vector).
+            pub fn staged_vector8(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The register block and vector width tuned per device (`--tune`).
             pub fn tuned(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -207,6 +230,8 @@ macro_rules! gemm {
                 Variant { name: "dmine(8, 1), vector(16)", function: "vector816", run: vector816 },
                 Variant { name: "tilem(16, 16), stage(a, b, k: 16)", function: "staged", run: staged },
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)", function: "staged_blocks", run: staged_blocks },
+                Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)", function: "staged_vector", run: staged_vector },
+                Variant { name: "tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8)", function: "staged_vector8", run: staged_vector8 },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];
