@@ -1,5 +1,5 @@
 //! `NuArray1<T>`, `NuArray2<T>`, `NuArray3<T>`: arrays that live on the host, on devices, or
-//! both, and move between them only when needed (see `memory/README.md`). Layer 4 of the
+//! both, and move between them only when needed (see the guide `nuda::guide::lazy_sync`). Layer 4 of the
 //! runtime (see `backend/README.md`), above memory.
 
 mod atomic;

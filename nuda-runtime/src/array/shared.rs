@@ -2,48 +2,7 @@
 //! write one array at once. Made with `a.as_shared()`, which borrows the array mutably for as
 //! long as any copy of the handle lives, so the host cannot look at the array while devices
 //! write it. Writes to disjoint elements merge on the host at the array's next use (see
-//! `memory/README.md`, "Shared writes").
-//!
-//! ```
-//! # use nuda_runtime::*;
-//! let mut c = NuArray1::<f32>::new(8);
-//! let shared = c.as_shared();          // c is borrowed until `shared` and its copies are gone
-//! let (left, right) = (shared, shared); // Copy: one per thread or device
-//! # let _ = (left, right);
-//! assert_eq!(c[0], 0.0);               // the scope ended: c is usable again
-//! ```
-//!
-//! Without a handle, two threads cannot write one array: each would need `&mut`.
-//!
-//! ```compile_fail
-//! # use nuda_runtime::*;
-//! let mut a = NuArray1::<f32>::new(8);
-//! std::thread::scope(|s| {
-//!     s.spawn(|| a[0] = 1.0);
-//!     s.spawn(|| a[1] = 2.0);          // error: a second mutable borrow of `a`
-//! });
-//! ```
-//!
-//! A handle cannot outlive its array:
-//!
-//! ```compile_fail
-//! # use nuda_runtime::*;
-//! let shared = {
-//!     let mut c = NuArray1::<f32>::new(8);
-//!     c.as_shared()                    // error: `c` does not live long enough
-//! };
-//! # let _ = shared;
-//! ```
-//!
-//! The host cannot read the array while a handle lives:
-//!
-//! ```compile_fail
-//! # use nuda_runtime::*;
-//! let mut c = NuArray1::<f32>::new(8);
-//! let shared = c.as_shared();
-//! let x = c[0];                        // error: `c` is borrowed mutably by `shared`
-//! let _ = (shared, x);
-//! ```
+//! the guide `nuda::guide::shared_writes`).
 
 use super::{NuArray, Shape};
 use crate::backend::native::ArrayViewMut;
@@ -52,6 +11,47 @@ use crate::error::Result;
 use crate::memory::Storage;
 
 /// An array several devices write at once; see [`NuArray::as_shared`].
+///
+/// ```
+/// # use nuda_runtime::*;
+/// let mut c = NuArray1::<f32>::new(8);
+/// let shared = c.as_shared();          // c is borrowed until `shared` and its copies are gone
+/// let (left, right) = (shared, shared); // Copy: one per thread or device
+/// # let _ = (left, right);
+/// assert_eq!(c[0], 0.0);               // the scope ended: c is usable again
+/// ```
+///
+/// Without a handle, two threads cannot write one array: each would need `&mut`.
+///
+/// ```compile_fail
+/// # use nuda_runtime::*;
+/// let mut a = NuArray1::<f32>::new(8);
+/// std::thread::scope(|s| {
+///     s.spawn(|| a[0] = 1.0);
+///     s.spawn(|| a[1] = 2.0);          // error: a second mutable borrow of `a`
+/// });
+/// ```
+///
+/// A handle cannot outlive its array:
+///
+/// ```compile_fail
+/// # use nuda_runtime::*;
+/// let shared = {
+///     let mut c = NuArray1::<f32>::new(8);
+///     c.as_shared()                    // error: `c` does not live long enough
+/// };
+/// # let _ = shared;
+/// ```
+///
+/// The host cannot read the array while a handle lives:
+///
+/// ```compile_fail
+/// # use nuda_runtime::*;
+/// let mut c = NuArray1::<f32>::new(8);
+/// let shared = c.as_shared();
+/// let x = c[0];                        // error: `c` is borrowed mutably by `shared`
+///  let _ = (shared, x);
+///  ```
 #[derive(Debug)]
 pub struct NuShared<'a, A>(&'a A);
 
