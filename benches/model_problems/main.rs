@@ -1,15 +1,18 @@
 //! `cargo bench --bench model_problems`: nuda's benchmark. It runs on the best device found
 //! (the native engine where there is no OpenCL) and reports, as figures measured in this run:
 //! host-device bandwidth and launch overhead, the cost of `nuwork!` over a raw launch, and
-//! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5) with every annotation variant,
+//! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5, and mandelbrot) with every annotation variant,
 //! base first, and their peers, as a table like NUDA's Table 3.
 
+mod chart;
 mod checks;
 mod dot;
 mod filter;
 mod histogram;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
+#[path = "../../examples/mandelbrot/kernels.rs"]
+mod mandelbrot;
 #[path = "../../examples/md5/kernels.rs"]
 mod md5;
 #[path = "../../examples/nbody/kernels.rs"]
@@ -47,6 +50,7 @@ const ALL: &[&str] = &[
     "sgemm",
     "dgemm",
     "md5",
+    "mandelbrot",
     "scaling",
 ];
 
@@ -58,12 +62,12 @@ struct Args {
     #[arg(long, short, env = "NUDA_QUICK")]
     quick: bool,
     /// Problems to run, comma-separated: runtime, saxpy, reduce, dot, scan, filter, histogram, imgconv, nbody,
-    /// sgemm, dgemm, md5, and scaling (sgemm and nbody split over `--devices`).
+    /// sgemm, dgemm, md5, mandelbrot, and scaling (sgemm and nbody split over `--devices`).
     #[arg(
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,dot,scan,filter,histogram,imgconv,nbody,sgemm,dgemm,md5,scaling"
+        default_value = "runtime,saxpy,reduce,dot,scan,filter,histogram,imgconv,nbody,sgemm,dgemm,md5,mandelbrot,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -89,6 +93,9 @@ struct Args {
     /// Write a bar chart of the speedups as SVG.
     #[arg(long)]
     svg: Option<String>,
+    /// Write the same chart as PNG.
+    #[arg(long)]
+    png: Option<String>,
     #[arg(long, hide = true)]
     bench: bool,
 }
@@ -125,7 +132,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         table::write_json(&rows, path)?;
     }
     if let Some(path) = &args.svg {
-        table::write_svg(&rows, path)?;
+        chart::write_svg(&rows, path)?;
+    }
+    if let Some(path) = &args.png {
+        chart::write_png(&rows, path)?;
     }
     if rows.iter().any(|r| !r.verified) {
         return Err("a result did not match its CPU reference".into());
@@ -174,6 +184,7 @@ fn problems(
             "sgemm" => problems::gemm(&mut bench, args.quick, false)?,
             "dgemm" => problems::gemm(&mut bench, args.quick, true)?,
             "md5" => problems::hashes(&mut bench, args.quick)?,
+            "mandelbrot" => problems::fractal(&mut bench, args.quick)?,
             "scaling" => {
                 let devices = split::parse_devices(&args.devices)?;
                 scaling::report(&mut bench, args.quick, &devices)?

@@ -4,7 +4,7 @@
 
 use super::problem::{best_times_paired, measure, source_lines, Check, Variant};
 use super::table::{peaks, Row};
-use super::{imgconv, md5, nbody, sgemm};
+use super::{imgconv, mandelbrot, md5, nbody, sgemm};
 use indicatif::ProgressBar;
 use nuda::{Device, DeviceKind, Result};
 
@@ -527,6 +527,42 @@ pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
     bench.run(&spec, &mut md5::setup(count, 32))
 }
 
+/// mandelbrot, rated in pixels per second, against plain Rust on the host's threads.
+pub fn fractal(bench: &mut Bench, quick: bool) -> Result<()> {
+    let w = if quick {
+        256
+    } else if on_cpu(&bench.device) {
+        1024
+    } else {
+        4096
+    };
+    let h = w * 3 / 4;
+    let peer = Peer {
+        name: "hand-written threaded Rust, rows",
+        run: mandelbrot::host_threads,
+        lines: Some(
+            source_lines(MANDELBROT_SOURCE, "host_threads")
+                + source_lines(MANDELBROT_SOURCE, "escape"),
+        ),
+    };
+    let spec = Spec {
+        problem: "mandelbrot",
+        size: format!("{w}x{h}"),
+        source: MANDELBROT_SOURCE,
+        variants: mandelbrot::VARIANTS,
+        ops: (w * h) as f64,
+        unit: "Mpixel/s",
+        scale: 1e6,
+        flops: None,
+        peak: Peak::Unknown,
+        check: &mandelbrot::CHECK,
+        same_device_peers: vec![],
+        host_peers: vec![peer],
+    };
+    bench.run(&spec, &mut mandelbrot::setup(w, h, 512))
+}
+
+const MANDELBROT_SOURCE: &str = include_str!("../../examples/mandelbrot/kernels.rs");
 pub const SGEMM_SOURCE: &str = include_str!("../../examples/sgemm/kernels.rs");
 const IMGCONV_SOURCE: &str = include_str!("../../examples/imgconv/kernels.rs");
 pub const NBODY_SOURCE: &str = include_str!("../../examples/nbody/kernels.rs");

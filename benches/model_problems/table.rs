@@ -1,7 +1,6 @@
 //! The bench's results: one row per variant or peer, printed as NUDA's Table 3, and written as
-//! JSON (`--json`) and as an SVG bar chart of the speedup each annotation buys (`--svg`).
+//! JSON (`--json`); `chart.rs` draws them.
 
-use plotters::prelude::*;
 use serde::Serialize;
 
 /// One measured variant or peer.
@@ -165,65 +164,5 @@ fn short(name: &str) -> String {
 /// Writes the rows as JSON.
 pub fn write_json(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(path, serde_json::to_string_pretty(rows)?)?;
-    Ok(())
-}
-
-/// Writes a bar chart of the speedup of every nuda variant over its problem's base.
-pub fn write_svg(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let bars: Vec<&Row> = rows.iter().filter(|r| r.kind == "nuda").collect();
-    // A log scale: speedups span 0.8x to 20x and more, and a slowdown shows below the 1x line.
-    let top = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.3;
-    let bottom = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::min) / 1.3;
-    let root = SVGBackend::new(path, (160 + 64 * bars.len() as u32, 560)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let device = bars.first().map_or(String::new(), |r| r.device.clone());
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("speedup of each annotation over its problem's base — {device}"),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(170)
-        .y_label_area_size(50)
-        .build_cartesian_2d((0..bars.len()).into_segmented(), (bottom..top).log_scale())?;
-    let label = |i: &SegmentValue<usize>| match i {
-        SegmentValue::CenterOf(k) | SegmentValue::Exact(k) => bars
-            .get(*k)
-            .map_or(String::new(), |r| format!("{}: {}", r.problem, r.variant)),
-        SegmentValue::Last => String::new(),
-    };
-    chart
-        .configure_mesh()
-        .x_labels(bars.len())
-        .x_label_formatter(&label)
-        .x_label_style(
-            ("sans-serif", 11)
-                .into_font()
-                .transform(FontTransform::Rotate90),
-        )
-        .y_desc("speedup over base (x, log scale)")
-        .draw()?;
-    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
-    let problems: Vec<&str> =
-        bars.iter()
-            .map(|r| r.problem.as_str())
-            .fold(Vec::new(), |mut v, p| {
-                if !v.contains(&p) {
-                    v.push(p);
-                }
-                v
-            });
-    for (k, r) in bars.iter().enumerate() {
-        let color =
-            colors[problems.iter().position(|p| *p == r.problem).unwrap_or(0) % colors.len()];
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [
-                (SegmentValue::Exact(k), 1.0),
-                (SegmentValue::Exact(k + 1), r.speedup),
-            ],
-            color.mix(0.7).filled(),
-        )))?;
-    }
-    root.present()?;
     Ok(())
 }

@@ -202,7 +202,14 @@ pub const BUFFER_VARIANTS: &[Variant<Conv>] = &[
 ];
 /// An image of `w` by `h` with a sharpening filter.
 pub fn setup(w: usize, h: usize) -> Conv {
-    let px = |x: usize, y: usize| ((x * 13 + y * 7) % 31) as f32 / 31.0;
+    // A picture with edges for the filter to sharpen: rings around the centre over a
+    // left-to-right ramp, in [0, 1].
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    let px = move |x: usize, y: usize| {
+        let r = ((x as f32 - cx).hypot(y as f32 - cy)) / (w.max(h) as f32) * 48.0;
+        let ring = if r.sin() > 0.0 { 0.35 } else { 0.0 };
+        ring + 0.6 * x as f32 / w as f32
+    };
     let img = NuImage2::<f32>::from_fn((w, h), |(x, y)| px(x, y));
     let buf = NuArray2::<f32>::from_fn((h, w), |(y, x)| px(x, y));
     let edge = |v: usize, n: usize| v.saturating_sub(1).min(n - 1);

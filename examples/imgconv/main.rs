@@ -7,6 +7,8 @@
 mod cli;
 #[path = "kernels.rs"]
 mod kernels;
+#[path = "../common/picture.rs"]
+mod picture;
 #[path = "../common/problem.rs"]
 mod problem;
 #[path = "../common/report.rs"]
@@ -19,6 +21,10 @@ use clap::Parser;
 struct Args {
     #[command(flatten)]
     common: cli::Common,
+    /// Write the input and the filtered output as `imgconv-input.png` and
+    /// `imgconv-output.png` into this folder.
+    #[arg(long)]
+    png: Option<std::path::PathBuf>,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -54,6 +60,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     if !(ok && ok_buf) {
         return Err("a variant's result is wrong".into());
+    }
+    if let Some(dir) = &args.png {
+        pictures(&c, dir)?;
+    }
+    Ok(())
+}
+
+/// The input and the last variant's output, as grey levels (the output clamped to [0, 1]).
+fn pictures(c: &kernels::Conv, dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(dir)?;
+    let written = |o: &[f32]| o.iter().any(|v| !v.is_nan());
+    let out = if written(c.out_buf.as_slice()) {
+        c.out_buf.as_slice()
+    } else {
+        c.out_img.as_slice()
+    };
+    for (name, data) in [
+        ("imgconv-input.png", c.buf.as_slice()),
+        ("imgconv-output.png", out),
+    ] {
+        let path = dir.join(name);
+        picture::write_grey(&path, c.w, c.h, data, 0.0, 1.0)?;
+        println!("wrote {}", path.display());
     }
     Ok(())
 }
