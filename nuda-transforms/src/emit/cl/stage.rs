@@ -464,21 +464,10 @@ impl ClEmitter<'_> {
         let fill = self.env.capture_fill(base).unwrap_or_default();
         let elem = Ph::elem(fill);
         let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
-        let mut params = vec![
-            format!("local {elem}* nu_t"),
-            "nu_idx nu_l".into(),
-            Ph::param(fill, &b),
-        ];
-        params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
-        params.extend((0..rank).map(|k| format!("nu_idx nu_e{k}")));
-        params.extend([
-            "int nu_c".into(),
-            "uint nu_s".into(),
-            "global uint* nu_err".into(),
-        ]);
+        let params = staged_params(fill, &b, rank);
         // The copy holds the element the staging predicted; an index it did not predict (a
         // shadowed name, a narrow type's wrap) reads memory, so the value is always right.
-        let predicted: Vec<String> = (0..rank).map(|k| format!("nu_i{k} == nu_e{k}")).collect();
+        let predicted = predicted(rank);
         let mut off = "nu_i0".to_string();
         for k in 1..rank {
             off = format!("({off}) * {b}__d{k} + nu_i{k}");
@@ -510,4 +499,27 @@ fn leading_binds(b: &Block) -> usize {
             matches!(s, Stmt::Let(Let { init: Some(e), .. }) if matches!(e.kind, ExprKind::Offset { .. }))
         })
         .count()
+}
+
+/// The parameters of a staged read helper of array `b`: the copy and the place in it, the
+/// array, the read's index, the index the copy holds there, and the site.
+pub(super) fn staged_params(fill: usize, b: &str, rank: usize) -> Vec<String> {
+    let mut params = vec![
+        format!("local {}* nu_t", Ph::elem(fill)),
+        "nu_idx nu_l".into(),
+        Ph::param(fill, b),
+    ];
+    params.extend((0..rank).map(|k| format!("nu_idx nu_i{k}")));
+    params.extend((0..rank).map(|k| format!("nu_idx nu_e{k}")));
+    params.extend([
+        "int nu_c".into(),
+        "uint nu_s".into(),
+        "global uint* nu_err".into(),
+    ]);
+    params
+}
+
+/// The condition that a read's index is the one the copy holds.
+pub(super) fn predicted(rank: usize) -> Vec<String> {
+    (0..rank).map(|k| format!("nu_i{k} == nu_e{k}")).collect()
 }

@@ -48,19 +48,8 @@ impl ClEmitter<'_> {
         let fill = self.env.capture_fill(base).unwrap_or_default();
         let elem = Ph::elem(fill);
         let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
-        let mut params = vec![
-            format!("local {elem}* nu_t"),
-            "nu_idx nu_l".into(),
-            Ph::param(fill, &b),
-        ];
-        params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
-        params.extend((0..rank).map(|k| format!("nu_idx nu_e{k}")));
-        params.extend([
-            "int nu_c".into(),
-            "uint nu_s".into(),
-            "global uint* nu_err".into(),
-        ]);
-        let predicted: Vec<String> = (0..rank).map(|k| format!("nu_i{k} == nu_e{k}")).collect();
+        let params = super::stage::staged_params(fill, &b, rank);
+        let predicted = super::stage::predicted(rank);
         // Every lane in range: lane 0 inside, and `w` elements left along affine positions.
         let mut inside: Vec<String> = (0..rank).map(|k| format!("nu_i{k} < {b}__d{k}")).collect();
         inside.extend(
