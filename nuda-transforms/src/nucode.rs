@@ -102,6 +102,7 @@ fn forms(
         );
         cx.error(c.span, msg);
     }
+    refuse_self_calls(cx, f, &analysis.calls);
     let shared = Shared::new();
     let env = Env {
         analysis: &analysis,
@@ -127,6 +128,22 @@ fn forms(
         sites: shared.sites.table(),
         proof: proof.tokens(),
         calls: analysis.calls,
+    }
+}
+
+/// OpenCL C has no recursion, and on the native engine deep recursion would overflow the
+/// stack: a function that calls itself is refused here. A cycle through several functions
+/// is only visible when a kernel links them; the OpenCL compiler refuses it then.
+fn refuse_self_calls(cx: &Ctxt, f: &ItemFn, calls: &[syn::Path]) {
+    let own = &f.sig.ident;
+    let itself = |p: &&syn::Path| match p.segments.len() {
+        1 => p.segments[0].ident == *own,
+        2 => p.segments[0].ident == "self" && p.segments[1].ident == *own,
+        _ => false,
+    };
+    if let Some(p) = calls.iter().find(itself) {
+        let msg = format!("#[nucode]: `{own}` calls itself, and kernels cannot recurse (OpenCL C has no recursion); write the recursion as a loop");
+        cx.error(p.span(), msg);
     }
 }
 
