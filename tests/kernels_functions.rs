@@ -322,3 +322,43 @@ fn faults_inside_nucode_functions_name_their_line() {
         );
     }
 }
+
+#[nucode]
+fn even_steps(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        1 + odd_steps(n - 1)
+    }
+}
+
+#[nucode]
+fn odd_steps(n: u32) -> u32 {
+    if n == 0 {
+        0
+    } else {
+        1 + even_steps(n - 1)
+    }
+}
+
+/// Functions that call each other in a cycle: OpenCL C has no recursion, and the native
+/// engine could overflow its stack, so every engine refuses the launch the same way, before
+/// running anything, naming the cycle. (A function calling itself is a compile error.)
+#[test]
+fn a_cycle_of_nucode_functions_is_refused_on_every_engine() {
+    assert_eq!(even_steps(5), 5); // the host runs plain Rust
+    for d in common::engines() {
+        let mut out = NuArray1::<u32>::new(8);
+        let r = nuda::with_device(
+            d.index,
+            || nuwork!(4; nfor!(i in 8 { out[i] = even_steps(i as u32); })),
+        );
+        let text = r.unwrap().unwrap_err().to_string();
+        assert!(
+            text.contains("`even_steps` -> `odd_steps` -> `even_steps`"),
+            "{}: {text}",
+            d.name
+        );
+        assert!(text.contains("cannot recurse"), "{}: {text}", d.name);
+    }
+}

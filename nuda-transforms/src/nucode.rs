@@ -133,7 +133,7 @@ fn forms(
 
 /// OpenCL C has no recursion, and on the native engine deep recursion would overflow the
 /// stack: a function that calls itself is refused here. A cycle through several functions
-/// is only visible when a kernel links them; the OpenCL compiler refuses it then.
+/// is only visible when a kernel links them: the launch refuses it then, on every engine.
 fn refuse_self_calls(cx: &Ctxt, f: &ItemFn, calls: &[syn::Path]) {
     let own = &f.sig.ident;
     let itself = |p: &&syn::Path| match p.segments.len() {

@@ -25,6 +25,35 @@ pub struct Nucode {
     pub proof: &'static [Op],
 }
 
+/// A cycle among the `#[nucode]` functions reachable from `calls`, as the names along it
+/// (`even`, `odd`, `even`), if there is one. OpenCL C has no recursion, and on the native
+/// engine it could overflow the stack, so a launch refuses it on every engine.
+pub fn call_cycle(calls: &[&'static Nucode]) -> Option<Vec<&'static str>> {
+    fn visit(
+        n: &'static Nucode,
+        path: &mut Vec<&'static Nucode>,
+        done: &mut Vec<*const Nucode>,
+    ) -> Option<Vec<&'static str>> {
+        if let Some(at) = path.iter().position(|m| std::ptr::eq(*m, n)) {
+            let mut names: Vec<&'static str> = path[at..].iter().map(|m| m.name).collect();
+            names.push(n.name);
+            return Some(names);
+        }
+        if done.contains(&(n as *const Nucode)) {
+            return None;
+        }
+        path.push(n);
+        let found = (n.calls)().into_iter().find_map(|c| visit(c, path, done));
+        path.pop();
+        done.push(n);
+        found
+    }
+    let mut done = Vec::new();
+    calls
+        .iter()
+        .find_map(|c| visit(c, &mut Vec::new(), &mut done))
+}
+
 /// The hidden twin of a `#[nucode]` function in the type namespace (one type per instance of
 /// a generic function): where its [`Nucode`] is.
 pub trait NucodeFn {

@@ -13,6 +13,13 @@ use std::cell::Cell;
 /// where that provably changes no result. `NUDA_PROOF=0` (or [`keeping_checks`]) keeps
 /// every check instead.
 pub fn prove(program: &[Op], sites: &[Site], inputs: &Inputs<'_>) -> Result<Variant> {
+    if let Some(cycle) = crate::private::program::call_cycle(inputs.calls) {
+        return Err(crate::Error::Launch {
+            kernel: format!("a kernel calling #[nucode] fn `{}`", cycle[0]),
+            device: "every device".into(),
+            reason: format!("the #[nucode] functions {} call each other in a cycle, and kernels cannot recurse (OpenCL C has no recursion); write the recursion as a loop", cycle.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(" -> ")),
+        });
+    }
     let off = KEEP.with(Cell::get) > 0;
     if off || !crate::config::config().proof.clone()? {
         let mut v = Variant::checked(sites, inputs.unchecked);
