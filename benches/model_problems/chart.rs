@@ -8,10 +8,17 @@ use plotters::prelude::*;
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
-/// The chart's size in pixels for `n` bars.
-fn size(n: usize) -> (u32, u32) {
-    // Wide enough for the caption however few bars there are.
-    ((160 + 64 * n as u32).max(960), 560)
+/// Pixels per bar, around each problem's panel, and for the title.
+const BAR: u32 = 22;
+const PANEL: u32 = 56;
+const TITLE: u32 = 40;
+const WIDTH: u32 = 1200;
+
+/// The chart's size in pixels: one panel per problem, one row per variant.
+fn size(rows: &[Row]) -> (u32, u32) {
+    let panels = problems(rows);
+    let h: u32 = panels.iter().map(|p| PANEL + BAR * p.1.len() as u32).sum();
+    (WIDTH, TITLE + h)
 }
 
 /// The bars: every nuda variant.
@@ -19,17 +26,31 @@ fn bars(rows: &[Row]) -> Vec<&Row> {
     rows.iter().filter(|r| r.kind == "nuda").collect()
 }
 
+/// The bars, grouped by problem in the bench's order (problems with variants only).
+fn problems(rows: &[Row]) -> Vec<(&str, Vec<&Row>)> {
+    let mut out: Vec<(&str, Vec<&Row>)> = Vec::new();
+    for r in bars(rows) {
+        match out.iter_mut().find(|p| p.0 == r.problem) {
+            Some(p) => p.1.push(r),
+            None => out.push((&r.problem, vec![r])),
+        }
+    }
+    // A problem with one variant (its base) has no speedup to show.
+    out.retain(|p| p.1.len() > 1);
+    out
+}
+
 /// Writes the chart as SVG.
 pub fn write_svg(rows: &[Row], path: &str) -> Res {
     register_font()?;
-    let root = SVGBackend::new(path, size(bars(rows).len())).into_drawing_area();
+    let root = SVGBackend::new(path, size(rows)).into_drawing_area();
     draw(&root, rows)
 }
 
 /// Writes the chart as PNG: drawn into a pixel buffer, encoded by the `png` crate.
 pub fn write_png(rows: &[Row], path: &str) -> Res {
     register_font()?;
-    let (w, h) = size(bars(rows).len());
+    let (w, h) = size(rows);
     let mut rgb = vec![0u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
@@ -51,64 +72,78 @@ fn register_font() -> Res {
     Ok(())
 }
 
-/// Draws the chart on `root`.
+/// Draws the chart on `root`: a title, then per problem a panel of horizontal bars, one per
+/// variant, on a log scale shared by all panels (speedups span 0.8x to 100x and more; a
+/// slowdown shows left of the 1x line).
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, rows: &[Row]) -> Res
 where
     DB::ErrorType: 'static,
 {
-    let bars = bars(rows);
-    // A log scale: speedups span 0.8x to 20x and more, and a slowdown shows below the 1x line.
-    let top = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.3;
-    let bottom = bars.iter().map(|r| r.speedup).fold(1.0f64, f64::min) / 1.3;
+    let all = bars(rows);
+    let top = all.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.3;
+    let bottom = all.iter().map(|r| r.speedup).fold(1.0f64, f64::min) / 1.3;
     root.fill(&WHITE)?;
-    let device = bars.first().map_or(String::new(), |r| r.device.clone());
-    let mut chart = ChartBuilder::on(root)
-        .caption(
-            format!("speedup of each annotation over its problem's base — {device}"),
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(170)
-        .y_label_area_size(50)
-        .build_cartesian_2d((0..bars.len()).into_segmented(), (bottom..top).log_scale())?;
+    let device = all.first().map_or(String::new(), |r| r.device.clone());
+    let (title, mut rest) = root.split_vertically(TITLE);
+    title.titled(
+        &format!("speedup of each variant over its problem's base (log scale) — {device}"),
+        ("sans-serif", 18),
+    )?;
+    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
+    for (k, (problem, bars)) in problems(rows).iter().enumerate() {
+        let (area, below) = rest.split_vertically(PANEL + BAR * bars.len() as u32);
+        rest = below;
+        let color = colors[k % colors.len()];
+        panel(&area, problem, bars, (bottom, top), color)?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+/// One problem's bars, variant names on the left.
+fn panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    problem: &str,
+    bars: &[&Row],
+    (bottom, top): (f64, f64),
+    color: RGBColor,
+) -> Res
+where
+    DB::ErrorType: 'static,
+{
+    let n = bars.len();
+    let mut chart = ChartBuilder::on(area)
+        .caption(problem, ("sans-serif", 15))
+        .margin_left(8)
+        .margin_right(24)
+        .y_label_area_size(500)
+        .x_label_area_size(20)
+        .build_cartesian_2d((bottom..top).log_scale(), (0..n).into_segmented())?;
+    // The base on top: row `k` from the top is segment `n - 1 - k`.
+    let at = |k: usize| n - 1 - k;
     let label = |i: &SegmentValue<usize>| match i {
-        SegmentValue::CenterOf(k) | SegmentValue::Exact(k) => bars
-            .get(*k)
-            .map_or(String::new(), |r| format!("{}: {}", r.problem, r.variant)),
-        SegmentValue::Last => String::new(),
+        SegmentValue::CenterOf(k) | SegmentValue::Exact(k) if *k < n => {
+            let r = bars[at(*k)];
+            format!("{} ({:.2}x)", r.variant, r.speedup)
+        }
+        _ => String::new(),
     };
     chart
         .configure_mesh()
-        .x_labels(bars.len())
-        .x_label_formatter(&label)
-        .x_label_style(
-            ("sans-serif", 11)
-                .into_font()
-                .transform(FontTransform::Rotate90),
-        )
-        .y_desc("speedup over base (x, log scale)")
+        .y_labels(n)
+        .y_label_formatter(&label)
+        .y_label_style(("sans-serif", 12))
+        .x_label_style(("sans-serif", 11))
+        .disable_y_mesh()
         .draw()?;
-    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
-    let problems: Vec<&str> =
-        bars.iter()
-            .map(|r| r.problem.as_str())
-            .fold(Vec::new(), |mut v, p| {
-                if !v.contains(&p) {
-                    v.push(p);
-                }
-                v
-            });
-    for (k, r) in bars.iter().enumerate() {
-        let color =
-            colors[problems.iter().position(|p| *p == r.problem).unwrap_or(0) % colors.len()];
-        chart.draw_series(std::iter::once(Rectangle::new(
+    chart.draw_series(bars.iter().enumerate().map(|(k, r)| {
+        Rectangle::new(
             [
-                (SegmentValue::Exact(k), 1.0),
-                (SegmentValue::Exact(k + 1), r.speedup),
+                (1.0, SegmentValue::Exact(at(k))),
+                (r.speedup, SegmentValue::Exact(at(k) + 1)),
             ],
             color.mix(0.7).filled(),
-        )))?;
-    }
-    root.present()?;
+        )
+    }))?;
     Ok(())
 }

@@ -96,6 +96,9 @@ struct Args {
     /// Write the same chart as PNG.
     #[arg(long)]
     png: Option<String>,
+    /// Measure nothing: read the rows of an earlier `--json` and print and draw them.
+    #[arg(long)]
+    replot: Option<String>,
     #[arg(long, hide = true)]
     bench: bool,
 }
@@ -115,6 +118,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(bad) = args.problems.iter().find(|p| !ALL.contains(&p.as_str())) {
         return Err(format!("unknown problem `{bad}`; choose from {}", ALL.join(", ")).into());
     }
+    if let Some(path) = &args.replot {
+        let rows: Vec<table::Row> = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+        return report(&args, &rows);
+    }
     nuda::init()?;
     let device = nuda::current_device()?;
     println!("nuda bench on {}", device.info());
@@ -126,21 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if rows.is_empty() {
         return Ok(());
     }
-    table::print(&rows);
-    table::print_check_costs(&rows);
-    if let Some(path) = &args.json {
-        table::write_json(&rows, path)?;
-    }
-    if let Some(path) = &args.svg {
-        chart::write_svg(&rows, path)?;
-    }
-    if let Some(path) = &args.png {
-        chart::write_png(&rows, path)?;
-    }
-    if rows.iter().any(|r| !r.verified) {
-        return Err("a result did not match its CPU reference".into());
-    }
-    Ok(())
+    report(&args, &rows)
 }
 
 fn problems(
@@ -194,4 +187,23 @@ fn problems(
     }
     bench.bar.finish_and_clear();
     Ok(bench.rows)
+}
+
+/// Prints the table and writes the files asked for; an unverified row is an error.
+fn report(args: &Args, rows: &[table::Row]) -> Result<(), Box<dyn std::error::Error>> {
+    table::print(rows);
+    table::print_check_costs(rows);
+    if let Some(path) = &args.json {
+        table::write_json(rows, path)?;
+    }
+    if let Some(path) = &args.svg {
+        chart::write_svg(rows, path)?;
+    }
+    if let Some(path) = &args.png {
+        chart::write_png(rows, path)?;
+    }
+    if rows.iter().any(|r| !r.verified) {
+        return Err("a result did not match its CPU reference".into());
+    }
+    Ok(())
 }

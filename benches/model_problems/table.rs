@@ -1,10 +1,10 @@
 //! The bench's results: one row per variant or peer, printed as NUDA's Table 3, and written as
 //! JSON (`--json`); `chart.rs` draws them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One measured variant or peer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     /// imgconv, nbody, sgemm, dgemm, md5.
     pub problem: String,
