@@ -118,6 +118,42 @@ fn inline_fully_unrolls_an_inner_loop() {
     });
 }
 
+/// `inline` copies the body in the order the loop runs it: last first under `.rev()`, and
+/// counting down for a negative step, so an order-dependent body gives Rust's result.
+#[test]
+fn inline_keeps_the_order_of_reversed_and_descending_loops() {
+    let mut h = 0i64;
+    annot!(inline; nfor!(k in (0..4i64).rev() { h = h * 10 + k; }));
+    assert_eq!(h, 3210);
+    let mut d = 0i64;
+    annot!(inline; nfor!(k in (6i64 <> 0 :/ -2) { d = d * 10 + k; }));
+    assert_eq!(d, 6420);
+    let n = 8usize;
+    let want: Vec<i64> = (0..n as i64)
+        .map(|i| {
+            let (mut s, mut t) = (i, i);
+            for k in (0..4i32).step_by(2).rev() {
+                s = s * 10 + i64::from(k);
+            }
+            for k in (1..=7i64).rev().step_by(3) {
+                t = t * 10 + k;
+            }
+            s * 1000 + t
+        })
+        .collect();
+    check(want, || {
+        let mut out = NuArray1::<i64>::new(n);
+        nuwork!(4; nfor!(i in n {
+            let mut s = i as i64;
+            let mut t = i as i64;
+            annot!(inline; nfor!(k in (0..4i64).step_by(2).rev() { s = s * 10 + k; }));
+            annot!(inline; nfor!(k in (7i64 <> 1 :/ -3) { t = t * 10 + k; }));
+            out[i] = s * 1000 + t;
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
 #[nukernel]
 fn row_sums(y: &mut NuArray1<f32>, a: &NuArray2<f32>) {
     let i = global_id(0);

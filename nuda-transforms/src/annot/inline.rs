@@ -26,16 +26,30 @@ fn constant(e: &Expr) -> Option<i128> {
     }
 }
 
-/// The values the loop variable takes, if its range is made of integer literals.
+/// The values the loop variable takes, in order, if its range is made of integer literals:
+/// as the loops count them (`private::range`), up for a positive step, down for a negative
+/// one, and last first under `.rev()`.
 pub fn values(r: &Range) -> Option<Vec<i128>> {
     let (a, b) = (constant(&r.start)?, constant(&r.end)?);
     let s = r.step.as_ref().map_or(Some(1), constant)?;
-    if s <= 0 {
+    let (from, to, m) = match s {
+        0 => return None,
+        s if s > 0 => (a, b, s),
+        s => (b, a, -s),
+    };
+    let n = match r.inclusive {
+        true if to >= from => (to - from) / m + 1,
+        false if to > from => (to - from + m - 1) / m,
+        _ => 0,
+    };
+    if n > MAX_COPIES {
         return None;
     }
-    let end = if r.inclusive { b + 1 } else { b };
-    let n = if end > a { (end - a + s - 1) / s } else { 0 };
-    (n <= MAX_COPIES).then(|| (0..n).map(|k| a + k * s).collect())
+    let mut v: Vec<i128> = (0..n).map(|k| a + k * s).collect();
+    if r.rev {
+        v.reverse();
+    }
+    Some(v)
 }
 
 /// A literal of the loop variable's type (its slot).
