@@ -28,7 +28,7 @@ pub struct Nucode {
 /// A cycle among the `#[nucode]` functions reachable from `calls`, as the names along it
 /// (`even`, `odd`, `even`), if there is one. OpenCL C has no recursion, and on the native
 /// engine it could overflow the stack, so a launch refuses it on every engine.
-pub fn call_cycle(calls: &[&'static Nucode]) -> Option<Vec<&'static str>> {
+fn call_cycle(calls: &[&'static Nucode]) -> Option<Vec<&'static str>> {
     fn visit(
         n: &'static Nucode,
         path: &mut Vec<&'static Nucode>,
@@ -52,6 +52,37 @@ pub fn call_cycle(calls: &[&'static Nucode]) -> Option<Vec<&'static str>> {
     calls
         .iter()
         .find_map(|c| visit(c, &mut Vec::new(), &mut done))
+}
+
+/// Answers about a function, each found once per process.
+pub(crate) type Known<T> = std::sync::Mutex<Vec<(usize, T)>>;
+
+/// `find(f)`, once per function per process: the answers here depend on the function alone,
+/// and finding one runs the witnesses of the functions it reaches (every launch would
+/// otherwise).
+pub(crate) fn once_per_function<T: Clone>(
+    known: &Known<T>,
+    f: &'static Nucode,
+    find: impl FnOnce() -> T,
+) -> T {
+    let key = f as *const Nucode as usize;
+    let lock = || {
+        known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some((_, v)) = lock().iter().find(|(a, _)| *a == key) {
+        return v.clone();
+    }
+    let v = find();
+    lock().push((key, v.clone()));
+    v
+}
+
+/// A cycle among the functions `f` reaches ([`call_cycle`]), once per function per process.
+pub(crate) fn cycle_once(f: &'static Nucode) -> Option<Vec<&'static str>> {
+    static KNOWN: Known<Option<Vec<&'static str>>> = std::sync::Mutex::new(Vec::new());
+    once_per_function(&KNOWN, f, || call_cycle(&[f]))
 }
 
 /// The hidden twin of a `#[nucode]` function in the type namespace (one type per instance of

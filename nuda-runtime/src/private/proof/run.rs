@@ -6,14 +6,14 @@ use super::interval::{IntTy, Iv};
 use super::{Bin, Input, Inputs, Item, Mapped, Op, Reg, Ty, NONE};
 use crate::error::Result;
 use crate::fault::Site;
-use crate::private::program::{Fill, Nucode, Variant};
+use crate::private::program::{cycle_once, once_per_function, Fill, Known, Nucode, Variant};
 use std::cell::Cell;
 
 /// The variant a launch needs: the checks its values cannot rule out, and `usize` 32-bit
 /// where that provably changes no result. `NUDA_PROOF=0` (or [`keeping_checks`]) keeps
 /// every check instead.
 pub fn prove(program: &[Op], sites: &[Site], inputs: &Inputs<'_>) -> Result<Variant> {
-    if let Some(cycle) = crate::private::program::call_cycle(inputs.calls) {
+    if let Some(cycle) = inputs.calls.iter().find_map(|f| cycle_once(f)) {
         return Err(crate::Error::Launch {
             kernel: format!("a kernel calling #[nucode] fn `{}`", cycle[0]),
             device: "every device".into(),
@@ -537,26 +537,10 @@ impl<'a> Run<'a> {
     }
 }
 
-/// [`function_wide`], once per function per process: the answer depends on the function
-/// alone, and finding it runs the function's witness (every launch would otherwise).
+/// [`function_wide`], once per function per process.
 fn function_wide_once(f: &'static Nucode) -> Option<String> {
-    type Known = Vec<(usize, Option<String>)>;
-    static KNOWN: std::sync::Mutex<Known> = std::sync::Mutex::new(Vec::new());
-    let key = f as *const Nucode as usize;
-    let known = |k: &Known| k.iter().find(|(a, _)| *a == key).map(|(_, w)| w.clone());
-    if let Some(w) = known(
-        &KNOWN
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    ) {
-        return w;
-    }
-    let why = function_wide(f, &mut Vec::new());
-    let mut k = KNOWN
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    k.push((key, why.clone()));
-    why
+    static KNOWN: Known<Option<String>> = std::sync::Mutex::new(Vec::new());
+    once_per_function(&KNOWN, f, || function_wide(f, &mut Vec::new()))
 }
 
 /// Why `f` (or a function it calls) needs a 64-bit `usize`, if it does: its body's program,
