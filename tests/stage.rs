@@ -34,23 +34,33 @@ fn gemm_inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
+/// Runs the sgemm kernel `run` (C = AᵀB into its third array) at size `n` on every engine,
+/// against Rust.
+fn check_gemm(
+    n: usize,
+    run: impl Fn(&NuArray2<f32>, &NuArray2<f32>, &mut NuArray2<f32>) -> nuda::Result<()>,
+) {
+    let (ha, hb) = gemm_inputs(n);
+    check(gemm_t(&ha, &hb, n), || {
+        let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
+        let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
+        let mut c = NuArray2::<f32>::new((n, n));
+        run(&a, &b, &mut c)?;
+        Ok(c.to_vec())
+    });
+}
+
 /// sgemm with A and B staged in 16-deep slices, at sizes with and without full tiles, and
 /// with a remainder of the staged loop.
 #[test]
 fn staged_sgemm_matches_rust() {
     for n in [32usize, 40, 13, 48] {
-        let (ha, hb) = gemm_inputs(n);
-        let want = gemm_t(&ha, &hb, n);
-        check(want, || {
-            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
-            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
-            let mut c = NuArray2::<f32>::new((n, n));
+        check_gemm(n, |a, b, c| {
             nuwork!(16, 16; annot!(tilem(16, 16), stage(a, b, k: 16); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
                 c[(i, j)] = s;
-            })))?;
-            Ok(c.to_vec())
+            })))
         });
     }
 }
@@ -172,18 +182,12 @@ fn a_shadowed_loop_variable_reads_the_right_element() {
 #[test]
 fn staged_tiles_with_register_blocks() {
     for n in [64usize, 100, 128] {
-        let (ha, hb) = gemm_inputs(n);
-        let want = gemm_t(&ha, &hb, n);
-        check(want, || {
-            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
-            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
-            let mut c = NuArray2::<f32>::new((n, n));
+        check_gemm(n, |a, b, c| {
             nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
                 c[(i, j)] = s;
-            })))?;
-            Ok(c.to_vec())
+            })))
         });
     }
 }
@@ -194,30 +198,20 @@ fn staged_tiles_with_register_blocks() {
 #[test]
 fn staged_tiles_with_register_blocks_and_vectors() {
     for n in [64usize, 100, 128, 40] {
-        let (ha, hb) = gemm_inputs(n);
-        let want = gemm_t(&ha, &hb, n);
-        check(want.clone(), || {
-            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
-            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
-            let mut c = NuArray2::<f32>::new((n, n));
+        check_gemm(n, |a, b, c| {
             nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
                 c[(i, j)] = s;
-            })))?;
-            Ok(c.to_vec())
+            })))
         });
         // Vectors along both A's rows and a second width: 8 lanes, no dmine.
-        check(want, || {
-            let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
-            let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
-            let mut c = NuArray2::<f32>::new((n, n));
+        check_gemm(n, |a, b, c| {
             nuwork!(8, 4; annot!(tilem(8, 32), stage(a, b, k: 8), vector(8); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
                 c[(i, j)] = s;
-            })))?;
-            Ok(c.to_vec())
+            })))
         });
     }
 }
