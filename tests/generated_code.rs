@@ -1,5 +1,5 @@
-//! What the macros hand to the OpenCL compiler, read back through `NUDA_DUMP`: f32 kernels
-//! contain no `double`, index arithmetic is 32-bit when the launch-time proof shows every
+//! What the macros hand to the OpenCL compiler, read back through `NUDA_DUMP`: f32 programs
+//! contain no `double` and enable no fp64, index arithmetic is 32-bit when the launch-time proof shows every
 //! `usize` value fits (and 64-bit, saying why, when one may not), the checks the proof rules
 //! out are compiled out, and the text is the embedded template with only types filled in.
 
@@ -144,6 +144,15 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         f32_text.contains("typedef uint nu_idx;"),
         "32-bit index type when sizes fit"
     );
+    // The whole program, prelude included: a device without fp64 builds it.
+    assert!(
+        !f32_text.contains("double") && !f32_text.contains("cl_khr_fp64"),
+        "an f32 program must not mention double nor enable fp64:\n{f32_text}"
+    );
+    assert!(
+        f32_text.contains("nu_idx nu_global_id(") || f32_text.contains("get_global_id"),
+        "the prelude keeps what the kernel uses"
+    );
 
     for wide in ["ulong", "size_t", "long "] {
         assert!(
@@ -155,6 +164,10 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
     assert!(
         kernel_part(&f64_text).contains("double"),
         "the user wrote f64"
+    );
+    assert!(
+        f64_text.contains("#pragma OPENCL EXTENSION cl_khr_fp64 : enable"),
+        "an f64 program enables fp64"
     );
     let dmine = find("nuwork_0");
     for acc in ["s_0_0", "s_0_1", "s_1_0", "s_1_1"] {

@@ -8,10 +8,12 @@
 //! kernel's own time from the backend (OpenCL: profiling events).
 
 mod native;
+mod split;
 
 pub use crate::backend::{Geometry, IndexType, KernelSource, Timing};
 pub(crate) use native::run_tasks;
 pub use native::NativeLaunch;
+pub(crate) use split::Split;
 
 use crate::array::{NuArray, NuShared, Shape};
 use crate::backend::{Arg, DeviceInfo, Form, SourceLaunch};

@@ -135,9 +135,13 @@ impl NativeLaunch {
     }
 }
 
+/// The most tasks a launch hands its backend: more are run in batches, so that no
+/// allocation here grows with the launch (2^32 work-groups would otherwise be 4 GiB of flags).
+const MAX_TASKS: usize = 1 << 16;
+
 /// Runs `task(0..tasks)` on `device` (the standalone native engine where the engine choice
-/// lists none), each task inside `faults.catch`; counts the launch, and returns the first
-/// fault or panic as the launch's error.
+/// lists none), in at most `MAX_TASKS` batches, each inside `faults.catch`; counts the launch,
+/// and returns the first fault or panic as the launch's error.
 pub(crate) fn run_tasks(
     name: &str,
     device: Option<&Device>,
@@ -154,25 +158,30 @@ pub(crate) fn run_tasks(
             &standalone
         }
     };
-    // A backend is safe code: tasks it calls out of range or twice are not run, since
-    // trusted accesses and plain stores rely on each task running once; tasks it skips make
-    // the launch an error.
-    let claimed: Box<[AtomicBool]> = (0..tasks).map(|_| AtomicBool::new(false)).collect();
-    let caught = |t: usize| {
+    let batches = tasks.min(MAX_TASKS);
+    let batch = |b: usize| {
+        let (lo, hi) = (share(tasks, batches, b), share(tasks, batches, b + 1));
+        (lo..hi).for_each(task);
+    };
+    // A backend is safe code: batches it calls out of range or twice are not run, since
+    // trusted accesses and plain stores rely on each task running once; batches it skips
+    // make the launch an error.
+    let claimed: Box<[AtomicBool]> = (0..batches).map(|_| AtomicBool::new(false)).collect();
+    let caught = |b: usize| {
         if claimed
-            .get(t)
+            .get(b)
             .is_some_and(|c| !c.swap(true, Ordering::AcqRel))
         {
-            faults.catch(|| task(t));
+            faults.catch(|| batch(b));
         }
     };
-    let kernel_time = backend.run_tasks(tasks, &caught)?;
+    let kernel_time = backend.run_tasks(batches, &caught)?;
     let ran = claimed.iter().filter(|c| c.load(Ordering::Acquire)).count();
-    if ran != tasks {
+    if ran != batches {
         return Err(Error::Launch {
             kernel: name.into(),
             device: device.map_or_else(|| "the native engine".into(), Device::label),
-            reason: format!("the backend ran {ran} of the launch's {tasks} tasks"),
+            reason: format!("the backend ran {ran} of the launch's {batches} tasks"),
         });
     }
     record(device.map(Device::index), Event::Launch(nanos(kernel_time)));
@@ -182,4 +191,10 @@ pub(crate) fn run_tasks(
         kernel: Some(kernel_time),
         wall: start.elapsed(),
     })
+}
+
+/// The start of batch `b` of `n` tasks in `batches` (`b == batches` gives `n`).
+fn share(n: usize, batches: usize, b: usize) -> usize {
+    let (base, extra) = (n / batches.max(1), n % batches.max(1));
+    b * base + b.min(extra)
 }

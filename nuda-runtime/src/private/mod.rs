@@ -8,7 +8,7 @@ pub(crate) mod proof;
 mod range;
 mod template;
 
-pub use crate::backend::opencl::spell::{division_helpers, literal, trips_helpers};
+pub use crate::backend::opencl::spell::literal;
 pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
@@ -22,7 +22,7 @@ pub use crate::reduce::{
     Partials, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes, ScanTotals,
 };
 pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
-pub(crate) use native::Split;
+pub(crate) use native::check_sizes;
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };

@@ -9,73 +9,41 @@ use crate::backend::Form;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
 use crate::fault::{Faults, Site};
-use crate::launch::{run_tasks, KernelSource, Launch, NativeLaunch, Timing};
+use crate::launch::{run_tasks, KernelSource, Launch, NativeLaunch, Split, Timing};
 
-/// Runs the mapped loops' iterations, `trips` per dimension. Iterations are independent (the
-/// user's promise, as on a GPU), so they run in parallel: the outer dimensions and chunks of
-/// the last one are rayon tasks. `body(idx, hi)` runs one chunk: the iterations `idx` to
-/// `hi - 1` of the last dimension, at the outer dimensions' `idx`, as one plain loop of the
-/// generated code. The body records its faults in `faults`; the first one is the launch's
-/// error.
+/// Runs the mapped loops' iterations, `trips` per dimension, in work-groups of `local` as
+/// the OpenCL launch would (`global`: its NDRange, which the same limits check). Iterations
+/// are independent (checked where the compiler could, else the user's promise, as on a GPU),
+/// so they run in parallel: runs of rows, or chunks of the last dimension, are rayon tasks.
+/// `body(idx, hi)` runs one segment: the iterations `idx` to `hi - 1` of the last dimension,
+/// at the outer dimensions' `idx`, as one plain loop of the generated code. The body records
+/// its faults in `faults`; the first one is the launch's error.
 pub fn native_nuwork<const K: usize>(
     dev: &Device,
-    _local: [usize; K],
+    local: [usize; K],
+    global: [usize; K],
     trips: [usize; K],
     faults: &Faults,
     body: impl Fn([usize; K], usize) + Sync,
 ) -> Result<Timing> {
+    check_sizes(dev, &global, &local)?;
     if trips.contains(&0) {
         return Ok(Timing::default());
     }
     let split = Split::new(trips, rayon::current_num_threads() * 8);
     let task = |t: usize| {
-        let (idx, hi) = split.task(t);
-        body(idx, hi)
+        for (idx, hi) in split.segments(t) {
+            body(idx, hi);
+        }
     };
     run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)
 }
 
-/// The iteration space of a `nuwork!` cut into tasks: every point of the outer dimensions,
-/// times chunks of the last one, about `want` tasks in all.
-pub(crate) struct Split<const K: usize> {
-    trips: [usize; K],
-    chunks: usize,
-    chunk: usize,
-    outer: usize,
-}
-
-impl<const K: usize> Split<K> {
-    /// The split of `trips` (none of them zero) into about `want` tasks.
-    pub(crate) fn new(trips: [usize; K], want: usize) -> Self {
-        let last = trips[K - 1];
-        let outer: usize = trips[..K - 1].iter().product();
-        let chunks = want.div_ceil(outer).clamp(1, last);
-        Split {
-            trips,
-            chunks,
-            chunk: last.div_ceil(chunks),
-            outer,
-        }
-    }
-
-    /// How many tasks.
-    pub(crate) fn tasks(&self) -> usize {
-        self.outer * self.chunks
-    }
-
-    /// Task `t`: the index of its first iteration, and the end of its chunk of the last
-    /// dimension.
-    pub(crate) fn task(&self, t: usize) -> ([usize; K], usize) {
-        let mut idx = [0usize; K];
-        let mut o = t / self.chunks;
-        for d in (0..K - 1).rev() {
-            idx[d] = o % self.trips[d];
-            o /= self.trips[d];
-        }
-        let start = (t % self.chunks) * self.chunk;
-        idx[K - 1] = start;
-        (idx, (start + self.chunk).min(self.trips[K - 1]))
-    }
+/// The checks an OpenCL launch of `global` work-items in groups of `local` makes
+/// (`Geometry::new`: group size and count within the device's limits), made on every engine,
+/// so that every engine refuses the same `nuwork!` launches.
+pub(crate) fn check_sizes(dev: &Device, global: &[usize], local: &[usize]) -> Result<()> {
+    crate::launch::Geometry::new(global, Some(local), dev.info()).map(drop)
 }
 
 /// The one dispatch entry of generated code: the device names the form of the kernel it

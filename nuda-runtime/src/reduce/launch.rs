@@ -10,7 +10,7 @@ use crate::backend::DeviceKind;
 use crate::device::Device;
 use crate::error::Result;
 use crate::fault::Faults;
-use crate::launch::{run_tasks, Launch, Timing};
+use crate::launch::{run_tasks, Launch, Split, Timing};
 use std::sync::Mutex;
 
 /// Work-groups per compute unit a reduction launches at most: enough to hide memory latency
@@ -89,25 +89,31 @@ impl<T: Reduce> Partials<T> {
 }
 
 /// [`native_nuwork`](crate::private::native_nuwork) for a body that returns its partials:
-/// `NATIVE_TASKS` chunks of the iteration space (fewer when there are fewer iterations), each
-/// a call of `body`, folded with `combine` in task order. `None` when there is no iteration.
+/// at most `NATIVE_TASKS` tasks over the iteration space, each calling `body` on its segments
+/// in order, folded with `combine` in segment and task order. `None` when there is no
+/// iteration.
 pub fn native_nuwork_reduce<const K: usize, R: Send>(
     dev: &Device,
+    local: [usize; K],
     trips: [usize; K],
     faults: &Faults,
     body: impl Fn([usize; K], usize) -> R + Sync,
-    combine: impl Fn(R, R) -> R,
+    combine: impl Fn(R, R) -> R + Sync,
 ) -> Result<(Timing, Option<R>)> {
+    // OpenCL launches the groups of `local` (the grid is capped, so only their size counts).
+    crate::private::check_sizes(dev, &local, &local)?;
     if trips.contains(&0) {
         return Ok((Timing::default(), None));
     }
-    let split = crate::private::Split::new(trips, NATIVE_TASKS);
+    let split = Split::new(trips, NATIVE_TASKS);
     let slots: Vec<Mutex<Option<R>>> = (0..split.tasks()).map(|_| Mutex::new(None)).collect();
     let task = |t: usize| {
-        let (idx, hi) = split.task(t);
-        let r = body(idx, hi);
+        let r = split
+            .segments(t)
+            .map(|(idx, hi)| body(idx, hi))
+            .reduce(&combine);
         if let Ok(mut slot) = slots[t].lock() {
-            *slot = Some(r);
+            *slot = r;
         }
     };
     let timing = run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)?;

@@ -52,7 +52,8 @@ pub trait Reduce: Copy + Send + Sync + 'static {
     /// The type kernels accumulate in.
     type Dev: Element + Send + Sync;
     /// The value `op` leaves unchanged: 0 for sums, 1 for products, all ones for `&`, the
-    /// largest value for `min` and the smallest for `max` (infinities for floats).
+    /// largest value for `min` and the smallest for `max`; for floats, -0.0 for sums and NaN
+    /// for `min` and `max` (Rust's identities, which infinities and 0.0 are not).
     fn identity(op: RedOp) -> Self;
     /// `a op b`, with Rust's semantics (integers wrap).
     fn combine(op: RedOp, a: Self, b: Self) -> Self;
@@ -116,10 +117,15 @@ macro_rules! reduce_float {
             fn identity(op: RedOp) -> $t {
                 match op {
                     RedOp::Mul => 1.0,
-                    RedOp::Min => <$t>::INFINITY,
-                    RedOp::Max => <$t>::NEG_INFINITY,
+                    // Rust's `max` and `min` return the other operand of a NaN, so NaN
+                    // changes nothing: an empty or all-NaN nest leaves the variable as it
+                    // was (an infinity would turn a NaN variable into one).
+                    RedOp::Min | RedOp::Max => <$t>::NAN,
+                    // -0.0, not 0.0: `-0.0 + 0.0` is 0.0 but `-0.0 + -0.0` is -0.0, so
+                    // only -0.0 leaves every value, -0.0 included, unchanged.
+                    RedOp::Add => -0.0,
                     // Bitwise updates of a float do not type-check in the user's code.
-                    RedOp::Add | RedOp::And | RedOp::Or | RedOp::Xor => 0.0,
+                    RedOp::And | RedOp::Or | RedOp::Xor => 0.0,
                 }
             }
             fn combine(op: RedOp, a: $t, b: $t) -> $t {

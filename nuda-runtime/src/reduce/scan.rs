@@ -9,7 +9,7 @@ use crate::array::NuArray1;
 use crate::device::Device;
 use crate::error::Result;
 use crate::fault::Faults;
-use crate::launch::{run_tasks, Launch};
+use crate::launch::{run_tasks, Launch, Split};
 use std::sync::Mutex;
 
 /// The 1-D NDRange of a scan nest over `trips` iterations in groups of `local`: whole groups,
@@ -98,21 +98,20 @@ impl<T: Reduce> ScanPrefixes<T> {
 }
 
 /// Runs `f(t)` for every task of `split`, keeping each result in task order.
-fn per_task<const K: usize, R: Send>(
+fn per_task<R: Send>(
     dev: &Device,
     faults: &Faults,
-    split: &crate::private::Split<K>,
-    f: &(dyn Fn(usize, [usize; K], usize) -> R + Sync),
+    tasks: usize,
+    f: &(dyn Fn(usize) -> Option<R> + Sync),
 ) -> Result<Vec<R>> {
-    let slots: Vec<Mutex<Option<R>>> = (0..split.tasks()).map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<R>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
     let task = |t: usize| {
-        let (idx, hi) = split.task(t);
-        let r = f(t, idx, hi);
+        let r = f(t);
         if let Ok(mut slot) = slots[t].lock() {
-            *slot = Some(r);
+            *slot = r;
         }
     };
-    run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)?;
+    run_tasks("nuwork!", Some(dev), faults, tasks, &task)?;
     Ok(slots
         .into_iter()
         .filter_map(|s| s.into_inner().ok().flatten())
@@ -121,7 +120,7 @@ fn per_task<const K: usize, R: Send>(
 
 /// A scan nest's first native pass done: the tasks, each one's prefix, and the total.
 pub struct ScanPlan<const K: usize, S> {
-    split: Option<crate::private::Split<K>>,
+    split: Option<Split<K>>,
     prefixes: Vec<S>,
     total: Option<S>,
 }
@@ -134,16 +133,21 @@ impl<const K: usize, S: Copy> ScanPlan<K, S> {
     }
 }
 
-/// A scan nest's first pass on the native engine: `totals` runs each task's slice and
-/// returns its scan variables' totals, scanned in task order from `start` with `scan`.
+/// A scan nest's first pass on the native engine: `totals` runs a segment of a task and
+/// returns its scan variables' totals; a task's segments combine in order, and the tasks'
+/// totals are scanned in task order from `start` with `scan`.
 pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
     dev: &Device,
+    local: [usize; K],
     trips: [usize; K],
     faults: &Faults,
     totals: impl Fn([usize; K], usize) -> S + Sync,
-    scan: impl Fn(S, S) -> S,
+    scan: impl Fn(S, S) -> S + Sync,
     start: S,
 ) -> Result<ScanPlan<K, S>> {
+    // OpenCL runs the scan in one-dimensional groups of every work-item of `local`.
+    let group = [local.iter().product::<usize>()];
+    crate::private::check_sizes(dev, &group, &group)?;
     if trips.contains(&0) {
         let (split, prefixes, total) = (None, Vec::new(), None);
         return Ok(ScanPlan {
@@ -152,8 +156,13 @@ pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
             total,
         });
     }
-    let split = crate::private::Split::new(trips, NATIVE_TASKS);
-    let sums = per_task(dev, faults, &split, &|_, idx, hi| totals(idx, hi))?;
+    let split = Split::new(trips, NATIVE_TASKS);
+    let sums = per_task(dev, faults, split.tasks(), &|t| {
+        split
+            .segments(t)
+            .map(|(idx, hi)| totals(idx, hi))
+            .reduce(&scan)
+    })?;
     let mut prefixes = Vec::with_capacity(sums.len());
     let mut run = start;
     for &s in &sums {
@@ -168,20 +177,31 @@ pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
     })
 }
 
-/// The second pass: `body` runs each task of `plan` from its prefix and returns its
-/// reductions' partials, folded in task order with `combine`; `None` without iterations.
+/// The second pass: `body` runs each segment of a task from the scan's value before it and
+/// returns its reductions' partials and the scan's value after it; the partials fold in
+/// order with `combine`. `None` without iterations.
 pub fn native_scan_body<const K: usize, S: Copy + Send + Sync, R: Send>(
     dev: &Device,
     faults: &Faults,
     plan: &ScanPlan<K, S>,
-    body: impl Fn([usize; K], usize, S) -> R + Sync,
-    combine: impl Fn(R, R) -> R,
+    body: impl Fn([usize; K], usize, S) -> (R, S) + Sync,
+    combine: impl Fn(R, R) -> R + Sync,
 ) -> Result<Option<R>> {
     let Some(split) = &plan.split else {
         return Ok(None);
     };
-    let parts = per_task(dev, faults, split, &|t, idx, hi| {
-        body(idx, hi, plan.prefixes[t])
+    let parts = per_task(dev, faults, split.tasks(), &|t| {
+        let mut run = plan.prefixes[t];
+        let mut part: Option<R> = None;
+        for (idx, hi) in split.segments(t) {
+            let (r, after) = body(idx, hi, run);
+            run = after;
+            part = Some(match part {
+                Some(p) => combine(p, r),
+                None => r,
+            });
+        }
+        part
     })?;
     Ok(parts.into_iter().reduce(combine))
 }

@@ -23,9 +23,29 @@ fn identities_leave_every_value_unchanged() {
             assert_eq!(i32::combine(op, v, i32::identity(op)), v, "{op:?}");
         }
     }
-    for v in [0.0f32, -0.5, 3.0, f32::MAX, f32::NEG_INFINITY] {
+    // Bit for bit, both ways round: -0.0 stays -0.0 and NaN stays NaN (0.0 and infinities,
+    // the identities before, broke both).
+    let sub = f32::from_bits(1);
+    for v in [
+        0.0f32,
+        -0.0,
+        -0.5,
+        3.0,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        sub,
+        -sub,
+        f32::NAN,
+    ] {
         for op in [RedOp::Add, RedOp::Mul, RedOp::Min, RedOp::Max] {
-            assert_eq!(f32::combine(op, f32::identity(op), v), v, "{op:?}");
+            for got in [
+                f32::combine(op, f32::identity(op), v),
+                f32::combine(op, v, f32::identity(op)),
+            ] {
+                let same = got.to_bits() == v.to_bits() || (got.is_nan() && v.is_nan());
+                assert!(same, "{op:?} of {v:?} gave {got:?}");
+            }
         }
     }
 }

@@ -8,6 +8,8 @@ pub enum MethodKind {
     // floats
     Sqrt,
     Abs,
+    WrappingAbs,
+    UnsignedAbs,
     Min,
     Max,
     MulAdd,
@@ -159,6 +161,10 @@ pub const METHODS: &[Method] = &[
         native: NativeMethod::Arith("nu_abs"),
         ..m("abs", MethodKind::Abs, 0, ClMethod::Typed)
     },
+    // Integers: |x| in the unsigned twin (`nu_abs_T`, `nu_unsigned_abs_T`), which no C or
+    // LLVM rule may assume non-negative; `MIN.wrapping_abs()` is `MIN`.
+    m("wrapping_abs", MethodKind::WrappingAbs, 0, ClMethod::Typed),
+    m("unsigned_abs", MethodKind::UnsignedAbs, 0, ClMethod::Typed),
     m("min", MethodKind::Min, 1, ClMethod::Typed),
     m("max", MethodKind::Max, 1, ClMethod::Typed),
     m("mul_add", MethodKind::MulAdd, 2, ClMethod::Call("fma")),
@@ -168,7 +174,9 @@ pub const METHODS: &[Method] = &[
     m("sin", MethodKind::Sin, 0, ClMethod::Call("sin")),
     m("cos", MethodKind::Cos, 0, ClMethod::Call("cos")),
     m("tan", MethodKind::Tan, 0, ClMethod::Call("tan")),
-    m("powi", MethodKind::Powi, 1, ClMethod::Call("pown")),
+    // The prelude's `nu_powi_<type>`: Rust's multiplications in Rust's order (`pown` may
+    // round otherwise).
+    m("powi", MethodKind::Powi, 1, ClMethod::Typed),
     m("powf", MethodKind::Powf, 1, ClMethod::Call("pow")),
     m("floor", MethodKind::Floor, 0, ClMethod::Call("floor")),
     m("ceil", MethodKind::Ceil, 0, ClMethod::Call("ceil")),

@@ -87,13 +87,7 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
 fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     let name = kernel_name(i, p.kernels.len());
     let pushes = push_captures(&p.analysis.captures);
-    let trips = match &p.kernels[i].group {
-        // A work-group per tile: the mapped loops count the groups.
-        // (Each product in a block: clippy reads a bare `x * y` in an array literal whose
-        // spans are all the macro's as a missing comma.)
-        Some(tiles) => quote!([#({ #rnames.trips() * #tiles }),*]),
-        None => quote!([#(#rnames.trips()),*]),
-    };
+    let trips = cl_global(p, i, rnames);
     let start = |kernel: &str, global: TokenStream, local: TokenStream| {
         quote! {
             let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)
@@ -111,6 +105,18 @@ fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     } else {
         let start = start(&name, trips, local);
         quote!(#start __nuda_l.run()?;)
+    }
+}
+
+/// The NDRange of kernel `i`'s OpenCL launch (without reductions or scans, whose grids the
+/// runtime caps), whose ranges are `rnames`.
+fn cl_global(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
+    match &p.kernels[i].group {
+        // A work-group per tile: the mapped loops count the groups.
+        // (Each product in a block: clippy reads a bare `x * y` in an array literal whose
+        // spans are all the macro's as a missing comma.)
+        Some(tiles) => quote!([#({ #rnames.trips() * #tiles }),*]),
+        None => quote!([#(#rnames.trips()),*]),
     }
 }
 
@@ -154,10 +160,10 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
             super::reduce::native_chunk(p, last, &element),
             super::reduce::native_run(p, &trips),
         ),
-        true => (
-            quote!(for #last in __nuda_lo..__nuda_hi { #element }),
-            quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #trips, __nuda_faults, __nuda_body)?;),
-        ),
+        true => (quote!(for #last in __nuda_lo..__nuda_hi { #element }), {
+            let global = cl_global(p, i, rnames);
+            quote!(#PRIVATE::native_nuwork(&__nuda_dev, __nuda_local, #global, #trips, __nuda_faults, __nuda_body)?;)
+        }),
     };
     // Generated code, with the user's spans: annotations leave expressions such as `0 * 3`
     // that rustc and clippy would otherwise flag in the user's crate.

@@ -109,7 +109,7 @@ pub(super) fn native_run(p: &Parts, trips: &TokenStream) -> TokenStream {
         quote!(#a = #PRIVATE::combine(#op, #a, __nuda_p.#k);)
     });
     quote! {
-        let (_, __nuda_part) = #PRIVATE::native_nuwork_reduce(&__nuda_dev, #trips, __nuda_faults,
+        let (_, __nuda_part) = #PRIVATE::native_nuwork_reduce(&__nuda_dev, __nuda_local, #trips, __nuda_faults,
             __nuda_body, |__nuda_a, __nuda_b| (#(#combines,)*))?;
         if let ::core::option::Option::Some(__nuda_p) = __nuda_part {
             #(#folds)*

@@ -157,7 +157,7 @@ fn native_first(p: &Parts, scans: &Vars<'_>, task: &Task<'_>, trips: &TokenStrea
     });
     quote! {
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
-        let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, #trips, __nuda_faults,
+        let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, __nuda_local, #trips, __nuda_faults,
             |#params, __nuda_hi: usize| { #setup #(#sids)* #slice (#(#snames,)*) },
             #scombine,
             (#(#starts,)*),
@@ -174,6 +174,7 @@ fn native_first(p: &Parts, scans: &Vars<'_>, task: &Task<'_>, trips: &TokenStrea
 fn native_second(scans: &Vars<'_>, others: &Vars<'_>, task: &Task<'_>) -> TokenStream {
     let (params, setup, body) = (task.params, task.setups[1], &task.loops[1]);
     let snames = scans.iter().map(|(_, r, _)| &r.name);
+    let snames2 = snames.clone();
     let onames = others.iter().map(|(_, r, _)| &r.name);
     let from = (0..scans.len()).map(syn::Index::from);
     let (oids, ocombine) = (identities(others), tuple_combine(others));
@@ -189,7 +190,7 @@ fn native_second(scans: &Vars<'_>, others: &Vars<'_>, task: &Task<'_>) -> TokenS
                 #( let mut #snames = __nuda_s.#from; )*
                 #(#oids)*
                 #body
-                (#(#onames,)*)
+                ((#(#onames,)*), (#(#snames2,)*))
             },
             #ocombine,
         )?;

@@ -7,8 +7,10 @@
 
 mod disk_cache;
 mod enumerate;
+mod helpers;
 mod launch;
 mod memory;
+mod prelude;
 mod program;
 pub(crate) mod record;
 pub(crate) mod spell;

@@ -3,6 +3,7 @@
 //! compiler. `NUDA_DUMP=<dir>` writes each program's full text when this process first needs it.
 
 use super::disk_cache::DiskCache;
+use super::prelude::Prelude;
 use super::ClDevice;
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Error, Result};
@@ -12,194 +13,6 @@ use opencl3::kernel::Kernel;
 use opencl3::program::Program;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-
-/// What nuda puts before every kernel source on a given device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct Prelude {
-    pub index: IndexType,
-    pub fp64: bool,
-    pub images: bool,
-    /// A CPU device: `NU_CPU` is 1, and kernels that choose a loop shape per device kind
-    /// (reductions) take the one for CPUs.
-    pub cpu: bool,
-}
-
-impl Prelude {
-    pub fn text(&self) -> String {
-        let why = match self.index {
-            IndexType::U32 => "every size fits in 32 bits",
-            IndexType::U64 => "a size needs 64 bits",
-        };
-        let (u, i) = (self.index.cl_name(), self.index.signed_cl_name());
-        let bits = if self.index == IndexType::U32 { 32 } else { 64 };
-        let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
-        t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
-        // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
-        t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
-        // `#[nustruct]` declarations check their layout against Rust's with it.
-        t += "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n";
-        t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
-        t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
-        t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
-        t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
-        // Rust never fuses `a * b + c`; OpenCL C may unless told not to.
-        t += "#pragma OPENCL FP_CONTRACT OFF\n";
-        if self.fp64 {
-            t += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-        }
-        t += FAULT;
-        t += PRIVATE_ARRAYS;
-        t += ITEMS;
-        t += ATOMICS;
-        t += &super::spell::division_helpers();
-        t += &super::spell::trips_helpers();
-        t += &super::spell::method_helpers(self.fp64);
-        for f in [
-            "div",
-            "rem",
-            "trips",
-            "last",
-            "some",
-            "signum",
-            "pow",
-            "swap_bytes",
-            "saturating_mul",
-            "rem_euclid",
-            "clamp",
-            "checked_add",
-            "checked_sub",
-            "checked_mul",
-            "checked_div",
-            "checked_rem",
-            "checked_neg",
-            "checked_abs",
-            "saturating_abs",
-            "checked_pow",
-            "saturating_pow",
-            "saturating_div",
-            "checked_shl",
-            "checked_shr",
-            "checked_div_euclid",
-            "checked_rem_euclid",
-        ] {
-            t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
-        }
-        if self.images {
-            t += "__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | \
-                  CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n";
-            t += IMAGE_HELPERS;
-        }
-        t
-    }
-}
-
-/// The first fault of a launch claims the record (see `record.rs`); later ones leave it.
-const FAULT: &str = "\
-void nu_fault(global uint* e, uint site, uint detail, ulong i0, ulong i1, ulong i2, ulong d0, ulong d1, ulong d2) {
-    if (atomic_cmpxchg((volatile global uint*)e, 0u, site + 1u) != 0u) return;
-    e[1] = detail;
-    e[2] = (uint)i0; e[3] = (uint)(i0 >> 32); e[4] = (uint)i1; e[5] = (uint)(i1 >> 32);
-    e[6] = (uint)i2; e[7] = (uint)(i2 >> 32); e[8] = (uint)d0; e[9] = (uint)(d0 >> 32);
-    e[10] = (uint)d1; e[11] = (uint)(d1 >> 32); e[12] = (uint)d2; e[13] = (uint)(d2 >> 32);
-}
-";
-
-/// Private arrays, `[T; N]` values, are one-field structs (`kernel/private_array.rs`):
-/// `NU_AT(a, k, ..)` is element `k` of `a`, checked at site `s`. Out of range it records the
-/// fault and reads element 0 (a write checks with `nu_pin` and is skipped). `sizeof` does not
-/// evaluate its operand, so `a` is evaluated once.
-const PRIVATE_ARRAYS: &str = "\
-int nu_pin(ulong k, ulong n, int c, uint s, global uint* e) {
-    if (!c || k < n) return 1;
-    nu_fault(e, s, 0u, k, 0, 0, n, 0, 0);
-    return 0;
-}
-ulong nu_pidx(ulong k, ulong n, int c, uint s, global uint* e) { return nu_pin(k, n, c, s, e) ? k : 0; }
-#define NU_PLEN(a) (sizeof((a).v) / sizeof((a).v[0]))
-#define NU_AT(a, k, c, s, e) ((a).v[nu_pidx((ulong)(k), NU_PLEN(a), c, s, e)])
-";
-
-/// The work-item builtins as Rust (and the native engine) define them: past the NDRange's
-/// dimensions, ids are 0 and sizes 1. OpenCL C says the same, but PoCL answers 0 for sizes,
-/// and a dimension of 2^32 would wrap to 0 in the builtins' `uint`.
-const ITEMS: &str = "\
-#define NU_ITEM(N, PAST) nu_idx nu_##N(nu_idx d) { return d < get_work_dim() ? (nu_idx)get_##N((uint)d) : (nu_idx)PAST; }
-NU_ITEM(global_id, 0) NU_ITEM(local_id, 0) NU_ITEM(group_id, 0)
-NU_ITEM(global_size, 1) NU_ITEM(local_size, 1) NU_ITEM(num_groups, 1)
-";
-
-/// Atomics as the macros emit them, `nu_atomic_<op>_<type>(p, v)` on global memory and
-/// `nu_latomic_<op>_<type>` on local memory (`nulocal!`), each returning the previous value (see `nuda_runtime::Atomic`): OpenCL's own for 32-bit integers, a compare-and-swap
-/// loop on the bits for `float` (OpenCL 1.2 has no float atomics but exchange), and the
-/// `atom_*` extensions for 64-bit integers where the device has them (a launch that needs them
-/// elsewhere is refused before the build, with a message that says so).
-const ATOMICS: &str = "\
-#define NU_ATOMIC_INT1(T, PRE, AS, N) \\
-T N##_add_##T(AS T* p, T v) { return PRE##_add((volatile AS T*)p, v); } \\
-T N##_sub_##T(AS T* p, T v) { return PRE##_sub((volatile AS T*)p, v); } \\
-T N##_min_##T(AS T* p, T v) { return PRE##_min((volatile AS T*)p, v); } \\
-T N##_max_##T(AS T* p, T v) { return PRE##_max((volatile AS T*)p, v); } \\
-T N##_and_##T(AS T* p, T v) { return PRE##_and((volatile AS T*)p, v); } \\
-T N##_or_##T(AS T* p, T v) { return PRE##_or((volatile AS T*)p, v); } \\
-T N##_xor_##T(AS T* p, T v) { return PRE##_xor((volatile AS T*)p, v); } \\
-T N##_xchg_##T(AS T* p, T v) { return PRE##_xchg((volatile AS T*)p, v); } \\
-T N##_cmpxchg_##T(AS T* p, T e, T n) { return PRE##_cmpxchg((volatile AS T*)p, e, n); }
-#define NU_ATOMIC_INT(T, PRE) NU_ATOMIC_INT1(T, PRE, global, nu_atomic) NU_ATOMIC_INT1(T, PRE, local, nu_latomic)
-NU_ATOMIC_INT(int, atomic) NU_ATOMIC_INT(uint, atomic)
-#if defined(cl_khr_int64_base_atomics) && defined(cl_khr_int64_extended_atomics)
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-NU_ATOMIC_INT(long, atom) NU_ATOMIC_INT(ulong, atom)
-#endif
-#define NU_ATOMIC_FLOAT_BODY(AS, EXPR) { \\
-    volatile AS uint* q = (volatile AS uint*)p; \\
-    uint seen = *q, prev; \\
-    do { prev = seen; float o = as_float(prev); seen = atomic_cmpxchg(q, prev, as_uint(EXPR)); } \\
-    while (seen != prev); \\
-    return as_float(prev); \\
-}
-/* OP is pasted, never passed on: OpenCL headers may define `min` and `max` as macros. */
-#define NU_ATOMIC_FLOAT(OP, EXPR) \\
-float nu_atomic_##OP##_float(global float* p, float v) NU_ATOMIC_FLOAT_BODY(global, EXPR) \\
-float nu_latomic_##OP##_float(local float* p, float v) NU_ATOMIC_FLOAT_BODY(local, EXPR)
-NU_ATOMIC_FLOAT(add, o + v) NU_ATOMIC_FLOAT(sub, o - v) NU_ATOMIC_FLOAT(min, fmin(o, v))
-NU_ATOMIC_FLOAT(max, fmax(o, v))
-#define NU_ATOMIC_FLOAT_X(AS, N) \\
-float N##_xchg_float(AS float* p, float v) { return atomic_xchg((volatile AS float*)p, v); } \\
-float N##_cmpxchg_float(AS float* p, float e, float n) { \\
-    return as_float(atomic_cmpxchg((volatile AS uint*)p, as_uint(e), as_uint(n))); \\
-}
-NU_ATOMIC_FLOAT_X(global, nu_atomic) NU_ATOMIC_FLOAT_X(local, nu_latomic)
-";
-
-/// Image access as the macros emit it: `nu_read1(img, x, y)` reads a one-channel image
-/// (the sampler clamps, so every read is in range); `nu_write1(img, w, h, x, y, v, check,
-/// site, record)` writes one, skipping and recording coordinates outside the image, whose
-/// write OpenCL leaves undefined.
-const IMAGE_HELPERS: &str = "\
-#define nu_read1(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)).x
-#ifndef nu_arr_float_4_declared
-#define nu_arr_float_4_declared
-typedef struct { float v[4]; } nu_arr_float_4;
-#endif
-nu_arr_float_4 nu_texel(float4 f) {
-    nu_arr_float_4 t;
-    t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
-    return t;
-}
-#define nu_read4(nu_i, nu_x, nu_y) nu_texel(read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)))
-int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
-    if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
-    nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);
-    return 0;
-}
-void nu_write1(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
-    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), (float4)(v, 0.0f, 0.0f, 1.0f));
-}
-void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_float_4 v, int c, uint s, global uint* e) {
-    if (nu_inside(w, h, x, y, c, s, e)) write_imagef(i, (int2)(x, y), (float4)(v.v[0], v.v[1], v.v[2], v.v[3]));
-}
-";
 
 type Slot = Arc<OnceLock<Result<Arc<Built>>>>;
 
@@ -286,7 +99,6 @@ impl ClDevice {
     fn build(&self, src: &KernelSource, index: IndexType, label: &str) -> Result<Built> {
         let prelude = Prelude {
             index,
-            fp64: self.info.fp64,
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
         };
@@ -295,7 +107,7 @@ impl ClDevice {
         let text = match werror {
             true => "/* built with -Werror */\n".to_string(),
             false => String::new(),
-        } + &prelude.text()
+        } + &prelude.for_source(src.source)
             + src.source;
         dump(&text, label);
         let cache = crate::config::config().cache.clone()?.map(DiskCache::new);

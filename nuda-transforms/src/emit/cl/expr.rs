@@ -518,6 +518,9 @@ pub(super) fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) ->
     use MethodKind::*;
     match kind {
         Abs => Ph::op(s, "abs", &[x]),
+        WrappingAbs => Ph::op(s, "wrapping_abs", &[x]),
+        UnsignedAbs => Ph::op(s, "unsigned_abs", &[x]),
+        Powi => format!("{}({x}, (int)({}))", Ph::func(s, "powi"), arg(0)),
         Min => format!("{}({x}, {})", Ph::func(s, "min"), arg(0)),
         Max => format!("{}({x}, {})", Ph::func(s, "max"), arg(0)),
         WrappingAdd => Ph::op(s, "add", &[x, &arg(0)]),
