@@ -243,3 +243,63 @@ fn every_engine_refuses_the_same_work_sizes() {
         Ok(())
     });
 }
+
+/// Reads a `nulocal!` array before anything writes it, and again after only even groups
+/// wrote it: a group sees zeros, never what another group left.
+#[nukernel]
+fn local_leftovers(out: &mut NuArray1<u32>) {
+    let mut t = nulocal!(u32, 64);
+    let (l, g) = (local_id(0), group_id(0));
+    let first = t[l];
+    barrier();
+    if g % 2 == 0 {
+        t[l] = (g + 1) as u32;
+    }
+    barrier();
+    out[global_id(0)] = first + t[l] * 1000;
+}
+
+/// The first phase stores one element per work-item; in groups smaller than the array the
+/// rest stays zero (the kernel zeroes where its store cannot cover the array).
+#[nukernel]
+fn local_partly_covered(out: &mut NuArray1<u32>) {
+    let mut t = nulocal!(u32, 64);
+    let l = local_id(0);
+    t[l] = (group_id(0) + 1) as u32;
+    barrier();
+    out[global_id(0)] = t[63 - l];
+}
+
+#[test]
+fn local_arrays_start_zeroed_in_every_group() {
+    for d in engines() {
+        let n = 64 * 16;
+        let mut out = NuArray1::<u32>::new(n);
+        nucall!(d.index, [n], [64]; local_leftovers(&mut out)).unwrap();
+        let want: Vec<u32> = (0..n)
+            .map(|i| {
+                if (i / 64) % 2 == 0 {
+                    (i / 64 + 1) as u32 * 1000
+                } else {
+                    0
+                }
+            })
+            .collect();
+        assert_eq!(out.to_vec(), want, "{}", d.name);
+        for group in [64usize, 32] {
+            let m = group * 8;
+            let mut out = NuArray1::<u32>::new(m);
+            nucall!(d.index, [m], [group]; local_partly_covered(&mut out)).unwrap();
+            let want: Vec<u32> = (0..m)
+                .map(|i| {
+                    if 63 - i % group < group {
+                        (i / group + 1) as u32
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            assert_eq!(out.to_vec(), want, "{}: groups of {group}", d.name);
+        }
+    }
+}

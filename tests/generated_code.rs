@@ -37,6 +37,15 @@ fn child_dump_kernels() {
         z[(i, j)] = s;
     })))
     .unwrap();
+    // A read of an array the kernel updates atomically (a lock-free maximum).
+    let mut top = NuArray1::<f32>::new(4);
+    nuwork!(16; nfor!(i in n {
+        let seen = top[3];
+        if a[i] > seen {
+            top.atomic_max(3, a[i]);
+        }
+    }))
+    .unwrap();
     let big = 5_000_000_000usize;
     let mut h = NuArray1::<u32>::new(n);
     nuwork!(16; nfor!(i in n { h[(i * big) % n] = i as u32; })).unwrap();
@@ -128,7 +137,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         return;
     }
     let texts = dumped("types");
-    assert_eq!(texts.len(), 4, "four programs dumped");
+    assert_eq!(texts.len(), 5, "five programs dumped");
     let find = |needle: &str| find(&texts, needle);
     let f32_text = find("floor(");
     let f32_kernel = kernel_part(&f32_text);
@@ -179,5 +188,28 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
     assert!(
         dmine.contains("kernel void nuwork_1") && dmine.contains("kernel void nuwork_2"),
         "and two remainder kernels"
+    );
+}
+
+/// A plain read of an element other work-items update atomically is a data race by
+/// OpenCL's memory model (Oclgrind reported it): such reads are atomic loads.
+#[test]
+fn reads_of_atomically_updated_arrays_are_atomic_loads() {
+    if !have_opencl() {
+        return;
+    }
+    let texts = dumped("atomic");
+    let text = find(&texts, "atomic_max");
+    assert!(
+        text.contains("return nu_atomic_load_float(&top["),
+        "the read of `top` is an atomic load:\n{text}"
+    );
+    assert!(
+        !text.contains("return top["),
+        "no plain read of `top`:\n{text}"
+    );
+    assert!(
+        !text.contains("uint seen = *q"),
+        "the CAS loop reads no element plainly:\n{text}"
     );
 }

@@ -5,4 +5,6 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
+    // Safe code compiles where unsafe code is forbidden.
+    t.pass("tests/ui-pass/*.rs");
 }

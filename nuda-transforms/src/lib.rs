@@ -40,3 +40,4 @@ pub mod reduce;
 pub mod sites;
 pub mod syntax;
 pub mod uniform;
+pub mod zeroing;

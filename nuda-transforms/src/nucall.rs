@@ -80,13 +80,36 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
             ),
         ));
     }
-    let (func, args) = (&call.func, call.args.iter());
+    let args = call.args.iter();
+    let launcher = launcher(&call.func)?;
     let contract = crate::nuwork::unchecked_contract(unchecked);
+    // Inside the caller's `unsafe` block, which the contract above makes rustc require.
     let mark = unchecked.map(|_| quote::quote!(.unchecked()));
     Ok(quote_spanned! {call.span()=>
         {
             #contract
-            #func(#PRIVATE::Call::new(#device, &#global, &#local)#mark, #(#args),*)
+            #launcher(#PRIVATE::Call::new(#device, &#global, &#local)#mark, #(#args),*)
         }
     })
+}
+
+/// `path::to::kernel::<T>::__nuda_launch`: the launcher `#[nukernel]` makes beside the name
+/// (see `nukernel::glue`).
+fn launcher(func: &Expr) -> syn::Result<syn::ExprPath> {
+    let Expr::Path(p) = func else {
+        return Err(syn::Error::new(
+            func.span(),
+            "nucall!: call a #[nukernel] function by its name, as in `nucall!(0, [n], [64]; scale(&mut a))`",
+        ));
+    };
+    let mut p = p.clone();
+    let at = p
+        .path
+        .segments
+        .last()
+        .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+    p.path
+        .segments
+        .push(syn::PathSegment::from(syn::Ident::new("__nuda_launch", at)));
+    Ok(p)
 }

@@ -268,7 +268,8 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
 
         #[doc(hidden)]
         #[allow(clippy::all)]
-        impl #impl_g #PRIVATE::NucodeFn for #ident #ty_g #where_c {
+        // SAFETY: the OpenCL C this macro generated from the function's own body.
+        unsafe impl #impl_g #PRIVATE::NucodeFn for #ident #ty_g #where_c {
             fn nucode() -> &'static #PRIVATE::Nucode {
                 #nucode
             }

@@ -82,7 +82,8 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         context: Context::Kernel,
         shared: &shared,
     };
-    let kernel = ClEmitter::new(&cx, env).kernel(&name, &body);
+    let zeroed = crate::zeroing::zeroed(&body, &locals);
+    let kernel = ClEmitter::new(&cx, env).kernel(&name, &body, &zeroed);
     let template = shared.helpers_text() + &kernel;
     let emit = |mode| {
         RustEmitter::new(&analysis, Context::Kernel, mode)
@@ -268,7 +269,7 @@ fn local_array(i: usize, d: &LocalDecl) -> TokenStream {
 /// Each `nulocal!` array's view for the current work-group, at the top of a work-item's body.
 fn local_views(p: &Parts) -> TokenStream {
     let names = p.locals.iter().map(|d| &d.name);
-    quote!(#(let #names = #names.view();)*)
+    quote!(#(let #names = #names.view(__nuda_w);)*)
 }
 
 /// The native engine's launch of the body: a coroutine per work-item where it calls `barrier()`.
@@ -291,11 +292,46 @@ fn run_native(name: &str, p: &Parts) -> TokenStream {
     }
 }
 
+/// The kernel's three items. `nucall!` calls the launcher, `name::__nuda_launch(call, ..)`,
+/// an associated function of a hidden struct of the kernel's name (the type namespace, so
+/// that `use path::name;` brings it along). The function of that name, in the value
+/// namespace, only turns a direct call `name(..)` into an error that says to use `nucall!`.
 fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
-    let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
-    let inputs = &f.sig.inputs;
-    // A generic kernel's program is made per instance: its witness's slots name the types.
-    let (generics, where_c) = (&f.sig.generics, &f.sig.generics.where_clause);
+    let (vis, ident) = (&f.vis, &f.sig.ident);
+    let generics = &f.sig.generics;
+    let (_, ty_generics, where_c) = generics.split_for_impl();
+    let cfgs: Vec<&syn::Attribute> = f
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .collect();
+    let params: Vec<&syn::Ident> = generics.type_params().map(|t| &t.ident).collect();
+    let launcher = launcher(f, name, p);
+    let stub = direct_call(f);
+    quote_spanned! {ident.span()=>
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident <#(#params),*> {
+            __nuda: ::core::marker::PhantomData<fn() -> (#(#params,)*)>,
+        }
+        #(#cfgs)*
+        impl #generics #ident #ty_generics #where_c {
+            #launcher
+        }
+        #stub
+    }
+}
+
+/// The launcher `nucall!` calls: the `Call`, then the kernel's own parameters.
+fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
+    let (vis, inputs) = (&f.vis, &f.sig.inputs);
+    // The user's lint levels hold for the code of the kernel's body.
+    let lints = f.attrs.iter().filter(|a| {
+        ["allow", "warn", "deny", "forbid", "expect"]
+            .iter()
+            .any(|l| a.path().is_ident(l))
+    });
     let mut recorded = std::collections::BTreeSet::new();
     native::recorded_slots(&p.witness, &mut recorded);
     let (setup, run) = (setup(p, &recorded), engines(name, p));
@@ -305,9 +341,11 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     );
     let proof_in = proof_inputs(&p.captures);
     quote! {
-        #(#attrs)*
+        #(#lints)*
+        #[doc(hidden)]
+        #[allow(dead_code)]
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
-        #vis fn #ident #generics (__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> #where_c {
+        #vis fn __nuda_launch(__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> {
             #setup
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;
@@ -315,6 +353,38 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
             let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
             let __nuda_timing = #run;
             __nuda_timing.map(drop)
+        }
+    }
+}
+
+/// `fn name(..)` with the kernel's parameters, its first replaced by a type that nothing
+/// is: a direct call fails to compile with `Nucall`'s message, which names `nucall!`,
+/// at the call, where rustc would otherwise ask for a missing hidden argument.
+fn direct_call(f: &ItemFn) -> TokenStream {
+    let (attrs, vis, ident) = (&f.attrs, &f.vis, &f.sig.ident);
+    let generics = &f.sig.generics;
+    let (params, where_c) = (&generics.params, &generics.where_clause);
+    let mut inputs: Vec<FnArg> = f.sig.inputs.iter().cloned().collect();
+    let span = ident.span();
+    let never = quote_spanned!(span=> ::nuda::kernel);
+    let (bound, first) = match inputs.first_mut() {
+        Some(FnArg::Typed(pt)) => {
+            let ty = &pt.ty;
+            let bound = quote_spanned!(span=> __NudaLaunch: #never::Nucall<fn(#ty)>);
+            *pt.ty = syn::parse_quote_spanned!(span=> __NudaLaunch);
+            let Pat::Ident(pi) = &*pt.pat else {
+                return TokenStream::new();
+            };
+            (bound, pi.ident.clone())
+        }
+        _ => return TokenStream::new(),
+    };
+    let sep = (!params.is_empty()).then(|| quote!(,));
+    quote_spanned! {span=>
+        #(#attrs)*
+        #[allow(dead_code, unreachable_code, unused_variables, unused_mut, clippy::all)]
+        #vis fn #ident <#params #sep #bound> (#(#inputs),*) -> ::nuda::Result<()> #where_c {
+            match #never::Nucall::never(#first) {}
         }
     }
 }

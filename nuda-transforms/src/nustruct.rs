@@ -200,7 +200,8 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
     });
     quote! {
         #pod
-        impl ::nuda::kernel::ClType for #ident {
+        // SAFETY: the struct's C declaration, whose layout this macro checks against Rust's.
+        unsafe impl ::nuda::kernel::ClType for #ident {
             fn cl() -> &'static str {
                 #name
             }
@@ -224,7 +225,8 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
                 out
             }
         }
-        impl ::nuda::kernel::KernelRef for #ident {
+        // SAFETY: the struct by value, one parameter of its own C type.
+        unsafe impl ::nuda::kernel::KernelRef for #ident {
             type Native<'a> = #ident;
             fn desc(&self) -> #PRIVATE::CaptureDesc {
                 <#ident as ::nuda::kernel::ClType>::declare();

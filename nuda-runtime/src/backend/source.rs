@@ -53,8 +53,8 @@ impl KernelSource {
 
     /// A program the macros generated: each kernel's first parameter is the fault record.
     pub(crate) fn generated(source: &'static str, faults: FaultInfo) -> KernelSource {
-        const OPS: [&str; 9] = [
-            "add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg",
+        const OPS: [&str; 10] = [
+            "add", "sub", "min", "max", "and", "or", "xor", "xchg", "cmpxchg", "load",
         ];
         let calls = |op: &str, t: &str| {
             let call = |space: &str| source.contains(&format!("nu_{space}_{op}_{t}("));

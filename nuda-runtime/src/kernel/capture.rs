@@ -13,13 +13,20 @@ use crate::private::proof::Input;
 use crate::private::{CaptureDesc, Space};
 
 /// A value type kernels compute with, and its OpenCL C name.
+///
+/// # Safety
+///
+/// Generated code trusts what an implementation says: the OpenCL C it names, the parameters
+/// it describes and pushes, what the launch-time proof learns from it (a wrong size there
+/// drops a bounds check) and the view the native engine reads. Only nuda and its macros
+/// (`#[nustruct]`, `#[nucode]`) implement it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a value in a nuda kernel",
     label = "kernel values are f32, f64, i8..i64, u8..u64, usize, isize, bool, `#[nustruct]` structs, or fixed-size arrays of those",
     note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "in a generic function, bound the type parameter by `nuda::Element` (plus the operator traits the kernel uses, such as `std::ops::Mul<Output = T>`)"
 )]
-pub trait ClType: Copy {
+pub unsafe trait ClType: Copy {
     /// The OpenCL C type name.
     fn cl() -> &'static str;
     /// Registers the OpenCL C declaration the name needs, if any (a `#[nustruct]`'s
@@ -28,7 +35,8 @@ pub trait ClType: Copy {
 }
 
 macro_rules! cl_types {
-    ($($t:ty => $cl:expr),* $(,)?) => { $( impl ClType for $t { fn cl() -> &'static str { $cl } } )* };
+    // SAFETY: each scalar's OpenCL C name is its type's, of the same size as in Rust.
+    ($($t:ty => $cl:expr),* $(,)?) => { $( unsafe impl ClType for $t { fn cl() -> &'static str { $cl } } )* };
 }
 // Element types take their names from the element table; the rest are not array elements.
 cl_types!(f32 => f32::CL_TYPE, f64 => f64::CL_TYPE, i8 => i8::CL_TYPE, i16 => i16::CL_TYPE,
@@ -37,7 +45,8 @@ cl_types!(f32 => f32::CL_TYPE, f64 => f64::CL_TYPE, i8 => i8::CL_TYPE, i16 => i1
     bool => "bool");
 
 // An `if` or block in statement position has a slot too; its type is `()`, never used as one.
-impl ClType for () {
+// SAFETY: `()` is never a value in C; `void` only types statements.
+unsafe impl ClType for () {
     fn cl() -> &'static str {
         "void"
     }
@@ -50,13 +59,20 @@ pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
 }
 
 /// A value a kernel may read: scalars, arrays, images, constant arrays.
+///
+/// # Safety
+///
+/// Generated code trusts what an implementation says: the OpenCL C it names, the parameters
+/// it describes and pushes, what the launch-time proof learns from it (a wrong size there
+/// drops a bounds check) and the view the native engine reads. Only nuda and its macros
+/// (`#[nustruct]`, `#[nucode]`) implement it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be captured by a nuda kernel",
     label = "kernels capture scalars, `#[nustruct]` structs, NuArray1/2/3, NuImage2, NuConst (from `.as_const()`) and NuShared (from `.as_shared()`)",
     note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "a generic function's type parameter needs the bound `nuda::Element` to be captured, and its arrays are `NuArray1<T>`"
 )]
-pub trait KernelRef {
+pub unsafe trait KernelRef {
     /// What the native engine sees.
     type Native<'a>: Sync
     where
@@ -78,11 +94,18 @@ pub trait KernelRef {
 }
 
 /// A value a kernel may write: arrays and images.
+///
+/// # Safety
+///
+/// Generated code trusts what an implementation says: the OpenCL C it names, the parameters
+/// it describes and pushes, what the launch-time proof learns from it (a wrong size there
+/// drops a bounds check) and the view the native engine reads. Only nuda and its macros
+/// (`#[nustruct]`, `#[nucode]`) implement it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written by a nuda kernel",
     label = "kernels write NuArray1/2/3, NuImage2 and NuShared (from `.as_shared()`) elements; scalars are passed by value and NuConst is read-only constant memory"
 )]
-pub trait KernelMut {
+pub unsafe trait KernelMut {
     /// What the native engine sees.
     type NativeMut<'a>: Sync
     where
@@ -99,7 +122,8 @@ pub trait KernelMut {
 
 macro_rules! scalar_capture {
     ($($t:ty => $push:ident, $input:expr),* $(,)?) => {$(
-        impl KernelRef for $t {
+        // SAFETY: a scalar is one parameter of its own type, its value exactly.
+        unsafe impl KernelRef for $t {
             type Native<'a> = $t;
             fn desc(&self) -> CaptureDesc {
                 CaptureDesc::Scalar(<$t as ClType>::cl())
@@ -128,7 +152,8 @@ scalar_capture!(f32 => arg, |_| Input::Float, f64 => arg, |_| Input::Float,
     usize => index, |v: usize| Input::Int(v as i128, "nu_idx"),
     isize => sindex, |v: isize| Input::Int(v as i128, "nu_sidx"));
 
-impl KernelRef for bool {
+// SAFETY: a flag is one `bool` parameter, its value exactly.
+unsafe impl KernelRef for bool {
     type Native<'a> = bool;
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Scalar("bool")
@@ -145,7 +170,8 @@ impl KernelRef for bool {
     }
 }
 
-impl<T: Value, S: Shape> KernelRef for NuArray<T, S> {
+// SAFETY: the array's own pointer and dims, which its proof input states.
+unsafe impl<T: Value, S: Shape> KernelRef for NuArray<T, S> {
     type Native<'a> = ArrayView<'a, T, S>;
     fn desc(&self) -> CaptureDesc {
         array_desc::<T, S>(Space::GlobalRead)
@@ -175,7 +201,8 @@ pub(super) fn array_input<T: Value, S: Shape>(dims: S) -> Input {
     Input::Array(dims.extents(), S::RANK, T::CL_TYPE)
 }
 
-impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
+// SAFETY: the array's own pointer and dims, which its proof input states.
+unsafe impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
     type NativeMut<'a> = ArrayViewMut<'a, T, S>;
     fn desc_mut(&self) -> CaptureDesc {
         array_desc::<T, S>(Space::GlobalWrite)
@@ -192,7 +219,8 @@ impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
 }
 
 /// A `NuVec` is read and written as the 1-D array of its elements.
-impl<T: Value> KernelRef for NuVec<T> {
+// SAFETY: the vector's own storage and length.
+unsafe impl<T: Value> KernelRef for NuVec<T> {
     type Native<'a> = ArrayView<'a, T, usize>;
     fn desc(&self) -> CaptureDesc {
         self.array().desc()
@@ -211,7 +239,8 @@ impl<T: Value> KernelRef for NuVec<T> {
     }
 }
 
-impl<T: Value> KernelMut for NuVec<T> {
+// SAFETY: the vector's own storage and capacity.
+unsafe impl<T: Value> KernelMut for NuVec<T> {
     type NativeMut<'a> = ArrayViewMut<'a, T, usize>;
     fn desc_mut(&self) -> CaptureDesc {
         self.array().desc_mut()
@@ -258,7 +287,8 @@ impl<P: Pushed + ?Sized> Pushed for &mut P {
     }
 }
 
-impl<T: Texel> KernelRef for NuImage2<T> {
+// SAFETY: the image's own handle and dims.
+unsafe impl<T: Texel> KernelRef for NuImage2<T> {
     type Native<'a> = ImageView<'a, T>;
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Image(T::CHANNELS, false)
@@ -279,7 +309,8 @@ impl<T: Texel> KernelRef for NuImage2<T> {
     }
 }
 
-impl<T: Texel> KernelMut for NuImage2<T> {
+// SAFETY: the image's own handle and dims.
+unsafe impl<T: Texel> KernelMut for NuImage2<T> {
     type NativeMut<'a> = ImageViewMut<'a, T>;
     fn desc_mut(&self) -> CaptureDesc {
         CaptureDesc::Image(T::CHANNELS, true)
@@ -297,7 +328,8 @@ impl<T: Texel> KernelMut for NuImage2<T> {
     }
 }
 
-impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
+// SAFETY: the array's own pointer and dims, in constant memory.
+unsafe impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
     type Native<'a>
         = ArrayView<'a, T, S>
     where
@@ -322,7 +354,8 @@ impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> 
 // A shared-write handle: on OpenCL each device's copy (see `memory/shared.rs`); on the
 // native engine the scope's native copy, whose cells every host thread may write. Reads see
 // the scope's starting contents plus this device's own writes.
-impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
+// SAFETY: the shared array's own pointer and dims.
+unsafe impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
     type Native<'a>
         = ArrayViewMut<'a, T, S>
     where
@@ -341,7 +374,8 @@ impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
     }
 }
 
-impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
+// SAFETY: the shared array's own pointer and dims.
+unsafe impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
     type NativeMut<'a>
         = SharedViewMut<'a, T, S>
     where
@@ -363,7 +397,8 @@ impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
 /// A reference captures what it refers to.
 macro_rules! forward_ref {
     ($($r:tt)*) => {
-        impl<C: KernelRef + ?Sized> KernelRef for $($r)* C {
+        // SAFETY: everything is the referent's, whose impl is trusted.
+        unsafe impl<C: KernelRef + ?Sized> KernelRef for $($r)* C {
             type Native<'a>
                 = C::Native<'a>
             where
@@ -389,7 +424,8 @@ macro_rules! forward_ref {
 forward_ref!(&);
 forward_ref!(&mut);
 
-impl<C: KernelMut + ?Sized> KernelMut for &mut C {
+// SAFETY: everything is the referent's, whose impl is trusted.
+unsafe impl<C: KernelMut + ?Sized> KernelMut for &mut C {
     type NativeMut<'a>
         = C::NativeMut<'a>
     where

@@ -5,12 +5,12 @@
 //! native engine it is a [`LocalGroup`], whose cells each thread that runs groups allocates
 //! once per launch and every work-item of the thread's current group views.
 //!
-//! Local memory starts undefined on OpenCL: a read before any write gives an unspecified
-//! value. Natively a group reads what an earlier group on its thread left, or zero, through
-//! atomic cells, so it is never undefined behaviour.
+//! A group's arrays start zeroed on every engine (OpenCL leaves local memory undefined;
+//! Rust has no uninitialised reads): the OpenCL kernel zeroes them before its first
+//! statement, and natively the group's first work-item zeroes the thread's cells.
 
 use super::capture::{array_input, KernelMut};
-use crate::backend::native::ArrayViewMut;
+use crate::backend::native::{ArrayViewMut, WorkItem};
 use crate::element::Value;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
@@ -55,7 +55,8 @@ impl<T: Value, S: Shape> LocalArray<T, S> {
 
 // Only `#[nukernel]` makes these: rustc should not suggest one for a value a kernel cannot write.
 #[diagnostic::do_not_recommend]
-impl<T: Value, S: Shape> KernelMut for LocalArray<T, S> {
+// SAFETY: local memory of the array's own dims, which its proof input states.
+unsafe impl<T: Value, S: Shape> KernelMut for LocalArray<T, S> {
     type NativeMut<'a> = LocalGroup<T, S>;
     fn desc_mut(&self) -> CaptureDesc {
         super::capture::array_desc::<T, S>(Space::Local)
@@ -70,7 +71,9 @@ impl<T: Value, S: Shape> KernelMut for LocalArray<T, S> {
                 detail: format!("local memory holds {limit} bytes per work-group"),
             });
         }
-        Ok(LocalGroup::new(self.dims, len))
+        // All-zero bytes, as OpenCL's zeroing writes (a struct's `Default` may differ).
+        let zero = crate::memory::zeros::<T>(1)?.pop().unwrap_or_default();
+        Ok(LocalGroup::new(self.dims, len, zero))
     }
     fn proof_input_mut(&self) -> Input {
         array_input::<T, S>(self.dims)
@@ -103,10 +106,12 @@ pub struct LocalGroup<T: Value, S: Shape> {
     /// Owners of the slots past the workers'.
     owners: Box<[OnceLock<ThreadId>]>,
     cells: Box<[Cells<T>]>,
+    /// The value a group's elements start at: all-zero bytes.
+    zero: T,
 }
 
 impl<T: Value, S: Shape> LocalGroup<T, S> {
-    fn new(dims: S, len: usize) -> Self {
+    fn new(dims: S, len: usize, zero: T) -> Self {
         let workers = rayon::current_num_threads();
         LocalGroup {
             dims,
@@ -114,6 +119,7 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
             workers,
             owners: (0..FOREIGN).map(|_| OnceLock::new()).collect(),
             cells: (0..workers + FOREIGN).map(|_| OnceLock::new()).collect(),
+            zero,
         }
     }
 
@@ -132,10 +138,18 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
         self.workers + FOREIGN - 1
     }
 
-    /// The current group's view of the array.
-    pub fn view(&self) -> ArrayViewMut<'_, T, S> {
-        let cells = self.cells[self.slot()]
-            .get_or_init(|| (0..self.len).map(|_| T::cell(T::default())).collect());
+    /// The view of the array of work-item `w`'s group. The group's first work-item, which
+    /// runs first on the group's thread, zeroes it: a group starts from zeros, not from
+    /// what the thread's last group left, as on OpenCL devices (see `emit/cl/zeroing.rs`).
+    pub fn view(&self, w: &WorkItem) -> ArrayViewMut<'_, T, S> {
+        let mut fresh = false;
+        let cells = self.cells[self.slot()].get_or_init(|| {
+            fresh = true;
+            (0..self.len).map(|_| T::cell(self.zero)).collect()
+        });
+        if !fresh && (0..3).all(|d| w.local_id(d) == 0) {
+            cells.iter().for_each(|c| T::store(c, self.zero));
+        }
         ArrayViewMut::from_cells(cells, self.dims)
     }
 }

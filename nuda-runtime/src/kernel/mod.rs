@@ -10,6 +10,7 @@
 
 mod arith;
 mod capture;
+mod launcher;
 mod local;
 mod nustruct;
 mod plain;
@@ -21,6 +22,7 @@ pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, ClType,
     Compared, KernelMut, KernelRef, Lane, PlainArg, Pushed,
 };
+pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};
 pub(crate) use nustruct::declarations_for;
 #[doc(hidden)]

@@ -20,7 +20,8 @@ use crate::private::{CaptureDesc, Input};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
-impl<T: Field, const N: usize> ClType for [T; N] {
+// SAFETY: the one-field struct of `N` elements of `T`'s C type, laid out as `[T; N]`.
+unsafe impl<T: Field, const N: usize> ClType for [T; N] {
     fn cl() -> &'static str {
         const {
             assert!(
@@ -38,7 +39,8 @@ impl<T: Field, const N: usize> ClType for [T; N] {
 
 /// A captured array is passed by value, as its struct and its length: the kernel may use it
 /// whole (`let t = w;`, `f(w)`) or index it (`w[k]`, checked like a captured `NuArray1`).
-impl<T: Field, const N: usize> KernelRef for [T; N] {
+// SAFETY: the array by value with its length `N`, which its proof input states.
+unsafe impl<T: Field, const N: usize> KernelRef for [T; N] {
     type Native<'a> = [T; N];
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Private(<Self as ClType>::cl(), T::c_type())

@@ -13,6 +13,7 @@
 //! needs `&mut` access, which proves that no host reference is alive when the host copy dies.
 
 mod alloc;
+pub(crate) use alloc::zeros;
 mod shared;
 #[cfg(test)]
 mod test;

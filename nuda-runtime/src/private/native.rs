@@ -94,9 +94,14 @@ impl Call {
         }
     }
 
-    /// `nucall!(#[unchecked] ..)`: bounds checks off (the macro has the caller promise, in an
-    /// `unsafe` block, that every index is in range).
-    pub fn unchecked(mut self) -> Call {
+    /// `nucall!(#[unchecked] ..)`: bounds checks off.
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`crate::skip_bounds_checks`]: every array index and image write
+    /// coordinate the kernel evaluates is within its array's or image's dims. `nucall!` calls
+    /// this only inside the caller's `unsafe` block, which its `#[unchecked]` requires.
+    pub unsafe fn unchecked(mut self) -> Call {
         self.unchecked = true;
         self
     }

@@ -87,7 +87,12 @@ pub(crate) fn cycle_once(f: &'static Nucode) -> Option<Vec<&'static str>> {
 
 /// The hidden twin of a `#[nucode]` function in the type namespace (one type per instance of
 /// a generic function): where its [`Nucode`] is.
-pub trait NucodeFn {
+///
+/// # Safety
+///
+/// Its OpenCL C joins every program that calls the function, unchecked: only `#[nucode]`
+/// implements it, with the text it generated from the function's body.
+pub unsafe trait NucodeFn {
     /// The companion, built once per process.
     fn nucode() -> &'static Nucode;
 }

@@ -11,7 +11,14 @@ use crate::fault::{Checker, Site};
 use crate::launch::Launch;
 
 /// An integer type a loop variable may have.
-pub trait LoopIndex: Copy + PartialOrd + Send + Sync + std::fmt::Debug + 'static {
+///
+/// # Safety
+///
+/// The launch-time proof takes the loop variable's values from `wide` and `offset`: they
+/// must be the values the loop runs. Only nuda implements it.
+pub unsafe trait LoopIndex:
+    Copy + PartialOrd + Send + Sync + std::fmt::Debug + 'static
+{
     /// The value, widened.
     fn wide(self) -> i128;
     /// `self + k * step`, wrapping: exact for a `k` that keeps the value in range.
@@ -26,7 +33,8 @@ pub trait LoopIndex: Copy + PartialOrd + Send + Sync + std::fmt::Debug + 'static
 
 macro_rules! loop_index {
     ($($t:ty => $push:ident),* $(,)?) => {$(
-        impl LoopIndex for $t {
+        // SAFETY: Rust's own integer values, widened exactly.
+        unsafe impl LoopIndex for $t {
             #[inline(always)]
             fn wide(self) -> i128 {
                 self as i128

@@ -49,6 +49,9 @@ pub struct Analysis {
     pub locals: Vec<Ident>,
     /// The reduction variables of a `nuwork!` body, in order of first update; not captures.
     pub reductions: Vec<Reduction>,
+    /// The arrays the body updates with atomics: its plain reads of them are atomic loads,
+    /// which the memory model orders with the other work-items' updates.
+    pub atomic: Vec<Ident>,
 }
 
 impl Analysis {
@@ -496,5 +499,8 @@ impl Walker<'_> {
         }
         let name = name.clone();
         self.capture(&name, kind.writes());
+        if kind.is_atomic() && !self.out.atomic.contains(&name) {
+            self.out.atomic.push(name);
+        }
     }
 }

@@ -321,6 +321,11 @@ fn analyze(cx: &Ctxt, kernels: &mut [Kernel]) -> Analysis {
                 m.scan.get_or_insert(read);
             }
         }
+        for name in a.atomic {
+            if !merged.atomic.contains(&name) {
+                merged.atomic.push(name);
+            }
+        }
         for p in a.calls {
             let text = quote!(#p).to_string();
             if !merged.calls.iter().any(|q| quote!(#q).to_string() == text) {

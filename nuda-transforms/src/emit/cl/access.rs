@@ -15,6 +15,9 @@ use crate::sites::SiteKind;
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Helper {
     Load,
+    /// A read of an element other work-items update atomically: the prelude's atomic load
+    /// (`nu_latomic_load_..` for local memory).
+    AtomicLoad(bool),
     Store,
     /// The prelude's `nu_atomic_<op>_<type>` on the element (`nu_latomic_..` for local
     /// memory), with this many values.
@@ -36,7 +39,7 @@ impl ClEmitter<'_> {
         let (c, q) = self
             .env
             .site_args(SiteKind::Read, &base.to_string(), idx.len(), span);
-        let f = self.helper(base, Helper::Load, idx.len());
+        let f = self.helper(base, self.load(base), idx.len());
         let mut args = self.array_args(base, idx.len());
         args.extend(idx);
         args.extend([c, q, "nu_err".into()]);
@@ -68,7 +71,7 @@ impl ClEmitter<'_> {
         self.indent += 1;
         let temps = self.index_temps(&idx);
         let (ld, st) = (
-            self.helper(base, Helper::Load, idx.len()),
+            self.helper(base, self.load(base), idx.len()),
             self.helper(base, Helper::Store, idx.len()),
         );
         let tail = [c, q, "nu_err".into()];
@@ -79,6 +82,14 @@ impl ClEmitter<'_> {
         self.line(format!("{st}({});", args.join(", ")));
         self.indent -= 1;
         self.line("}");
+    }
+
+    /// How `base`'s elements are read: atomically where the kernel updates it with atomics.
+    fn load(&self, base: &syn::Ident) -> Helper {
+        match self.env.analysis.atomic.contains(base) {
+            true => Helper::AtomicLoad(self.env.analysis.is_local(base)),
+            false => Helper::Load,
+        }
     }
 
     /// The indices of an update, each evaluated once into a temporary.
@@ -128,7 +139,7 @@ impl ClEmitter<'_> {
     pub(super) fn helper(&self, base: &syn::Ident, h: Helper, rank: usize) -> String {
         let b = self.var(base);
         let name = match h {
-            Helper::Load => format!("nu_ld_{b}"),
+            Helper::Load | Helper::AtomicLoad(_) => format!("nu_ld_{b}"),
             Helper::Store => format!("nu_st_{b}"),
             Helper::Atomic(op, ..) => format!("nu_{op}_{b}"),
         };
@@ -234,7 +245,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     let values: Vec<String> = match h {
         Helper::Store => vec!["nu_v".into()],
         Helper::Atomic(_, n, _) => (0..n).map(|k| format!("nu_v{k}")).collect(),
-        Helper::Load => vec![],
+        Helper::Load | Helper::AtomicLoad(_) => vec![],
     };
     params.extend(values.iter().map(|v| format!("{elem} {v}")));
     params.extend([
@@ -259,6 +270,14 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     let zero = format!("{elem} nu_zero = {{0}};\n        return nu_zero;");
     let (ret, miss, hit) = match h {
         Helper::Load => (elem.clone(), zero.clone(), format!("return {data}[{off}];")),
+        Helper::AtomicLoad(local) => (
+            elem.clone(),
+            zero.clone(),
+            format!(
+                "return nu_{}_load_{elem}(&{data}[{off}]);",
+                if local { "latomic" } else { "atomic" }
+            ),
+        ),
         Helper::Store => (
             "void".into(),
             "return;".into(),

@@ -16,6 +16,7 @@ mod stage;
 mod stage_lanes;
 mod stmt;
 mod vector;
+mod zeroing;
 
 pub(crate) use access::atomic_args;
 pub use expr::decimal;
@@ -294,9 +295,10 @@ impl<'a> ClEmitter<'a> {
     }
 
     /// A `#[nukernel]`: the fault record, then the captures, in order.
-    pub fn kernel(mut self, name: &str, body: &Block) -> String {
+    pub fn kernel(mut self, name: &str, body: &Block, locals: &[crate::zeroing::Zeroed]) -> String {
         let mut params = vec![RECORD_PARAM.to_string()];
         params.extend(self.capture_params());
+        self.zero_locals(locals);
         self.body(body);
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
