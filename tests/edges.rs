@@ -303,3 +303,174 @@ fn local_arrays_start_zeroed_in_every_group() {
         }
     }
 }
+
+#[nucode]
+fn big_table_sum(k: usize) -> f64 {
+    let mut t = [0.0f64; 1 << 16];
+    t[k] = 1.0;
+    t[k] + t[0]
+}
+
+#[nukernel]
+fn big_private(out: &mut NuArray1<f64>) {
+    let mut t = [0.0f64; 1 << 17];
+    let i = global_id(0);
+    t[i] = 1.0;
+    out[i] = t[i];
+}
+
+/// Asserts `e` is the private-memory refusal of array `name` of `bytes` bytes.
+fn refused(dev: &str, e: &nuda::Error, name: &str, bytes: usize) {
+    let text = e.to_string();
+    assert!(
+        matches!(e, nuda::Error::OutOfResources { .. }),
+        "{dev}: {text}"
+    );
+    assert!(
+        text.contains(&format!("`{name}`")),
+        "{dev}: names the array: {text}"
+    );
+    assert!(
+        text.contains(&format!("{bytes} bytes")),
+        "{dev}: says its size: {text}"
+    );
+    assert!(
+        text.contains("at most"),
+        "{dev}: says the device's limit: {text}"
+    );
+}
+
+/// A private array too large for a work-item's stack is an `Err` naming it, its size and
+/// the device's limit, on every engine: PoCL crashed (SIGSEGV) from 1 MiB and the native
+/// engine overflowed rayon's stacks from 2 MiB. Small ones still run.
+#[test]
+fn big_private_arrays_are_refused_not_crashed() {
+    on_each(|dev| {
+        let n = 64usize;
+        let mut o = NuArray1::<f64>::new(n);
+        let e = nuwork!(64; nfor!(i in n {
+            let mut t = [0.0f64; 1 << 17];
+            t[i] = i as f64;
+            o[i] = t[i] + t[0];
+        }))
+        .unwrap_err();
+        refused(dev, &e, "t", 1 << 20);
+        let e = nuwork!(1; nfor!(i in n {
+            let mut big = [0.0f64; 1 << 18];
+            big[i] = 1.0;
+            o[i] = big[i];
+        }))
+        .unwrap_err();
+        refused(dev, &e, "big", 1 << 21);
+        // A #[nucode] function's locals count too, and a #[nukernel]'s.
+        let e = nuwork!(16; nfor!(i in n { o[i] = big_table_sum(i); })).unwrap_err();
+        assert!(
+            matches!(e, nuda::Error::OutOfResources { .. }),
+            "{dev}: {e}"
+        );
+        let index = nuda::current_device()?.index();
+        let e = nucall!(index, [n], [16]; big_private(&mut o)).unwrap_err();
+        refused(dev, &e, "t", 1 << 20);
+        // A table that fits runs, as before.
+        nuwork!(16; nfor!(i in n {
+            let mut t = [0.0f64; 256];
+            t[i] = i as f64;
+            o[i] = t[i] + t[255];
+        }))?;
+        assert_eq!(o[63], 63.0, "{dev}");
+        Ok(())
+    });
+}
+
+/// Gauss–Seidel over anti-diagonals `2i + j = w`: each point reads neighbours on other
+/// diagonals only, which the dependence test proves, so the wavefront compiles and gives
+/// sequential Gauss–Seidel's result exactly.
+#[test]
+fn a_gauss_seidel_wavefront_compiles_and_matches_the_sequential_sweep() {
+    let n = 24usize;
+    let init = |i: usize, j: usize| ((i * 7 + j * 3) % 11) as f32;
+    let mut want: Vec<f32> = (0..n * n).map(|k| init(k / n, k % n)).collect();
+    for i in 1..n - 1 {
+        for j in 1..n - 1 {
+            let a = |i: usize, j: usize| want[i * n + j];
+            want[i * n + j] = (a(i - 1, j)
+                + a(i, j + 1)
+                + a(i + 1, j)
+                + a(i, j - 1)
+                + a(i - 1, j - 1)
+                + a(i + 1, j + 1)
+                + a(i - 1, j + 1)
+                + a(i + 1, j - 1)
+                + a(i, j))
+                / 9.0;
+        }
+    }
+    on_each(|dev| {
+        let mut a = NuArray2::<f32>::from_fn((n, n), |(i, j)| init(i, j));
+        let last = n - 2;
+        for w in 3..=3 * last {
+            let lo = 1.max((w as isize - last as isize + 1) / 2).max(1) as usize;
+            let lo = (lo..)
+                .find(|&i| w >= 2 * i && w - 2 * i <= last)
+                .unwrap_or(n);
+            let hi = last.min((w - 1) / 2);
+            if lo > hi {
+                continue;
+            }
+            nuwork!(16; nfor!(i in lo <> hi {
+                let j = w - 2 * i;
+                a[(i, j)] = (a[(i - 1, j)] + a[(i, j + 1)] + a[(i + 1, j)] + a[(i, j - 1)]
+                    + a[(i - 1, j - 1)] + a[(i + 1, j + 1)] + a[(i - 1, j + 1)] + a[(i + 1, j - 1)]
+                    + a[(i, j)]) / 9.0;
+            }))?;
+        }
+        assert_eq!(a.to_vec(), want, "{dev}");
+        Ok(())
+    });
+}
+
+/// A red-black sweep through `%`: no affine test proves it, `#[independent]` says it, and
+/// it gives Rust's result.
+#[test]
+fn independent_opts_out_of_the_dependence_test() {
+    let n = 101usize;
+    let mut want: Vec<f32> = (0..n).map(|i| (i * i % 17) as f32).collect();
+    for color in [0usize, 1] {
+        let old = want.clone();
+        for i in 1..n - 1 {
+            if i % 2 == color {
+                want[i] = 0.5 * (old[i - 1] + old[i + 1]);
+            }
+        }
+    }
+    on_each(|dev| {
+        let mut a = NuArray1::<f32>::from_fn(n, |i| (i * i % 17) as f32);
+        for color in [0usize, 1] {
+            nuwork!(#[independent] 16; nfor!(i in 1..n - 1 {
+                if i % 2 == color {
+                    a[i] = 0.5 * (a[i - 1] + a[i + 1]);
+                }
+            }))?;
+        }
+        assert_eq!(a.to_vec(), want, "{dev}");
+        Ok(())
+    });
+}
+
+/// Pushes count in 32 bits: a nest that could push 2^32 elements is refused before it
+/// runs, on every engine, with the limit and its reason.
+#[test]
+fn a_nest_that_could_push_past_32_bits_says_why() {
+    on_each(|dev| {
+        let mut v = NuVec::<u32>::new();
+        let n = 1usize << 32;
+        let e = nuwork!(64; nfor!(i in n { if i == 7 { v.push(i as u32); } })).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("32-bit") && text.contains("split the loop"),
+            "{dev}: {text}"
+        );
+        assert_eq!(v.len(), 0, "{dev}");
+        Ok(())
+    });
+}

@@ -24,6 +24,7 @@ pub mod annot;
 pub mod annot_host;
 pub mod capture;
 pub mod ctxt;
+pub mod depend;
 pub mod disjoint;
 pub mod emit;
 pub mod ir;

@@ -28,6 +28,8 @@ struct Parts {
     /// The body's proof program (`usize` width only: nucode checks all stay).
     proof: TokenStream,
     calls: Vec<syn::Path>,
+    /// The body's `let`s, whose sizes a launch counts.
+    lets: Vec<crate::emit::private::PrivateLet>,
 }
 
 /// Expands `#[nucode]`.
@@ -128,6 +130,7 @@ fn forms(
         sites: shared.sites.table(),
         proof: proof.tokens(),
         calls: analysis.calls,
+        lets: crate::emit::private::lets(body),
     }
 }
 
@@ -162,12 +165,12 @@ fn value_ty(
     Some(Ty::Slot(k))
 }
 
-/// The witness, after statements that fill the user types' slots: `None::<T>` has type
-/// `Option<T>`, all a slot needs.
+/// The witness, after statements that fill the user types' slots: `TypeSlot::<T>::new()`
+/// has type `TypeSlot<T>`, all a slot needs.
 fn record_named(named: &[(usize, syn::Type)], witness: TokenStream) -> TokenStream {
     let fills = named.iter().map(|(k, t)| {
         let s = slot_ident(*k);
-        quote!(#s = ::core::option::Option::<#t>::None;)
+        quote!(#s = ::nuda::kernel::TypeSlot::<#t>::new();)
     });
     quote!(#(#fills)* #witness)
 }
@@ -319,6 +322,7 @@ fn nucode_fn(f: &ItemFn, p: &Parts) -> TokenStream {
             template: #template,
             types: #this::__nuda_types,
             calls: #this::__nuda_calls,
+            private: #this::__nuda_private,
             sites: #this::__NUDA_SITES,
             proof: {
                 static PROOF: #proof;
@@ -351,8 +355,9 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
         }
     });
     let (calls, witness) = (companions(&p.calls), &p.witness);
+    let private = crate::emit::private::table(&p.lets, &recorded);
     quote! {
-        fn __nuda_witness() -> (::std::vec::Vec<#PRIVATE::Fill>, ::std::vec::Vec<&'static #PRIVATE::Nucode>) {
+        fn __nuda_witness() -> (::std::vec::Vec<#PRIVATE::Fill>, ::std::vec::Vec<&'static #PRIVATE::Nucode>, usize) {
             #decls
             #call_decls
             {
@@ -360,7 +365,9 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
                 let __nuda_witness = |__nuda_fault: #PRIVATE::Checker<'_, false>, #inputs| #output { #witness };
             }
             let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
-            (::std::vec![#(#types),*], __nuda_calls.to_vec())
+            let __nuda_private: &[#PRIVATE::PrivateLet] = #private;
+            let __nuda_bytes = __nuda_private.iter().map(|l| l.1).sum();
+            (::std::vec![#(#types),*], __nuda_calls.to_vec(), __nuda_bytes)
         }
 
         fn __nuda_types() -> ::std::vec::Vec<#PRIVATE::Fill> {
@@ -369,6 +376,10 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
 
         fn __nuda_calls() -> ::std::vec::Vec<&'static #PRIVATE::Nucode> {
             Self::__nuda_witness().1
+        }
+
+        fn __nuda_private() -> usize {
+            Self::__nuda_witness().2
         }
     }
 }

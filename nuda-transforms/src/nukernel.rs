@@ -108,6 +108,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         witness,
         guards: crate::emit::glue::hygiene_guards(&[&body]),
         calls: analysis.calls,
+        lets: crate::emit::private::lets(&body),
     };
     Ok((name, parts))
 }
@@ -223,6 +224,8 @@ struct Parts {
     /// The witness's hygiene guards (`emit::glue::hygiene_guards`).
     guards: TokenStream,
     calls: Vec<syn::Path>,
+    /// The body's `let`s, whose sizes the launch checks.
+    lets: Vec<crate::emit::private::PrivateLet>,
 }
 
 /// `let __nuda_c<i> = ..;` for parameters (by mode), `nulocal!` arrays (made here) and
@@ -340,6 +343,9 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         companions(&p.calls),
     );
     let proof_in = proof_inputs(&p.captures);
+    let private = crate::emit::private::table(&p.lets, &recorded);
+    let captured = crate::emit::private::captured(&p.captures);
+    let label = format!("#[nukernel] {name}");
     quote! {
         #(#lints)*
         #[doc(hidden)]
@@ -351,6 +357,7 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
             let __nuda_fills = #fills;
             let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
             let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
+            #PRIVATE::check_private(&__nuda_dev, #label, &[#private], #captured, __nuda_calls, __nuda_call.group_size()?)?;
             let __nuda_timing = #run;
             __nuda_timing.map(drop)
         }

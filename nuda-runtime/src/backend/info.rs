@@ -52,6 +52,28 @@ pub struct DeviceInfo {
     /// Whether 64-bit integer atomics work in kernels (OpenCL: `cl_khr_int64_base_atomics`
     /// and `cl_khr_int64_extended_atomics`).
     pub int64_atomics: bool,
+    /// Bytes of `let`s (private arrays) one work-item may hold; a launch past it is an
+    /// error, where the device would crash or fail (see [`private_limits`]).
+    pub private_memory: u64,
+    /// Bytes of `let`s a work-group's items may hold together (`u64::MAX`: no such limit).
+    pub private_group_memory: u64,
+}
+
+/// The private-memory limits of a device of kind `kind`: `(per work-item, per work-group)`.
+///
+/// - GPUs: 64 KiB per work-item. Private arrays live in registers or spill to a per-thread
+///   memory (NVIDIA allows 512 KiB, but reserves it for every resident thread).
+/// - OpenCL CPU devices: 256 KiB per work-item and 1 MiB per work-group. PoCL runs a
+///   group's items on one worker thread's stack, with copies per item: measured on PoCL 3.1,
+///   2 MiB per group ran and 4 MiB crashed, and one item of 1 MiB crashed.
+/// - The native engine: 256 KiB per work-item, on rayon's 2 MiB worker stacks, where debug
+///   builds keep temporaries of an array beside it.
+pub fn private_limits(kind: DeviceKind) -> (u64, u64) {
+    match kind {
+        DeviceKind::Cpu => (256 << 10, 1 << 20),
+        DeviceKind::Native => (256 << 10, u64::MAX),
+        DeviceKind::Gpu | DeviceKind::Accelerator => (64 << 10, u64::MAX),
+    }
 }
 
 impl fmt::Display for DeviceInfo {

@@ -16,7 +16,7 @@ mod source;
 
 pub use buffer::{Buffer, Layout};
 pub use geometry::{Geometry, IndexType, Timing};
-pub use info::{DeviceInfo, DeviceKind};
+pub use info::{private_limits, DeviceInfo, DeviceKind};
 pub(crate) use source::FaultInfo;
 pub use source::KernelSource;
 

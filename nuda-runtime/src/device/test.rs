@@ -25,6 +25,8 @@ pub(crate) fn fake(name: &str, kind: DeviceKind, index: usize) -> DeviceInfo {
         fp64: true,
         images: true,
         int64_atomics: true,
+        private_memory: 1 << 16,
+        private_group_memory: u64::MAX,
     }
 }
 

@@ -52,8 +52,26 @@ unsafe impl ClType for () {
     }
 }
 
+/// A witness slot: names the type of a kernel expression, which rustc infers from the
+/// witness (which never runs). Zero-sized: an `Option<T>` took a private array's whole size
+/// on the host's stack, and overflowed it for a large one.
+pub struct TypeSlot<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> TypeSlot<T> {
+    /// A slot whose type a later assignment fixes.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        TypeSlot(std::marker::PhantomData)
+    }
+
+    /// The slot of `v`'s type.
+    pub fn of(_: &T) -> Self {
+        TypeSlot(std::marker::PhantomData)
+    }
+}
+
 /// The OpenCL C type of a witness slot.
-pub fn cl_type<T: ClType>(_: &Option<T>) -> &'static str {
+pub fn cl_type<T: ClType>(_: &TypeSlot<T>) -> &'static str {
     T::declare();
     T::cl()
 }
@@ -91,6 +109,11 @@ pub unsafe trait KernelRef {
     fn proof_input(&self) -> Input;
     /// Pushes the kernel arguments.
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a>;
+    /// The bytes a work-item holds of the value passed by value (a captured `[T; N]`); the
+    /// launch counts them with the kernel's private arrays.
+    fn private_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A value a kernel may write: arrays and images.
@@ -417,6 +440,9 @@ macro_rules! forward_ref {
             }
             fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
                 (**self).push_ref(l)
+            }
+            fn private_bytes(&self) -> usize {
+                (**self).private_bytes()
             }
         }
     };

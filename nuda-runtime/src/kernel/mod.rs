@@ -20,7 +20,7 @@ mod share;
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, ClType,
-    Compared, KernelMut, KernelRef, Lane, PlainArg, Pushed,
+    Compared, KernelMut, KernelRef, Lane, PlainArg, Pushed, TypeSlot,
 };
 pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};

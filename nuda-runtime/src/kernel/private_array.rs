@@ -56,6 +56,9 @@ unsafe impl<T: Field, const N: usize> KernelRef for [T; N] {
         self.encode(&mut bytes);
         l.bytes(bytes).index(N)
     }
+    fn private_bytes(&self) -> usize {
+        size_of::<Self>()
+    }
 }
 
 /// `w[k]` on a captured private array, as the native engine reads any captured array

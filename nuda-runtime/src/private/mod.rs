@@ -6,6 +6,7 @@ mod native;
 mod program;
 pub(crate) mod proof;
 mod range;
+mod stack;
 mod template;
 
 pub use crate::backend::opencl::spell::literal;
@@ -34,4 +35,5 @@ pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
     LoopRange, Steps,
 };
+pub use stack::{check_private, slot_bytes, PrivateLet};
 pub use template::{fill, instantiate, Cx, Template};

@@ -130,6 +130,11 @@ impl Call {
         super::proof::prove(program, sites, &inputs)
     }
 
+    /// The number of work-items in one work-group.
+    pub fn group_size(&self) -> Result<usize> {
+        Ok(self.local.clone()?.iter().product())
+    }
+
     /// The device the call names.
     pub fn device(&self) -> Result<Device> {
         device(self.device.clone()?)

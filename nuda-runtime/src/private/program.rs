@@ -23,6 +23,8 @@ pub struct Nucode {
     pub sites: &'static [Site],
     /// Its body's proof program, parameters unknown: whether its `usize` values fit 32 bits.
     pub proof: &'static [Op],
+    /// The bytes of its `let`s, private arrays included, from its witness's types.
+    pub private: fn() -> usize,
 }
 
 /// A cycle among the `#[nucode]` functions reachable from `calls`, as the names along it

@@ -259,7 +259,12 @@ pub fn push_guard<const K: usize>(
         Some(m) if m <= u32::MAX as u128 => Ok(()),
         _ => Err(crate::error::Error::DimsMismatch {
             what: format!("nuwork!: the pushes to `{name}`"),
-            expected: format!("at most {} elements in one NuVec", u32::MAX),
+            expected: format!(
+                "at most {} elements in one NuVec, counting every push the nest may make \
+                 (its iterations times the pushes of one; the counters are 32-bit, which \
+                 keeps a GPU's scan in 32-bit index arithmetic)",
+                u32::MAX
+            ),
             found: format!("{len} elements plus up to {bound} pushes in each of {trips:?} iterations; split the loop or push into several vectors"),
         }),
     }

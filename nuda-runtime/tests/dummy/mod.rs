@@ -3,7 +3,7 @@
 //! rayon's order or threads would show it), counting the tasks it ran. It is registered with
 //! one line, `nuda_runtime::device::register(&dummy::DUMMY)`, before any other nuda call.
 
-use nuda_runtime::backend::{Backend, Form, Found, Provider};
+use nuda_runtime::backend::{private_limits, Backend, Form, Found, Provider};
 use nuda_runtime::{DeviceInfo, DeviceKind, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -48,6 +48,8 @@ impl Provider for Dummy {
             fp64: true,
             images: true,
             int64_atomics: true,
+            private_memory: private_limits(DeviceKind::Native).0,
+            private_group_memory: u64::MAX,
         };
         Ok(vec![Found {
             info,

@@ -4,4 +4,5 @@
 pub mod cl;
 pub mod glue;
 pub mod native;
+pub mod private;
 pub mod template;

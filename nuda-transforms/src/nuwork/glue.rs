@@ -69,7 +69,7 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let ranges = quote!(#( #[allow(unused_parens)] let #rnames = #host; )*);
     let records = kern.mapped.iter().zip(&rnames).map(|(l, r)| {
         let (v, s) = (&l.var, slot_ident(l.slot));
-        quote!(let #v = #r.first(); #s = ::core::option::Option::Some(#v);)
+        quote!(let #v = #r.first(); #s = ::nuda::kernel::TypeSlot::of(&#v);)
     });
     let body = &p.witnesses[i];
     let witness = quote!({ #(#records)* #body });
@@ -327,6 +327,11 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
         companions(&p.analysis.calls),
     );
     let (inputs, unchecked) = (proof_inputs(caps), input.unchecked.is_some());
+    let private = p
+        .kernels
+        .iter()
+        .map(|k| crate::emit::private::table(&crate::emit::private::lets(&k.body), &recorded));
+    let captured = crate::emit::private::captured(caps);
     let mapped = (0..p.kernels.len()).map(|i| {
         let r = (0..p.kernels[i].mapped.len()).map(|d| format_ident!("__nuda_r{}_{}", i, d));
         quote!(&[#(#r.proof()),*])
@@ -342,6 +347,8 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
             calls: __nuda_calls,
             unchecked: #unchecked || #PRIVATE::unchecked_here(),
         })?;
+        #PRIVATE::check_private(&__nuda_dev, "nuwork!", &[#(#private),*], #captured, __nuda_calls,
+            __nuda_local.iter().product())?;
     }
 }
 

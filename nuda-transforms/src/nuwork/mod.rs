@@ -27,11 +27,15 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Expr as SynExpr, Token};
 
-/// A parsed `nuwork!` input: `#[unchecked]`, work-group sizes, then the nest.
+/// A parsed `nuwork!` input: `#[unchecked]`, `#[independent]`, work-group sizes, then the
+/// nest.
 #[derive(Clone)]
 pub struct NuworkInput {
     /// `#[unchecked]`: bounds checks off, which needs an `unsafe` block around the call.
     pub unchecked: Option<Span>,
+    /// `#[independent]`: the user's word that no iteration reads an element another writes,
+    /// where the dependence test (`crate::depend`) cannot prove it.
+    pub independent: bool,
     /// Work-group size per mapped dimension.
     pub sizes: Vec<SynExpr>,
     /// `nfor!(..)` or `annot!(..)`.
@@ -40,22 +44,44 @@ pub struct NuworkInput {
 
 /// `#[unchecked]` before the sizes of `nuwork!` or `nucall!`: its span, if present.
 pub fn parse_unchecked(input: ParseStream, form: &str) -> syn::Result<Option<Span>> {
+    let attrs = parse_attrs(input, form, &["unchecked"])?;
+    Ok(attrs.iter().find(|a| a.0 == "unchecked").map(|a| a.1))
+}
+
+/// The attributes before the sizes, each of `allowed`: their names and spans.
+fn parse_attrs(
+    input: ParseStream,
+    form: &str,
+    allowed: &[&str],
+) -> syn::Result<Vec<(String, Span)>> {
     if !input.peek(Token![#]) {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let attrs = syn::Attribute::parse_outer(input)?;
+    let mut out = Vec::new();
     for a in &attrs {
-        if !a.path().is_ident("unchecked") || !matches!(a.meta, syn::Meta::Path(_)) {
-            let msg = format!("{form}: the only attribute here is `#[unchecked]`, which turns bounds checks off inside an `unsafe` block");
+        let name = a
+            .path()
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        if !allowed.contains(&name.as_str()) || !matches!(a.meta, syn::Meta::Path(_)) {
+            let msg = match allowed {
+                [_] => format!("{form}: the only attribute here is `#[unchecked]`, which turns bounds checks off inside an `unsafe` block"),
+                _ => format!("{form}: the attributes here are `#[unchecked]`, which turns bounds checks off inside an `unsafe` block, and `#[independent]`, which says no iteration reads an element another writes"),
+            };
             return Err(syn::Error::new(a.span(), msg));
         }
+        out.push((name, a.path().span()));
     }
-    Ok(attrs.last().map(|a| a.path().span()))
+    Ok(out)
 }
 
 impl Parse for NuworkInput {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let unchecked = parse_unchecked(input, "nuwork!")?;
+        let attrs = parse_attrs(input, "nuwork!", &["unchecked", "independent"])?;
+        let unchecked = attrs.iter().find(|a| a.0 == "unchecked").map(|a| a.1);
+        let independent = attrs.iter().any(|a| a.0 == "independent");
         let mut sizes = Vec::new();
         loop {
             sizes.push(input.parse::<SynExpr>()?);
@@ -79,6 +105,7 @@ impl Parse for NuworkInput {
         })?;
         Ok(NuworkInput {
             unchecked,
+            independent,
             sizes,
             nest,
         })
@@ -176,6 +203,11 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
         return None;
     }
     let span = input.nest.span();
+    // After an error in the body, its stand-ins (`false` for an unsupported index) would
+    // only add confusing errors.
+    if !input.independent && !cx.has_errors() {
+        crate::depend::check(cx, &nest, k);
+    }
     // Decided on the nest as written: annotations only redistribute its iterations.
     let plain = crate::disjoint::plain_store_arrays(&nest);
     let annotated = !nest.annots.is_empty();

@@ -134,6 +134,7 @@ impl Tuned {
         }
         let input = NuworkInput {
             unchecked: self.input.unchecked,
+            independent: self.input.independent,
             sizes,
             nest,
         };

@@ -208,6 +208,8 @@ pub(crate) fn native_info(index: usize) -> DeviceInfo {
         fp64: true,
         images: true,
         int64_atomics: true,
+        private_memory: super::private_limits(DeviceKind::Native).0,
+        private_group_memory: super::private_limits(DeviceKind::Native).1,
     }
 }
 

@@ -43,11 +43,13 @@ fn kind(raw: u64) -> DeviceKind {
 
 fn describe(d: &RawDevice, platform: &str) -> Option<DeviceInfo> {
     let extensions = d.extensions().unwrap_or_default();
+    let kind = kind(d.dev_type().ok()?);
+    let (private_memory, private_group_memory) = crate::backend::private_limits(kind);
     Some(DeviceInfo {
         index: 0,
         name: d.name().ok()?.trim().to_string(),
         vendor: d.vendor().unwrap_or_default().trim().to_string(),
-        kind: kind(d.dev_type().ok()?),
+        kind,
         platform: platform.trim().to_string(),
         driver_version: d.driver_version().unwrap_or_default(),
         compute_units: d.max_compute_units().unwrap_or(1),
@@ -61,5 +63,7 @@ fn describe(d: &RawDevice, platform: &str) -> Option<DeviceInfo> {
         images: d.image_support().unwrap_or(false),
         int64_atomics: extensions.contains("cl_khr_int64_base_atomics")
             && extensions.contains("cl_khr_int64_extended_atomics"),
+        private_memory,
+        private_group_memory,
     })
 }

@@ -107,7 +107,7 @@ impl<'a> RustEmitter<'a> {
         match (self.witness, slot) {
             (true, Some(k)) => {
                 let s = slot_ident(k);
-                quote::quote_spanned!(span=> { let __nuda_v = #value; #s = ::core::option::Option::Some(__nuda_v); __nuda_v })
+                quote::quote_spanned!(span=> { let __nuda_v = #value; #s = ::nuda::kernel::TypeSlot::of(&__nuda_v); __nuda_v })
             }
             _ => value,
         }
@@ -119,7 +119,7 @@ impl<'a> RustEmitter<'a> {
             return TokenStream::new();
         }
         let s = slot_ident(slot);
-        quote!(#s = ::core::option::Option::Some(#var);)
+        quote!(#s = ::nuda::kernel::TypeSlot::of(&#var);)
     }
 
     /// In the witness, a vector access's value (`vector(w)` lanes at an index that differs
@@ -177,8 +177,9 @@ pub fn call_decls(n: usize) -> TokenStream {
     quote!(#( let mut #ids = ::core::option::Option::None; )*)
 }
 
-/// `let mut __nuda_s<k> = None;` for the recorded slots.
+/// `let mut __nuda_s<k> = TypeSlot::new();` for the recorded slots: zero-sized, so a
+/// private array's type takes no room on the host's stack.
 pub fn slot_decls(recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
     let ids = recorded.iter().map(|&k| slot_ident(k));
-    quote!(#( let mut #ids = ::core::option::Option::None; )*)
+    quote!(#( let mut #ids = ::nuda::kernel::TypeSlot::new(); )*)
 }

@@ -202,7 +202,7 @@ impl RustEmitter<'_> {
             }
         };
         // (The witness never runs: `get` here only names the element's type.)
-        quote!(#s = ::core::option::Option::Some(#value);)
+        quote!(#s = ::nuda::kernel::TypeSlot::of(&#value);)
     }
 
     fn assign(
