@@ -16,8 +16,6 @@ pub enum Atom {
     /// Named by its text and the bindings then in scope, so that the same expression in
     /// one iteration is the same atom.
     Opaque(String, u8),
-    /// An extra unknown the solver adds (a stepped range's counter).
-    Aux(usize),
 }
 
 /// `constant + Σ coefficient · atom`, in exact integers.
