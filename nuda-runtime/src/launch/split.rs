@@ -48,13 +48,18 @@ impl<const K: usize> Split<K> {
     /// The segments of task `t`, in order: each the index of its first iteration and the end
     /// of its piece of the last dimension.
     pub(crate) fn segments(&self, t: usize) -> impl Iterator<Item = ([usize; K], usize)> + '_ {
+        let (lo, hi) = self.range(t);
+        (lo..hi).map(move |s| self.segment(s))
+    }
+
+    /// The numbers of task `t`'s first segment and of the one after its last.
+    fn range(&self, t: usize) -> (u128, u128) {
         let (base, extra) = (
             self.segments / self.tasks as u128,
             self.segments % self.tasks as u128,
         );
         let start = |t: u128| t * base + t.min(extra);
-        let (lo, hi) = (start(t as u128), start(t as u128 + 1));
-        (lo..hi).map(move |s| self.segment(s))
+        (start(t as u128), start(t as u128 + 1))
     }
 
     /// Segment `s`: the outer point `s / chunks` and piece `s % chunks` of its row.
@@ -115,13 +120,15 @@ mod tests {
         assert_eq!(split.tasks(), 16);
         let first: Vec<_> = split.segments(0).take(2).collect();
         assert_eq!(first, vec![([0, 0], 1), ([1, 0], 1)]);
-        let last = split.segments(15).last();
-        assert_eq!(last, Some(([(1 << 43) - 1, 0], 1)));
+        let (lo, hi) = split.range(15);
+        assert_eq!(hi - lo, 1 << 39);
+        assert_eq!(split.segment(hi - 1), ([(1 << 43) - 1, 0], 1));
         let wide = Split::new([usize::MAX, usize::MAX, 3], 256);
         assert_eq!(wide.tasks(), 256);
+        let (_, hi) = wide.range(255);
         assert_eq!(
-            wide.segments(255).last(),
-            Some(([usize::MAX - 1, usize::MAX - 1, 0], 3))
+            wide.segment(hi - 1),
+            ([usize::MAX - 1, usize::MAX - 1, 0], 3)
         );
     }
 }
