@@ -9,8 +9,11 @@ mod common;
 use common::{check, engines};
 use nuda::prelude::*;
 
-/// Sizes: empty, one, a work-group (64) minus one, a large prime.
-const SIZES: [usize; 4] = [0, 1, 63, 100_003];
+/// Sizes: empty, one, a work-group (64) minus one, a large prime (a smaller one, still over
+/// several grids of groups, on a simulator).
+fn scan_sizes() -> Vec<usize> {
+    common::sizes(&[0, 1, 63, 100_003], &[0, 1, 63, 4_099])
+}
 
 /// A scrambled value from `i`, small and positive.
 fn h(i: usize) -> u32 {
@@ -23,7 +26,7 @@ macro_rules! integer_scans {
     ($name:ident, $t:ty) => {
         #[test]
         fn $name() {
-            for n in SIZES {
+            for n in scan_sizes() {
                 let a = NuArray1::<$t>::from_fn(n, |i| h(i) as $t);
                 let m = NuArray1::<$t>::from_fn(n, |i| (h(i) % 3 + 1) as $t);
                 let (va, vm) = (a.to_vec(), m.to_vec());
@@ -87,7 +90,7 @@ macro_rules! float_scans {
     ($name:ident, $t:ty, $tol:expr) => {
         #[test]
         fn $name() {
-            for n in SIZES {
+            for n in scan_sizes() {
                 let a = NuArray1::<$t>::from_fn(n, |i| (h(i) as $t + 0.3) / 9.7);
                 let p = NuArray1::<$t>::from_fn(n, |i| 1.0 + (h(i) as $t - 48.0) * 1e-5);
                 let (va, vp) = (a.to_vec(), p.to_vec());
@@ -145,7 +148,7 @@ float_scans!(f64_scans, f64, 1e-12);
 /// compaction by hand (the exclusive count of kept elements is each one's slot).
 #[test]
 fn scans_and_reductions_in_one_nest() {
-    for n in SIZES {
+    for n in scan_sizes() {
         let a = NuArray1::<i32>::from_fn(n, |i| h(i) as i32 - 40);
         let va = a.to_vec();
         let kept: Vec<i32> = va.iter().copied().filter(|&x| x > 0).collect();
@@ -184,7 +187,7 @@ fn scans_and_reductions_in_one_nest() {
 /// A 2-D nest scans in row-major order of its loops.
 #[test]
 fn two_dimensional_nests_scan_in_row_major_order() {
-    for (n, m) in [(0, 4), (1, 1), (7, 13), (130, 37)] {
+    for (n, m) in common::sizes(&[(0, 4), (1, 1), (7, 13), (130, 37)], &[(0, 4), (1, 1), (7, 13), (30, 37)]) {
         let a = NuArray2::<u32>::from_fn((n, m), |(i, j)| h(i * 131 + j));
         let va = a.to_vec();
         let mut want = vec![0u32; n * m];
@@ -206,7 +209,7 @@ fn two_dimensional_nests_scan_in_row_major_order() {
 #[test]
 fn library_conveniences() {
     use nuda::{ArrayOps, ScanOp};
-    let n = 10_007;
+    let n = common::sizes(&[10_007], &[1_009])[0];
     let a = NuArray1::<i64>::from_fn(n, |i| h(i) as i64 - 50);
     let va = a.to_vec();
     let mut incl = Vec::new();

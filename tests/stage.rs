@@ -181,7 +181,7 @@ fn a_shadowed_loop_variable_reads_the_right_element() {
 /// 16x16 work-items, each computing a 4x4 block, with A and B staged 16 rows of k at a time.
 #[test]
 fn staged_tiles_with_register_blocks() {
-    for n in [64usize, 100, 128] {
+    for n in common::sizes(&[64usize, 100, 128], &[64, 100]) {
         check_gemm(n, |a, b, c| {
             nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
@@ -197,7 +197,7 @@ fn staged_tiles_with_register_blocks() {
 /// one vector load from local memory and A's elements as scalars broadcast to the lanes.
 #[test]
 fn staged_tiles_with_register_blocks_and_vectors() {
-    for n in [64usize, 100, 128, 40] {
+    for n in common::sizes(&[64usize, 100, 128, 40], &[64, 40]) {
         check_gemm(n, |a, b, c| {
             nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;

@@ -25,6 +25,15 @@ pub fn engines() -> Vec<DeviceInfo> {
     out
 }
 
+/// `full`, or `small` under `NUDA_TEST_SMALL=1` (`scripts/oclgrind`: a simulator runs a few
+/// microseconds per work-item, so it checks the same shapes at smaller sizes).
+pub fn sizes<T: Clone>(full: &[T], small: &[T]) -> Vec<T> {
+    match std::env::var("NUDA_TEST_SMALL").as_deref() {
+        Ok("1") => small.to_vec(),
+        _ => full.to_vec(),
+    }
+}
+
 /// Runs `f` on every engine with that device current, and checks it returns `want`.
 pub fn check<R: PartialEq + Debug>(want: R, f: impl Fn() -> nuda::Result<R>) {
     for d in engines() {
