@@ -187,7 +187,10 @@ fn scans_and_reductions_in_one_nest() {
 /// A 2-D nest scans in row-major order of its loops.
 #[test]
 fn two_dimensional_nests_scan_in_row_major_order() {
-    for (n, m) in common::sizes(&[(0, 4), (1, 1), (7, 13), (130, 37)], &[(0, 4), (1, 1), (7, 13), (30, 37)]) {
+    for (n, m) in common::sizes(
+        &[(0, 4), (1, 1), (7, 13), (130, 37)],
+        &[(0, 4), (1, 1), (7, 13), (30, 37)],
+    ) {
         let a = NuArray2::<u32>::from_fn((n, m), |(i, j)| h(i * 131 + j));
         let va = a.to_vec();
         let mut want = vec![0u32; n * m];

@@ -84,6 +84,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     };
     let zeroed = crate::zeroing::zeroed(&body, &locals);
     let kernel = ClEmitter::new(&cx, env).kernel(&name, &body, &zeroed);
+    let zeroing = zeroing(&zeroed, &analysis.captures);
     let template = shared.helpers_text() + &kernel;
     let emit = |mode| {
         RustEmitter::new(&analysis, Context::Kernel, mode)
@@ -109,6 +110,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         guards: crate::emit::glue::hygiene_guards(&[&body]),
         calls: analysis.calls,
         lets: crate::emit::private::lets(&body),
+        zeroing,
     };
     Ok((name, parts))
 }
@@ -226,6 +228,8 @@ struct Parts {
     calls: Vec<syn::Path>,
     /// The body's `let`s, whose sizes the launch checks.
     lets: Vec<crate::emit::private::PrivateLet>,
+    /// `__nuda_variant.zero = ..;`: which `nulocal!` arrays the launch zeroes.
+    zeroing: TokenStream,
 }
 
 /// `let __nuda_c<i> = ..;` for parameters (by mode), `nulocal!` arrays (made here) and
@@ -326,6 +330,24 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     }
 }
 
+/// `__nuda_variant.zero = ..;` for the `nulocal!` arrays `zeroed`, whose dims are the
+/// `__NUDA_LOCAL<i>` constants of their captures (see `local_array`).
+fn zeroing(zeroed: &[crate::zeroing::Zeroed], captures: &[Capture]) -> TokenStream {
+    if zeroed.is_empty() {
+        return TokenStream::new();
+    }
+    let covers = zeroed.iter().map(|z| match &z.cover {
+        Some(ids) => quote!(::core::option::Option::Some(&[#(#ids),*][..])),
+        None => quote!(::core::option::Option::None),
+    });
+    let dims = zeroed.iter().map(|z| {
+        let i = captures.iter().position(|c| c.name == z.name).unwrap_or(0);
+        let konst = format_ident!("__NUDA_LOCAL{}", i);
+        quote!(&::nuda::Shape::to_vec(#konst)[..])
+    });
+    quote!(__nuda_variant.zero = __nuda_call.zeroing(&[#(#covers),*], &[#(#dims),*])?;)
+}
+
 /// The launcher `nucall!` calls: the `Call`, then the kernel's own parameters.
 fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let (vis, inputs) = (&f.vis, &f.sig.inputs);
@@ -342,7 +364,7 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         fills(p.slots, &recorded, &p.captures, &[]),
         companions(&p.calls),
     );
-    let proof_in = proof_inputs(&p.captures);
+    let (proof_in, zeroing) = (proof_inputs(&p.captures), &p.zeroing);
     let private = crate::emit::private::table(&p.lets, &recorded);
     let captured = crate::emit::private::captured(&p.captures);
     let label = format!("#[nukernel] {name}");
@@ -356,7 +378,9 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;
             let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
-            let __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
+            #[allow(unused_mut)]
+            let mut __nuda_variant = __nuda_call.prove(&__NUDA_PROOF, &__NUDA_SITES, &__nuda_fills, &#proof_in, __nuda_calls, &__nuda_dev)?;
+            #zeroing
             #PRIVATE::check_private(&__nuda_dev, #label, &[#private], #captured, __nuda_calls, __nuda_call.group_size()?)?;
             let __nuda_timing = #run;
             __nuda_timing.map(drop)

@@ -130,6 +130,20 @@ impl Call {
         super::proof::prove(program, sites, &inputs)
     }
 
+    /// Whether each `nulocal!` array needs zeroing at this launch: `covers[k]` lists, for
+    /// array `k` whose first store writes it at the work-items' own local ids, those ids'
+    /// dimensions (`None`: no such store), and `dims[k]` its dims. The store covers the
+    /// array when the group is at least as large along them.
+    pub fn zeroing(&self, covers: &[Option<&[u32]>], dims: &[&[usize]]) -> Result<Vec<bool>> {
+        let local = self.local.clone()?;
+        let size = |d: u32| local.get(d as usize).copied().unwrap_or(1);
+        let short = |(cover, dims): (&Option<&[u32]>, &&[usize])| match cover {
+            Some(ids) => ids.iter().zip(dims.iter()).any(|(&d, &n)| size(d) < n),
+            None => true,
+        };
+        Ok(covers.iter().zip(dims).map(short).collect())
+    }
+
     /// The number of work-items in one work-group.
     pub fn group_size(&self) -> Result<usize> {
         Ok(self.local.clone()?.iter().product())

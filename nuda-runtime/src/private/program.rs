@@ -166,6 +166,9 @@ pub struct Variant {
     pub wide: bool,
     /// Why `usize` has that width, for the program's text.
     pub why: String,
+    /// Per `nulocal!` array of a `#[nukernel]`: whether this launch zeroes it (its group
+    /// is too small for the kernel's first store to cover it, or no store does).
+    pub zero: Vec<bool>,
 }
 
 impl Variant {
@@ -178,6 +181,7 @@ impl Variant {
                 .collect(),
             wide: true,
             why: "as in Rust on 64-bit hosts".into(),
+            zero: Vec::new(),
         }
     }
 

@@ -124,6 +124,16 @@ fn header(sites: &[&Site], on: &[bool], variant: &Variant) -> String {
             s.location()
         );
     }
+    for (k, z) in variant.zero.iter().enumerate() {
+        let why = match z {
+            true => "zeroed as the group starts",
+            false => "its first store covers it",
+        };
+        h += &format!(
+            "#define NU_Z{k} {} /* nulocal! array {k}: {why} */\n",
+            u8::from(*z)
+        );
+    }
     h
 }
 

@@ -94,7 +94,12 @@ impl<'a> Run<'a> {
             Some(why) => (true, why),
             None => (false, "every usize value provably stays below 2^32".into()),
         };
-        Variant { checks, wide, why }
+        Variant {
+            checks,
+            wide,
+            why,
+            zero: Vec::new(),
+        }
     }
 
     fn widen(&mut self, why: impl FnOnce() -> String) {
