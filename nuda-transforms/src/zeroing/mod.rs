@@ -154,20 +154,20 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn of(s: &Stmt, locals: &'a [Ident]) -> Self {
-        let mut scan = Scan {
-            locals,
-            ..Scan::default()
-        };
-        scan.visit_stmt(&mut s.clone());
-        scan
+        Scan::walking(locals, |scan| scan.visit_stmt(&mut s.clone()))
     }
 
     fn of_expr(e: &Expr, locals: &'a [Ident]) -> Self {
+        Scan::walking(locals, |scan| scan.visit_expr(&mut e.clone()))
+    }
+
+    /// What `walk` finds, looking for `locals`.
+    fn walking(locals: &'a [Ident], walk: impl FnOnce(&mut Self)) -> Self {
         let mut scan = Scan {
             locals,
             ..Scan::default()
         };
-        scan.visit_expr(&mut e.clone());
+        walk(&mut scan);
         scan
     }
 
