@@ -327,5 +327,8 @@ fn loops_over_the_whole_64_bit_range() {
         .unwrap_err();
         let want = "attempt to count a loop's iterations with overflow";
         assert!(e.to_string().contains(want), "{}: {e}", d.name);
+        // Its own advice, not a division's (issue 27, item 10).
+        assert!(e.to_string().contains("2^64 iterations"), "{}: {e}", d.name);
+        assert!(!e.to_string().contains("divisor"), "{}: {e}", d.name);
     }
 }

@@ -449,6 +449,9 @@ macro_rules! clamp_tests {
                     .unwrap();
                     let e = r.expect_err("bounds out of order");
                     assert!(e.to_string().contains("clamp"), "on {}: {e}", d.name);
+                    // Its own advice, not a division's (issue 27, item 10).
+                    assert!(e.to_string().contains("min <= max"), "on {}: {e}", d.name);
+                    assert!(!e.to_string().contains("divisor"), "on {}: {e}", d.name);
                 }
             }
         }

@@ -83,10 +83,14 @@ struct Args {
     #[arg(long, short, default_value_t = 3)]
     reps: u32,
     /// Tune the `tune(..)` variants on this device where no winner is stored yet (as
-    /// `NUDA_TUNE=1`; set `NUDA_TUNE=force` to search again). Their untuned rows run the
-    /// first candidate.
-    #[arg(long)]
+    /// `NUDA_TUNE=1`; set `NUDA_TUNE=force` to search again): the default, kept as a flag
+    /// for older command lines. Their untuned rows run the first candidate.
+    #[arg(long, conflicts_with = "no_tune")]
     tune: bool,
+    /// Do not search: the tuned rows run a stored winner, or else their first candidate
+    /// (as `NUDA_TUNE` unset). A `NUDA_TUNE` in the environment wins over both flags.
+    #[arg(long)]
+    no_tune: bool,
     /// Write the table as JSON.
     #[arg(long)]
     json: Option<String>,
@@ -112,7 +116,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(e) = &args.engine {
         std::env::set_var("NUDA_ENGINE", e);
     }
-    if args.tune && std::env::var_os("NUDA_TUNE").is_none() {
+    // Tuned rows are tuned unless asked not to be: a fresh machine has no stored winner, and
+    // a "tuned" row running its first candidate would show that tuning buys nothing.
+    if (args.tune || !args.no_tune) && std::env::var_os("NUDA_TUNE").is_none() {
         std::env::set_var("NUDA_TUNE", "1");
     }
     if let Some(bad) = args.problems.iter().find(|p| !ALL.contains(&p.as_str())) {

@@ -139,11 +139,7 @@ impl fmt::Display for KernelFault {
                 b.array,
                 b.dims
             ),
-            KernelFault::Arithmetic(what) => write!(
-                f,
-                "{what}; the operation gave zero instead; make sure the divisor is never zero \
-                 (nor -1 with the type's minimum)"
-            ),
+            KernelFault::Arithmetic(what) => write!(f, "{what}; {}", arithmetic_advice(what)),
             KernelFault::ZeroStep => write!(
                 f,
                 "a loop step of zero; the loop ran no iteration; step by a positive value to \
@@ -151,6 +147,19 @@ impl fmt::Display for KernelFault {
             ),
             KernelFault::Panic(msg) => write!(f, "a work-item panicked: {msg}"),
         }
+    }
+}
+
+/// What an arithmetic fault did instead, and what to change: each kind its own words (a
+/// clamp or a loop count is no division).
+fn arithmetic_advice(what: &str) -> &'static str {
+    if what.contains("clamp") {
+        "the value was left unclamped instead; make sure min <= max and that neither bound is NaN"
+    } else if what.contains("loop") {
+        "the loop ran no iteration; keep a loop below 2^64 iterations (split it, or step further)"
+    } else {
+        "the operation gave zero instead; make sure the divisor is never zero \
+         (nor -1 with the type's minimum)"
     }
 }
 
