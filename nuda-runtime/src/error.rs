@@ -53,6 +53,9 @@ pub enum Error {
         log: String,
         /// The complete source, with line numbers.
         numbered_source: String,
+        /// For a program nuda generated: the user's macro call it came from (`file:line:
+        /// text`). Such a failure is nuda's bug, never the user's C.
+        generated_from: Option<String>,
     },
     /// The device ran out of memory or another resource.
     OutOfResources {
@@ -183,10 +186,18 @@ impl fmt::Display for Error {
                 "dims mismatch in {what}: expected {expected}, found {found}; \
                  make the shapes agree"
             ),
-            Error::Build { program, device, log, numbered_source } => write!(
+            Error::Build { program, device, log, numbered_source, generated_from: None } => write!(
                 f,
                 "OpenCL build of `{program}` failed on {device}; fix the OpenCL C below \
                  (NUDA_DUMP=<dir> keeps every source)\n--- build log ---\n{}\n--- source ---\n{}",
+                log.trim_end(),
+                numbered_source
+            ),
+            Error::Build { program, device, log, numbered_source, generated_from: Some(at) } => write!(
+                f,
+                "{device} could not build the OpenCL C that nuda generated for `{program}` at \
+                 {at}; this is a bug in nuda, not in your code: please report it with this \
+                 message (NUDA_DUMP=<dir> keeps every source)\n--- build log ---\n{}\n--- source ---\n{}",
                 log.trim_end(),
                 numbered_source
             ),

@@ -15,7 +15,7 @@ use crate::proof::Proof;
 use crate::syntax::local::LocalDecl;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, Type};
 
@@ -111,6 +111,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         calls: analysis.calls,
         lets: crate::emit::private::lets(&body),
         zeroing,
+        quoted: crate::emit::glue::quoted(f.sig.span(), &f.sig.to_token_stream()),
     };
     Ok((name, parts))
 }
@@ -230,6 +231,8 @@ struct Parts {
     lets: Vec<crate::emit::private::PrivateLet>,
     /// `__nuda_variant.zero = ..;`: which `nulocal!` arrays the launch zeroes.
     zeroing: TokenStream,
+    /// The user's signature line, which a failed build quotes.
+    quoted: String,
 }
 
 /// `let __nuda_c<i> = ..;` for parameters (by mode), `nulocal!` arrays (made here) and
@@ -454,6 +457,7 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
     let nviews = capture_views(&p.captures, false);
     let (run_native, pushes) = (run_native(name, p), push_captures(&p.captures));
     let (template, label) = (&p.template, format!("#[nukernel] {name}"));
+    let quoted = &p.quoted;
     quote! {
         #PRIVATE::dispatch(&__nuda_dev, |__nuda_form| match __nuda_form {
             #PRIVATE::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
@@ -470,8 +474,11 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
             // Every other form starts from the OpenCL C source.
             _ => {
                 static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
-                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label, &__NUDA_SITES);
-                let __nuda_src = #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label,
+                    concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
+                // SAFETY: this call site's own template, its witness's fills and calls, and
+                // the variant the proof gave for this launch: `instantiate`'s contract.
+                let __nuda_src = unsafe { #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) };
                 let mut __nuda_l = __nuda_call.launch(__nuda_src, #name, &__nuda_dev)?.index_type(__nuda_variant.index_type());
                 #pushes
                 __nuda_l.run()

@@ -195,7 +195,8 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
         .map(|(_, t)| quote!(<#t as #PRIVATE::Field>::CL_ALIGN))
         .collect();
     let decl = fields.iter().map(|(n, t)| {
-        let text = n.to_string();
+        // The C field's name, escaped as every user name that reaches OpenCL C is.
+        let text = crate::emit::cl::sanitize(&n.to_string());
         quote!(.field::<#t>(#text, ::core::mem::offset_of!(#ident, #n)))
     });
     quote! {

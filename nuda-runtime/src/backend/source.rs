@@ -19,6 +19,8 @@ pub struct KernelSource {
 pub(crate) struct FaultInfo {
     /// The kernel as messages name it.
     pub label: &'static str,
+    /// Where the user wrote it, and the line's text: what a failed build quotes.
+    pub origin: &'static str,
     /// The program's check sites, by the number the device records.
     pub sites: &'static [&'static Site],
     /// Whether any check is compiled in, so the record must be read after each launch.

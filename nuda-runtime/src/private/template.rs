@@ -22,14 +22,26 @@ pub struct Template {
     pub text: &'static str,
     /// The kernel as messages name it: `nuwork!` or `#[nukernel] name`.
     pub label: &'static str,
+    /// `file:line: text` of the user's macro call, which a failed build quotes.
+    pub origin: &'static str,
     /// The check sites the template numbers from 0.
     pub sites: &'static [Site],
 }
 
 impl Template {
     /// A template.
-    pub const fn new(text: &'static str, label: &'static str, sites: &'static [Site]) -> Self {
-        Template { text, label, sites }
+    pub const fn new(
+        text: &'static str,
+        label: &'static str,
+        origin: &'static str,
+        sites: &'static [Site],
+    ) -> Self {
+        Template {
+            text,
+            label,
+            origin,
+            sites,
+        }
     }
 }
 
@@ -37,7 +49,14 @@ type Entry = (usize, Vec<Fill>, Variant, Vec<usize>, &'static KernelSource);
 static CACHE: LazyLock<Mutex<HashMap<u64, Vec<Entry>>>> = LazyLock::new(Mutex::default);
 
 /// The program for `t` with these fills, called functions and variant: built once, cached.
-pub fn instantiate(
+///
+/// # Safety
+///
+/// The program runs on a device unchecked, as a [`KernelSource`] would: `t` must be a
+/// template the macros generated, `fills` and `calls` what its call site's witness names,
+/// and `variant` what the launch-time proof gave for this launch (or the caller's `unsafe`
+/// opt-out). Only generated code calls it.
+pub unsafe fn instantiate(
     t: &'static Template,
     fills: &[Fill],
     calls: &[&'static Nucode],
@@ -62,6 +81,7 @@ pub fn instantiate(
     let sites: &'static [&'static Site] = Box::leak(sites.into_boxed_slice());
     let info = FaultInfo {
         label: t.label,
+        origin: t.origin,
         sites,
         read_back,
     };
@@ -335,5 +355,42 @@ mod tests {
             "nu_arr_float_3 w, nu_idx w__d0 | w.v[k] | float | (w__d0) | \
              global const float* restrict a, nu_idx a__d0 | a[k]"
         );
+    }
+
+    /// A generated program the device cannot build is nuda's bug: the error says so, quotes
+    /// the user's call, and asks for a report (issue 27, item 2).
+    #[test]
+    fn a_generated_program_that_fails_to_build_is_nudas_fault() {
+        let Some(info) = crate::device::devices()
+            .into_iter()
+            .find(|d| d.kind != crate::backend::DeviceKind::Native)
+        else {
+            assert_ne!(std::env::var("NUDA_REQUIRE_OPENCL").as_deref(), Ok("1"));
+            return;
+        };
+        static BROKEN: Template = Template::new(
+            "kernel void broken(global uint* restrict nu_err) { this is not C; }\n",
+            "nuwork!",
+            "src/main.rs:12: `nfor!(i in n { a[i] = 1.0; })`",
+            &[],
+        );
+        // SAFETY: the program never builds, so nothing runs.
+        let src = unsafe { instantiate(&BROKEN, &[], &[], &Variant::checked(&[], false)) };
+        let dev = crate::device::device(info.index).unwrap();
+        let e = crate::launch::Launch::new(src, "broken")
+            .on(&dev)
+            .run()
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("this is a bug in nuda, not in your code"),
+            "{text}"
+        );
+        assert!(text.contains("please report it"), "{text}");
+        assert!(
+            text.contains("src/main.rs:12: `nfor!(i in n { a[i] = 1.0; })`"),
+            "{text}"
+        );
+        assert!(!text.contains("fix the OpenCL C"), "{text}");
     }
 }

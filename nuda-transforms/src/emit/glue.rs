@@ -201,3 +201,17 @@ impl VisitMut for Uses {
         walk_stmt(self, s);
     }
 }
+
+/// The user's code at `span` as a failed build quotes it: the first line of its source text
+/// (the tokens where rustc gives no text), in backticks, at most 100 characters.
+pub fn quoted(span: proc_macro2::Span, tokens: &TokenStream) -> String {
+    let text = span.source_text().unwrap_or_else(|| tokens.to_string());
+    let line = text.lines().next().unwrap_or("").trim();
+    let cut: String = line.chars().take(100).collect();
+    let more = if cut.len() < line.len() || text.lines().nth(1).is_some() {
+        " .."
+    } else {
+        ""
+    };
+    format!("`{cut}{more}`")
+}

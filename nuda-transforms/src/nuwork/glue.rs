@@ -13,7 +13,7 @@ use crate::ir::*;
 use crate::paths::PRIVATE;
 use crate::sites::{SiteKind, Sites};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// `LoopRange::new(start, end, step, inclusive, rev, site)?`, evaluated on the host; a
@@ -227,7 +227,8 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         .map(|i| kernel_glue(p, i, &range_sites))
         .collect();
     let setup = setup(input, p, &parts, &range_sites);
-    let (prove, run) = (prove(input, p, &parts), engines(p, &parts));
+    let quoted = crate::emit::glue::quoted(input.nest.span(), &input.nest.to_token_stream());
+    let (prove, run) = (prove(input, p, &parts), engines(p, &parts, &quoted));
     let launch = quote! {
         #setup
         let __nuda_dev = ::nuda::current_device()?;
@@ -354,7 +355,7 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
 
 /// The native engine's run (trusted where the proof left no bounds check) or the OpenCL
 /// launches.
-fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
+fn engines(p: &Parts, parts: &[KernelGlue], quoted: &str) -> TokenStream {
     // A vector the body pushes to gets its view between the scan's passes, once it has grown.
     let nviews = capture_views(&unpushed(p), false);
     let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
@@ -376,8 +377,11 @@ fn engines(p: &Parts, parts: &[KernelGlue]) -> TokenStream {
             // Every other form starts from the OpenCL C source.
             _ => {
                 static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
-                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!", &__NUDA_SITES);
-                let __nuda_src = #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant);
+                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!",
+                    concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
+                // SAFETY: this call site's own template, its witness's fills and calls, and
+                // the variant the proof gave for this launch: `instantiate`'s contract.
+                let __nuda_src = unsafe { #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) };
                 #(#launches)*
             }
         } ::core::result::Result::Ok(()) })?;

@@ -20,8 +20,9 @@ pub(crate) struct Prelude {
 }
 
 impl Prelude {
-    /// The prelude for `source`: the definitions it reaches, in the prelude's order.
-    pub fn for_source(&self, source: &str) -> String {
+    /// The prelude for `source`: the definitions it reaches, in the prelude's order; and
+    /// whether the program computes in `double`.
+    pub fn for_source(&self, source: &str) -> (String, bool) {
         let units = units(&self.full());
         let mut keep = vec![false; units.len()];
         let mut needed: HashSet<&str> = identifiers(source).collect();
@@ -43,7 +44,13 @@ impl Prelude {
         let text: String = kept.map(|(u, _)| u.text.as_str()).collect();
         let fp64 = identifiers(source).chain(identifiers(&text)).any(is_double);
         let pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-        format!("{}{text}", if fp64 { pragma } else { "" })
+        (format!("{}{text}", if fp64 { pragma } else { "" }), fp64)
+    }
+
+    /// [`Prelude::for_source`]'s text alone.
+    #[cfg(test)]
+    fn for_source_text(&self, source: &str) -> String {
+        self.for_source(source).0
     }
 
     /// Every definition the prelude has, before any is dropped.
@@ -359,14 +366,16 @@ mod tests {
 
     #[test]
     fn a_program_gets_what_it_names_and_what_that_needs() {
-        let p = prelude()
-            .for_source("kernel void k(global int* e) { int x = nu_div_int(1, 0, 1, 0u, e); }");
+        let p = prelude().for_source_text(
+            "kernel void k(global int* e) { int x = nu_div_int(1, 0, 1, 0u, e); }",
+        );
         assert!(p.contains("int nu_div_int("), "{p}");
         assert!(p.contains("void nu_fault("), "the helper's callee: {p}");
         assert!(!p.contains("nu_rem_int"), "{p}");
         assert!(!p.contains("nu_atomic"), "{p}");
-        let idx = prelude()
-            .for_source("kernel void k() { nu_idx q = nu_trips_nu_idx(0, 1, 1, 0, 0, 0u, 0); }");
+        let idx = prelude().for_source_text(
+            "kernel void k() { nu_idx q = nu_trips_nu_idx(0, 1, 1, 0, 0, 0u, 0); }",
+        );
         assert!(
             idx.contains("nu_idx nu_trips_uint("),
             "through the alias: {idx}"
@@ -375,12 +384,12 @@ mod tests {
 
     #[test]
     fn a_float_program_has_no_double() {
-        let p = prelude().for_source(
+        let p = prelude().for_source_text(
             "kernel void k(global float* a) { a[0] = nu_signum_float(a[0]) + nu_clamp_float(a[1], 0.0f, 1.0f, 1, 0u, 0); }",
         );
         assert!(!identifiers(&p).any(is_double), "{p}");
         assert!(!p.contains("cl_khr_fp64"), "{p}");
-        let d = prelude().for_source("kernel void k(global double* a) { a[0] = 1.0; }");
+        let d = prelude().for_source_text("kernel void k(global double* a) { a[0] = 1.0; }");
         assert!(
             d.starts_with("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"),
             "{d}"

@@ -102,12 +102,22 @@ impl ClDevice {
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
         };
+        let (prelude, fp64) = prelude.for_source(src.source);
+        if fp64 && !self.info.fp64 {
+            return Err(Error::Launch {
+                kernel: label.into(),
+                device: self.label.clone(),
+                reason: "the kernel computes in f64 (OpenCL's double), which this device does \
+                         not have (no cl_khr_fp64); compute in f32, or choose another device"
+                    .into(),
+            });
+        }
         let werror = crate::config::config().werror.clone()?;
         // The options are part of the text, so caches key on them too.
         let text = match werror {
             true => "/* built with -Werror */\n".to_string(),
             false => String::new(),
-        } + &prelude.for_source(src.source)
+        } + &prelude
             + src.source;
         dump(&text, label);
         let cache = crate::config::config().cache.clone()?.map(DiskCache::new);
@@ -119,7 +129,7 @@ impl ClDevice {
                 pool: Mutex::default(),
             });
         }
-        let program = self.compile(&text, label, werror)?;
+        let program = self.compile(&text, src, label, werror)?;
         record(Some(self.index), Event::Compiled);
         if let (Some(c), Ok(bins)) = (&cache, program.get_binaries()) {
             if let Some(binary) = bins.first().filter(|b| !b.is_empty()) {
@@ -144,7 +154,13 @@ impl ClDevice {
         Some(program)
     }
 
-    fn compile(&self, text: &str, label: &str, werror: bool) -> Result<Program> {
+    fn compile(
+        &self,
+        text: &str,
+        src: &KernelSource,
+        label: &str,
+        werror: bool,
+    ) -> Result<Program> {
         let ctx = self.context()?;
         let mut program = Program::create_from_source(&ctx.context, text)
             .map_err(|e| self.error(e.0, "creating a program"))?;
@@ -160,6 +176,7 @@ impl ClDevice {
                 device: self.label.clone(),
                 log: program.get_build_log(self.raw.id()).unwrap_or_default(),
                 numbered_source: number_lines(text),
+                generated_from: src.faults.as_ref().map(|f| f.origin.to_string()),
             }),
             Err(e) => Err(self.error(e.0, &format!("building `{label}`"))),
         }

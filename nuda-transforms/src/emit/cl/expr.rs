@@ -3,7 +3,7 @@
 //! arithmetic, masked shifts, checked division, saturating float-to-integer casts, `fmod` for
 //! float `%`), and every literal gets the type rustc gave it.
 
-use super::ClEmitter;
+use super::{sanitize, ClEmitter};
 use crate::emit::template::Ph;
 use crate::ir::builtins::{builtin_of, ClMethod, MethodKind};
 use crate::ir::*;
@@ -104,7 +104,9 @@ impl ClEmitter<'_> {
             ExprKind::Array(items) => self.array_lit(e, items),
             ExprKind::Repeat { value, .. } => self.repeat(e, value),
             ExprKind::Field { base, index } => self.field(base, *index),
-            ExprKind::Member { base, name } => format!("({}).{name}", self.expr(base)),
+            ExprKind::Member { base, name } => {
+                format!("({}).{}", self.expr(base), sanitize(&name.to_string()))
+            }
             ExprKind::Struct { fields, rest, .. } => self.struct_lit(e, fields, rest.as_deref()),
             ExprKind::At { base, index } => self.private_read(base, index, e.span),
             ExprKind::Trips(r, slot) => self.trips(r, *slot),
@@ -332,7 +334,7 @@ impl ClEmitter<'_> {
     ) -> String {
         let values: Vec<(String, String)> = fields
             .iter()
-            .map(|(n, v)| (n.to_string(), self.expr(v)))
+            .map(|(n, v)| (sanitize(&n.to_string()), self.expr(v)))
             .collect();
         let rest = rest.map(|r| self.expr(r));
         self.hoisted(e, |em, tmp| {

@@ -5,16 +5,18 @@
 use std::collections::HashSet;
 use syn::Ident;
 
-/// Words a Rust identifier may be but an OpenCL C name may not: keywords, types, qualifiers,
-/// and builtin functions a kernel might call.
+/// Words a Rust identifier may be but an OpenCL C name may not: OpenCL C 1.2's keywords
+/// (C99's and its own, with their `__` forms caught by the `__` rule), its types and
+/// reserved type names, its macros, and the builtin functions generated code calls. The
+/// builtins of `crate::ir::builtins` and the vector types (`float4`, `uchar16`, ..) are
+/// reserved too, by rule (see [`reserved`]).
 const RESERVED: &[&str] = &[
+    // C99 keywords.
     "auto",
-    "bool",
     "break",
     "case",
     "char",
     "const",
-    "constant",
     "continue",
     "default",
     "do",
@@ -24,24 +26,14 @@ const RESERVED: &[&str] = &[
     "extern",
     "float",
     "for",
-    "global",
     "goto",
-    "half",
     "if",
-    "image2d_t",
-    "image3d_t",
     "inline",
     "int",
-    "kernel",
-    "local",
     "long",
-    "private",
-    "read_only",
-    "read_write",
     "register",
     "restrict",
     "return",
-    "sampler_t",
     "short",
     "signed",
     "sizeof",
@@ -49,31 +41,67 @@ const RESERVED: &[&str] = &[
     "struct",
     "switch",
     "typedef",
-    "uchar",
-    "uint",
-    "ulong",
     "union",
     "unsigned",
-    "ushort",
     "void",
     "volatile",
     "while",
+    // OpenCL C qualifiers and keywords.
+    "global",
+    "local",
+    "constant",
+    "private",
+    "kernel",
+    "read_only",
     "write_only",
+    "read_write",
+    "uniform",
+    "pipe",
+    "complex",
+    "imaginary",
+    // Types and reserved type names.
+    "bool",
+    "uchar",
+    "ushort",
+    "uint",
+    "ulong",
+    "half",
+    "quad",
     "size_t",
     "ptrdiff_t",
     "intptr_t",
     "uintptr_t",
+    "image1d_t",
+    "image1d_array_t",
+    "image1d_buffer_t",
+    "image2d_t",
+    "image2d_array_t",
+    "image3d_t",
+    "sampler_t",
     "event_t",
     "true",
     "false",
+    "NULL",
+    // Builtin functions generated code calls, and common ones a name could hide.
     "abs",
+    "abs_diff",
     "acos",
+    "add_sat",
+    "all",
+    "any",
+    "as_float",
     "asin",
     "atan",
+    "atan2",
+    "barrier",
+    "bitselect",
     "ceil",
     "clamp",
     "clz",
+    "convert",
+    "copysign",
     "cos",
+    "cosh",
     "cross",
     "degrees",
     "distance",
@@ -86,13 +114,19 @@ const RESERVED: &[&str] = &[
     "fmax",
     "fmin",
     "fmod",
+    "hypot",
+    "isinf",
+    "isnan",
     "length",
     "log",
+    "log10",
     "log2",
     "mad",
     "max",
     "min",
     "mix",
+    "mul_hi",
+    "nan",
     "normalize",
     "popcount",
     "pow",
@@ -104,22 +138,48 @@ const RESERVED: &[&str] = &[
     "select",
     "sign",
     "sin",
+    "sinh",
     "smoothstep",
     "sqrt",
     "step",
+    "sub_sat",
     "tan",
-    "barrier",
-    "convert",
-    "float2",
-    "float3",
-    "float4",
-    "float8",
-    "float16",
-    "int2",
-    "int4",
+    "tanh",
+    "trunc",
     "vec_step",
-    "as_float",
+    "vload",
+    "vstore",
+    "cbrt",
+    "upsample",
 ];
+
+/// Whether `name` may not be a C name: a reserved word, a vector type, or a builtin the
+/// kernel language spells in C.
+pub fn reserved(name: &str) -> bool {
+    RESERVED.contains(&name) || vector_type(name) || builtin_spelling(name)
+}
+
+/// `float4`, `uchar16`, `double3`, ..: OpenCL C's vector types.
+fn vector_type(name: &str) -> bool {
+    let scalars = [
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+        "half", "bool", "size_t",
+    ];
+    scalars.iter().any(|s| {
+        name.strip_prefix(s)
+            .is_some_and(|n| ["2", "3", "4", "8", "16"].contains(&n))
+    })
+}
+
+/// A C function the kernel language's builtins call (`crate::ir::builtins`).
+fn builtin_spelling(name: &str) -> bool {
+    use crate::ir::builtins::{ClMethod, BUILTIN_FNS, METHODS};
+    let head = |cl: &str| cl.split('(').next().unwrap_or("").trim().to_string();
+    METHODS
+        .iter()
+        .any(|m| matches!(m.cl, ClMethod::Call(f) if f == name))
+        || BUILTIN_FNS.iter().any(|f| head(f.cl) == name)
+}
 
 /// Scoped Rust-to-C name map.
 #[derive(Default)]
@@ -131,11 +191,7 @@ pub struct Names {
 /// A Rust identifier made safe as a C identifier stem.
 pub fn sanitize(rust: &str) -> String {
     let rust = rust.trim_start_matches("r#");
-    if RESERVED.contains(&rust)
-        || rust.contains("__")
-        || rust.starts_with("nu_")
-        || rust.starts_with('_')
-    {
+    if reserved(rust) || rust.contains("__") || rust.starts_with("nu_") || rust.starts_with('_') {
         format!("v_{}", rust.trim_start_matches('_'))
     } else {
         rust.to_string()

@@ -2,7 +2,7 @@
 //! evaluated once, and stepped, inclusive, reversed or downward ranges iterate over a trip
 //! count, so no value overflows past the end of its type; a zero step faults.
 
-use super::{unparen, ClEmitter};
+use super::{sanitize, unparen, ClEmitter};
 use crate::capture::Context;
 use crate::emit::template::Ph;
 use crate::ir::*;
@@ -297,7 +297,7 @@ impl ClEmitter<'_> {
                 let target = match place {
                     Place::Member { base, path } => {
                         path.iter().fold(self.var(base), |t, s| match s {
-                            Step::Field(f) => format!("{t}.{f}"),
+                            Step::Field(f) => format!("{t}.{}", sanitize(&f.to_string())),
                             // `element_store` takes the paths with elements.
                             Step::Elem(_) => t,
                         })
@@ -334,7 +334,7 @@ impl ClEmitter<'_> {
         let mut opened = 0;
         for (k, step) in path.iter().enumerate() {
             match step {
-                Step::Field(f) => target = format!("{target}.{f}"),
+                Step::Field(f) => target = format!("{target}.{}", sanitize(&f.to_string())),
                 Step::Elem(e) => {
                     let name = crate::ir::display::member_path(base, &path[..k]);
                     let (c, q) = self.env.site_args(SiteKind::Private, &name, 1, span);
