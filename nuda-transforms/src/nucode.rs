@@ -10,11 +10,11 @@ use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::glue::companions;
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
-use crate::ir::{Block, Ty};
+use crate::ir::{Block, Expr, ExprKind, Ty};
 use crate::paths::PRIVATE;
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType};
 
@@ -30,6 +30,8 @@ struct Parts {
     calls: Vec<syn::Path>,
     /// The body's `let`s, whose sizes a launch counts.
     lets: Vec<crate::emit::private::PrivateLet>,
+    /// The constants it names, in capture order.
+    consts: Vec<syn::Ident>,
 }
 
 /// Expands `#[nucode]`.
@@ -96,10 +98,21 @@ fn forms(
     slots: usize,
 ) -> Parts {
     let names: Vec<syn::Ident> = params.iter().map(|(n, _)| n.clone()).collect();
+    if !outs.is_empty() {
+        if let Some(t) = &mut body.tail {
+            untyped_tuple_tail(t);
+        }
+    }
     let analysis = capture::analyze(cx, body, &names, Context::Nucode);
-    for c in &analysis.captures {
+    // Constants (`const K: f32 = 2.5;` outside, `K` inside) are written into the function's
+    // text as literals; anything else from outside has no way in.
+    for c in analysis
+        .captures
+        .iter()
+        .filter(|c| !crate::syntax::looks_const(&c.name))
+    {
         let msg = format!(
-            "#[nucode] functions use their parameters and locals only; `{}` is neither",
+            "#[nucode] functions use their parameters, locals and constants only; `{}` is none of them (pass it as a parameter)",
             c.name
         );
         cx.error(c.span, msg);
@@ -129,8 +142,33 @@ fn forms(
         native,
         sites: shared.sites.table(),
         proof: proof.tokens(),
+        consts: analysis.captures.iter().map(|c| c.name.clone()).collect(),
         calls: analysis.calls,
         lets: crate::emit::private::lets(body),
+    }
+}
+
+/// The `if`s and blocks that choose a returned tuple have no C type (each branch writes the
+/// components out): their slots go, so that the witness does not ask for a tuple's C type.
+fn untyped_tuple_tail(e: &mut Expr) {
+    match &mut e.kind {
+        ExprKind::If { then, els, .. } => {
+            e.slot = None;
+            if let Some(t) = &mut then.tail {
+                untyped_tuple_tail(t);
+            }
+            if let Some(x) = els {
+                untyped_tuple_tail(x);
+            }
+        }
+        ExprKind::Block(b) => {
+            e.slot = None;
+            if let Some(t) = &mut b.tail {
+                untyped_tuple_tail(t);
+            }
+        }
+        ExprKind::Paren(x) => untyped_tuple_tail(x),
+        _ => {}
     }
 }
 
@@ -356,6 +394,11 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
     });
     let (calls, witness) = (companions(&p.calls), &p.witness);
     let private = crate::emit::private::table(&p.lets, &recorded);
+    // The constants the body names, after the slots, in capture order (see `ClEmitter::var`).
+    let consts = p
+        .consts
+        .iter()
+        .map(|c| quote_spanned!(c.span()=> #PRIVATE::const_fill(&#c)));
     quote! {
         fn __nuda_witness() -> (::std::vec::Vec<#PRIVATE::Fill>, ::std::vec::Vec<&'static #PRIVATE::Nucode>, usize) {
             #decls
@@ -367,7 +410,7 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
             let __nuda_calls: &[&'static #PRIVATE::Nucode] = #calls;
             let __nuda_private: &[#PRIVATE::PrivateLet] = #private;
             let __nuda_bytes = __nuda_private.iter().map(|l| l.1).sum();
-            (::std::vec![#(#types),*], __nuda_calls.to_vec(), __nuda_bytes)
+            (::std::vec![#(#types,)* #(#consts,)*], __nuda_calls.to_vec(), __nuda_bytes)
         }
 
         fn __nuda_types() -> ::std::vec::Vec<#PRIVATE::Fill> {

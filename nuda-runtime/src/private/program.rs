@@ -155,6 +155,70 @@ pub enum Fill {
     Type(&'static str),
     /// A captured value.
     Capture(CaptureDesc),
+    /// A constant a `#[nucode]` function names, as an exact OpenCL C literal.
+    Value(&'static str),
+}
+
+/// A constant a `#[nucode]` function may name: its value as an exact OpenCL C literal.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a constant in a #[nucode] function",
+    label = "#[nucode] functions name constants of scalar types (integers, f32, f64, bool)",
+    note = "pass a struct or array value as a parameter"
+)]
+pub trait ConstValue: Copy {
+    /// The literal.
+    fn c_literal(self) -> String;
+}
+
+macro_rules! const_ints {
+    ($($t:ty => $u:ty, $c:expr, $cu:expr);* $(;)?) => {$(
+        impl ConstValue for $t {
+            fn c_literal(self) -> String {
+                // The bits through the unsigned twin: exact for every value, `MIN` included.
+                let bits = self as $u as u64;
+                match $c == $cu {
+                    true => format!("(({})({bits}UL))", $c),
+                    false => format!("as_{}(({})({bits}UL))", $c, $cu),
+                }
+            }
+        }
+    )*};
+}
+const_ints!(i8 => u8, "char", "uchar"; i16 => u16, "short", "ushort"; i32 => u32, "int", "uint";
+    i64 => u64, "long", "ulong"; isize => usize, "nu_sidx", "nu_idx"; u8 => u8, "uchar", "uchar";
+    u16 => u16, "ushort", "ushort"; u32 => u32, "uint", "uint"; u64 => u64, "ulong", "ulong";
+    usize => usize, "nu_idx", "nu_idx");
+
+impl ConstValue for f32 {
+    fn c_literal(self) -> String {
+        format!("as_float(0x{:08x}u)", self.to_bits())
+    }
+}
+
+impl ConstValue for f64 {
+    fn c_literal(self) -> String {
+        format!("as_double(0x{:016x}UL)", self.to_bits())
+    }
+}
+
+impl ConstValue for bool {
+    fn c_literal(self) -> String {
+        self.to_string()
+    }
+}
+
+/// The fill of a constant a `#[nucode]` function names. Texts are kept once per value for
+/// the life of the process, as program texts are.
+pub fn const_fill<T: ConstValue>(v: &T) -> Fill {
+    static TEXTS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let text = v.c_literal();
+    let mut all = TEXTS.lock().unwrap_or_else(PoisonError::into_inner);
+    let found = all.iter().find(|t| **t == text).copied();
+    Fill::Value(found.unwrap_or_else(|| {
+        let t: &'static str = Box::leak(text.into_boxed_str());
+        all.push(t);
+        t
+    }))
 }
 
 /// Which checks a launch keeps and how wide `usize` is: decided at launch by `proof`.

@@ -287,6 +287,10 @@ fn expand(ph: &str, cx: &Cx<'_>) -> String {
         Some(b'X') => cx.calls.get(index).cloned().unwrap_or_default(),
         Some(b'S') => cx.own.to_string(),
         Some(b'Q') => (cx.site_base + index).to_string(),
+        Some(b'V') => match cx.fills.get(index) {
+            Some(Fill::Value(v)) => v.to_string(),
+            _ => "0".into(),
+        },
         _ => String::new(),
     }
 }

@@ -7,7 +7,7 @@ use crate::ir::visit::{walk_expr, walk_stmt, VisitMut};
 use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
 use crate::paths::PRIVATE;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// The local that holds capture `i` (a reference to the captured value).
@@ -214,4 +214,12 @@ pub fn quoted(span: proc_macro2::Span, tokens: &TokenStream) -> String {
         ""
     };
     format!("`{cut}{more}`")
+}
+
+/// A macro call as a failed build quotes it: `nfor!` and the first line of its input (its
+/// path's span alone covers only the path).
+pub fn quoted_macro(m: &syn::Macro) -> String {
+    let path = m.path.to_token_stream().to_string().replace(' ', "");
+    let inner = quoted(m.delimiter.span().join(), &m.tokens);
+    format!("`{path}!{}", inner.trim_start_matches('`'))
 }

@@ -20,6 +20,7 @@
 //! | `D<i>:<name>` | the elements of captured array `i` to index: `name`, or `name.v` for a captured `[T; N]` |
 //! | `X<k>` | the OpenCL C name of the program's `k`-th called `#[nucode]` function |
 //! | `S0` | this `#[nucode]` function's own OpenCL C name |
+//! | `V<i>` | the value of fill `i`, a constant a `#[nucode]` function names, as an exact literal |
 
 /// Writes placeholders into a template.
 pub struct Ph;
@@ -68,6 +69,10 @@ impl Ph {
     /// The program-wide number of check site `k`.
     pub fn site(k: usize) -> String {
         ph('Q', k, &[])
+    }
+    /// The value of constant fill `i`.
+    pub fn value(i: usize) -> String {
+        ph('V', i, &[])
     }
     /// The parameter declaration of capture fill `i` named `name`.
     pub fn param(i: usize, name: &str) -> String {

@@ -13,7 +13,7 @@ use crate::ir::*;
 use crate::paths::PRIVATE;
 use crate::sites::{SiteKind, Sites};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// `LoopRange::new(start, end, step, inclusive, rev, site)?`, evaluated on the host; a
@@ -132,7 +132,9 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let element = |block: &TokenStream| {
         quote! {
             (|| {
-                #( let #vars = #rnames.at(#gnames); )*
+                // A scan's first pass runs only the contributions, which may not read every
+                // loop variable the body does (issue 27, item 11).
+                #( #[allow(unused_variables)] let #vars = #rnames.at(#gnames); )*
                 #block
             })();
         }
@@ -227,7 +229,7 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         .map(|i| kernel_glue(p, i, &range_sites))
         .collect();
     let setup = setup(input, p, &parts, &range_sites);
-    let quoted = crate::emit::glue::quoted(input.nest.span(), &input.nest.to_token_stream());
+    let quoted = crate::emit::glue::quoted_macro(&input.nest);
     let (prove, run) = (prove(input, p, &parts), engines(p, &parts, &quoted));
     let launch = quote! {
         #setup

@@ -218,9 +218,19 @@ impl<'a> ClEmitter<'a> {
 
     /// The C name of a variable: a local, or a captured parameter.
     fn var(&self, name: &syn::Ident) -> String {
-        self.names
-            .lookup(name)
-            .unwrap_or_else(|| sanitize(&name.to_string()))
+        if let Some(c) = self.names.lookup(name) {
+            return c;
+        }
+        // A `#[nucode]` function has no parameters for what it names from outside: a
+        // constant's value is written into its text (fills after its slots).
+        let captures = &self.env.analysis.captures;
+        match (
+            self.env.context,
+            captures.iter().position(|c| c.name == *name),
+        ) {
+            (Context::Nucode, Some(k)) => Ph::value(self.env.capture_base + k),
+            _ => sanitize(&name.to_string()),
+        }
     }
 
     /// The `nuwork!` kernel: one work-item per iteration of the mapped loops. Each mapped

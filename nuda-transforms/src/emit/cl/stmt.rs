@@ -220,8 +220,30 @@ impl ClEmitter<'_> {
 
     /// A tuple returned by a `#[nucode]` function: each component stored through its pointer.
     pub(super) fn tuple_return(&mut self, e: &Expr) {
+        // A tuple chosen by `if`, or computed by a block: each branch returns its own.
+        match &e.kind {
+            ExprKind::Paren(x) => return self.tuple_return(x),
+            ExprKind::Block(b) => return self.tuple_tail(b, e.span),
+            ExprKind::If {
+                cond,
+                then,
+                els: Some(els),
+            } => {
+                let c = self.expr(cond);
+                self.line(format!("if ({}) {{", unparen(&c)));
+                self.indent += 1;
+                self.tuple_tail(then, e.span);
+                self.indent -= 1;
+                self.line("} else {");
+                self.indent += 1;
+                self.tuple_return(els);
+                self.indent -= 1;
+                return self.line("}");
+            }
+            _ => {}
+        }
         let ExprKind::Tuple(items) = &e.kind else {
-            self.cx.error(e.span, "#[nucode]: a function returning a tuple returns a tuple expression, as in `(a, b)`");
+            self.cx.error(e.span, "#[nucode]: a function returning a tuple returns a tuple expression, as in `(a, b)`, or an `if` or block whose every branch ends in one");
             return;
         };
         if items.len() != self.outs {
@@ -235,6 +257,17 @@ impl ClEmitter<'_> {
             let v = self.expr(x);
             self.line(format!("*nu_out{k} = {v};"));
         }
+    }
+
+    /// A block whose tail is the tuple a `#[nucode]` function returns.
+    fn tuple_tail(&mut self, b: &Block, span: proc_macro2::Span) {
+        self.names.push();
+        self.stmts(&b.stmts);
+        match &b.tail {
+            Some(t) => self.tuple_return(t),
+            None => self.cx.error(span, "#[nucode]: a function returning a tuple returns a tuple expression, as in `(a, b)`, or an `if` or block whose every branch ends in one"),
+        }
+        self.names.pop();
     }
 
     fn let_tuple(&mut self, l: &Let, names: &[Option<(syn::Ident, bool)>]) {

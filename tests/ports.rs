@@ -1,0 +1,87 @@
+//! What ports of Parboil, Rodinia and SDK programs wrote, compiling and agreeing with plain
+//! Rust on the OpenCL device and the native engine (issue 27). This file builds with
+//! warnings denied: generated code must not warn about what the user wrote.
+
+#![deny(warnings)]
+
+mod common;
+
+use common::check;
+use nuda::prelude::*;
+
+/// The SDK's constants, outside any function.
+const SCALE: f32 = 2.5;
+const SHIFT: i32 = i32::MIN;
+const WIDE: u64 = u64::MAX - 1;
+const TS: usize = 4;
+
+/// A helper that names constants (item 3): their values are written into its OpenCL C.
+#[nucode]
+fn scaled(x: f32) -> f32 {
+    x * SCALE + (SHIFT / 2) as f32
+}
+
+#[nucode]
+fn wide_low(x: u64) -> u32 {
+    (x ^ WIDE) as u32
+}
+
+/// A tuple chosen by `if` (item 4).
+#[nucode]
+fn ordered(a: f32, b: f32) -> (f32, f32) {
+    if a < b {
+        (a, b)
+    } else if a == b {
+        let m = a;
+        (m, m)
+    } else {
+        (b, a)
+    }
+}
+
+#[test]
+fn helpers_name_constants_and_return_tuples_from_if() {
+    let n = 33usize;
+    let want: Vec<(f32, u32)> = (0..n)
+        .map(|i| {
+            let x = i as f32;
+            let s: f32 = (0..TS).map(|q| x * q as f32).sum();
+            let (lo, hi) = if x < 3.0 {
+                (x, 3.0)
+            } else if x == 3.0 {
+                (x, x)
+            } else {
+                (3.0, x)
+            };
+            (
+                s + (lo * SCALE + (SHIFT / 2) as f32) + hi,
+                (i as u64 ^ WIDE) as u32,
+            )
+        })
+        .collect();
+    check(want, || {
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let (mut o, mut w) = (NuArray1::<f32>::new(n), NuArray1::<u32>::new(n));
+        nuwork!(8; nfor!(i in n {
+            let mut s = 0.0;
+            nfor!(q in TS { s += a[i] * q as f32; });
+            let (lo, hi) = ordered(a[i], 3.0);
+            o[i] = s + scaled(lo) + hi;
+            w[i] = wide_low(i as u64);
+        }))?;
+        Ok(o.to_vec().into_iter().zip(w.to_vec()).collect())
+    });
+}
+
+/// A scan whose contribution does not read the loop variable (item 11): no "unused
+/// variable" warning, which `deny(warnings)` above would make an error.
+#[test]
+fn a_scan_that_counts_compiles_without_warnings() {
+    let n = 100usize;
+    check((1..=n as u32).collect::<Vec<_>>(), || {
+        let mut c = 0u32;
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(8; nfor!(i in n { c += 1; out[i] = c; }))?;
+        Ok(out.to_vec())
+    });
+}
