@@ -6,7 +6,7 @@
 //! and the native engine stores with `Ordering::Relaxed`: on x86-64 and AArch64 that is an
 //! ordinary store, and a racy kernel yields some value instead of undefined behaviour.
 
-use crate::kernel::{Arith, ClType, KernelRef};
+use crate::kernel::{Arith, ClType, Capture};
 use crate::reduce::Reduce;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -64,7 +64,7 @@ pub trait Pod: SealedPod + Copy + Default + Debug + PartialEq + Send + Sync + 's
     label = "nuda stores f32, f64, i8..i64, u8..u64, usize, isize, bool and `#[nustruct]` structs",
     note = "a struct of such fields becomes storable with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`"
 )]
-pub trait Value: Pod + ClType + for<'a> KernelRef<Native<'a> = Self> {
+pub trait Value: Pod + ClType + for<'a> Capture<Native<'a> = Self> {
     /// The OpenCL C type name in memory, such as `float`, `uchar` or a struct's name.
     const CL_TYPE: &'static str;
     /// Whether the type is floating point (f32 or f64).
@@ -81,7 +81,7 @@ pub trait Value: Pod + ClType + for<'a> KernelRef<Native<'a> = Self> {
 /// byte, 0 or 1: `uchar`, since OpenCL C has no `bool` in memory).
 ///
 /// Every element is also a kernel value ([`ClType`], [`Arith`], and captured by value through
-/// [`KernelRef`], and reduced by [`Reduce`]), so a function generic over `T: Element` may call `nuwork!`: rustc checks
+/// [`Capture`], and reduced by [`Reduce`]), so a function generic over `T: Element` may call `nuwork!`: rustc checks
 /// the operators the body uses against the function's own bounds (`T: std::ops::Mul<Output =
 /// T>` for `*`), and the kernel is instantiated per concrete type at its first launch.
 pub trait Element: Value + Arith + Reduce<This = Self> {}

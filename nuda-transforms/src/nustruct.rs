@@ -4,7 +4,7 @@
 //! The struct gets `#[repr(C)]`, a twin of atomic cells with its layout (the native engine's
 //! racy stores stay defined, as for scalars), and the runtime's traits: `Pod` field by field
 //! (padding zeroed on upload), `ClType`/`Value` with an OpenCL C name unique to the struct's
-//! text, and `KernelRef` (captured by value). Compile-time assertions tie Rust's layout to C's
+//! text, and `Capture` (captured by value). Compile-time assertions tie Rust's layout to C's
 //! rules with OpenCL C's alignments; the runtime's declaration makes the device compiler check
 //! the same offsets (see `nuda_runtime::kernel::StructDecl`).
 
@@ -227,7 +227,7 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
             }
         }
         // SAFETY: the struct by value, one parameter of its own C type.
-        unsafe impl ::nuda::kernel::KernelRef for #ident {
+        unsafe impl ::nuda::kernel::Capture for #ident {
             type Native<'a> = #ident;
             fn desc(&self) -> #PRIVATE::CaptureDesc {
                 <#ident as ::nuda::kernel::ClType>::declare();

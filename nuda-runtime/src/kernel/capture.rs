@@ -90,7 +90,7 @@ pub fn cl_type<T: ClType>(_: &TypeSlot<T>) -> &'static str {
     note = "a struct becomes a kernel value with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`",
     note = "a generic function's type parameter needs the bound `nuda::Element` to be captured, and its arrays are `NuArray1<T>`"
 )]
-pub unsafe trait KernelRef {
+pub unsafe trait Capture {
     /// What the native engine sees.
     type Native<'a>: Sync
     where
@@ -128,7 +128,7 @@ pub unsafe trait KernelRef {
     message = "`{Self}` cannot be written by a nuda kernel",
     label = "kernels write NuArray1/2/3, NuImage2 and NuShared (from `.as_shared()`) elements; scalars are passed by value and NuConst is read-only constant memory"
 )]
-pub unsafe trait KernelMut {
+pub unsafe trait CaptureMut {
     /// What the native engine sees.
     type NativeMut<'a>: Sync
     where
@@ -146,7 +146,7 @@ pub unsafe trait KernelMut {
 macro_rules! scalar_capture {
     ($($t:ty => $push:ident, $input:expr),* $(,)?) => {$(
         // SAFETY: a scalar is one parameter of its own type, its value exactly.
-        unsafe impl KernelRef for $t {
+        unsafe impl Capture for $t {
             type Native<'a> = $t;
             fn desc(&self) -> CaptureDesc {
                 CaptureDesc::Scalar(<$t as ClType>::cl())
@@ -176,7 +176,7 @@ scalar_capture!(f32 => arg, |_| Input::Float, f64 => arg, |_| Input::Float,
     isize => sindex, |v: isize| Input::Int(v as i128, "nu_sidx"));
 
 // SAFETY: a flag is one `bool` parameter, its value exactly.
-unsafe impl KernelRef for bool {
+unsafe impl Capture for bool {
     type Native<'a> = bool;
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Scalar("bool")
@@ -194,7 +194,7 @@ unsafe impl KernelRef for bool {
 }
 
 // SAFETY: the array's own pointer and dims, which its proof input states.
-unsafe impl<T: Value, S: Shape> KernelRef for NuArray<T, S> {
+unsafe impl<T: Value, S: Shape> Capture for NuArray<T, S> {
     type Native<'a> = ArrayView<'a, T, S>;
     fn desc(&self) -> CaptureDesc {
         array_desc::<T, S>(Space::GlobalRead)
@@ -225,7 +225,7 @@ pub(super) fn array_input<T: Value, S: Shape>(dims: S) -> Input {
 }
 
 // SAFETY: the array's own pointer and dims, which its proof input states.
-unsafe impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
+unsafe impl<T: Value, S: Shape> CaptureMut for NuArray<T, S> {
     type NativeMut<'a> = ArrayViewMut<'a, T, S>;
     fn desc_mut(&self) -> CaptureDesc {
         array_desc::<T, S>(Space::GlobalWrite)
@@ -243,7 +243,7 @@ unsafe impl<T: Value, S: Shape> KernelMut for NuArray<T, S> {
 
 /// A `NuVec` is read and written as the 1-D array of its elements.
 // SAFETY: the vector's own storage and length.
-unsafe impl<T: Value> KernelRef for NuVec<T> {
+unsafe impl<T: Value> Capture for NuVec<T> {
     type Native<'a> = ArrayView<'a, T, usize>;
     fn desc(&self) -> CaptureDesc {
         self.array().desc()
@@ -263,7 +263,7 @@ unsafe impl<T: Value> KernelRef for NuVec<T> {
 }
 
 // SAFETY: the vector's own storage and capacity.
-unsafe impl<T: Value> KernelMut for NuVec<T> {
+unsafe impl<T: Value> CaptureMut for NuVec<T> {
     type NativeMut<'a> = ArrayViewMut<'a, T, usize>;
     fn desc_mut(&self) -> CaptureDesc {
         self.array().desc_mut()
@@ -311,7 +311,7 @@ impl<P: Pushed + ?Sized> Pushed for &mut P {
 }
 
 // SAFETY: the image's own handle and dims.
-unsafe impl<T: Texel> KernelRef for NuImage2<T> {
+unsafe impl<T: Texel> Capture for NuImage2<T> {
     type Native<'a> = ImageView<'a, T>;
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Image(T::CHANNELS, false)
@@ -333,7 +333,7 @@ unsafe impl<T: Texel> KernelRef for NuImage2<T> {
 }
 
 // SAFETY: the image's own handle and dims.
-unsafe impl<T: Texel> KernelMut for NuImage2<T> {
+unsafe impl<T: Texel> CaptureMut for NuImage2<T> {
     type NativeMut<'a> = ImageViewMut<'a, T>;
     fn desc_mut(&self) -> CaptureDesc {
         CaptureDesc::Image(T::CHANNELS, true)
@@ -352,7 +352,7 @@ unsafe impl<T: Texel> KernelMut for NuImage2<T> {
 }
 
 // SAFETY: the array's own pointer and dims, in constant memory.
-unsafe impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<T, S>> {
+unsafe impl<T: Value, S: Shape> Capture for crate::array::NuConst<'_, NuArray<T, S>> {
     type Native<'a>
         = ArrayView<'a, T, S>
     where
@@ -378,7 +378,7 @@ unsafe impl<T: Value, S: Shape> KernelRef for crate::array::NuConst<'_, NuArray<
 // native engine the scope's native copy, whose cells every host thread may write. Reads see
 // the scope's starting contents plus this device's own writes.
 // SAFETY: the shared array's own pointer and dims.
-unsafe impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
+unsafe impl<'s, T: Value, S: Shape> Capture for NuShared<'s, NuArray<T, S>> {
     type Native<'a>
         = ArrayViewMut<'a, T, S>
     where
@@ -398,7 +398,7 @@ unsafe impl<'s, T: Value, S: Shape> KernelRef for NuShared<'s, NuArray<T, S>> {
 }
 
 // SAFETY: the shared array's own pointer and dims.
-unsafe impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
+unsafe impl<'s, T: Value, S: Shape> CaptureMut for NuShared<'s, NuArray<T, S>> {
     type NativeMut<'a>
         = SharedViewMut<'a, T, S>
     where
@@ -421,7 +421,7 @@ unsafe impl<'s, T: Value, S: Shape> KernelMut for NuShared<'s, NuArray<T, S>> {
 macro_rules! forward_ref {
     ($($r:tt)*) => {
         // SAFETY: everything is the referent's, whose impl is trusted.
-        unsafe impl<C: KernelRef + ?Sized> KernelRef for $($r)* C {
+        unsafe impl<C: Capture + ?Sized> Capture for $($r)* C {
             type Native<'a>
                 = C::Native<'a>
             where
@@ -451,7 +451,7 @@ forward_ref!(&);
 forward_ref!(&mut);
 
 // SAFETY: everything is the referent's, whose impl is trusted.
-unsafe impl<C: KernelMut + ?Sized> KernelMut for &mut C {
+unsafe impl<C: CaptureMut + ?Sized> CaptureMut for &mut C {
     type NativeMut<'a>
         = C::NativeMut<'a>
     where
@@ -494,12 +494,12 @@ pub trait ByShared: Copy {
 impl<A> ByShared for NuShared<'_, A> {}
 
 /// The native view type of a read capture, for the type witness. Never runs.
-pub fn witness_ref<C: KernelRef + ?Sized>(_: &C) -> C::Native<'_> {
+pub fn witness_ref<C: Capture + ?Sized>(_: &C) -> C::Native<'_> {
     unreachable!("nuda: the type witness is never called")
 }
 
 /// The native view type of a written capture, for the type witness. Never runs.
-pub fn witness_mut<C: KernelMut + ?Sized>(_: &C) -> C::NativeMut<'_> {
+pub fn witness_mut<C: CaptureMut + ?Sized>(_: &C) -> C::NativeMut<'_> {
     unreachable!("nuda: the type witness is never called")
 }
 

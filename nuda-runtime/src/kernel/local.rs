@@ -9,7 +9,7 @@
 //! Rust has no uninitialised reads): the OpenCL kernel zeroes them before its first
 //! statement, and natively the group's first work-item zeroes the thread's cells.
 
-use super::capture::{array_input, KernelMut};
+use super::capture::{array_input, CaptureMut};
 use crate::backend::native::{ArrayViewMut, WorkItem};
 use crate::element::Value;
 use crate::error::{Error, Result};
@@ -56,7 +56,7 @@ impl<T: Value, S: Shape> LocalArray<T, S> {
 // Only `#[nukernel]` makes these: rustc should not suggest one for a value a kernel cannot write.
 #[diagnostic::do_not_recommend]
 // SAFETY: local memory of the array's own dims, which its proof input states.
-unsafe impl<T: Value, S: Shape> KernelMut for LocalArray<T, S> {
+unsafe impl<T: Value, S: Shape> CaptureMut for LocalArray<T, S> {
     type NativeMut<'a> = LocalGroup<T, S>;
     fn desc_mut(&self) -> CaptureDesc {
         super::capture::array_desc::<T, S>(Space::Local)

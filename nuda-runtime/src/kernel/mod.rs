@@ -1,5 +1,5 @@
 //! What code the macros generate calls on the values a kernel captures: how each becomes a
-//! kernel parameter ([`KernelRef`], [`KernelMut`]), how its type is spelled in OpenCL C
+//! kernel parameter ([`Capture`], [`CaptureMut`]), how its type is spelled in OpenCL C
 //! ([`ClType`]), and how the native engine computes with it ([`Arith`], [`Shift`]): integers
 //! wrap and division by zero faults, exactly as in the generated OpenCL C. The top of layer 6
 //! of the runtime (see `backend/README.md`), above `private`.
@@ -20,7 +20,7 @@ mod share;
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, ClType,
-    Compared, KernelMut, KernelRef, Lane, PlainArg, Pushed, TypeSlot,
+    Compared, CaptureMut, Capture, Lane, PlainArg, Pushed, TypeSlot,
 };
 pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};
@@ -29,5 +29,5 @@ pub(crate) use nustruct::declarations_for;
 pub use nustruct::{c_offset, declare_struct, decode_each, encode_each, Field, StructDecl};
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 #[doc(hidden)]
-pub use private_array::{array_type, private_at, private_index, PrivateArray, PrivateLoad};
+pub use private_array::{array_type, element_at, private_index, Indexable, PrivateLoad};
 pub use share::{ShareCopy, ShareMut};

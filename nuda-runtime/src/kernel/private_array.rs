@@ -8,11 +8,11 @@
 //! `usize`), so a field, a local and a captured value of one Rust type are one C type.
 //!
 //! Every element access is checked: by the prelude's `NU_AT` and `nu_pin` in OpenCL C, by
-//! [`private_at`] and [`private_index`] natively. A private-array site is not a bounds site
+//! [`element_at`] and [`private_index`] natively. A private-array site is not a bounds site
 //! of the `#[unchecked]` opt-out: its check is one compare on a register, and it keeps the
 //! opt-out's promise about captured arrays from reaching a kernel's own values.
 
-use super::capture::{ClType, KernelRef};
+use super::capture::{ClType, Capture};
 use super::nustruct::{declare_struct, Field};
 use crate::fault::{Checker, Site};
 use crate::launch::Launch;
@@ -40,7 +40,7 @@ unsafe impl<T: Field, const N: usize> ClType for [T; N] {
 /// A captured array is passed by value, as its struct and its length: the kernel may use it
 /// whole (`let t = w;`, `f(w)`) or index it (`w[k]`, checked like a captured `NuArray1`).
 // SAFETY: the array by value with its length `N`, which its proof input states.
-unsafe impl<T: Field, const N: usize> KernelRef for [T; N] {
+unsafe impl<T: Field, const N: usize> Capture for [T; N] {
     type Native<'a> = [T; N];
     fn desc(&self) -> CaptureDesc {
         CaptureDesc::Private(<Self as ClType>::cl(), T::c_type())
@@ -116,7 +116,7 @@ pub fn array_type(elem: &'static str, n: usize) -> &'static str {
     message = "`{Self}` cannot be indexed in a nuda kernel",
     label = "kernels index captured arrays (`NuArray1/2/3`, `NuVec`) and fixed-size arrays `[T; N]`"
 )]
-pub trait PrivateArray {
+pub trait Indexable {
     /// The element type.
     type Elem: Copy;
     /// The length.
@@ -125,7 +125,7 @@ pub trait PrivateArray {
     fn get(&self, k: usize) -> Self::Elem;
 }
 
-impl<T: Copy, const N: usize> PrivateArray for [T; N] {
+impl<T: Copy, const N: usize> Indexable for [T; N] {
     type Elem = T;
     const LEN: usize = N;
     #[inline(always)]
@@ -136,7 +136,7 @@ impl<T: Copy, const N: usize> PrivateArray for [T; N] {
 
 /// Checks `k` against a private array's length; out of range, records the fault at `site`.
 #[inline(always)]
-pub fn private_index<A: PrivateArray + ?Sized, const TR: bool>(
+pub fn private_index<A: Indexable + ?Sized, const TR: bool>(
     _: &A,
     k: usize,
     f: Checker<'_, TR>,
@@ -152,7 +152,7 @@ pub fn private_index<A: PrivateArray + ?Sized, const TR: bool>(
 /// `a[k]` on a private array. Out of range, the fault is recorded and the first element read,
 /// as OpenCL C's `NU_AT` does.
 #[inline(always)]
-pub fn private_at<A: PrivateArray, const TR: bool>(
+pub fn element_at<A: Indexable, const TR: bool>(
     a: &A,
     k: usize,
     f: Checker<'_, TR>,

@@ -56,12 +56,12 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
                 // Two steps: the fallible one has a concrete type, and the view's type may
                 // still be an unsuffixed integer's inference variable (see `native_ref`).
                 quote_spanned!(c.span=>
-                    ::nuda::kernel::KernelRef::native_ready(#id)?;
-                    let #name = ::nuda::kernel::KernelRef::native_ref(#id);
+                    ::nuda::kernel::Capture::native_ready(#id)?;
+                    let #name = ::nuda::kernel::Capture::native_ref(#id);
                 )
             }
             (false, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::kernel::KernelMut::native_mut(#id)?;)
+                quote_spanned!(c.span=> let #name = ::nuda::kernel::CaptureMut::native_mut(#id)?;)
             }
         }
     });
@@ -110,9 +110,9 @@ pub fn fills(
     let caps = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::KernelMut::desc_mut(#id)))
+            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::CaptureMut::desc_mut(#id)))
         } else {
-            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::KernelRef::desc(#id)))
+            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::Capture::desc(#id)))
         }
     });
     quote!([#(#types,)* #(#caps,)* #(#extra,)*])
@@ -123,9 +123,9 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
     let pushes = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(__nuda_l = ::nuda::kernel::KernelMut::push_mut(#id, __nuda_l);)
+            quote!(__nuda_l = ::nuda::kernel::CaptureMut::push_mut(#id, __nuda_l);)
         } else {
-            quote!(__nuda_l = ::nuda::kernel::KernelRef::push_ref(#id, __nuda_l);)
+            quote!(__nuda_l = ::nuda::kernel::Capture::push_ref(#id, __nuda_l);)
         }
     });
     quote!(#(#pushes)*)
@@ -146,9 +146,9 @@ pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
     let inputs = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(::nuda::kernel::KernelMut::proof_input_mut(#id))
+            quote!(::nuda::kernel::CaptureMut::proof_input_mut(#id))
         } else {
-            quote!(::nuda::kernel::KernelRef::proof_input(#id))
+            quote!(::nuda::kernel::Capture::proof_input(#id))
         }
     });
     quote!([#(#inputs),*])

@@ -66,7 +66,7 @@ pub fn captured(captures: &[Capture]) -> TokenStream {
         .filter(|(_, c)| !c.written)
         .map(|(i, c)| {
             let (id, name) = (capture_ident(i), c.name.to_string());
-            quote!((#name, ::nuda::kernel::KernelRef::private_bytes(#id)))
+            quote!((#name, ::nuda::kernel::Capture::private_bytes(#id)))
         });
     quote!(&[#(#rows),*])
 }

@@ -222,7 +222,7 @@ fn pushed_views(p: &Parts) -> TokenStream {
         .filter(|(_, c)| p.pushes.iter().any(|x| x.vec == c.name))
         .map(|(i, c)| {
             let (id, name) = (capture_ident(i), &c.name);
-            quote!(let #name = ::nuda::kernel::KernelMut::native_mut(#id)?;)
+            quote!(let #name = ::nuda::kernel::CaptureMut::native_mut(#id)?;)
         })
         .collect();
     quote!(#(#caps)*)

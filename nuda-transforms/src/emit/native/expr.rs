@@ -134,7 +134,7 @@ impl RustEmitter<'_> {
         }
         let site = self.site(SiteKind::Private, &name, 1, span);
         let p = PRIVATE.at(span);
-        quote_spanned!(span=> #p::private_at(&#b, #k, __nuda_fault, #site))
+        quote_spanned!(span=> #p::element_at(&#b, #k, __nuda_fault, #site))
     }
 
     fn exprs(&mut self, items: &[Expr]) -> Vec<TokenStream> {
