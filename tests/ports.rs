@@ -85,3 +85,41 @@ fn a_scan_that_counts_compiles_without_warnings() {
         Ok(out.to_vec())
     });
 }
+
+#[nucode]
+fn plus_one(x: f32) -> f32 {
+    x + 1.0
+}
+
+#[nuda::nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Params {
+    scale: f32,
+}
+
+/// `push(e)` for any expression (item 1): a captured scalar, an array element times it, a
+/// struct field, a captured private array's element, a `#[nucode]` call, and an
+/// unconditional push. (A capture's binding was taken from the wrong index when the vector
+/// was captured before the values.)
+#[test]
+fn push_takes_any_expression() {
+    let n = 16usize;
+    let mut want: Vec<f32> = (4..16).map(|i| i as f32 * 2.0).collect();
+    for _ in 14..16 {
+        want.extend([2.0, 3.0]);
+    }
+    want.extend([196.0, 225.0, 15.0, 16.0, 3.0, 6.0, 3.0, 6.0]);
+    want.extend((0..16).map(|i| i as f32));
+    check(want, || {
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let (k, p, w) = (2.0f32, Params { scale: 3.0 }, [5.0f32, 6.0, 7.0]);
+        let mut v = NuVec::<f32>::new();
+        nuwork!(8; nfor!(i in n { if a[i] > 3.0 { v.push(a[i] * k); } }))?;
+        nuwork!(8; nfor!(i in n { if a[i] > 13.0 { v.push(k); v.push(k + 1.0); } }))?;
+        nuwork!(8; nfor!(i in n { if a[i] > 13.0 { v.push(a[i] * a[i]); } }))?;
+        nuwork!(8; nfor!(i in n { if a[i] > 13.0 { v.push(plus_one(a[i])); } }))?;
+        nuwork!(8; nfor!(i in n { if a[i] > 13.0 { v.push(p.scale); v.push(w[1]); } }))?;
+        nuwork!(8; nfor!(i in n { v.push(a[i]); }))?;
+        Ok(v.to_vec())
+    });
+}

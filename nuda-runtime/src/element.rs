@@ -6,7 +6,7 @@
 //! and the native engine stores with `Ordering::Relaxed`: on x86-64 and AArch64 that is an
 //! ordinary store, and a racy kernel yields some value instead of undefined behaviour.
 
-use crate::kernel::{Arith, ClType, Capture};
+use crate::kernel::{Arith, Capture, ClType};
 use crate::reduce::Reduce;
 use std::borrow::Cow;
 use std::fmt::Debug;

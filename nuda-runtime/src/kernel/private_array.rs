@@ -12,7 +12,7 @@
 //! of the `#[unchecked]` opt-out: its check is one compare on a register, and it keeps the
 //! opt-out's promise about captured arrays from reaching a kernel's own values.
 
-use super::capture::{ClType, Capture};
+use super::capture::{Capture, ClType};
 use super::nustruct::{declare_struct, Field};
 use crate::fault::{Checker, Site};
 use crate::launch::Launch;

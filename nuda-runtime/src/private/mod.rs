@@ -14,7 +14,7 @@ pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
 pub use crate::kernel::{
-    c_offset, declare_struct, decode_each, encode_each, element_at, private_index, Field,
+    c_offset, declare_struct, decode_each, element_at, encode_each, private_index, Field,
     PrivateLoad, StructDecl,
 };
 pub use crate::reduce::{

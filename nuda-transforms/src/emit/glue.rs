@@ -43,7 +43,14 @@ pub use crate::syntax::looks_const;
 
 /// Rebinds each capture's name to a view (native) or a phantom view (witness).
 pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
-    let binds = captures.iter().enumerate().filter(|(_, c)| c.written || !looks_const(&c.name)).map(|(i, c)| {
+    capture_views_but(captures, &[], witness)
+}
+
+/// As [`capture_views`], but for the captures named in `skip` (vectors a scan's first pass
+/// has not grown yet). Each capture keeps its own binding, `__nuda_c<its index>`.
+pub fn capture_views_but(captures: &[Capture], skip: &[&syn::Ident], witness: bool) -> TokenStream {
+    let kept = |c: &Capture| (c.written || !looks_const(&c.name)) && !skip.contains(&&c.name);
+    let binds = captures.iter().enumerate().filter(|(_, c)| kept(c)).map(|(i, c)| {
         let (id, name) = (capture_ident(i), &c.name);
         match (witness, c.written) {
             (true, false) => {

@@ -359,7 +359,8 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
 /// launches.
 fn engines(p: &Parts, parts: &[KernelGlue], quoted: &str) -> TokenStream {
     // A vector the body pushes to gets its view between the scan's passes, once it has grown.
-    let nviews = capture_views(&unpushed(p), false);
+    let pushed: Vec<&syn::Ident> = p.pushes.iter().map(|x| &x.vec).collect();
+    let nviews = crate::emit::glue::capture_views_but(&p.analysis.captures, &pushed, false);
     let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;
