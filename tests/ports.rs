@@ -123,3 +123,34 @@ fn push_takes_any_expression() {
         Ok(v.to_vec())
     });
 }
+
+/// The flag idiom (item 6, Rodinia's bfs): `if changed { over = true; }` sets the flag if any
+/// iteration does, else leaves it; a value other than `true` and a captured value too.
+#[test]
+fn the_flag_idiom_is_a_reduction() {
+    let n = 50usize;
+    for threshold in [10u32, 100] {
+        let any = threshold < n as u32;
+        let want = (
+            any,
+            if any { 3u32 } else { 7 },
+            if any { 2.5f32 } else { -1.0 },
+        );
+        check(want, || {
+            let a = NuArray1::<u32>::from_fn(n, |i| i as u32);
+            let (mut over, mut level, mut seen) = (false, 7u32, -1.0f32);
+            let mark = 2.5f32;
+            nuwork!(8; nfor!(i in n {
+                let changed = a[i] > threshold;
+                if changed {
+                    over = true;
+                    level = 3;
+                }
+                if a[i] == threshold + 1 {
+                    seen = mark;
+                }
+            }))?;
+            Ok((over, level, seen))
+        });
+    }
+}

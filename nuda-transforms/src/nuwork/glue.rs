@@ -251,7 +251,20 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         };
         quote!(let mut #counter: #ty = #PRIVATE::push_start(#len);)
     });
-    quote!({ #(#counters)* #around })
+    // The flag idiom: the value is set once, after the launch, if any iteration set it.
+    let (flags, vars, values) = (
+        p.flags.iter().map(|f| &f.flag),
+        p.flags.iter().map(|f| &f.var),
+        p.flags.iter().map(|f| &f.value),
+    );
+    let flag_reads = p.flags.iter().map(|f| &f.flag);
+    quote!({
+        #(#counters)*
+        #( let mut #flags = false; )*
+        let __nuda_done: ::nuda::Result<()> = #around;
+        #( if #flag_reads { #vars = #values; } )*
+        __nuda_done
+    })
 }
 
 /// The statics, the fault recorder, the ranges on the host, the captures and the witness.

@@ -141,6 +141,8 @@ struct Parts {
     plain: Vec<String>,
     /// The `NuVec`s the body pushes to, with their counters.
     pushes: Vec<crate::reduce::push::Push>,
+    /// Variables set by the flag idiom (`crate::reduce::flag`).
+    flags: Vec<crate::reduce::flag::Flag>,
 }
 
 /// Expands `nuwork!`.
@@ -196,6 +198,8 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let mut lower = Lower::new(cx);
     let mut nest = lower_nest_macro(&mut lower, &input.nest, "nuwork!")?;
     let pushes = crate::reduce::push::rewrite(cx, &mut nest.body, &mut lower.slots);
+    let loop_vars: Vec<syn::Ident> = nest.loops.iter().map(|l| l.var.clone()).collect();
+    let flags = crate::reduce::flag::rewrite(&mut nest.body, &loop_vars);
     let k = input.sizes.len();
     if k > 3 || k > nest.loops.len() {
         let msg = format!("nuwork!: {k} work-group sizes for a nest of {} loops; give 1 to 3 sizes, at most one per loop", nest.loops.len());
@@ -228,7 +232,9 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
-    Some(assemble(cx, kernels, analysis, lower.slots, plain, pushes))
+    let mut parts = assemble(cx, kernels, analysis, lower.slots, plain, pushes);
+    parts.flags = flags;
+    Some(parts)
 }
 
 /// The emitted forms of the analysed kernels: OpenCL C, native and witness Rust, the proof.
@@ -273,6 +279,7 @@ fn assemble(
         proof,
         plain,
         pushes,
+        flags: Vec::new(),
     }
 }
 

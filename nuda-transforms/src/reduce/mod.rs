@@ -7,6 +7,7 @@
 //! The forms: `s += e`, `s -= e`, `s *= e`, `s |= e`, `s &= e`, `s ^= e`, `s = s.max(e)`,
 //! `s = s.min(e)`, each possibly under `if`, where `e` does not read `s`.
 
+pub mod flag;
 pub mod push;
 mod slice;
 #[cfg(test)]
@@ -168,7 +169,7 @@ pub fn not_an_update(name: &Ident, carried: bool) -> String {
     if carried {
         return format!("nuwork!: this assignment makes each iteration of `{name}` depend on the one before in a way that is neither a scan nor a reduction; the loop-carried forms that run in parallel are {} (each possibly under `if`, `e` not reading `{name}`), and reading `{name}` anywhere else in the body gives its running value", forms(name));
     }
-    format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction or scan variable, updated as {} (each possibly under `if`; reading it in the body gives the running value, a scan), or copy it into a local (`let mut x = {name};`)", forms(name))
+    format!("nuwork!: `{name}` is captured from outside the loop, so every work-item sees its value from before the loop; a captured `let mut` scalar can only be a reduction or scan variable, updated as {} (each possibly under `if`; reading it in the body gives the running value, a scan), or set to one loop-invariant value and never read (`{name} = true;` under `if`: set if any iteration sets it), or copy it into a local (`let mut x = {name};`)", forms(name))
 }
 
 /// The contribution `e` of an update capture analysis accepted: the value of `s op= e`, or
