@@ -154,3 +154,33 @@ fn the_flag_idiom_is_a_reduction() {
         });
     }
 }
+
+/// A `macro_rules!` wrapper of `nuwork!` (item 7): the generated names take the call site's
+/// hygiene, so a wrapper compiles (it failed with "cannot find value `__nuda_fault`").
+macro_rules! fill {
+    ($out:ident, $n:expr, |$i:ident| $e:expr) => {
+        nuwork!(2; nfor!($i in $n { $out[$i] = $e; }))
+    };
+}
+
+/// A wrapper that takes the loop variable and a body of tokens.
+macro_rules! each {
+    ($i:ident in $n:expr => $($body:tt)*) => {
+        nuwork!(4; nfor!($i in $n { $($body)* }))
+    };
+}
+
+#[test]
+fn macro_rules_wrappers_compile() {
+    let want = (
+        (1..=8).collect::<Vec<u32>>(),
+        (0..8).map(|i| i * 2).collect::<Vec<u32>>(),
+    );
+    check(want, || {
+        let a = NuArray1::<u32>::from_fn(8, |i| i as u32);
+        let (mut b, mut c) = (NuArray1::<u32>::new(8), NuArray1::<u32>::new(8));
+        fill!(b, 8, |i| a[i] + 1)?;
+        each!(i in 8usize => c[i] = a[i] * 2;)?;
+        Ok((b.to_vec(), c.to_vec()))
+    });
+}

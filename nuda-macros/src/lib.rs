@@ -6,16 +6,18 @@ use proc_macro::TokenStream;
 
 /// An item macro's output: several `compile_error!` items may stand side by side.
 fn finish(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    r.unwrap_or_else(syn::Error::into_compile_error).into()
+    let out = r.map(nuda_transforms::paths::hygienic);
+    out.unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// An expression macro's output: several `compile_error!`s need a block around them.
 fn finish_expr(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    r.unwrap_or_else(|e| {
-        let errors = e.into_compile_error();
-        quote::quote!({ #errors })
-    })
-    .into()
+    r.map(nuda_transforms::paths::hygienic)
+        .unwrap_or_else(|e| {
+            let errors = e.into_compile_error();
+            quote::quote!({ #errors })
+        })
+        .into()
 }
 
 /// Perfectly nested loops on the host: `nfor!((i, j) in (n, m) { .. })`.

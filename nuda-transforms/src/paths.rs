@@ -30,3 +30,30 @@ impl ToTokens for Private {
         tokens.extend(quote!(::nuda::__private));
     }
 }
+
+/// Gives every generated name (`__nuda_fault`, `__NUDA_SITES`, ..) the call site's hygiene,
+/// keeping its location. The expanders take many spans from the user's tokens, so that errors
+/// point there; but a name spanned by a token that a `macro_rules!` wrapper wrote gets that
+/// macro's hygiene, and no longer meets the same name spanned elsewhere (`cannot find value
+/// __nuda_fault in this scope`). The user's own names keep their spans and so their
+/// hygiene, which the type witness's guards rely on.
+pub fn hygienic(ts: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, Span, TokenTree};
+    ts.into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(mut id) => {
+                let name = id.to_string();
+                if name.starts_with("__nuda") || name.starts_with("__NUDA") {
+                    id.set_span(Span::call_site().located_at(id.span()));
+                }
+                TokenTree::Ident(id)
+            }
+            TokenTree::Group(g) => {
+                let mut inner = Group::new(g.delimiter(), hygienic(g.stream()));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            other => other,
+        })
+        .collect()
+}
