@@ -184,3 +184,61 @@ fn macro_rules_wrappers_compile() {
         Ok((b.to_vec(), c.to_vec()))
     });
 }
+
+/// A host function a mapped range calls (item 8): ranges are evaluated on the host.
+fn four() -> usize {
+    4
+}
+
+/// Host values in ranges and bodies (item 8): a host loop variable of inferred type, host
+/// functions, host arrays, vectors and slices, the length of an array the body writes, and
+/// Rust's `step_by(usize)` on a `u8` range.
+#[test]
+fn host_values_in_ranges_and_bodies() {
+    let mut want: Vec<u32> = (0..16).map(|i| i + 2).collect();
+    want[..4].fill(1);
+    want[4..8].fill(2);
+    want[8..12].fill(3);
+    want[12..14].fill(4);
+    let doubled: Vec<u32> = (0..16).map(|i| i * 2).collect();
+    let stepped: Vec<u8> = (0..=255u8)
+        .map(|i| if i >= 250 && i % 2 == 0 { i } else { 0 })
+        .collect();
+    check((want, doubled, stepped), || {
+        let mut t = NuArray1::<u32>::new(16);
+        for it in 0..3 {
+            nuwork!(4; nfor!(i in 16 { t[i] = (i + it) as u32; }))?;
+        }
+        nuwork!(4; nfor!(i in four() { t[i] = 1; }))?;
+        nuwork!(4; nfor!(i in 0..four() { t[i + 4] = 2; }))?;
+        let sizes = [4usize, 8];
+        let (v, s) = (vec![2usize], &sizes[..]);
+        nuwork!(4; nfor!(i in sizes[0] { t[i + 8] = 3; }))?;
+        nuwork!(2; nfor!(i in v[0]..s[0] { t[i + 10] = 4; }))?;
+        let mut arr = NuArray1::<u32>::from_fn(16, |i| i as u32);
+        nuwork!(4; nfor!(k in arr.len() { arr[k] *= 2; }))?;
+        let (st, mut u) = (2usize, NuArray1::<u8>::new(256));
+        nuwork!(1; nfor!(i in (250u8..=255).step_by(st) { u[i as usize] = i; }))?;
+        Ok((t.to_vec(), arr.to_vec(), u.to_vec()))
+    });
+}
+
+/// A host array read out of range in a mapped range is the launch's `Err`, naming the array,
+/// as a kernel's read would be.
+#[test]
+fn a_range_reading_past_a_host_array_is_an_error() {
+    for d in common::engines() {
+        let got = nuda::with_device(d.index, || {
+            let (sizes, mut t) = ([4usize, 8], NuArray1::<u32>::new(16));
+            let k = sizes.len();
+            nuwork!(4; nfor!(i in sizes[k] { t[i] = 1; }))
+        })
+        .unwrap();
+        let e = got.expect_err("sizes[2] is out of range").to_string();
+        assert!(
+            e.contains("sizes") && e.contains("ports.rs"),
+            "on {}: {e}",
+            d.name
+        );
+    }
+}

@@ -199,7 +199,7 @@ fn order_captures(cx: &Ctxt, params: &[Param], found: Vec<Capture>) -> Vec<Captu
                     cx.error(c.span, format!("`{}` is a read-only parameter; declare it `&mut` to write it (a NuConst is read-only constant memory)", p.name));
                 }
             }
-            Capture { name: p.name.clone(), written: p.mode == Mode::Mut, span: p.name.span() }
+            Capture::new(&p.name, p.mode == Mode::Mut)
         })
         .collect();
     out.extend(

@@ -19,8 +19,8 @@ mod share;
 
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
-    cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, Capture,
-    CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
+    cl_type, compared, lane, plain_arg, witness_mut, witness_ref, witness_value, ByMut, ByShared,
+    Capture, CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
 };
 pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};

@@ -34,7 +34,7 @@ pub use program::{
 pub use proof::{keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE};
 pub use range::{
     group_size, offset, steps, steps_in, trips_host, trips_of as trips, IntoSize, LoopIndex,
-    LoopRange, Steps,
+    LoopRange, RangeElement, Steps,
 };
 pub use stack::{check_private, slot_bytes, PrivateLet};
 pub use template::{fill, instantiate, Cx, Template};

@@ -27,6 +27,8 @@ pub unsafe trait LoopIndex:
     fn back(self) -> Self;
     /// One.
     fn one() -> Self;
+    /// `v` in this type, wrapping (a step that a wider type gave).
+    fn narrow(v: i128) -> Self;
     /// Pushes the value as a kernel argument of the loop variable's type.
     fn push(self, l: Launch<'_>) -> Launch<'_>;
 }
@@ -51,6 +53,9 @@ macro_rules! loop_index {
             fn one() -> Self {
                 1
             }
+            fn narrow(v: i128) -> Self {
+                v as $t
+            }
             fn push(self, l: Launch<'_>) -> Launch<'_> {
                 l.$push(self)
             }
@@ -60,10 +65,9 @@ macro_rules! loop_index {
 loop_index!(i8 => arg, i16 => arg, i32 => arg, i64 => arg, u8 => arg, u16 => arg, u32 => arg,
     u64 => arg, usize => index, isize => sindex);
 
-/// The number of values of `start..end` (`..=end` if `inclusive`) by `step`: counting up for
-/// a positive step, down for a negative one; `None` for a zero step.
-fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<u128> {
-    let (a, b, s) = (start.wide(), end.wide(), step.wide());
+/// The number of values of `a..b` (`..=b` if `inclusive`) by step `s`, all widened:
+/// counting up for a positive step, down for a negative one; `None` for a zero step.
+fn count_wide(a: i128, b: i128, s: i128, inclusive: bool) -> Option<u128> {
     let (from, to, s) = match s {
         0 => return None,
         s if s > 0 => (a, b, s),
@@ -76,6 +80,11 @@ fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<u12
     };
     // At most 2^64 (all values of a 64-bit type), which a `usize` cannot hold.
     Some(n as u128)
+}
+
+/// [`count_wide`] for bounds and step of one type.
+fn count<T: LoopIndex>(start: T, end: T, step: T, inclusive: bool) -> Option<u128> {
+    count_wide(start.wide(), end.wide(), step.wide(), inclusive)
 }
 
 /// First value, step and trip count of a range, walked backwards if `rev`.
@@ -144,24 +153,33 @@ pub struct LoopRange<T> {
 
 impl<T: LoopIndex> LoopRange<T> {
     /// The range `start..end` (or `..=end`) by `step` (1 if `None`), backwards if `rev`; a
-    /// zero step is an error naming `site`.
-    pub fn new(
+    /// zero step is an error naming `site`. The step may have another integer type than the
+    /// bounds, as Rust's `step_by(usize)` does: `(250u8..=255).step_by(st)`.
+    pub fn new<S: LoopIndex>(
         start: T,
         end: T,
-        step: Option<T>,
+        step: Option<S>,
         inclusive: bool,
         rev: bool,
         site: &'static Site,
     ) -> Result<Self> {
-        let step = step.unwrap_or_else(T::one);
         let fault = |fault| Error::Kernel {
             kernel: "nuwork!".into(),
             device: "the host, before the launch".into(),
             location: site.location(),
             fault,
         };
-        let Some((first, step, trips)) = plan(start, end, step, inclusive, rev) else {
+        // Counted in i128: a step wider than `T` (`(250u8..=255).step_by(st)`) is narrowed
+        // only after. Narrowing wraps, and so does every `first + k * step` in `T`, so the
+        // values in range come out exact.
+        let (a, s) = (start.wide(), step.map_or(1, S::wide));
+        let Some(trips) = count_wide(a, end.wide(), s, inclusive) else {
             return Err(fault(KernelFault::ZeroStep));
+        };
+        let (first, step) = match trips {
+            // `(trips - 1) * s` is a distance inside the range: no i128 overflow.
+            n if rev && n > 0 => (T::narrow(a + (n - 1) as i128 * s), T::narrow(-s)),
+            _ => (start, T::narrow(s)),
         };
         // 2^64 work-items: no device launches that many, and no usize counts them.
         let trips = usize::try_from(trips)
@@ -290,6 +308,74 @@ pub fn group_size<T: IntoSize>(v: T) -> Result<usize> {
     }
 }
 
+/// An element a mapped range reads on the host before the launch: of a nuda array (its host
+/// copy, checked as kernels check) or of a Rust array, vector or slice. Out of range it is a
+/// fault at the range's site, the launch's `Err`, as in kernels.
+pub trait RangeElement<I> {
+    /// The element type.
+    type Out;
+    /// The element at `index`, or a default with a fault recorded at `site`.
+    fn range_element<const TR: bool>(
+        &self,
+        index: I,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Result<Self::Out>;
+}
+
+impl<T: crate::element::Value, S: crate::shape::Shape> RangeElement<S>
+    for crate::array::NuArray<T, S>
+{
+    type Out = T;
+    fn range_element<const TR: bool>(
+        &self,
+        index: S,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Result<T> {
+        Ok(self.read_view()?.load(index, f, site))
+    }
+}
+
+impl<T: Copy + Default> RangeElement<usize> for [T] {
+    type Out = T;
+    fn range_element<const TR: bool>(
+        &self,
+        index: usize,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Result<T> {
+        Ok(self.get(index).copied().unwrap_or_else(|| {
+            f.bounds(site, [index as u64, 0, 0], [self.len() as u64, 0, 0]);
+            T::default()
+        }))
+    }
+}
+
+impl<T: Copy + Default, const N: usize> RangeElement<usize> for [T; N] {
+    type Out = T;
+    fn range_element<const TR: bool>(
+        &self,
+        index: usize,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Result<T> {
+        self.as_slice().range_element(index, f, site)
+    }
+}
+
+impl<T: Copy + Default> RangeElement<usize> for Vec<T> {
+    type Out = T;
+    fn range_element<const TR: bool>(
+        &self,
+        index: usize,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Result<T> {
+        self.as_slice().range_element(index, f, site)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,7 +402,7 @@ mod tests {
         assert_eq!(all(-3, 3, 2, false, false), vec![-3, -1, 1]);
         let site = Site::new(crate::fault::SiteKind::Step, "", 0, "t.rs", 1, 1);
         let site: &'static Site = Box::leak(Box::new(site));
-        let r = LoopRange::new(10i64, 0, None, false, false, site).unwrap();
+        let r = LoopRange::new(10i64, 0, None::<i32>, false, false, site).unwrap();
         assert_eq!(r.trips(), 0);
     }
 

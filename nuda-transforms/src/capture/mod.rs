@@ -34,6 +34,31 @@ pub struct Capture {
     pub written: bool,
     /// Where it is first used.
     pub span: Span,
+    /// Whether it is an operand of arithmetic, a comparison or a cast, as only numbers are.
+    pub operand: bool,
+    /// Whether it is indexed, a field's base or a memory method's receiver, as numbers never
+    /// are.
+    pub structured: bool,
+}
+
+impl Capture {
+    /// A capture the body names (read or written), with no use recorded yet.
+    pub fn new(name: &Ident, written: bool) -> Self {
+        Capture {
+            name: name.clone(),
+            written,
+            span: name.span(),
+            operand: false,
+            structured: false,
+        }
+    }
+
+    /// Whether the body reads it only as a number: its view is the value itself, and the
+    /// witness may say so, so that a host variable of inferred type (`for it in 0..3`) takes
+    /// its type from the kernel's arithmetic, as in plain Rust.
+    pub fn is_number(&self) -> bool {
+        self.operand && !self.structured && !self.written
+    }
 }
 
 /// What capture analysis found.
@@ -136,11 +161,21 @@ impl Walker<'_> {
         }
         match self.out.captures.iter_mut().find(|c| c.name == *name) {
             Some(c) => c.written |= written,
-            None => self.out.captures.push(Capture {
-                name: name.clone(),
-                written,
-                span: name.span(),
-            }),
+            None => self.out.captures.push(Capture::new(name, written)),
+        }
+    }
+
+    /// Records how a captured variable is used, when `e` names one directly.
+    fn mark(&mut self, e: &Expr, structured: bool) {
+        let ExprKind::Var(name) = &e.kind else { return };
+        if self.is_local(name) {
+            return;
+        }
+        if let Some(c) = self.out.captures.iter_mut().find(|c| c.name == *name) {
+            match structured {
+                true => c.structured = true,
+                false => c.operand = true,
+            }
         }
     }
 
@@ -356,7 +391,10 @@ impl Walker<'_> {
             }
             ExprKind::Index { base, index } => {
                 index.iter_mut().for_each(|x| self.expr(x));
-                self.capture(&base.clone(), false);
+                let base = base.clone();
+                self.capture(&base, false);
+                let var = Expr::new(ExprKind::Var(base.clone()), base.span());
+                self.mark(&var, true);
             }
             ExprKind::Call { func, args } => {
                 args.iter_mut().for_each(|x| self.expr(x));
@@ -377,17 +415,24 @@ impl Walker<'_> {
             }
             ExprKind::Block(b) => self.block(b),
             ExprKind::Lit(_) | ExprKind::Assoc { .. } => {}
-            ExprKind::Unary { expr, .. } | ExprKind::Cast { expr, .. } | ExprKind::Paren(expr) => {
-                self.expr(expr)
+            ExprKind::Unary { expr, .. } | ExprKind::Paren(expr) => self.expr(expr),
+            ExprKind::Cast { expr, .. } => {
+                self.expr(expr);
+                self.mark(expr, false);
             }
             ExprKind::Binary { lhs, rhs, .. } => {
                 self.expr(lhs);
                 self.expr(rhs);
+                self.mark(lhs, false);
+                self.mark(rhs, false);
             }
             ExprKind::Tuple(items) | ExprKind::Array(items) => {
                 items.iter_mut().for_each(|x| self.expr(x))
             }
-            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => self.expr(base),
+            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => {
+                self.expr(base);
+                self.mark(base, true);
+            }
             ExprKind::Repeat { value, .. } => self.expr(value),
             ExprKind::At { base, index } => {
                 self.expr(base);
@@ -499,6 +544,7 @@ impl Walker<'_> {
         }
         let name = name.clone();
         self.capture(&name, kind.writes());
+        self.mark(recv, true);
         if kind.is_atomic() && !self.out.atomic.contains(&name) {
             self.out.atomic.push(name);
         }

@@ -23,7 +23,7 @@ fn host_range(p: &Parts, r: &Range, ranges: &Sites) -> TokenStream {
         .with_sites(ranges, quote!(__NUDA_RANGES));
     let (a, b) = (em.expr(&r.start), em.expr(&r.end));
     let step = r.step.as_ref().map_or_else(
-        || quote!(::core::option::Option::None),
+        || quote!(::core::option::Option::None::<i32>),
         |s| {
             let s = em.expr(s);
             quote!(::core::option::Option::Some(#s))
@@ -310,9 +310,11 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         {
             #[allow(unused, unreachable_code, clippy::all)]
             let __nuda_witness = || {
-                #wranges
                 #guards
                 #wviews
+                // After the views: a range that reads an array the body writes
+                // (`nfor!(k in a.len() { a[k] *= 2; })`) reads the witness's view of it.
+                #wranges
                 #wreds
                 #(#witnesses)*
                 #wreads

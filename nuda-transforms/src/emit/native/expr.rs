@@ -200,7 +200,11 @@ impl RustEmitter<'_> {
             // Before the launch (a range has no locals, so `base` is an array of the
             // caller's): its host copy, read as the kernel reads.
             let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
-            return quote_spanned!(span=> #base.read_view()?.load(#idx, __nuda_fault, #site));
+            return quote_spanned!(span=> {
+                #[allow(unused_imports)]
+                use #PRIVATE::RangeElement as _;
+                #base.range_element(#idx, __nuda_fault, #site)?
+            });
         }
         if !self.view(base) {
             return quote_spanned!(span=> #base[#idx]);
@@ -378,6 +382,9 @@ impl RustEmitter<'_> {
             .iter()
             .position(|p| quote!(#p).to_string() == text);
         match k {
+            // A mapped range is host code: a function no kernel body calls is a plain Rust
+            // function there (`nfor!(i in four() { .. })`).
+            None if self.range => quote_spanned!(span=> #func(#(#a),*)),
             _ if self.kernel_arith() => {
                 // The function's native twin: wrapping arithmetic, faults into this launch.
                 // The twin's generic parameters, if any, are inferred from the arguments.
