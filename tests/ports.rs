@@ -242,3 +242,24 @@ fn a_range_reading_past_a_host_array_is_an_error() {
         );
     }
 }
+
+/// `inline` over a named constant's trip count (item 5): accepted; the loop stays a loop, the
+/// literal one inside it is unrolled, and the sums are plain Rust's.
+#[test]
+fn inline_over_a_named_constant() {
+    let n = 6usize;
+    let a: Vec<u32> = (0..(n * TS * 3) as u32).collect();
+    let want: Vec<u32> = (0..n)
+        .map(|i| (0..TS * 3).map(|q| a[i * TS * 3 + q]).sum())
+        .collect();
+    check(want, || {
+        let a = NuArray1::from_vec(a.len(), a.clone())?;
+        let mut out = NuArray1::<u32>::new(n);
+        nuwork!(2; nfor!(i in n {
+            let mut s = 0u32;
+            annot!(inline; nfor!((q, r) in (TS, 3) { s += a[i * TS * 3 + q * 3 + r]; }));
+            out[i] = s;
+        }))?;
+        Ok(out.to_vec())
+    });
+}

@@ -5,6 +5,10 @@
 //! nfor!(k in 0..3 { s += w[k]; })    inline    { s += w[0]; } { s += w[1]; } { s += w[2]; }
 //! ```
 //! Main part: none; `inline` ends the chain.
+//!
+//! A trip count made of named constants (`const TS: usize = 16; nfor!(q in TS {..})`) is
+//! constant too, but the macro sees the name, not the value: that loop stays a loop, which
+//! the native engine's compiler, knowing the constant, unrolls itself.
 
 use super::build::{nest, Gen};
 use super::counter::substitute;
@@ -24,6 +28,26 @@ fn constant(e: &Expr) -> Option<i128> {
         ExprKind::Paren(x) => constant(x),
         _ => None,
     }
+}
+
+/// Whether `e` is made of integer literals and constants named as constants (`TS`, `N + 1`):
+/// the same value in every iteration and work-item, known when the program is compiled.
+fn named_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Lit(Lit::Int { .. }) => true,
+        ExprKind::Var(name) => crate::syntax::looks_const(name),
+        ExprKind::Unary { expr, .. } | ExprKind::Paren(expr) | ExprKind::Cast { expr, .. } => {
+            named_constant(expr)
+        }
+        ExprKind::Binary { lhs, rhs, .. } => named_constant(lhs) && named_constant(rhs),
+        _ => false,
+    }
+}
+
+/// Whether every bound and the step of `r` is a [`named_constant`].
+fn constant_range(r: &Range) -> bool {
+    let step = r.step.as_ref().is_none_or(named_constant);
+    named_constant(&r.start) && named_constant(&r.end) && step
 }
 
 /// The values the loop variable takes, in order, if its range is made of integer literals:
@@ -88,9 +112,14 @@ fn unroll_all(g: &mut Gen<'_>, n: Nest, budget: &mut i128) -> Option<Vec<Stmt>> 
     let mut loops = n.loops;
     let inner = loops.split_off(1);
     let l = &loops[0];
-    let Some(values) = values(&l.range).filter(|v| !inner.is_empty() || v.len() as i128 <= *budget)
-    else {
-        g.cx.error(l.range.span, format!("annot!: inline needs constant trip counts, at most {MAX_COPIES} copies in all: ranges of integer literals, as in `0..4`"));
+    let values = values(&l.range);
+    if values.is_none() && constant_range(&l.range) {
+        // A named constant's trip count: the loop stays, with its inner loops.
+        loops.extend(inner);
+        return Some(vec![Stmt::Nest(Box::new(nest(loops, n.body, n.span)))]);
+    }
+    let Some(values) = values.filter(|v| !inner.is_empty() || v.len() as i128 <= *budget) else {
+        g.cx.error(l.range.span, format!("annot!: inline needs constant trip counts, at most {MAX_COPIES} copies in all: ranges of integer literals and named constants, as in `0..4` or `0..TS`"));
         return None;
     };
     let mut out = Vec::with_capacity(values.len());
