@@ -64,7 +64,9 @@ pub trait Pod: SealedPod + Copy + Default + Debug + PartialEq + Send + Sync + 's
     label = "nuda stores f32, f64, i8..i64, u8..u64, usize, isize, bool and `#[nustruct]` structs",
     note = "a struct of such fields becomes storable with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`"
 )]
-pub trait Value: Pod + ClType + for<'a> Capture<Native<'a> = Self> {
+pub trait Value:
+    Pod + ClType + for<'a> Capture<Native<'a> = Self> + crate::kernel::LetCopy<Local = Self>
+{
     /// The OpenCL C type name in memory, such as `float`, `uchar` or a struct's name.
     const CL_TYPE: &'static str;
     /// Whether the type is floating point (f32 or f64).
@@ -120,6 +122,13 @@ macro_rules! element {
             }
         }
         impl Element for $t {}
+        impl crate::kernel::LetCopy for $t {
+            type Local = $t;
+            #[inline(always)]
+            fn local(&self) -> $t {
+                *self
+            }
+        }
         // Layout equality is what makes the atomic view of a `&mut [T]` sound.
         const _: () = assert!(
             std::mem::size_of::<$t>() == std::mem::size_of::<$cell>()
@@ -186,6 +195,13 @@ impl Value for bool {
     }
 }
 impl Element for bool {}
+impl crate::kernel::LetCopy for bool {
+    type Local = bool;
+    #[inline(always)]
+    fn local(&self) -> bool {
+        *self
+    }
+}
 const _: () = assert!(
     size_of::<bool>() == size_of::<AtomicBool>() && align_of::<bool>() == align_of::<AtomicBool>()
 );

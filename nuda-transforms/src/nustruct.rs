@@ -226,6 +226,12 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
                 out
             }
         }
+        impl ::nuda::kernel::LetCopy for #ident {
+            type Local = #ident;
+            fn local(&self) -> #ident {
+                *self
+            }
+        }
         // SAFETY: the struct by value, one parameter of its own C type.
         unsafe impl ::nuda::kernel::Capture for #ident {
             type Native<'a> = #ident;

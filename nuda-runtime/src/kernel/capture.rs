@@ -498,12 +498,6 @@ pub fn witness_ref<C: Capture + ?Sized>(_: &C) -> C::Native<'_> {
     unreachable!("nuda: the type witness is never called")
 }
 
-/// A capture read only as a number, for the type witness: its view is the value, so a host
-/// variable of inferred type takes its type from the kernel's arithmetic. Never runs.
-pub fn witness_value<C: for<'a> Capture<Native<'a> = C> + Copy>(_: &C) -> C {
-    unreachable!("nuda: the type witness is never called")
-}
-
 /// The native view type of a written capture, for the type witness. Never runs.
 pub fn witness_mut<C: CaptureMut + ?Sized>(_: &C) -> C::NativeMut<'_> {
     unreachable!("nuda: the type witness is never called")

@@ -8,6 +8,7 @@
 //! shared-write handles. They are public so that rustc's messages about a value a kernel
 //! cannot capture name them where users can read their documentation.
 
+mod access;
 mod arith;
 mod capture;
 mod launcher;
@@ -16,11 +17,21 @@ mod nustruct;
 mod plain;
 mod private_array;
 mod share;
+mod value;
 
+/// What a `nuwork!` reduction variable's type must implement (rustc names it when one does
+/// not).
+pub use crate::reduce::{reduction_var, Reduce};
+#[doc(hidden)]
+pub use access::{
+    atomic_add, atomic_and, atomic_cmpxchg, atomic_max, atomic_min, atomic_or, atomic_sub,
+    atomic_xchg, atomic_xor,
+};
+pub use access::{index_of, AtomicArray, IndexOf, Indexed};
 pub use arith::{Arith, Shift, ShiftAmount};
 pub use capture::{
-    cl_type, compared, lane, plain_arg, witness_mut, witness_ref, witness_value, ByMut, ByShared,
-    Capture, CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
+    cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, Capture,
+    CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
 };
 pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};
@@ -31,3 +42,4 @@ pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 #[doc(hidden)]
 pub use private_array::{array_type, element_at, private_index, Indexable, PrivateLoad};
 pub use share::{ShareCopy, ShareMut};
+pub use value::{let_copy, witness_number, LetCopy};

@@ -313,6 +313,17 @@ impl Walker<'_> {
             }
         }
         match p {
+            Place::Member { base, path }
+                if !self.is_local(base) && matches!(path.first(), Some(Step::Elem(_))) =>
+            {
+                let form = match self.context {
+                    Context::Nuwork => "nuwork!",
+                    Context::Kernel => "#[nukernel]",
+                    Context::Nucode => "#[nucode]",
+                };
+                let msg = format!("{form}: `{base}[..].field = ..` sets one field of an array element in place, which kernels do not do (each element is loaded and stored whole); copy the element into a local, set the field there and store it back: `let mut e = {base}[i]; e.x = ..; {base}[i] = e;`");
+                self.cx.error(base.span(), msg);
+            }
             Place::Var(name) | Place::Member { base: name, .. } => {
                 if !self.is_local(name) {
                     self.assigned_capture(name);

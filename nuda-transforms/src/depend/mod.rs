@@ -86,13 +86,22 @@ fn report(cx: &Ctxt, accesses: &[Access], sys: &System) {
             if r.index == w.index || r.index.len() != w.index.len() || !dependent(sys, w, r) {
                 continue;
             }
-            let line = w.span.start().line;
-            cx.error(r.span, format!(
-                "nuwork!: iterations run in parallel, and this read of `{a}[{ri}]` may see an element that another iteration writes at `{a}[{wi}]` (line {line}), so the result would depend on their order; write the results into another array (double buffering), or, if no two iterations touch the same element, say so with `nuwork!(#[independent] ..)`",
-                a = r.array, ri = r.text, wi = w.text,
-            ));
+            cx.error(r.span, message(w, r));
         }
     }
+}
+
+/// The error for read `r` that write `w` may reach. A push was rewritten to a store at a
+/// counter (`crate::reduce::push`): its message names the push the user wrote.
+fn message(w: &Access, r: &Access) -> String {
+    let (a, ri, line) = (&r.array, &r.text, w.span.start().line);
+    if w.text.contains("__nuda_len_") {
+        return format!("nuwork!: this read of `{a}[{ri}]` may see an element that `{a}.push(..)` (line {line}) appends in this launch, where the iterations' order decides which element lands where; read the vector after the launch, or in another nuwork!");
+    }
+    format!(
+        "nuwork!: iterations run in parallel, and this read of `{a}[{ri}]` may see an element that another iteration writes at `{a}[{wi}]` (line {line}), so the result would depend on their order; write the results into another array (double buffering), or, if no two iterations touch the same element, say so with `nuwork!(#[independent] ..)`",
+        wi = w.text,
+    )
 }
 
 /// Whether iteration 0's write `w` and a different iteration 1's read `r` may meet.

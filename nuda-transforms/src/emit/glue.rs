@@ -53,9 +53,10 @@ pub fn capture_views_but(captures: &[Capture], skip: &[&syn::Ident], witness: bo
     let binds = captures.iter().enumerate().filter(|(_, c)| kept(c)).map(|(i, c)| {
         let (id, name) = (capture_ident(i), &c.name);
         match (witness, c.written) {
-            (true, false) if c.is_number() => {
-                quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_value(#id);)
-            }
+            (true, false) if c.is_number() => quote_spanned!(c.span=>
+                let #name = ::nuda::kernel::witness_ref(#id);
+                ::nuda::kernel::witness_number(#id, &#name);
+            ),
             (true, false) => {
                 quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_ref(#id);)
             }

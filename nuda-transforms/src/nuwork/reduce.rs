@@ -29,7 +29,7 @@ fn each<'p>(p: &'p Parts) -> impl Iterator<Item = (usize, &'p Reduction, TokenSt
 pub(super) fn setup(p: &Parts) -> TokenStream {
     let lines = each(p).map(|(r, red, op)| {
         let (name, v, a) = (&red.name, rv(r), ra(r));
-        let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));
+        let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
         quote!(let #v = #copy; let mut #a = #PRIVATE::identity(#op, &#v);)
     });
     quote!(#(#lines)*)
@@ -153,7 +153,7 @@ pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
     let updates = kept.map(|(r, red, op)| {
         let (name, a) = (&red.name, &ras[r]);
         // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
-        let copy = quote_spanned!(red.span=> #PRIVATE::reduction_var(#name));
+        let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
         quote_spanned!(name.span()=> #name = #PRIVATE::reduced(#op, #copy, #a);)
     });
     quote! {

@@ -9,7 +9,7 @@
 //! caller guarantees every index in range); hand-written native kernels' `get`/`set` panic
 //! out of range, and the launch reports the panic as an error.
 
-use crate::atomic::{Atomic, AtomicBits, AtomicOp};
+use crate::atomic::{Atomic, AtomicOp};
 use crate::element::{Pod, Texel};
 use crate::fault::{Checker, Site};
 use crate::shape::Shape;
@@ -239,6 +239,24 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
             .map_or_else(T::default, op)
     }
 
+    /// `op` with `v` on the element at `index`, atomically: the previous value (zero out of
+    /// range, with a fault). What `a.atomic_add(i, v)` and its siblings do in kernels.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_rmw<const TR: bool>(
+        &self,
+        index: S,
+        op: AtomicOp,
+        v: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        self.atomic(index, f, site, |c| T::rmw(c, op, v))
+    }
+
     /// `atomic_cmpxchg(index, expected, new)` in kernels: stores `new` if the element is
     /// `expected` (bitwise); returns the previous value (zero out of range, with a fault).
     #[inline(always)]
@@ -257,32 +275,6 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         self.atomic(index, f, site, |c| T::cmpxchg(c, expected, new))
     }
 }
-
-/// `atomic_add(index, v)` and its siblings on a writable view, as kernels call them: each
-/// returns the previous value, or zero with a fault recorded where the index is out of range.
-macro_rules! view_atomics {
-    ($($name:ident => $op:ident, $bound:ident;)*) => {
-        impl<T: Pod, S: Shape> ArrayViewMut<'_, T, S> {$(
-            #[doc = concat!("`", stringify!($name), "(index, v)` in kernels (see `AtomicOp::", stringify!($op), "`).")]
-            #[inline(always)]
-            #[track_caller]
-            pub fn $name<const TR: bool>(
-                &self,
-                index: S,
-                v: T,
-                f: Checker<'_, TR>,
-                site: &'static Site,
-            ) -> T
-            where
-                T: $bound,
-            {
-                self.atomic(index, f, site, |c| T::rmw(c, AtomicOp::$op, v))
-            }
-        )*}
-    };
-}
-
-crate::atomic::for_each_atomic!(view_atomics);
 
 /// A writable view whose elements no two work-items share, so loads and stores are plain:
 /// LLVM may vectorise them. Made only by [`ArrayViewMut::disjoint`].

@@ -21,6 +21,14 @@ pub fn ty_tokens(t: Ty) -> TokenStream {
     }
 }
 
+/// An array index `idx` (the tokens of `index`) as the array's index type, through
+/// `IndexOf`: an index of the wrong type or rank is an error at the user's index, in nuda's
+/// words.
+pub(super) fn index_of(base: &syn::Ident, index: &[Expr], idx: TokenStream) -> TokenStream {
+    let span = index.first().map_or_else(Span::call_site, |x| x.span);
+    quote_spanned!(span=> ::nuda::kernel::index_of(&#base, #idx))
+}
+
 /// A binary operator as tokens.
 pub fn bin_op_tokens(op: BinOp, span: Span) -> TokenStream {
     respan(op.symbol(), span)
@@ -81,7 +89,8 @@ impl RustEmitter<'_> {
                 self.binary(*op, l, r, span)
             }
             ExprKind::Cast { expr, ty } => {
-                let (x, t) = (self.expr(expr), ty_tokens(*ty));
+                // The type at the cast's own span: rustc's cast errors (`i as bool`) point there.
+                let (x, t) = (self.expr(expr), respan(&ty_tokens(*ty).to_string(), span));
                 quote_spanned!(span=> (#x as #t))
             }
             ExprKind::Index { base, index } => {
@@ -210,6 +219,7 @@ impl RustEmitter<'_> {
             return quote_spanned!(span=> #base[#idx]);
         }
         let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
+        let idx = index_of(base, index, idx);
         // A view's own `load`; a captured `[T; N]`'s comes from `PrivateLoad`.
         quote_spanned!(span=> {
             #[allow(unused_imports)]
@@ -284,8 +294,14 @@ impl RustEmitter<'_> {
     ) -> TokenStream {
         let (index, values) = crate::emit::cl::atomic_args(args);
         let (r, idx, vals) = (self.expr(recv), self.index(index), self.exprs(values));
+        let idx = match &recv.kind {
+            ExprKind::Var(base) => index_of(base, index, idx),
+            _ => idx,
+        };
         let site = self.site(SiteKind::Write, &recv_name(recv), index.len(), span);
-        quote_spanned!(span=> #r.#method(#idx, #(#vals,)* __nuda_fault, #site))
+        // A free function bounded on the element type: a `u8` array's atomic is an error
+        // naming the element, not a native view's method.
+        quote_spanned!(span=> ::nuda::kernel::#method(&#r, #idx, #(#vals,)* __nuda_fault, #site))
     }
 
     /// Whether `e` names a captured view (an image written through, say).
@@ -357,9 +373,10 @@ impl RustEmitter<'_> {
     /// An index: one expression, or a tuple of them.
     pub(super) fn index(&mut self, index: &[Expr]) -> TokenStream {
         let parts: Vec<TokenStream> = index.iter().map(|x| self.expr(x)).collect();
+        let span = index.first().map_or_else(Span::call_site, |x| x.span);
         match parts.as_slice() {
             [one] => one.clone(),
-            many => quote!((#(#many),*)),
+            many => quote_spanned!(span=> (#(#many),*)),
         }
     }
 

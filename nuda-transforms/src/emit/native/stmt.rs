@@ -132,8 +132,28 @@ impl RustEmitter<'_> {
         quote_spanned!(r.span=> #PRIVATE::steps_in(#a, #b, (#s, #incl, #rev), __nuda_fault, #site))
     }
 
+    /// `let c = k;` of a captured `k` in `nuwork!`: typed by the host value, so an array
+    /// bound to a local is an error naming the array's own type.
+    fn let_init(&mut self, init: &Expr) -> TokenStream {
+        let e = self.expr(init);
+        let ExprKind::Var(name) = &init.kind else {
+            return e;
+        };
+        // Its view's value is the host value's (`Capture::native_ref` copies it).
+        let caps = &self.analysis.captures;
+        match caps.iter().position(|c| c.name == *name) {
+            Some(k) if self.view(name) && self.context == Context::Nuwork => {
+                // Resolved where the binding is, reported at the user's variable.
+                let mut host = crate::emit::glue::capture_ident(k);
+                host.set_span(proc_macro2::Span::call_site().located_at(init.span));
+                quote_spanned!(init.span=> ::nuda::kernel::let_copy(#host))
+            }
+            _ => e,
+        }
+    }
+
     fn let_stmt(&mut self, l: &Let) -> TokenStream {
-        let init = l.init.as_ref().map(|e| self.expr(e));
+        let init = l.init.as_ref().map(|e| self.let_init(e));
         let ty = match (&l.named, l.ty) {
             (Some(t), _) => Some(quote!(: #t)),
             (None, t) => t.map(|t| {
@@ -270,7 +290,7 @@ impl RustEmitter<'_> {
         v: TokenStream,
         span: proc_macro2::Span,
     ) -> TokenStream {
-        let idx = self.index(index);
+        let idx = super::expr::index_of(base, index, self.index(index));
         let site = self.site(SiteKind::Write, &base.to_string(), index.len(), span);
         let Some(op) = op else {
             return quote_spanned!(span=> #base.store(#idx, #v, __nuda_fault, #site););

@@ -1,0 +1,137 @@
+//! Element accesses as the native code calls them: an index converted to the array's index
+//! type, and atomic updates as free functions bounded on the element type. Both put rustc's
+//! messages about a wrong index or a non-atomic element at the user's span, naming the
+//! user's types, not a native view's methods. Layer 6 (see `kernel/mod.rs`).
+
+use crate::atomic::{Atomic, AtomicBits, AtomicOp};
+use crate::backend::native::{ArrayView, ArrayViewMut, DisjointViewMut};
+use crate::element::Pod;
+use crate::fault::{Checker, Site};
+use crate::shape::Shape;
+
+/// An index of a captured array: one `usize` per dimension.
+#[diagnostic::on_unimplemented(
+    message = "this array is indexed by `{S}`, not by `{Self}`",
+    label = "one `usize` per dimension: `a[i]`, `a[(i, j)]` or `a[(i, j, k)]`",
+    note = "cast an index of another integer type with `as usize`"
+)]
+pub trait IndexOf<S> {
+    /// The index as `S`.
+    fn index(self) -> S;
+}
+
+macro_rules! index_of {
+    ($($t:ty),*) => {$(
+        impl IndexOf<$t> for $t {
+            #[inline(always)]
+            fn index(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+index_of!(usize, (usize, usize), (usize, usize, usize));
+
+/// What a kernel indexes: a captured array's view, or a captured `[T; N]`.
+pub trait Indexed {
+    /// Its index type.
+    type Index;
+}
+
+impl<T, S> Indexed for ArrayView<'_, T, S> {
+    type Index = S;
+}
+
+impl<T: Pod, S> Indexed for ArrayViewMut<'_, T, S> {
+    type Index = S;
+}
+
+impl<T: Pod, S> Indexed for DisjointViewMut<'_, T, S> {
+    type Index = S;
+}
+
+impl<T: Pod, S> Indexed for super::plain::SharedViewMut<'_, T, S> {
+    type Index = S;
+}
+
+impl<T, const N: usize> Indexed for [T; N] {
+    type Index = usize;
+}
+
+/// `index` as the index type of the array `_a` it indexes.
+#[inline(always)]
+pub fn index_of<A: Indexed, I: IndexOf<A::Index>>(_a: &A, index: I) -> A::Index {
+    index.index()
+}
+
+/// An array kernels update atomically: a writable view.
+pub trait AtomicArray: Indexed {
+    /// Its element type.
+    type Elem;
+    /// Applies `op` with `v` to the element at `index`; the previous value.
+    fn rmw<const TR: bool>(
+        &self,
+        index: Self::Index,
+        op: AtomicOp,
+        v: Self::Elem,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self::Elem
+    where
+        Self::Elem: Atomic;
+}
+
+impl<T: Pod, S: Shape> AtomicArray for ArrayViewMut<'_, T, S> {
+    type Elem = T;
+    #[inline(always)]
+    #[track_caller]
+    fn rmw<const TR: bool>(
+        &self,
+        index: S,
+        op: AtomicOp,
+        v: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        self.atomic_rmw(index, op, v, f, site)
+    }
+}
+
+macro_rules! atomic_fns {
+    ($($name:ident => $op:ident, $bound:ident;)*) => {$(
+        #[doc = concat!("`a.", stringify!($name), "(index, v)` in kernels (see `AtomicOp::", stringify!($op), "`): the previous value.")]
+        #[inline(always)]
+        #[track_caller]
+        pub fn $name<A: AtomicArray, const TR: bool>(
+            a: &A,
+            index: A::Index,
+            v: A::Elem,
+            f: Checker<'_, TR>,
+            site: &'static Site,
+        ) -> A::Elem
+        where
+            A::Elem: $bound,
+        {
+            a.rmw(index, AtomicOp::$op, v, f, site)
+        }
+    )*};
+}
+
+crate::atomic::for_each_atomic!(atomic_fns);
+
+/// `a.atomic_cmpxchg(index, expected, new)` in kernels: the previous value.
+#[inline(always)]
+#[track_caller]
+pub fn atomic_cmpxchg<T: Atomic, S: Shape, const TR: bool>(
+    a: &ArrayViewMut<'_, T, S>,
+    index: S,
+    expected: T,
+    new: T,
+    f: Checker<'_, TR>,
+    site: &'static Site,
+) -> T {
+    a.atomic_cmpxchg(index, expected, new, f, site)
+}
