@@ -49,7 +49,20 @@ fn child_dump_kernels() {
     let big = 5_000_000_000usize;
     let mut h = NuArray1::<u32>::new(n);
     nuwork!(16; nfor!(i in n { h[(i * big) % n] = i as u32; })).unwrap();
+    // A named constant's trip count, under `inline` (issue 27, item 5).
+    let mut t = NuArray1::<u32>::new(n);
+    nuwork!(16; nfor!(i in n {
+        let mut s = 0u32;
+        annot!(inline; nfor!(q in TILE { s += (i * q) as u32 * SEVEN; }));
+        t[i] = s;
+    }))
+    .unwrap();
+    assert_eq!(t[3], 7 * 3 * (0..TILE as u32).sum::<u32>());
 }
+
+/// Constants the last kernel of `child_dump_kernels` names.
+const TILE: usize = 5;
+const SEVEN: u32 = 7;
 
 /// The programs a child dumps, in a directory of their own (`tag` keeps tests apart).
 fn dumped(tag: &str) -> Vec<String> {
@@ -137,7 +150,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         return;
     }
     let texts = dumped("types");
-    assert_eq!(texts.len(), 5, "five programs dumped");
+    assert_eq!(texts.len(), 6, "six programs dumped");
     let find = |needle: &str| find(&texts, needle);
     let f32_text = find("floor(");
     let f32_kernel = kernel_part(&f32_text);
@@ -212,4 +225,22 @@ fn reads_of_atomically_updated_arrays_are_atomic_loads() {
         !text.contains("uint seen = *q"),
         "the CAS loop reads no element plainly:\n{text}"
     );
+}
+
+/// A `nuwork!` capture named as a constant is its value in the program text, so the device
+/// compiler sees the trip count of `annot!(inline; nfor!(q in TILE { .. }))`.
+#[test]
+fn named_constants_are_literals_in_the_program() {
+    if !have_opencl() {
+        return;
+    }
+    let texts = dumped("consts");
+    let text = find(&texts, "SEVEN");
+    let kernel = kernel_part(&text);
+    assert!(kernel.contains("((nu_idx)(5UL))"), "{kernel}");
+    assert!(kernel.contains("((uint)(7UL))"), "{kernel}");
+    // The parameters stay (pushed as before); the body reads the literals.
+    let entry = &kernel[kernel.find("kernel void").unwrap()..];
+    let body = &entry[entry.find(") {").unwrap()..];
+    assert!(!body.contains("TILE") && !body.contains("SEVEN"), "{body}");
 }

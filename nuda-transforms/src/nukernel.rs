@@ -364,7 +364,7 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     native::recorded_slots(&p.witness, &mut recorded);
     let (setup, run) = (setup(p, &recorded), engines(name, p));
     let (fills, calls) = (
-        fills(p.slots, &recorded, &p.captures, &[]),
+        fills(p.slots, &recorded, (&p.captures, false), &[]),
         companions(&p.calls),
     );
     let (proof_in, zeroing) = (proof_inputs(&p.captures), &p.zeroing);

@@ -28,8 +28,8 @@ pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };
 pub use program::{
-    const_fill, nucode_instance, nucode_of, CaptureDesc, ConstValue, Fill, Nucode, NucodeFn, Space,
-    Variant,
+    const_fill, nucode_instance, nucode_of, Baked, BakedFill, CaptureDesc, ConstValue, Fill,
+    Nucode, NucodeFn, PlainFill, Space, Variant,
 };
 pub use proof::{keeping_checks, prove, Bin, Cmp, Input, Inputs, Item, Mapped, Op, Ty, NONE};
 pub use range::{

@@ -146,6 +146,10 @@ pub enum CaptureDesc {
     /// A captured private array (`[T; N]`), passed by value: its struct type and element
     /// type; indexed as `name.v[k]`, with its length as `name__d0`.
     Private(&'static str, &'static str),
+    /// A `nuwork!` capture named as a constant (`TS`), of this OpenCL C type, whose value the
+    /// program text spells (this literal): the device compiler sees the number, and can
+    /// unroll a loop over it. Still passed as a scalar parameter, which the body never reads.
+    Const(&'static str, &'static str),
 }
 
 /// One value substituted into a template.
@@ -207,18 +211,55 @@ impl ConstValue for bool {
     }
 }
 
-/// The fill of a constant a `#[nucode]` function names. Texts are kept once per value for
-/// the life of the process, as program texts are.
+/// The fill of a constant a `#[nucode]` function names.
 pub fn const_fill<T: ConstValue>(v: &T) -> Fill {
+    Fill::Value(const_text(v))
+}
+
+/// A constant's literal. Texts are kept once per value for the life of the process, as
+/// program texts are.
+fn const_text<T: ConstValue>(v: &T) -> &'static str {
     static TEXTS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let text = v.c_literal();
     let mut all = TEXTS.lock().unwrap_or_else(PoisonError::into_inner);
     let found = all.iter().find(|t| **t == text).copied();
-    Fill::Value(found.unwrap_or_else(|| {
+    found.unwrap_or_else(|| {
         let t: &'static str = Box::leak(text.into_boxed_str());
         all.push(t);
         t
-    }))
+    })
+}
+
+/// A `nuwork!` capture named as a constant, for its fill: [`BakedFill`] when its type has a
+/// literal (a number or `bool`), else [`PlainFill`], the capture as any other. Method
+/// resolution picks the first that applies (`(&Baked(c)).fill()`).
+pub struct Baked<'a, T: ?Sized>(pub &'a T);
+
+/// The fill of a constant with a literal: [`CaptureDesc::Const`].
+pub trait BakedFill {
+    /// The fill.
+    fn fill(&self) -> Fill;
+}
+
+impl<T: ConstValue + crate::kernel::Capture> BakedFill for Baked<'_, T> {
+    fn fill(&self) -> Fill {
+        match self.0.desc() {
+            CaptureDesc::Scalar(t) => Fill::Capture(CaptureDesc::Const(t, const_text(self.0))),
+            other => Fill::Capture(other),
+        }
+    }
+}
+
+/// The fill of any other capture named as a constant: its own descriptor.
+pub trait PlainFill {
+    /// The fill.
+    fn fill(&self) -> Fill;
+}
+
+impl<T: crate::kernel::Capture + ?Sized> PlainFill for &Baked<'_, T> {
+    fn fill(&self) -> Fill {
+        Fill::Capture(self.0.desc())
+    }
 }
 
 /// Which checks a launch keeps and how wide `usize` is: decided at launch by `proof`.

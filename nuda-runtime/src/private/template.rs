@@ -287,6 +287,10 @@ fn expand(ph: &str, cx: &Cx<'_>) -> String {
         Some(b'X') => cx.calls.get(index).cloned().unwrap_or_default(),
         Some(b'S') => cx.own.to_string(),
         Some(b'Q') => (cx.site_base + index).to_string(),
+        Some(b'K') => match cap {
+            Some(CaptureDesc::Const(_, literal)) => format!("({literal})"),
+            _ => arg.to_string(),
+        },
         Some(b'V') => match cx.fills.get(index) {
             Some(Fill::Value(v)) => v.to_string(),
             _ => "0".into(),
@@ -309,8 +313,8 @@ fn param(c: CaptureDesc, name: &str) -> String {
             .collect::<String>()
     };
     match c {
-        CaptureDesc::Scalar("bool") => format!("uchar {name}"),
-        CaptureDesc::Scalar(t) => format!("{t} {name}"),
+        CaptureDesc::Scalar("bool") | CaptureDesc::Const("bool", _) => format!("uchar {name}"),
+        CaptureDesc::Scalar(t) | CaptureDesc::Const(t, _) => format!("{t} {name}"),
         CaptureDesc::Array(t, rank, space) => {
             let q = match space {
                 Space::GlobalRead => "global const",
@@ -334,7 +338,7 @@ fn count(c: CaptureDesc, name: &str) -> String {
         CaptureDesc::Array(_, r, _) => r,
         CaptureDesc::Private(..) => 1,
         CaptureDesc::Image(..) => 2,
-        CaptureDesc::Scalar(_) => 0,
+        CaptureDesc::Scalar(_) | CaptureDesc::Const(..) => 0,
     };
     let dims: Vec<String> = (0..rank).map(|k| format!("{name}__d{k}")).collect();
     format!("({})", dims.join(" * "))

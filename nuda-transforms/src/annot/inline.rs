@@ -7,8 +7,9 @@
 //! Main part: none; `inline` ends the chain.
 //!
 //! A trip count made of named constants (`const TS: usize = 16; nfor!(q in TS {..})`) is
-//! constant too, but the macro sees the name, not the value: that loop stays a loop, which
-//! the native engine's compiler, knowing the constant, unrolls itself.
+//! constant too, but the macro sees the name, not the value: that loop stays a loop. Both
+//! compilers see a constant trip count (the OpenCL C spells a `nuwork!` constant's value:
+//! `CaptureDesc::Const`), so they can unroll it.
 
 use super::build::{nest, Gen};
 use super::counter::substitute;

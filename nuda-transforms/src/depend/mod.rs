@@ -61,7 +61,7 @@ pub fn check(cx: &Ctxt, nest: &Nest, mapped: usize) {
     for (k, l) in nest.loops.iter().enumerate() {
         let atom = walk.bind_loop(&l.var, &l.range);
         if k < parallel {
-            par_bounds.extend(walk.serial.drain(..));
+            par_bounds.append(&mut walk.serial);
             par_atoms.push(atom);
         }
     }

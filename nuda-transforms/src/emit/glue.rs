@@ -103,10 +103,12 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
 
 /// The fills of a template: type slots (those the witness records), then capture descriptors,
 /// then `extra` (the types of `nuwork!`'s reduction variables).
+/// With `bake` (`nuwork!`), a read capture named as a constant gets its value as a literal
+/// where its type has one (`PRIVATE::Baked`).
 pub fn fills(
     slots: usize,
     recorded: &std::collections::BTreeSet<usize>,
-    captures: &[Capture],
+    (captures, bake): (&[Capture], bool),
     extra: &[TokenStream],
 ) -> TokenStream {
     let types = (0..slots).map(|k| {
@@ -122,6 +124,12 @@ pub fn fills(
         let id = capture_ident(i);
         if c.written {
             quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::CaptureMut::desc_mut(#id)))
+        } else if bake && looks_const(&c.name) {
+            quote_spanned!(c.span=> {
+                #[allow(unused_imports)]
+                use #PRIVATE::{BakedFill as _, PlainFill as _};
+                (&#PRIVATE::Baked(#id)).fill()
+            })
         } else {
             quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::Capture::desc(#id)))
         }

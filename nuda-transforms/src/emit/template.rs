@@ -74,6 +74,10 @@ impl Ph {
     pub fn value(i: usize) -> String {
         ph('V', i, &[])
     }
+    /// Capture `name` (fill `i`), as its literal where its fill is a constant's.
+    pub fn konst(i: usize, name: &str) -> String {
+        ph('K', i, &[name])
+    }
     /// The parameter declaration of capture fill `i` named `name`.
     pub fn param(i: usize, name: &str) -> String {
         ph('P', i, &[name])

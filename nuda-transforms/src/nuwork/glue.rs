@@ -341,7 +341,7 @@ fn prove(input: &NuworkInput, p: &Parts, parts: &[KernelGlue]) -> TokenStream {
     let caps = &p.analysis.captures;
     let recorded = recorded(parts, &witness_ranges(p));
     let (fills, calls) = (
-        fills(p.slots, &recorded, caps, &super::reduce::fills(p)),
+        fills(p.slots, &recorded, (caps, true), &super::reduce::fills(p)),
         companions(&p.analysis.calls),
     );
     let (inputs, unchecked) = (proof_inputs(caps), input.unchecked.is_some());

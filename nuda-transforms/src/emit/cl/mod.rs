@@ -222,13 +222,15 @@ impl<'a> ClEmitter<'a> {
             return c;
         }
         // A `#[nucode]` function has no parameters for what it names from outside: a
-        // constant's value is written into its text (fills after its slots).
+        // constant's value is written into its text (fills after its slots). In `nuwork!`,
+        // a constant's value is written where its fill says it has a literal.
         let captures = &self.env.analysis.captures;
-        match (
-            self.env.context,
-            captures.iter().position(|c| c.name == *name),
-        ) {
+        let k = captures.iter().position(|c| c.name == *name);
+        match (self.env.context, k) {
             (Context::Nucode, Some(k)) => Ph::value(self.env.capture_base + k),
+            (Context::Nuwork, Some(k)) if crate::syntax::looks_const(name) => {
+                Ph::konst(self.env.capture_base + k, &sanitize(&name.to_string()))
+            }
             _ => sanitize(&name.to_string()),
         }
     }

@@ -89,8 +89,15 @@ impl RustEmitter<'_> {
                 self.binary(*op, l, r, span)
             }
             ExprKind::Cast { expr, ty } => {
-                // The type at the cast's own span: rustc's cast errors (`i as bool`) point there.
-                let (x, t) = (self.expr(expr), respan(&ty_tokens(*ty).to_string(), span));
+                // The type at the cast's own span, so that rustc's errors about it (`i as
+                // bool`, an index `a[i as i32]`) point there. Not `usize`, the type of every
+                // cast the annotations write: a user-spanned `64 as usize` from `tilem(64)`
+                // would draw clippy's unnecessary_cast in the user's code.
+                let t = match ty {
+                    Ty::Scalar(Scalar::Usize) => ty_tokens(*ty),
+                    _ => respan(&ty_tokens(*ty).to_string(), span),
+                };
+                let x = self.expr(expr);
                 quote_spanned!(span=> (#x as #t))
             }
             ExprKind::Index { base, index } => {
