@@ -263,3 +263,34 @@ fn inline_over_a_named_constant() {
         Ok(out.to_vec())
     });
 }
+
+/// A struct a kernel copies whole (item 9's `let c = a;` rule keeps values working).
+#[nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Scale {
+    s: f32,
+}
+
+/// A generic kernel that copies a capture into a local and adds one captured by reference.
+fn add_ref<T: nuda::Element + std::ops::Add<Output = T>>(
+    k: T,
+    kr: &T,
+    out: &mut NuArray1<T>,
+) -> nuda::Result<()> {
+    nuwork!(4; nfor!(i in 4 { let c = k; out[i] = c + kr; }))
+}
+
+/// Captures by value and by reference, copied into locals or used as operands: scalars,
+/// fixed-size arrays, `#[nustruct]` values and generic elements.
+#[test]
+fn captures_copied_into_locals_or_used_by_reference() {
+    check((vec![5i32; 4], vec![8.5f32, 9.5, 10.5, 8.5]), || {
+        let mut o = NuArray1::<i32>::new(4);
+        add_ref(2, &3, &mut o)?;
+        let (w, k) = ([1.0f32, 2.0, 3.0], 2.5f32);
+        let (kr, p) = (&k, Scale { s: 5.0 });
+        let mut b = NuArray1::<f32>::new(4);
+        nuwork!(4; nfor!(i in 4 { let c = w; let e = p; b[i] = c[i % 3] + kr + e.s; }))?;
+        Ok((o.to_vec(), b.to_vec()))
+    });
+}

@@ -42,4 +42,4 @@ pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 #[doc(hidden)]
 pub use private_array::{array_type, element_at, private_index, Indexable, PrivateLoad};
 pub use share::{ShareCopy, ShareMut};
-pub use value::{let_copy, witness_number, LetCopy};
+pub use value::{let_copy, witness_number, LetCopy, NumberHint};

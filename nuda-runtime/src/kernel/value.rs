@@ -2,11 +2,18 @@
 //! read as a number in the type witness. Keyed by the host value's type, so rustc's
 //! messages name what the user captured, not a native view. Layer 6 (see `kernel/mod.rs`).
 
-/// For the type witness, a capture read only as a number: its view has the host value's type,
-/// so a host variable of inferred type (`for it in 0..3`) takes its type from the kernel's
-/// arithmetic, as in plain Rust. (A capture whose view type has failed to resolve unifies
-/// with anything: a generic type without the bound reports one error, not two.)
-pub fn witness_number<T>(_: &T, _: &T) {}
+/// How a capture read only as a number relates to its view: the view is the value itself
+/// (`T`), or the value a reference refers to (`&T`, `&mut T`).
+pub trait NumberHint<V> {}
+
+impl<T> NumberHint<T> for T {}
+impl<T> NumberHint<T> for &T {}
+impl<T> NumberHint<T> for &mut T {}
+
+/// For the type witness, a capture read only as a number (`host`) and its view: an integer
+/// of inferred type (`for it in 0..3`) can only be the first [`NumberHint`] impl, so it takes
+/// its view's type, which the kernel's arithmetic fixes, as in plain Rust.
+pub fn witness_number<H: NumberHint<V>, V>(_host: &H, _view: &V) {}
 
 /// A captured value a kernel copies into a local (`let c = k;`), keyed by the host value's
 /// type: an element (a number, a `#[nustruct]` value) or a fixed-size array, by value or by

@@ -309,8 +309,9 @@ pub fn group_size<T: IntoSize>(v: T) -> Result<usize> {
 }
 
 /// An element a mapped range reads on the host before the launch: of a nuda array (its host
-/// copy, checked as kernels check) or of a Rust array, vector or slice. Out of range it is a
-/// fault at the range's site, the launch's `Err`, as in kernels.
+/// copy, checked as kernels check) or of a slice (a Rust array or vector reaches the slice's
+/// impl through method-call autoderef). Out of range it is a fault at the range's site, the
+/// launch's `Err`, as in kernels.
 pub trait RangeElement<I> {
     /// The element type.
     type Out;
@@ -349,30 +350,6 @@ impl<T: Copy + Default> RangeElement<usize> for [T] {
             f.bounds(site, [index as u64, 0, 0], [self.len() as u64, 0, 0]);
             T::default()
         }))
-    }
-}
-
-impl<T: Copy + Default, const N: usize> RangeElement<usize> for [T; N] {
-    type Out = T;
-    fn range_element<const TR: bool>(
-        &self,
-        index: usize,
-        f: Checker<'_, TR>,
-        site: &'static Site,
-    ) -> Result<T> {
-        self.as_slice().range_element(index, f, site)
-    }
-}
-
-impl<T: Copy + Default> RangeElement<usize> for Vec<T> {
-    type Out = T;
-    fn range_element<const TR: bool>(
-        &self,
-        index: usize,
-        f: Checker<'_, TR>,
-        site: &'static Site,
-    ) -> Result<T> {
-        self.as_slice().range_element(index, f, site)
     }
 }
 
