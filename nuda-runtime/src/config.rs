@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_TUNE`. Parsing is pure so that every malformed value
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
 //! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
 //! Layer 0.
 
@@ -41,6 +41,9 @@ pub(crate) struct Config {
     pub werror: Result<bool>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
     pub tune: Result<crate::tune::TuneMode>,
+    /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
+    /// for these architectures before its launch (empty: off).
+    pub cuda_check: Result<Vec<String>>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -73,7 +76,36 @@ impl Config {
             werror: var("NUDA_CL_WERROR")
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
             tune: crate::tune::TuneMode::parse(var("NUDA_TUNE").as_deref()),
+            cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
         }
+    }
+}
+
+/// Parses `NUDA_CUDA_CHECK`: a comma-separated list of `sm_XX` architectures.
+pub fn parse_architectures(value: Option<&str>) -> Result<Vec<String>> {
+    let Some(v) = value else {
+        return Ok(Vec::new());
+    };
+    let archs: Vec<String> = v
+        .split(',')
+        .map(|a| a.trim().to_ascii_lowercase())
+        .collect();
+    let bad = archs.iter().find(|a| {
+        let digits = a.strip_prefix("sm_").unwrap_or("");
+        digits.len() < 2
+            || !digits
+                .trim_end_matches(['a', 'f'])
+                .chars()
+                .all(|c| c.is_ascii_digit())
+    });
+    match bad {
+        Some(a) => Err(Error::BadSelection {
+            source: "NUDA_CUDA_CHECK".into(),
+            value: v.into(),
+            reason: format!("`{a}` is not a CUDA architecture"),
+            choices: "a comma-separated list of sm_XX, such as sm_80,sm_90".into(),
+        }),
+        None => Ok(archs),
     }
 }
 

@@ -43,8 +43,10 @@ pub enum Error {
         /// The shape or length given.
         found: String,
     },
-    /// A backend's compiler (the OpenCL driver's) rejected a program.
+    /// A compiler (the OpenCL driver's, or NVRTC) rejected a program.
     Build {
+        /// The compiler: `OpenCL` or `NVRTC`.
+        compiler: String,
         /// The program's name (its first kernel).
         program: String,
         /// The device it was built for.
@@ -186,16 +188,16 @@ impl fmt::Display for Error {
                 "dims mismatch in {what}: expected {expected}, found {found}; \
                  make the shapes agree"
             ),
-            Error::Build { program, device, log, numbered_source, generated_from: None } => write!(
+            Error::Build { compiler, program, device, log, numbered_source, generated_from: None } => write!(
                 f,
-                "OpenCL build of `{program}` failed on {device}; fix the OpenCL C below \
+                "{compiler} build of `{program}` failed on {device}; fix the OpenCL C below \
                  (NUDA_DUMP=<dir> keeps every source)\n--- build log ---\n{}\n--- source ---\n{}",
                 log.trim_end(),
                 numbered_source
             ),
-            Error::Build { program, device, log, numbered_source, generated_from: Some(at) } => write!(
+            Error::Build { compiler, program, device, log, numbered_source, generated_from: Some(at) } => write!(
                 f,
-                "{device} could not build the OpenCL C that nuda generated for `{program}` at \
+                "{compiler} on {device} could not build the code that nuda generated for `{program}` at \
                  {at}; this is a bug in nuda, not in your code: please report it with this \
                  message (NUDA_DUMP=<dir> keeps every source)\n--- build log ---\n{}\n--- source ---\n{}",
                 log.trim_end(),

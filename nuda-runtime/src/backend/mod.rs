@@ -8,6 +8,8 @@
 //! knows the device registry, arrays or the macros above.
 
 mod buffer;
+pub(crate) mod c;
+pub(crate) mod cuda;
 mod geometry;
 mod info;
 pub mod native;

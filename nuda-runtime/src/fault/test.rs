@@ -1,7 +1,7 @@
 //! The fault record's decoding, the first-wins recorder, and the errors' words.
 
 use super::{Faults, Site, SiteKind};
-use crate::backend::opencl::record::{decode, RECORD_WORDS};
+use crate::backend::c::record::{decode, RECORD_WORDS};
 use crate::error::{Error, KernelFault};
 
 static SITES: [Site; 2] = [

@@ -218,6 +218,8 @@ impl<'a> Launch<'a> {
                 wall: start.elapsed(),
             });
         }
+        // NVIDIA's compiler sees every program first when NUDA_CUDA_CHECK asks for it.
+        crate::backend::cuda::check::check(self.source, index, self.kernel)?;
         let mut launch = SourceLaunch {
             source: self.source,
             kernel: self.kernel,

@@ -9,7 +9,7 @@ mod range;
 mod stack;
 mod template;
 
-pub use crate::backend::opencl::spell::literal;
+pub use crate::backend::c::spell::literal;
 pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};

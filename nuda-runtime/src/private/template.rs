@@ -7,7 +7,7 @@
 //! the launch-time proof kept (see `proof`). The program cache then keys by device.
 
 use super::program::{CaptureDesc, Fill, Nucode, Space, Variant};
-use crate::backend::opencl::spell;
+use crate::backend::c::spell;
 use crate::backend::{FaultInfo, KernelSource};
 use crate::fault::Site;
 use std::collections::hash_map::DefaultHasher;

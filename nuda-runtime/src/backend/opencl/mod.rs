@@ -5,15 +5,11 @@
 //! OpenCL is reached through `opencl3` with its `dynamic` feature: `libOpenCL.so.1` is loaded
 //! at first use, so a machine without it gets the native engine instead of a link error.
 
-mod disk_cache;
 mod enumerate;
-mod helpers;
 mod launch;
 mod memory;
-mod prelude;
 mod program;
 pub(crate) mod record;
-pub(crate) mod spell;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::{Error, Result};

@@ -2,9 +2,9 @@
 //! type) and kept in memory; binaries also go to the disk cache so the next process skips the
 //! compiler. `NUDA_DUMP=<dir>` writes each program's full text when this process first needs it.
 
-use super::disk_cache::DiskCache;
-use super::prelude::Prelude;
 use super::ClDevice;
+use crate::backend::c::disk_cache::DiskCache;
+use crate::backend::c::prelude::Prelude;
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Error, Result};
 use crate::stats::{record, Event};
@@ -101,6 +101,7 @@ impl ClDevice {
             index,
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
+            dialect: crate::backend::c::Dialect::OpenCl,
         };
         let (prelude, fp64) = prelude.for_source(src.source);
         if fp64 && !self.info.fp64 {
@@ -172,6 +173,7 @@ impl ClDevice {
         match program.build(&[self.raw.id()], options) {
             Ok(()) => Ok(program),
             Err(e) if e.0 == CL_BUILD_PROGRAM_FAILURE => Err(Error::Build {
+                compiler: "OpenCL".into(),
                 program: label.into(),
                 device: self.label.clone(),
                 log: program.get_build_log(self.raw.id()).unwrap_or_default(),

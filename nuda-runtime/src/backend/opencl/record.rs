@@ -7,14 +7,12 @@
 //! `[8..14]` the dims, each as three (low, high) halves of a 64-bit value.
 
 use super::ClDevice;
+use crate::backend::c::record::{decode, RECORD_WORDS};
 use crate::error::Result;
 use crate::fault::{Record, Site};
 use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
 use opencl3::types::CL_BLOCKING;
 use std::sync::{Mutex, PoisonError};
-
-/// Words in a record.
-pub(crate) const RECORD_WORDS: usize = 16;
 
 /// A device's spare records: a launch takes one and gives it back zeroed, so host threads
 /// launching at once on one device never share a record.
@@ -124,16 +122,4 @@ pub(crate) fn read(
     }
     write_zero(dev, b)?;
     Ok(decode(&words, sites))
-}
-
-/// The record in `words`, if its site number names one of `sites`.
-pub(crate) fn decode(words: &[u32; RECORD_WORDS], sites: &[&'static Site]) -> Option<Record> {
-    let site = sites.get(words[0].checked_sub(1)? as usize)?;
-    let wide = |k: usize| u64::from(words[k]) | (u64::from(words[k + 1]) << 32);
-    Some(Record {
-        site,
-        detail: words[1],
-        index: [wide(2), wide(4), wide(6)],
-        dims: [wide(8), wide(10), wide(12)],
-    })
 }

@@ -6,6 +6,7 @@
 //! thousands.
 
 use super::helpers::{division_helpers, method_helpers, trips_helpers};
+use super::Dialect;
 use crate::backend::IndexType;
 use std::collections::HashSet;
 
@@ -17,6 +18,8 @@ pub(crate) struct Prelude {
     /// A CPU device: `NU_CPU` is 1, and kernels that choose a loop shape per device kind
     /// (reductions) take the one for CPUs.
     pub cpu: bool,
+    /// The C the program is compiled as: the prelude's few dialect-specific parts follow it.
+    pub dialect: Dialect,
 }
 
 impl Prelude {
@@ -43,8 +46,11 @@ impl Prelude {
         let kept = units.iter().zip(&keep).filter(|(_, k)| **k);
         let text: String = kept.map(|(u, _)| u.text.as_str()).collect();
         let fp64 = identifiers(source).chain(identifiers(&text)).any(is_double);
-        let pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-        (format!("{}{text}", if fp64 { pragma } else { "" }), fp64)
+        let pragma = match self.dialect {
+            Dialect::OpenCl if fp64 => "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+            _ => "",
+        };
+        (format!("{pragma}{text}"), fp64)
     }
 
     /// [`Prelude::for_source`]'s text alone.
@@ -66,14 +72,21 @@ impl Prelude {
         // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
         t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
         // `#[nustruct]` declarations check their layout against Rust's with it.
-        t += "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n";
+        t += match self.dialect {
+            Dialect::OpenCl => "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
+            // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
+            Dialect::Cuda => "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
+        };
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");
         t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
-        // Rust never fuses `a * b + c`; OpenCL C may unless told not to.
-        t += "#pragma OPENCL FP_CONTRACT OFF\n";
-        if self.cpu {
+        // Rust never fuses `a * b + c`; OpenCL C may unless told not to (NVRTC is told by
+        // its `--fmad=false` option).
+        if self.dialect == Dialect::OpenCl {
+            t += "#pragma OPENCL FP_CONTRACT OFF\n";
+        }
+        if self.cpu && self.dialect == Dialect::OpenCl {
             // A CPU's clang warns that returning a `float16` without AVX-512 changes the ABI
             // (a note about calls between separately compiled objects; a program is one):
             // silenced, so that `-Werror` builds of `vector(16)` kernels pass on such CPUs.
@@ -89,7 +102,9 @@ impl Prelude {
         t += &trips_helpers();
         t += &method_helpers();
         t += &index_aliases(u, i);
-        if self.images {
+        if self.images && self.dialect == Dialect::Cuda {
+            t += CUDA_IMAGE_HELPERS;
+        } else if self.images {
             t += "__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | \
                   CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n";
             t += IMAGE_HELPERS;
@@ -352,6 +367,36 @@ void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_
 }
 ";
 
+/// The image helpers in CUDA: a read-only image is a texture object and a write-only one a
+/// surface object (`backend/cuda`), of one float per texel or four. Textures clamp at the
+/// edge with nearest, unnormalised lookups, as `nu_sampler` does.
+const CUDA_IMAGE_HELPERS: &str = "\
+#define nu_read1(nu_i, nu_x, nu_y) tex2D<float>((cudaTextureObject_t)(nu_i), (float)(nu_x) + 0.5f, (float)(nu_y) + 0.5f)
+#ifndef nu_arr_float_4_declared
+#define nu_arr_float_4_declared
+typedef struct { float v[4]; } nu_arr_float_4;
+#endif
+nu_arr_float_4 nu_read4(image2d_t i, int x, int y) {
+    nu_cuda_float4 f = tex2D<nu_cuda_float4>((cudaTextureObject_t)i, (float)x + 0.5f, (float)y + 0.5f);
+    nu_arr_float_4 t;
+    t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
+    return t;
+}
+int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
+    if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
+    nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);
+    return 0;
+}
+void nu_write1(image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(v, (cudaSurfaceObject_t)i, x * 4, y);
+}
+void nu_write4(image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_float_4 v, int c, uint s, global uint* e) {
+    nu_cuda_float4 f;
+    f.x = v.v[0]; f.y = v.v[1]; f.z = v.v[2]; f.w = v.v[3];
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(f, (cudaSurfaceObject_t)i, x * 16, y);
+}
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +406,7 @@ mod tests {
             index: IndexType::U32,
             images: true,
             cpu: true,
+            dialect: Dialect::OpenCl,
         }
     }
 

@@ -1,0 +1,98 @@
+//! NVIDIA's compiler on every program, with no GPU (layer 1, the CUDA backend):
+//! `NUDA_CUDA_CHECK=sm_80,sm_90` compiles each source-form program the process launches, on
+//! any device, in the CUDA dialect with NVRTC for each architecture listed, before the
+//! launch. An error or a warning fails the launch with NVRTC's log. With `NUDA_DUMP=<dir>`
+//! the CUDA C (`.cu`) and the PTX (`.ptx`) of each program go there too.
+
+use super::{dialect, nvrtc, program};
+use crate::backend::c::disk_cache::DiskCache;
+use crate::backend::{IndexType, KernelSource};
+use crate::error::{number_lines, Error, Result};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// The outcome per (program, index type): a program is checked once per process.
+type Seen = Mutex<HashMap<(usize, usize, IndexType), Result<()>>>;
+
+/// Compiles `source` with NVRTC for every architecture `NUDA_CUDA_CHECK` lists, once per
+/// process; `kernel` names the launch in messages.
+pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
+    let archs = crate::config::config().cuda_check.clone()?;
+    if archs.is_empty() {
+        return Ok(());
+    }
+    static SEEN: OnceLock<Seen> = OnceLock::new();
+    let seen = SEEN.get_or_init(Seen::default);
+    let key = (source.source.as_ptr() as usize, source.source.len(), index);
+    if let Some(done) = seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return done.clone();
+    }
+    let outcome = archs
+        .iter()
+        .try_for_each(|arch| check_one(source, index, kernel, arch));
+    seen.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, outcome.clone());
+    outcome
+}
+
+/// One architecture: CUBIN through ptxas (its errors too), and the PTX when dumping.
+fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) -> Result<()> {
+    let label = source.faults.as_ref().map_or(kernel, |f| f.label);
+    let text = program::cuda_text(source, index);
+    let device = format!("no device (NUDA_CUDA_CHECK, {arch})");
+    let compiled = nvrtc::compile(&text, label, &program::options(arch), true);
+    let log = match compiled {
+        Ok(c) if !has_warning(&c.log) => {
+            dump(&text, label, arch);
+            return Ok(());
+        }
+        Ok(c) => c.log,
+        Err(nvrtc::Failure::Rejected(log)) => log,
+        Err(nvrtc::Failure::Missing(why)) => {
+            return Err(Error::Launch {
+                kernel: kernel.into(),
+                device,
+                reason: format!("NUDA_CUDA_CHECK is set, but {why}"),
+            })
+        }
+    };
+    Err(Error::Build {
+        compiler: "NVRTC".into(),
+        program: label.into(),
+        device,
+        log,
+        numbered_source: number_lines(&text),
+        generated_from: source.faults.as_ref().map(|f| f.origin.to_string()),
+    })
+}
+
+/// Whether NVRTC's log holds a warning (ptxas's `info` lines are not).
+fn has_warning(log: &str) -> bool {
+    log.lines().any(|l| l.contains("warning"))
+}
+
+/// Writes the CUDA C and its PTX to `NUDA_DUMP`, if set, as `program.rs` does the OpenCL C.
+fn dump(text: &str, label: &str, arch: &str) {
+    let Some(dir) = crate::config::config().dump.as_ref() else {
+        return;
+    };
+    let digest = &DiskCache::key_of_text(text)[..12];
+    let compute = arch.replace("sm_", "compute_");
+    let ptx = nvrtc::compile(text, label, &program::options(&compute), false);
+    let mut files = vec![(format!("{label}-{digest}.cu"), text.as_bytes().to_vec())];
+    if let Ok(p) = ptx {
+        files.push((format!("{label}-{digest}-{arch}.ptx"), p.image));
+    }
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes));
+        if let Err(e) = written {
+            eprintln!("nuda: NUDA_DUMP: cannot write {}: {e}", path.display());
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The CUDA dialect (layer 1, the CUDA backend): a program's OpenCL C, as the macros, the
+//! prelude (`backend/c`, asked for its CUDA parts) and hand-written kernels write it, made
+//! CUDA C++ for NVRTC.
+//!
+//! Most of OpenCL C maps through the header `opencl_in_cuda.cuh` (address spaces, work-item
+//! builtins, barriers, atomics, conversions, the integer builtins, vector types and their
+//! math). What a header cannot reach is rewritten here:
+//! - a `local T* p` kernel parameter becomes `uint p__nu_off`, an offset into the kernel's one
+//!   `extern __shared__` buffer, and `p` a pointer computed from it; the launch passes each
+//!   local argument's offset and the buffer's total size (`launch.rs`);
+//! - a `local` declaration in a function body becomes `__shared__`;
+//! - a vector literal `(float4)(a, b, c, d)`, which C++ would read as a comma expression,
+//!   becomes `nu_make<float4>(a, b, c, d)`;
+//! - the prelude's byte swaps through `as_uchar8(x).s76543210` become `nu_bswap(x)`;
+//! - `#pragma OPENCL` lines go (NVRTC's `--fmad=false` stands for `FP_CONTRACT OFF`).
+
+/// The header every CUDA program starts with.
+const HEADER: &str = include_str!("opencl_in_cuda.cuh");
+
+/// Vector element types and widths OpenCL C names (`float4`, `uchar8`, ..).
+const VECTOR_ELEMENTS: [&str; 10] = [
+    "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+];
+const VECTOR_WIDTHS: [&str; 5] = ["2", "3", "4", "8", "16"];
+
+/// `text`, a whole program in OpenCL C (prelude included), in CUDA C++.
+pub(crate) fn translate(text: &str) -> String {
+    let mut out = String::with_capacity(HEADER.len() + text.len() * 11 / 10);
+    out += &HEADER.replacen("// @vector-types", &vector_names(), 1);
+    let body: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("#pragma OPENCL"))
+        .map(shared_declaration)
+        .collect::<Vec<_>>()
+        .join("\n");
+    out += &qualifiers(&kernels(&vector_literals(&byte_swaps(&body))));
+    out.push('\n');
+    out
+}
+
+/// A typedef per OpenCL vector type (`nu_float4`, a `nu_vec<float, 4>`) and a name that
+/// maps OpenCL's spelling to it (`#define float4 nu_float4`).
+fn vector_names() -> String {
+    let mut s = String::new();
+    for e in VECTOR_ELEMENTS {
+        let t = if e == "char" { "signed char" } else { e };
+        s += &format!("NU_VEC_TYPES({t}, nu_{e})\n");
+        for w in VECTOR_WIDTHS {
+            s += &format!("#define {e}{w} nu_{e}{w}\n");
+        }
+    }
+    s
+}
+
+/// OpenCL's qualifiers in CUDA, word by word: `kernel` is `extern "C" __global__`, a
+/// file-scope `constant` is `__constant__ const`, and the other address spaces go (CUDA
+/// pointers are generic; `local` storage was made `__shared__` already).
+fn qualifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let bytes = text.as_bytes();
+    let mut k = 0;
+    while k < text.len() {
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        if !word(bytes[k]) || (k > 0 && word(bytes[k - 1])) {
+            let next = text[k..]
+                .char_indices()
+                .nth(1)
+                .map_or(text.len(), |(n, _)| k + n);
+            out += &text[k..next];
+            k = next;
+            continue;
+        }
+        let end = text[k..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(text.len(), |e| k + e);
+        let line_start = k == 0 || bytes[k - 1] == b'\n';
+        match (&text[k..end], line_start) {
+            ("kernel" | "__kernel", true) => out += "extern \"C\" __global__",
+            ("constant" | "__constant", true) => out += "__constant__ const",
+            (
+                "global" | "__global" | "local" | "__local" | "constant" | "__constant" | "private"
+                | "__private",
+                _,
+            ) => {
+                // The qualifier and the space after it.
+                if text[end..].starts_with(' ') {
+                    k = end + 1;
+                    continue;
+                }
+            }
+            (w, _) => out += w,
+        }
+        k = end;
+    }
+    out
+}
+
+/// A line declaring `local` storage inside a function body, made `__shared__`.
+fn shared_declaration(line: &str) -> String {
+    let t = line.trim_start();
+    if line.len() > t.len() && t.starts_with("local ") {
+        let indent = &line[..line.len() - t.len()];
+        return format!("{indent}__shared__ {}", &t["local ".len()..]);
+    }
+    line.to_string()
+}
+
+/// The prelude's byte swaps, whose OpenCL form reads a vector's lanes in reverse.
+fn byte_swaps(text: &str) -> String {
+    let mut t = text.to_string();
+    for (v, lanes) in [("2", "s10"), ("4", "s3210"), ("8", "s76543210")] {
+        for ty in ["short", "ushort", "int", "uint", "long", "ulong"] {
+            t = t.replace(&format!("as_{ty}(as_uchar{v}(x).{lanes})"), "nu_bswap(x)");
+        }
+    }
+    t
+}
+
+/// `(float4)(a, b)` and `(float4)(a)`, OpenCL's vector literals, as calls of `nu_make`.
+fn vector_literals(text: &str) -> String {
+    if !text.contains(")(") {
+        return text.to_string();
+    }
+    let mut t = text.to_string();
+    for e in VECTOR_ELEMENTS {
+        for w in VECTOR_WIDTHS {
+            t = t.replace(&format!("({e}{w})("), &format!("nu_make<{e}{w}>("));
+        }
+    }
+    t
+}
+
+/// Every kernel's signature with its `local` pointer parameters made offsets into the
+/// dynamic shared buffer.
+fn kernels(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = find_kernel(rest) {
+        let (before, from) = rest.split_at(k);
+        out += before;
+        match rewrite_signature(from) {
+            Some((sig, used)) => {
+                out += &sig;
+                rest = &from[used..];
+            }
+            None => {
+                out += "kernel";
+                rest = &from["kernel".len()..];
+            }
+        }
+    }
+    out + rest
+}
+
+/// Where the next `kernel` qualifier starts a line.
+fn find_kernel(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(k) = text[from..].find("kernel ") {
+        let at = from + k;
+        if at == 0 || text.as_bytes()[at - 1] == b'\n' {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// A kernel's signature and opening brace, rewritten, and how many bytes of `from` they
+/// took; `None` if it is not `kernel void name(..) {`.
+fn rewrite_signature(from: &str) -> Option<(String, usize)> {
+    let open = from.find('(')?;
+    let close = matching(from, open)?;
+    let brace = close + from[close..].find('{')?;
+    if !from[close + 1..brace].trim().is_empty() {
+        return None;
+    }
+    let mut params = Vec::new();
+    let mut setup = String::new();
+    for p in split_params(&from[open + 1..close]) {
+        match local_param(p) {
+            Some((ty, name)) => {
+                params.push(format!("uint {name}__nu_off"));
+                setup +=
+                    &format!("\n    {ty}* restrict {name} = ({ty}*)(nu_smem + {name}__nu_off);");
+            }
+            None => params.push(p.trim().to_string()),
+        }
+    }
+    let head = &from[..open];
+    let shared = if setup.is_empty() {
+        String::new()
+    } else {
+        format!("\n    extern __shared__ __align__(16) uchar nu_smem[];{setup}")
+    };
+    Some((
+        format!("{head}({}) {{{shared}", params.join(", ")),
+        brace + 1,
+    ))
+}
+
+/// The index of the `)` closing the `(` at `open`.
+fn matching(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A parameter list split at its top-level commas.
+fn split_params(list: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (k, c) in list.char_indices() {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&list[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    if !list[start..].trim().is_empty() {
+        out.push(&list[start..]);
+    }
+    out
+}
+
+/// `local T* restrict name` (or `__local`, with or without `restrict`): its `T` and name.
+fn local_param(p: &str) -> Option<(String, String)> {
+    let t = p.trim();
+    let rest = t
+        .strip_prefix("local ")
+        .or_else(|| t.strip_prefix("__local "))?;
+    let star = rest.rfind('*')?;
+    let ty = rest[..star].trim().to_string();
+    let name = rest[star + 1..]
+        .trim()
+        .trim_start_matches("restrict")
+        .trim()
+        .to_string();
+    Some((ty, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_parameters_become_offsets_into_one_shared_buffer() {
+        let cu = translate("kernel void f(global float* restrict a, local float* restrict t, nu_idx n) {\n    t[0] = a[0];\n}\n");
+        assert!(
+            cu.contains("void f(global float* restrict a, uint t__nu_off, nu_idx n) {"),
+            "{cu}"
+        );
+        assert!(
+            cu.contains("float* restrict t = (float*)(nu_smem + t__nu_off);"),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn local_declarations_in_bodies_are_shared() {
+        let cu = translate("kernel void f(global float* a) {\n    local float tile[16];\n}\n");
+        assert!(cu.contains("    __shared__ float tile[16];"), "{cu}");
+    }
+
+    #[test]
+    fn vector_literals_are_calls() {
+        let cu = translate(
+            "float4 f(float x) { return (float4)(x, 0.0f, 0.0f, 1.0f) + ((float4)(x)); }\n",
+        );
+        assert!(
+            cu.contains("return nu_make<float4>(x, 0.0f, 0.0f, 1.0f) + (nu_make<float4>(x));"),
+            "{cu}"
+        );
+    }
+}
