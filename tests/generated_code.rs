@@ -66,6 +66,11 @@ const SEVEN: u32 = 7;
 
 /// The programs a child dumps, in a directory of their own (`tag` keeps tests apart).
 fn dumped(tag: &str) -> Vec<String> {
+    dumped_as(tag, "cl", &[])
+}
+
+/// The files of extension `ext` a child dumps with `env` set besides `NUDA_DUMP`.
+fn dumped_as(tag: &str, ext: &str, env: &[(&str, &str)]) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!("nuda-gen-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let exe = std::env::current_exe().unwrap();
@@ -74,6 +79,7 @@ fn dumped(tag: &str) -> Vec<String> {
         .env("NUDA_TEST_CHILD", "1")
         .env("NUDA_DUMP", &dir)
         .env("NUDA_ENGINE", "opencl")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -81,11 +87,19 @@ fn dumped(tag: &str) -> Vec<String> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // One kind of file: with NUDA_CUDA_CHECK set, CUDA C and PTX are dumped beside the C.
     let mut texts: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
-    texts.sort_by_key(|t| t.contains("double")); // the f32 kernel first
+    // The f32 kernel first (CUDA C's header names `double` before the kernel).
+    texts.sort_by_key(|t| {
+        t.find("/* nuwork! at")
+            .map_or(t.as_str(), |k| &t[k..])
+            .contains("double")
+    });
     texts
 }
 
@@ -243,4 +257,46 @@ fn named_constants_are_literals_in_the_program() {
     let entry = &kernel[kernel.find("kernel void").unwrap()..];
     let body = &entry[entry.find(") {").unwrap()..];
     assert!(!body.contains("TILE") && !body.contains("SEVEN"), "{body}");
+}
+
+/// Whether NVRTC is here (an error where `NUDA_REQUIRE_NVRTC=1` says it must be).
+fn have_nvrtc(cu: &[String]) -> bool {
+    if cu.is_empty() {
+        assert!(
+            std::env::var("NUDA_REQUIRE_NVRTC").as_deref() != Ok("1"),
+            "NUDA_REQUIRE_NVRTC=1 but no CUDA C was dumped"
+        );
+        return false;
+    }
+    true
+}
+
+#[test]
+fn the_cuda_dialect_keeps_f32_single_and_compiles_to_ptx() {
+    if !have_opencl() {
+        return;
+    }
+    let check = [("NUDA_CUDA_CHECK", "sm_90")];
+    let cu = dumped_as("cu", "cu", &check);
+    if !have_nvrtc(&cu) {
+        return;
+    }
+    assert_eq!(cu.len(), 6, "six programs in CUDA C");
+    let f32_kernel = kernel_part(&cu[0]);
+    assert!(
+        f32_kernel.contains("extern \"C\" __global__ void nuwork("),
+        "{f32_kernel}"
+    );
+    assert!(!f32_kernel.contains("double"), "{f32_kernel}");
+    let ptx = dumped_as("ptx", "ptx", &check);
+    assert_eq!(ptx.len(), 6, "six programs in PTX");
+    assert!(ptx
+        .iter()
+        .all(|p| p.contains(".target sm_90") && p.contains(".entry nuwork")));
+    // The f64 program computes in double; the five others never touch it.
+    let doubles = ptx.iter().filter(|p| p.contains(".f64")).count();
+    assert_eq!(
+        doubles, 1,
+        "only the f64 kernel's PTX has double arithmetic"
+    );
 }

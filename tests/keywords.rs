@@ -148,3 +148,105 @@ fn keywords_as_fields_and_parameters() {
         Ok(words.to_vec().into_iter().zip(global.to_vec()).collect())
     });
 }
+
+/// A field per word of C++ and CUDA that Rust allows as a name: nuda's CUDA dialect is C++,
+/// compiled by NVRTC (`NUDA_CUDA_CHECK` in `scripts/test`), so these go through the same
+/// escaping rule as OpenCL C's keywords.
+#[nuda::nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct CppWords {
+    class: f32,
+    new: f32,
+    this: f32,
+    template: f32,
+    namespace: f32,
+    operator: f32,
+    delete: f32,
+    public: f32,
+    friend: f32,
+    typename: f32,
+    using: f32,
+    catch: f32,
+    throw: f32,
+    explicit: f32,
+    mutable: f32,
+    export: f32,
+    nullptr: f32,
+    decltype: f32,
+    constexpr: f32,
+    and: f32,
+    or: f32,
+    not: f32,
+    xor: f32,
+    bitand: f32,
+    compl: f32,
+    asm: f32,
+    wchar_t: f32,
+    threadIdx: f32,
+    blockDim: f32,
+    dim3: f32,
+    warpSize: f32,
+    r#try: f32,
+    r#virtual: f32,
+}
+
+/// A struct named as a C++ keyword.
+#[nuda::nustruct]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct class {
+    new: f32,
+}
+
+/// A function named as a C++ keyword, its parameter as another.
+#[nucode]
+fn template(this: f32, namespace: class) -> f32 {
+    let operator = this * 2.0;
+    operator + namespace.new
+}
+
+/// Parameters named as C++ keywords and CUDA's built-in names.
+#[nukernel]
+fn typename(and: &mut NuArray1<f32>, or: &NuArray1<f32>, threadIdx: f32, delete: class) {
+    let i = global_id(0);
+    if i < and.len() {
+        let xor = or[i] + threadIdx;
+        and[i] = template(xor, delete);
+    }
+}
+
+#[test]
+fn cpp_and_cuda_words_as_fields_locals_captures_functions_and_parameters() {
+    let n = 24usize;
+    let want: Vec<(CppWords, f32)> = (0..n)
+        .map(|i| {
+            let x = i as f32;
+            let w = CppWords {
+                class: x,
+                nullptr: x + 1.0,
+                r#try: 2.0,
+                dim3: x * (x + 1.0) + 2.0 * 3.0 + 7.0,
+                ..CppWords::default()
+            };
+            (w, (x + 1.0) * 2.0 + 5.0)
+        })
+        .collect();
+    check(want, || {
+        let mut words = NuArray1::<CppWords>::new(n);
+        let base = CppWords::default();
+        let new = class { new: 7.0 };
+        let warpSize = 3.0f32;
+        nuwork!(8; nfor!(i in n {
+            let this = i as f32;
+            let mut w = CppWords { class: this, r#try: 2.0, ..base };
+            w.nullptr = this + 1.0;
+            let operator = template(w.nullptr, new);
+            w.dim3 = this * w.nullptr + w.r#try * warpSize + (operator - w.nullptr * 2.0);
+            words[i] = w;
+        }))?;
+        let or = NuArray1::from_fn(n, |i| i as f32);
+        let mut and = NuArray1::<f32>::new(n);
+        let dev = nuda::current_device()?.index();
+        nucall!(dev, [n], [8]; typename(&mut and, &or, 1.0, class { new: 5.0 }))?;
+        Ok(words.to_vec().into_iter().zip(and.to_vec()).collect())
+    });
+}

@@ -76,7 +76,7 @@ struct Args {
     /// Device index or name substring (as NUDA_DEVICE).
     #[arg(long, short)]
     device: Option<String>,
-    /// Engine: auto, opencl or native (as NUDA_ENGINE).
+    /// Engine: auto, cuda, opencl or native (as NUDA_ENGINE).
     #[arg(long, short)]
     engine: Option<String>,
     /// Timed repetitions per variant (the best is reported).

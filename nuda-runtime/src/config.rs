@@ -9,10 +9,12 @@ use std::path::PathBuf;
 /// Which engines may run kernels (`NUDA_ENGINE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineChoice {
-    /// OpenCL devices if any exist, and the native engine after them.
+    /// CUDA and OpenCL devices if any exist, and the native engine after them.
     Auto,
     /// OpenCL devices only; no OpenCL is an error.
     OpenCl,
+    /// CUDA devices only; no CUDA driver or GPU is an error.
+    Cuda,
     /// The native engine only.
     Native,
 }
@@ -118,12 +120,13 @@ impl EngineChoice {
         match v.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(EngineChoice::Auto),
             "opencl" | "ocl" | "cl" => Ok(EngineChoice::OpenCl),
+            "cuda" | "nvidia" => Ok(EngineChoice::Cuda),
             "native" | "rayon" | "cpu-native" => Ok(EngineChoice::Native),
             _ => Err(Error::BadSelection {
                 source: "NUDA_ENGINE".into(),
                 value: v.into(),
                 reason: "unknown engine".into(),
-                choices: "auto, opencl, native".into(),
+                choices: "auto, cuda, opencl, native".into(),
             }),
         }
     }
@@ -179,9 +182,13 @@ mod tests {
             EngineChoice::parse(Some("native")).unwrap(),
             EngineChoice::Native
         );
-        let e = EngineChoice::parse(Some("cuda")).unwrap_err().to_string();
+        assert_eq!(
+            EngineChoice::parse(Some("CUDA")).unwrap(),
+            EngineChoice::Cuda
+        );
+        let e = EngineChoice::parse(Some("metal")).unwrap_err().to_string();
         assert!(
-            e.contains("NUDA_ENGINE") && e.contains("auto, opencl, native"),
+            e.contains("NUDA_ENGINE") && e.contains("auto, cuda, opencl, native"),
             "{e}"
         );
     }

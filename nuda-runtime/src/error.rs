@@ -5,6 +5,25 @@ use std::fmt;
 /// Result type of every fallible nuda call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The compiler of a failed build ([`Error::Build`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Compiler {
+    /// The OpenCL driver's compiler.
+    OpenCl,
+    /// NVIDIA's NVRTC, for the CUDA backend and `NUDA_CUDA_CHECK`.
+    Nvrtc,
+}
+
+impl fmt::Display for Compiler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compiler::OpenCl => "OpenCL",
+            Compiler::Nvrtc => "NVRTC",
+        })
+    }
+}
+
 /// What went wrong, with enough context to act on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -45,8 +64,8 @@ pub enum Error {
     },
     /// A compiler (the OpenCL driver's, or NVRTC) rejected a program.
     Build {
-        /// The compiler: `OpenCL` or `NVRTC`.
-        compiler: String,
+        /// The compiler.
+        compiler: Compiler,
         /// The program's name (its first kernel).
         program: String,
         /// The device it was built for.
@@ -57,7 +76,7 @@ pub enum Error {
         numbered_source: String,
         /// For a program nuda generated: the user's macro call it came from (`file:line:
         /// text`). Such a failure is nuda's bug, never the user's C.
-        generated_from: Option<String>,
+        generated_from: Option<&'static str>,
     },
     /// The device ran out of memory or another resource.
     OutOfResources {

@@ -42,7 +42,7 @@ pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
 };
 pub use element::{Element, Pod, Texel, Value};
-pub use error::{Error, KernelFault, OutOfBounds, Result};
+pub use error::{Compiler, Error, KernelFault, OutOfBounds, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
 pub use launch::{Geometry, IndexType, KernelSource, Launch, NativeLaunch, Timing};

@@ -21,6 +21,9 @@ pub enum DeviceKind {
 pub struct DeviceInfo {
     /// Index in `nuda::devices()`, the number `set_device` and `nucall!` take.
     pub index: usize,
+    /// The backend that runs it: `CUDA`, `OpenCL`, `native`, or a registered provider's
+    /// name (the registry sets it). A GPU that two backends see is listed once by each.
+    pub backend: &'static str,
     /// Device name.
     pub name: String,
     /// Vendor name.
@@ -81,9 +84,10 @@ impl fmt::Display for DeviceInfo {
         let gib = self.global_memory as f64 / (1u64 << 30) as f64;
         write!(
             f,
-            "{}: {} ({}, {:?}, {}) {} CUs, {gib:.1} GiB, work-group <= {}, fp64 {}, images {}",
+            "{}: {} [{}] ({}, {:?}, {}) {} CUs, {gib:.1} GiB, work-group <= {}, fp64 {}, images {}",
             self.index,
             self.name,
+            self.backend,
             self.vendor,
             self.kind,
             self.platform,

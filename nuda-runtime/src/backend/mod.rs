@@ -30,7 +30,7 @@ use std::time::Duration;
 /// kind): one line per backend. Tests and programs add more with `nuda::device::register`
 /// (the registry is the layer above).
 pub(crate) fn builtin() -> Vec<&'static dyn Provider> {
-    vec![&opencl::OPENCL, &native::NATIVE]
+    vec![&cuda::CUDA, &opencl::OPENCL, &native::NATIVE]
 }
 
 /// The form of a kernel a backend runs. The macros emit every form; the device picks one.

@@ -1,7 +1,7 @@
 //! The process-wide device registry, built once from the environment, and each host thread's
 //! current device (NUDA's `nudev`), default 0 or what `NUDA_DEVICE` names.
 
-use super::select::{check_index, engines, kind_rank, resolve_default};
+use super::select::{check_index, kind_rank, resolve_default, wanted};
 use super::{Device, DeviceInfo, DeviceKind};
 use crate::backend::{builtin, Backend, Form, Found, Provider};
 use crate::config::{config, EngineChoice};
@@ -60,7 +60,13 @@ impl Runtime {
         let devices: Vec<Device> = found
             .into_iter()
             .enumerate()
-            .map(|(index, f)| Device::new((f.open)(DeviceInfo { index, ..f.info })))
+            .map(|(index, (backend, f))| {
+                Device::new((f.open)(DeviceInfo {
+                    index,
+                    backend,
+                    ..f.info
+                }))
+            })
             .collect();
         let infos: Vec<DeviceInfo> = devices.iter().map(|d| d.info().clone()).collect();
         let default = config.engine.clone().and_then(|engine| {
@@ -71,28 +77,27 @@ impl Runtime {
     }
 }
 
-/// Every device the engine choice lists, sorted by kind (stable, so each backend's order
-/// holds within a kind), and why no source-form backend found one, if none did.
-fn find(choice: EngineChoice) -> (Vec<Found>, Option<String>) {
-    let (want_source, want_native) = engines(choice);
+/// Every device the engine choice lists, each with its provider's name, sorted by kind
+/// (stable, so the providers' order, CUDA before OpenCL, holds within a kind), and why no
+/// source-form backend found one, if none did.
+fn find(choice: EngineChoice) -> (Vec<(&'static str, Found)>, Option<String>) {
     let extra = EXTRA.lock().unwrap_or_else(PoisonError::into_inner).clone();
     let (mut found, mut missing) = (Vec::new(), None);
     for p in builtin().into_iter().chain(extra) {
-        let wanted = match p.form() {
-            Form::Native => want_native,
-            _ => want_source,
-        };
-        match (wanted, p.devices()) {
+        let is_native = p.form() == Form::Native;
+        match (wanted(choice, p.name(), is_native), p.devices()) {
             (false, _) => {}
-            (true, Ok(devices)) => found.extend(devices),
+            (true, Ok(devices)) => found.extend(devices.into_iter().map(|d| (p.name(), d))),
+            // CUDA's absence is the rule on machines without NVIDIA's driver, not news.
+            (true, Err(_)) if p.name() == "CUDA" && choice != EngineChoice::Cuda => {}
             (true, Err(why)) => missing = missing.or(Some(why)),
         }
     }
-    let any_source = found.iter().any(|f| f.info.kind != DeviceKind::Native);
+    let any_source = found.iter().any(|(_, f)| f.info.kind != DeviceKind::Native);
     if !any_source && choice == EngineChoice::Auto {
         announce_native(missing.as_deref().unwrap_or("no OpenCL device found"));
     }
-    found.sort_by_key(|f| kind_rank(f.info.kind));
+    found.sort_by_key(|(_, f)| kind_rank(f.info.kind));
     (found, missing)
 }
 

@@ -15,13 +15,15 @@ pub(crate) fn kind_rank(kind: DeviceKind) -> u8 {
     }
 }
 
-/// Whether the engine choice lists source-form backends' devices (OpenCL) and native-form
-/// ones.
-pub(crate) fn engines(choice: EngineChoice) -> (bool, bool) {
+/// Whether the engine choice lists the devices of the provider named `backend`:
+/// `cuda` only CUDA's, `opencl` every other source-form backend's, `native` the native
+/// form's, and `auto` all.
+pub(crate) fn wanted(choice: EngineChoice, backend: &str, native: bool) -> bool {
     match choice {
-        EngineChoice::Auto => (true, true),
-        EngineChoice::OpenCl => (true, false),
-        EngineChoice::Native => (false, true),
+        EngineChoice::Auto => true,
+        EngineChoice::Cuda => backend == "CUDA",
+        EngineChoice::OpenCl => !native && backend != "CUDA",
+        EngineChoice::Native => native,
     }
 }
 
@@ -34,6 +36,7 @@ pub(crate) fn resolve_default(
     if list.is_empty() {
         let reason = match engine {
             EngineChoice::OpenCl => "NUDA_ENGINE=opencl but no OpenCL device was found",
+            EngineChoice::Cuda => "NUDA_ENGINE=cuda but no CUDA device was found",
             _ => "no device was found",
         };
         return Err(Error::NoDevice {

@@ -10,6 +10,7 @@ use crate::Error;
 pub(crate) fn fake(name: &str, kind: DeviceKind, index: usize) -> DeviceInfo {
     DeviceInfo {
         index,
+        backend: "test",
         name: name.into(),
         vendor: "test".into(),
         kind,

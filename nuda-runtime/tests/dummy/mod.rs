@@ -32,6 +32,8 @@ impl Provider for Dummy {
 
     fn devices(&self) -> std::result::Result<Vec<Found>, String> {
         let info = DeviceInfo {
+            // The registry sets it from `Provider::name`.
+            backend: "",
             index: 0,
             name: "dummy sequential device".into(),
             vendor: "nuda tests".into(),

@@ -1,5 +1,6 @@
-//! The prelude's helper functions (layer 1, the OpenCL backend): Rust's integer and float
-//! semantics where OpenCL C has no builtin of the same meaning, one C function per type.
+//! The prelude's helper functions (layer 1, `backend/c`, shared by the source-form backends):
+//! Rust's integer and float semantics where OpenCL C has no builtin of the same meaning, one C
+//! function per type.
 //! Each is one definition of its own, so that `prelude` can keep only those a program uses.
 
 use super::spell::INTS;

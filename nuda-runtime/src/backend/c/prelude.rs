@@ -1,9 +1,10 @@
-//! nuda's OpenCL C prelude (layer 1, the OpenCL backend): the typedefs, the fault record, the
-//! work-item builtins as Rust defines them, atomics, and Rust's integer and float semantics
-//! (`helpers.rs`). A program gets only the definitions it uses, found by name from its own
-//! text, and enables `cl_khr_fp64` only if it computes in `double`: an `f32` program builds
-//! on a device without double precision, and the compiler reads a few hundred lines, not
-//! thousands.
+//! nuda's prelude, in OpenCL C (layer 1, `backend/c`, shared by the source-form backends):
+//! the typedefs, the fault record, the work-item builtins as Rust defines them, atomics, and
+//! Rust's integer and float semantics (`helpers.rs`). A program gets only the definitions it
+//! uses, found by name from its own text, and enables `cl_khr_fp64` only if it computes in
+//! `double`: an `f32` program builds on a device without double precision, and the compiler
+//! reads a few hundred lines, not thousands. The CUDA dialect takes a few parts of its own
+//! (`Dialect::Cuda`: images, `offsetof`, no OpenCL pragmas).
 
 use super::helpers::{division_helpers, method_helpers, trips_helpers};
 use super::Dialect;
@@ -371,13 +372,14 @@ void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_
 /// surface object (`backend/cuda`), of one float per texel or four. Textures clamp at the
 /// edge with nearest, unnormalised lookups, as `nu_sampler` does.
 const CUDA_IMAGE_HELPERS: &str = "\
-#define nu_read1(nu_i, nu_x, nu_y) tex2D<float>((cudaTextureObject_t)(nu_i), (float)(nu_x) + 0.5f, (float)(nu_y) + 0.5f)
+#define nu_sampler 0
+#define nu_read1(nu_i, nu_x, nu_y) tex2D<float>((cudaTextureObject_t)(nu_i)->tex, (float)(nu_x) + 0.5f, (float)(nu_y) + 0.5f)
 #ifndef nu_arr_float_4_declared
 #define nu_arr_float_4_declared
 typedef struct { float v[4]; } nu_arr_float_4;
 #endif
 nu_arr_float_4 nu_read4(image2d_t i, int x, int y) {
-    nu_cuda_float4 f = tex2D<nu_cuda_float4>((cudaTextureObject_t)i, (float)x + 0.5f, (float)y + 0.5f);
+    nu_cuda_float4 f = tex2D<nu_cuda_float4>((cudaTextureObject_t)i->tex, (float)x + 0.5f, (float)y + 0.5f);
     nu_arr_float_4 t;
     t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
     return t;
@@ -388,12 +390,12 @@ int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
     return 0;
 }
 void nu_write1(image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
-    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(v, (cudaSurfaceObject_t)i, x * 4, y);
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(v, (cudaSurfaceObject_t)i->surf, x * 4, y);
 }
 void nu_write4(image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_float_4 v, int c, uint s, global uint* e) {
     nu_cuda_float4 f;
     f.x = v.v[0]; f.y = v.v[1]; f.z = v.v[2]; f.w = v.v[3];
-    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(f, (cudaSurfaceObject_t)i, x * 16, y);
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(f, (cudaSurfaceObject_t)i->surf, x * 16, y);
 }
 ";
 

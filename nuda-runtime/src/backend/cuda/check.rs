@@ -2,12 +2,13 @@
 //! `NUDA_CUDA_CHECK=sm_80,sm_90` compiles each source-form program the process launches, on
 //! any device, in the CUDA dialect with NVRTC for each architecture listed, before the
 //! launch. An error or a warning fails the launch with NVRTC's log. With `NUDA_DUMP=<dir>`
-//! the CUDA C (`.cu`) and the PTX (`.ptx`) of each program go there too.
+//! the CUDA C (`.cu`), the PTX (`.ptx`) and ptxas's report of each kernel's registers, spills
+//! and shared memory (`.ptxas`) of each program go there too.
 
-use super::{dialect, nvrtc, program};
+use super::{nvrtc, program};
 use crate::backend::c::disk_cache::DiskCache;
 use crate::backend::{IndexType, KernelSource};
-use crate::error::{number_lines, Error, Result};
+use crate::error::{number_lines, Compiler, Error, Result};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -45,10 +46,13 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     let label = source.faults.as_ref().map_or(kernel, |f| f.label);
     let text = program::cuda_text(source, index);
     let device = format!("no device (NUDA_CUDA_CHECK, {arch})");
-    let compiled = nvrtc::compile(&text, label, &program::options(arch), true);
+    // ptxas's resource report (registers, spills, shared memory) goes to the dump.
+    let mut options = program::options(arch);
+    options.push("--ptxas-options=-v".into());
+    let compiled = nvrtc::compile(&text, label, &options, true);
     let log = match compiled {
         Ok(c) if !has_warning(&c.log) => {
-            dump(&text, label, arch);
+            dump(&text, label, arch, &c.log);
             return Ok(());
         }
         Ok(c) => c.log,
@@ -62,12 +66,12 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
         }
     };
     Err(Error::Build {
-        compiler: "NVRTC".into(),
+        compiler: Compiler::Nvrtc,
         program: label.into(),
         device,
         log,
         numbered_source: number_lines(&text),
-        generated_from: source.faults.as_ref().map(|f| f.origin.to_string()),
+        generated_from: source.faults.as_ref().map(|f| f.origin),
     })
 }
 
@@ -77,14 +81,20 @@ fn has_warning(log: &str) -> bool {
 }
 
 /// Writes the CUDA C and its PTX to `NUDA_DUMP`, if set, as `program.rs` does the OpenCL C.
-fn dump(text: &str, label: &str, arch: &str) {
+fn dump(text: &str, label: &str, arch: &str, ptxas: &str) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
     let digest = &DiskCache::key_of_text(text)[..12];
     let compute = arch.replace("sm_", "compute_");
     let ptx = nvrtc::compile(text, label, &program::options(&compute), false);
-    let mut files = vec![(format!("{label}-{digest}.cu"), text.as_bytes().to_vec())];
+    let mut files = vec![
+        (format!("{label}-{digest}.cu"), text.as_bytes().to_vec()),
+        (
+            format!("{label}-{digest}-{arch}.ptxas"),
+            ptxas.as_bytes().to_vec(),
+        ),
+    ];
     if let Ok(p) = ptx {
         files.push((format!("{label}-{digest}-{arch}.ptx"), p.image));
     }

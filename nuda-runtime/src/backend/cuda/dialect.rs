@@ -23,8 +23,10 @@ const VECTOR_ELEMENTS: [&str; 10] = [
 ];
 const VECTOR_WIDTHS: [&str; 5] = ["2", "3", "4", "8", "16"];
 
-/// `text`, a whole program in OpenCL C (prelude included), in CUDA C++.
-pub(crate) fn translate(text: &str) -> String {
+/// `text`, a whole program in OpenCL C (prelude included), in CUDA C++. A hand-written
+/// program's multi-lane swizzles (`.zyxw`, `.s10`) become calls too; generated code has none,
+/// and there a field may be named `xy`.
+pub(crate) fn translate(text: &str, hand_written: bool) -> String {
     let mut out = String::with_capacity(HEADER.len() + text.len() * 11 / 10);
     out += &HEADER.replacen("// @vector-types", &vector_names(), 1);
     let body: String = text
@@ -33,7 +35,8 @@ pub(crate) fn translate(text: &str) -> String {
         .map(shared_declaration)
         .collect::<Vec<_>>()
         .join("\n");
-    out += &qualifiers(&kernels(&vector_literals(&byte_swaps(&body))));
+    let body = qualifiers(&kernels(&vector_literals(&byte_swaps(&body))));
+    out += &if hand_written { swizzles(&body) } else { body };
     out.push('\n');
     out
 }
@@ -73,7 +76,7 @@ fn qualifiers(text: &str) -> String {
         let end = text[k..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .map_or(text.len(), |e| k + e);
-        let line_start = k == 0 || bytes[k - 1] == b'\n';
+        let line_start = starts_line(text, k);
         match (&text[k..end], line_start) {
             ("kernel" | "__kernel", true) => out += "extern \"C\" __global__",
             ("constant" | "__constant", true) => out += "__constant__ const",
@@ -152,17 +155,62 @@ fn kernels(text: &str) -> String {
     out + rest
 }
 
-/// Where the next `kernel` qualifier starts a line.
+/// Where the next `kernel` qualifier starts a line (after any indentation).
 fn find_kernel(text: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(k) = text[from..].find("kernel ") {
         let at = from + k;
-        if at == 0 || text.as_bytes()[at - 1] == b'\n' {
+        if starts_line(text, at) {
             return Some(at);
         }
         from = at + 1;
     }
     None
+}
+
+/// Whether only spaces and tabs come before `at` on its line.
+fn starts_line(text: &str, at: usize) -> bool {
+    let line = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    text[line..at].chars().all(|c| c == ' ' || c == '\t')
+}
+
+/// `.zyxw` and `.s3210`, OpenCL's swizzles of several lanes, as `.swz<2, 1, 0, 3>()`.
+fn swizzles(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(dot) = rest.find('.') {
+        out += &rest[..=dot];
+        rest = &rest[dot + 1..];
+        let end = rest
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(rest.len());
+        if let Some(l) = lanes(&rest[..end]) {
+            out += &format!("swz<{l}>()");
+            rest = &rest[end..];
+        }
+    }
+    out + rest
+}
+
+/// The lane numbers a swizzle word names, if it is one of two lanes or more.
+fn lanes(word: &str) -> Option<String> {
+    let digits: Vec<u32> = match word.strip_prefix('s') {
+        Some(hex) if hex.len() >= 2 => {
+            hex.chars().map(|c| c.to_digit(16)).collect::<Option<_>>()?
+        }
+        _ if (2..=4).contains(&word.len()) => word
+            .chars()
+            .map(|c| "xyzw".find(c).map(|k| k as u32))
+            .collect::<Option<_>>()?,
+        _ => return None,
+    };
+    Some(
+        digits
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 /// A kernel's signature and opening brace, rewritten, and how many bytes of `from` they
@@ -258,9 +306,11 @@ mod tests {
 
     #[test]
     fn local_parameters_become_offsets_into_one_shared_buffer() {
-        let cu = translate("kernel void f(global float* restrict a, local float* restrict t, nu_idx n) {\n    t[0] = a[0];\n}\n");
+        let cu = translate("kernel void f(global float* restrict a, local float* restrict t, nu_idx n) {\n    t[0] = a[0];\n}\n", false);
         assert!(
-            cu.contains("void f(global float* restrict a, uint t__nu_off, nu_idx n) {"),
+            cu.contains(
+                "extern \"C\" __global__ void f(float* restrict a, uint t__nu_off, nu_idx n) {"
+            ),
             "{cu}"
         );
         assert!(
@@ -271,14 +321,39 @@ mod tests {
 
     #[test]
     fn local_declarations_in_bodies_are_shared() {
-        let cu = translate("kernel void f(global float* a) {\n    local float tile[16];\n}\n");
+        let cu = translate(
+            "kernel void f(global float* a) {\n    local float tile[16];\n}\n",
+            false,
+        );
         assert!(cu.contains("    __shared__ float tile[16];"), "{cu}");
+    }
+
+    #[test]
+    fn hand_written_swizzles_are_calls() {
+        let cu = translate(
+            "float4 g(float4 v) { return v.zyxw + v.s1032 + v.x + 1.5f; }\n",
+            true,
+        );
+        assert!(
+            cu.contains("v.swz<2, 1, 0, 3>() + v.swz<1, 0, 3, 2>() + v.x + 1.5f"),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn indented_kernels_are_kernels() {
+        let cu = translate("    kernel void f(global int* a) {}\n", true);
+        assert!(
+            cu.contains("    extern \"C\" __global__ void f(int* a) {}"),
+            "{cu}"
+        );
     }
 
     #[test]
     fn vector_literals_are_calls() {
         let cu = translate(
             "float4 f(float x) { return (float4)(x, 0.0f, 0.0f, 1.0f) + ((float4)(x)); }\n",
+            false,
         );
         assert!(
             cu.contains("return nu_make<float4>(x, 0.0f, 0.0f, 1.0f) + (nu_make<float4>(x));"),

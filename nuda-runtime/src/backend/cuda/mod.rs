@@ -1,11 +1,129 @@
 //! The CUDA backend (layer 1, see `../README.md`): NVIDIA GPUs through the driver API, with
 //! programs compiled by NVRTC from the CUDA dialect of nuda's C (`dialect.rs`), and the
-//! NVRTC compile-check mode (`NUDA_CUDA_CHECK`) that runs with no GPU at all.
+//! NVRTC compile-check mode (`NUDA_CUDA_CHECK`, `check.rs`) that needs no GPU at all.
 //!
 //! Both libraries are loaded at run time through cudarc's `dynamic-loading`: a machine
-//! without them builds and runs nuda, and lists no CUDA device.
+//! without them builds and runs nuda, and lists no CUDA device; `NUDA_ENGINE=cuda` there is
+//! an error that says no CUDA driver was found.
 
 pub(crate) mod check;
 pub(crate) mod dialect;
+mod driver;
+mod launch;
+mod memory;
 mod nvrtc;
 mod program;
+
+use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
+use crate::error::Result;
+use cudarc::driver::sys;
+use driver::{error, Context};
+use memory::Staging;
+use std::sync::Arc;
+
+/// The CUDA provider, registered in `backend::builtin`.
+pub(crate) static CUDA: Cuda = Cuda;
+
+/// Finds the GPUs the CUDA driver sees.
+pub(crate) struct Cuda;
+
+impl Provider for Cuda {
+    fn name(&self) -> &'static str {
+        "CUDA"
+    }
+
+    fn form(&self) -> Form {
+        Form::Source
+    }
+
+    fn devices(&self) -> std::result::Result<Vec<Found>, String> {
+        let found = driver::enumerate()?;
+        Ok(found
+            .into_iter()
+            .map(|(info, dev)| Found {
+                info,
+                open: Box::new(move |info| -> Arc<dyn Backend> {
+                    Arc::new(CuDevice::open(info, dev))
+                }),
+            })
+            .collect())
+    }
+}
+
+/// One CUDA GPU: its primary context, memory bookkeeping and loaded programs.
+pub(crate) struct CuDevice {
+    info: DeviceInfo,
+    label: String,
+    /// `None` when the primary context could not be retained; every call then says why.
+    ctx: Arc<Context>,
+    ctx_error: Option<crate::error::Error>,
+    staging: Staging,
+    modules: program::Modules,
+}
+
+// SAFETY: the raw pointers inside (the pinned staging buffer, modules) are used only under
+// their mutexes or with the device's context current, which the driver serialises.
+unsafe impl Send for CuDevice {}
+// SAFETY: as above.
+unsafe impl Sync for CuDevice {}
+
+impl CuDevice {
+    fn open(info: DeviceInfo, dev: sys::CUdevice) -> CuDevice {
+        let label = format!("device {} ({})", info.index, info.name);
+        let (ctx, ctx_error) = match Context::primary(dev) {
+            Ok(c) => (Arc::new(c), None),
+            Err(e) => (
+                Arc::new(Context::none()),
+                Some(error(e, "opening the device", &label)),
+            ),
+        };
+        CuDevice {
+            info,
+            label,
+            ctx,
+            ctx_error,
+            staging: Staging::default(),
+            modules: program::Modules::default(),
+        }
+    }
+
+    /// Makes the device's context current on this thread.
+    fn enter(&self) -> Result<()> {
+        if let Some(e) = &self.ctx_error {
+            return Err(e.clone());
+        }
+        self.ctx
+            .enter()
+            .map_err(|e| error(e, "making the device current", &self.label))
+    }
+}
+
+impl Backend for CuDevice {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn form(&self) -> Form {
+        Form::Source
+    }
+
+    fn alloc(&self, bytes: usize, layout: Layout) -> Result<Box<dyn Buffer>> {
+        self.allocate(bytes, layout)
+    }
+
+    fn upload(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
+        self.write(buf, data)
+    }
+
+    fn download(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
+        self.read(buf, out)
+    }
+
+    fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
+        self.zero(buf, bytes)
+    }
+
+    fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
+        launch::run(self, launch)
+    }
+}

@@ -3,9 +3,10 @@
 //!
 //! cudarc loads `libnvrtc` by name, which finds it only on the loader's path. pip's
 //! `nvidia-cuda-nvrtc-cu12` wheel puts it in `site-packages/nvidia/cuda_nvrtc/lib`, off that
-//! path, so before cudarc asks, nuda looks there (and in `NUDA_NVRTC`, and the CUDA toolkit's
-//! usual folders) and loads it by its full path; the loader then answers cudarc's request by
-//! name with the library already loaded.
+//! path, so before cudarc asks, nuda looks there (and in `NUDA_NVRTC`, the CUDA toolkit's
+//! usual folders, and wherever `python3` imports `nvidia.cuda_nvrtc` from) and loads it by its
+//! full path; the loader then answers cudarc's request by name with the library already
+//! loaded.
 
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
@@ -97,11 +98,27 @@ fn candidates() -> Vec<PathBuf> {
     for root in roots.into_iter().flatten() {
         dirs.extend(site_packages(&root).map(|s| s.join("nvidia/cuda_nvrtc/lib")));
     }
+    // Last, the Python on the path, which knows where its own packages are (a conda or venv
+    // that torch brought NVIDIA's wheels into, say).
+    dirs.extend(python_nvrtc_dir());
     for d in dirs {
         out.push(d.join("libnvrtc.so.12"));
         out.push(d.join("libnvrtc.so"));
     }
     out
+}
+
+/// `nvidia/cuda_nvrtc/lib` of the package `python3` imports, if it imports one.
+fn python_nvrtc_dir() -> Option<PathBuf> {
+    let script = "import nvidia.cuda_nvrtc as m; print(list(m.__path__)[0])";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(out.stdout).ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(dir.trim()).join("lib"))
 }
 
 /// `root/python3.*/{site,dist}-packages`, and Debian's `root/python3/dist-packages`.

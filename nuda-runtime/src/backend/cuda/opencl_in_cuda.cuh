@@ -94,14 +94,17 @@ NU_LIMITS(uint, 0u, UINT_MAX)
 NU_LIMITS(long, LONG_MIN, LONG_MAX)
 NU_LIMITS(long long, LONG_MIN, LONG_MAX)
 NU_LIMITS(ulong, 0ull, ULONG_MAX)
-// Saturating, truncating conversion of a float (NaN is 0) or an integer.
-template <class T> __device__ inline T nu_sat(double v) {
+// Saturating, truncating conversion of a float (NaN is 0) or an integer. A bound converted
+// to the float type rounds to a power of two at or past it, so a value below it truncates
+// into range; `float` stays `float`, as the user wrote it.
+template <class T, class F> __device__ inline T nu_sat_float(F v) {
     if (v != v) return (T)0;
-    if (v <= (double)nu_limits<T>::lo()) return nu_limits<T>::lo();
-    if (v >= (double)nu_limits<T>::hi()) return nu_limits<T>::hi();
+    if (v <= (F)nu_limits<T>::lo()) return nu_limits<T>::lo();
+    if (v >= (F)nu_limits<T>::hi()) return nu_limits<T>::hi();
     return (T)v;
 }
-template <class T> __device__ inline T nu_sat(float v) { return nu_sat<T>((double)v); }
+template <class T> __device__ inline T nu_sat(double v) { return nu_sat_float<T, double>(v); }
+template <class T> __device__ inline T nu_sat(float v) { return nu_sat_float<T, float>(v); }
 template <class T> constexpr bool nu_is_signed() { return (T)-1 < (T)0; }
 template <class T, class S> __device__ inline T nu_sat(S v) {
     if constexpr (nu_is_signed<S>()) {
@@ -237,6 +240,9 @@ __device__ inline ulong atom_max(volatile ulong* p, ulong v) { return atomicMax(
 template <class T, int N> struct nu_vec;
 #define NU_VEC_COMMON(N) \
     typedef T elem; static const int width = N; \
+    template <int... I> __device__ nu_vec<T, sizeof...(I)> swz() const { \
+        const int k[] = {I...}; nu_vec<T, sizeof...(I)> r; \
+        for (int j = 0; j < (int)sizeof...(I); j++) r[j] = (*this)[k[j]]; return r; } \
     __device__ T& operator[](int k) { return (&s0)[k]; } \
     __device__ const T& operator[](int k) const { return (&s0)[k]; }
 template <class T> struct nu_vec<T, 2> {
@@ -318,15 +324,19 @@ template <class T, int N> __device__ inline void nu_vstore(nu_vec<T, N> v, T* p)
 // dialect.rs puts a typedef and a name for every OpenCL vector type here:
 // @vector-types
 
-// Images: a read-only image is a texture object, a write-only one a surface object, both of
-// one float per texel or four (RGBA), read with unnormalised coordinates, clamped, nearest.
-typedef unsigned long long image2d_t;
+// Images: a CUDA array of one float per texel or four (RGBA), with a texture object for
+// reads (unnormalised coordinates, clamped, nearest) and a surface object for writes. A
+// kernel gets a pointer to the image's descriptor in device memory (`memory.rs`).
+struct nu_image { unsigned long long tex, surf; int width, height; };
+typedef const nu_image* image2d_t;
 typedef int sampler_t;
+#define get_image_width(i) ((i)->width)
+#define get_image_height(i) ((i)->height)
 #define CLK_NORMALIZED_COORDS_FALSE 0
 #define CLK_ADDRESS_CLAMP_TO_EDGE 0
 #define CLK_FILTER_NEAREST 0
 __device__ inline nu_float4 read_imagef(image2d_t img, sampler_t s, nu_int2 c) {
-    nu_cuda_float4 t = tex2D<nu_cuda_float4>((cudaTextureObject_t)img, c.x + 0.5f, c.y + 0.5f);
+    nu_cuda_float4 t = tex2D<nu_cuda_float4>((cudaTextureObject_t)img->tex, c.x + 0.5f, c.y + 0.5f);
     nu_float4 v;
     v.x = t.x; v.y = t.y; v.z = t.z; v.w = t.w;
     return v;
@@ -334,5 +344,5 @@ __device__ inline nu_float4 read_imagef(image2d_t img, sampler_t s, nu_int2 c) {
 __device__ inline void write_imagef(image2d_t img, nu_int2 c, nu_float4 v) {
     nu_cuda_float4 t;
     t.x = v.x; t.y = v.y; t.z = v.z; t.w = v.w;
-    surf2Dwrite(t, (cudaSurfaceObject_t)img, c.x * (int)sizeof(t), c.y);
+    surf2Dwrite(t, (cudaSurfaceObject_t)img->surf, c.x * (int)sizeof(t), c.y);
 }

@@ -193,6 +193,7 @@ pub(crate) fn native_info(index: usize) -> DeviceInfo {
     let threads = rayon::current_num_threads();
     DeviceInfo {
         index,
+        backend: "native",
         name: format!("native engine (rayon, {threads} threads)"),
         vendor: "nuda".into(),
         kind: DeviceKind::Native,

@@ -47,6 +47,7 @@ fn describe(d: &RawDevice, platform: &str) -> Option<DeviceInfo> {
     let (private_memory, private_group_memory) = crate::backend::private_limits(kind);
     Some(DeviceInfo {
         index: 0,
+        backend: "OpenCL",
         name: d.name().ok()?.trim().to_string(),
         vendor: d.vendor().unwrap_or_default().trim().to_string(),
         kind,

@@ -173,12 +173,12 @@ impl ClDevice {
         match program.build(&[self.raw.id()], options) {
             Ok(()) => Ok(program),
             Err(e) if e.0 == CL_BUILD_PROGRAM_FAILURE => Err(Error::Build {
-                compiler: "OpenCL".into(),
+                compiler: crate::error::Compiler::OpenCl,
                 program: label.into(),
                 device: self.label.clone(),
                 log: program.get_build_log(self.raw.id()).unwrap_or_default(),
                 numbered_source: number_lines(text),
-                generated_from: src.faults.as_ref().map(|f| f.origin.to_string()),
+                generated_from: src.faults.as_ref().map(|f| f.origin),
             }),
             Err(e) => Err(self.error(e.0, &format!("building `{label}`"))),
         }

@@ -1,0 +1,400 @@
+//! CUDA device memory (layer 1, the CUDA backend): linear buffers, images (a CUDA array with
+//! a texture object for reads and a surface object for writes), and transfers through a
+//! pinned staging buffer, which the DMA engines read at full speed where pageable host memory
+//! goes through a driver copy first.
+
+use super::driver::{error, Context};
+use super::CuDevice;
+use crate::backend::{Buffer, Layout};
+use crate::error::{Error, Result};
+use crate::stats::{record, Event};
+use cudarc::driver::result;
+use cudarc::driver::sys;
+use std::any::Any;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The staging buffer's size: transfers larger than this go in pieces.
+const STAGING: usize = 64 << 20;
+
+/// What a `CuBuffer` holds.
+enum Storage {
+    Linear(sys::CUdeviceptr),
+    Image {
+        array: sys::CUarray,
+        tex: u64,
+        surf: u64,
+        /// The `nu_image` descriptor kernels get: both objects and the size.
+        desc: sys::CUdeviceptr,
+        width: usize,
+        height: usize,
+        channels: usize,
+    },
+}
+
+/// Device memory on one CUDA device, freed when dropped.
+pub(crate) struct CuBuffer {
+    storage: Storage,
+    len: usize,
+    ctx: Arc<Context>,
+}
+
+// SAFETY: the CUDA array handle is only used with the device's context current, which the
+// driver serialises; the buffer owns it alone.
+unsafe impl Send for CuBuffer {}
+
+impl Buffer for CuBuffer {
+    fn handle(&self) -> u64 {
+        match self.storage {
+            Storage::Linear(p) => p,
+            Storage::Image { desc, .. } => desc,
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl Drop for CuBuffer {
+    fn drop(&mut self) {
+        // A failure here has no one to report to; the context outlives every buffer.
+        let _ = self.ctx.enter();
+        match self.storage {
+            // SAFETY: the pointer came from cuMemAlloc and is freed once, here.
+            Storage::Linear(p) => drop(unsafe { result::free_sync(p) }),
+            Storage::Image {
+                array,
+                tex,
+                surf,
+                desc,
+                ..
+            } => {
+                // SAFETY: the objects, the descriptor and the array were created for this
+                // buffer alone and are destroyed once, here, objects before their array.
+                unsafe {
+                    let _ = result::free_sync(desc);
+                    let _ = sys::cuTexObjectDestroy(tex);
+                    let _ = sys::cuSurfObjectDestroy(surf);
+                    let _ = sys::cuArrayDestroy(array);
+                }
+            }
+        }
+    }
+}
+
+/// A pinned host buffer for transfers, allocated at first use.
+#[derive(Default)]
+pub(crate) struct Staging(Mutex<Option<Pinned>>);
+
+struct Pinned(*mut u8);
+
+// SAFETY: the pinned memory is only touched under the staging mutex.
+unsafe impl Send for Pinned {}
+
+impl CuDevice {
+    /// Device memory for `len` bytes laid out as `layout`.
+    pub(crate) fn allocate(&self, len: usize, layout: Layout) -> Result<Box<dyn Buffer>> {
+        self.enter()?;
+        let during = format!("allocating {len} bytes");
+        let storage = match layout {
+            // SAFETY: a fresh allocation of at least one byte; freed by the buffer's drop.
+            Layout::Buffer => Storage::Linear(
+                unsafe { result::malloc_sync(len.max(1)) }
+                    .map_err(|e| error(e, &during, &self.label))?,
+            ),
+            Layout::Image {
+                width,
+                height,
+                channels,
+            } => self.image(len, width, height, channels)?,
+        };
+        record(Some(self.info.index), Event::Alloc(len.max(1) as u64));
+        Ok(Box::new(CuBuffer {
+            storage,
+            len,
+            ctx: self.ctx.clone(),
+        }))
+    }
+
+    fn image(&self, len: usize, width: usize, height: usize, channels: usize) -> Result<Storage> {
+        let need = width
+            .checked_mul(height)
+            .and_then(|t| t.checked_mul(channels * 4));
+        if need != Some(len) || !matches!(channels, 1 | 4) {
+            return Err(Error::DimsMismatch {
+                what: format!("an image allocation on {}", self.label),
+                expected: format!("{width} x {height} texels of 1 or 4 float channels"),
+                found: format!("{len} bytes and {channels} channels"),
+            });
+        }
+        let e = |e| error(e, "creating an image", &self.label);
+        let desc = sys::CUDA_ARRAY_DESCRIPTOR {
+            Width: width.max(1),
+            Height: height.max(1),
+            Format: sys::CUarray_format::CU_AD_FORMAT_FLOAT,
+            NumChannels: channels as u32,
+        };
+        let mut array = std::ptr::null_mut();
+        // SAFETY: `desc` and `array` are live for the call.
+        unsafe { sys::cuArrayCreate_v2(&mut array, &desc) }
+            .result()
+            .map_err(e)?;
+        let made = self.objects(array).and_then(|(tex, surf)| {
+            let desc = descriptor(tex, surf, width, height).map_err(e)?;
+            Ok(Storage::Image {
+                array,
+                tex,
+                surf,
+                desc,
+                width,
+                height,
+                channels,
+            })
+        });
+        if made.is_err() {
+            // SAFETY: the array was just created and nothing else refers to it.
+            let _ = unsafe { sys::cuArrayDestroy(array) };
+        }
+        made
+    }
+
+    /// A texture object (unnormalised, clamped, nearest) and a surface object on `array`.
+    fn objects(&self, array: sys::CUarray) -> Result<(u64, u64)> {
+        let e = |e| error(e, "creating an image's texture and surface", &self.label);
+        // SAFETY: all-zero is a valid value of these plain C structs (no flags, no mipmaps).
+        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
+        res.res.array.hArray = array;
+        // SAFETY: as above.
+        let mut tex_desc: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+        tex_desc.addressMode = [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3];
+        tex_desc.filterMode = sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT;
+        let (mut tex, mut surf) = (0u64, 0u64);
+        // SAFETY: the descriptors and outputs are live for the calls; `array` is valid.
+        unsafe {
+            sys::cuTexObjectCreate(&mut tex, &res, &tex_desc, std::ptr::null())
+                .result()
+                .map_err(e)?;
+            sys::cuSurfObjectCreate(&mut surf, &res)
+                .result()
+                .map_err(e)?;
+        }
+        Ok((tex, surf))
+    }
+
+    /// Copies `data` into `buf` through the staging buffer.
+    pub(crate) fn write(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
+        let b = self.own(buf.as_any(), data.len(), "copying to the device")?;
+        self.enter()?;
+        match b.storage {
+            Storage::Linear(p) => self.staged(data.len(), |pinned, at, n| {
+                pinned[..n].copy_from_slice(&data[at..at + n]);
+                // SAFETY: `p` holds `len` >= at + n bytes; the pinned source holds n.
+                unsafe { result::memcpy_htod_sync(p + at as u64, &pinned[..n]) }
+            }),
+            Storage::Image {
+                array,
+                width,
+                height,
+                channels,
+                ..
+            } => {
+                let mut pinned_copy = |pinned: &mut [u8]| {
+                    pinned[..data.len()].copy_from_slice(data);
+                    copy_2d(
+                        array,
+                        pinned.as_mut_ptr(),
+                        width * channels * 4,
+                        height,
+                        true,
+                    )
+                };
+                self.with_staging(data.len(), &mut pinned_copy)
+            }
+        }
+    }
+
+    /// Copies `buf` into `out` through the staging buffer.
+    pub(crate) fn read(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
+        let b = self.own(buf.as_any(), out.len(), "copying to the host")?;
+        self.enter()?;
+        match b.storage {
+            Storage::Linear(p) => self.staged(out.len(), |pinned, at, n| {
+                // SAFETY: `p` holds at least at + n bytes; the pinned target holds n.
+                unsafe { result::memcpy_dtoh_sync(&mut pinned[..n], p + at as u64) }?;
+                out[at..at + n].copy_from_slice(&pinned[..n]);
+                Ok(())
+            }),
+            Storage::Image {
+                array,
+                width,
+                height,
+                channels,
+                ..
+            } => {
+                let n = out.len();
+                let mut pinned_copy = |pinned: &mut [u8]| {
+                    copy_2d(
+                        array,
+                        pinned.as_mut_ptr(),
+                        width * channels * 4,
+                        height,
+                        false,
+                    )?;
+                    out.copy_from_slice(&pinned[..n]);
+                    Ok(())
+                };
+                self.with_staging(n, &mut pinned_copy)
+            }
+        }
+    }
+
+    /// Zeroes the first `bytes` bytes of `buf`.
+    pub(crate) fn zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
+        let bytes = match buf.as_any().downcast_ref::<CuBuffer>() {
+            Some(CuBuffer {
+                storage: Storage::Image { .. },
+                len,
+                ..
+            }) => *len,
+            _ => bytes,
+        };
+        let b = self.own(buf.as_any(), bytes, "zeroing device memory")?;
+        let image_bytes = b.len;
+        match b.storage {
+            Storage::Linear(p) => {
+                self.enter()?;
+                // SAFETY: `p` holds at least `bytes` bytes.
+                unsafe { result::memset_d8_sync(p, 0, bytes) }
+                    .map_err(|e| error(e, "zeroing device memory", &self.label))
+            }
+            // Zeroing an image zeroes all of it.
+            Storage::Image { .. } => self.write(buf, &vec![0u8; image_bytes]),
+        }
+    }
+
+    /// `buf` as this backend's buffer, checked to hold `bytes` bytes.
+    fn own<'b>(&self, buf: &'b dyn Any, bytes: usize, during: &str) -> Result<&'b CuBuffer> {
+        let b = buf
+            .downcast_ref::<CuBuffer>()
+            .ok_or_else(|| Error::Launch {
+                kernel: during.into(),
+                device: self.label.clone(),
+                reason: "the buffer belongs to another backend".into(),
+            })?;
+        // An image moves whole: a transfer of any other size is refused.
+        let image = matches!(b.storage, Storage::Image { .. });
+        if bytes > b.len || (image && bytes != b.len) {
+            return Err(Error::DimsMismatch {
+                what: format!("{during} on {}", self.label),
+                expected: format!("at most {} bytes", b.len),
+                found: format!("{bytes} bytes"),
+            });
+        }
+        Ok(b)
+    }
+
+    /// Runs `step(pinned, offset, n)` over `len` bytes in staging-sized pieces.
+    fn staged(
+        &self,
+        len: usize,
+        mut step: impl FnMut(&mut [u8], usize, usize) -> std::result::Result<(), result::DriverError>,
+    ) -> Result<()> {
+        let mut piece = |pinned: &mut [u8]| {
+            let mut at = 0;
+            while at < len {
+                let n = (len - at).min(pinned.len());
+                step(pinned, at, n)?;
+                at += n;
+            }
+            Ok(())
+        };
+        self.with_staging(len.min(STAGING), &mut piece)
+    }
+
+    /// Calls `f` with a pinned buffer of at least `len` bytes (a staging buffer of its own
+    /// when `len` is above the shared one's size).
+    fn with_staging(
+        &self,
+        len: usize,
+        f: &mut dyn FnMut(&mut [u8]) -> std::result::Result<(), result::DriverError>,
+    ) -> Result<()> {
+        let e = |e| error(e, "a host-device copy", &self.label);
+        let mut slot = self
+            .staging
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let own;
+        let ptr = match (&*slot, len <= STAGING) {
+            (Some(p), true) => p.0,
+            (None, true) => {
+                // SAFETY: a fresh pinned allocation, kept for the device's life.
+                let p = unsafe { result::malloc_host(STAGING, 0) }.map_err(e)? as *mut u8;
+                *slot = Some(Pinned(p));
+                p
+            }
+            (_, false) => {
+                // SAFETY: a fresh pinned allocation, freed below.
+                own = unsafe { result::malloc_host(len, 0) }.map_err(e)? as *mut u8;
+                own
+            }
+        };
+        let size = if len <= STAGING { STAGING } else { len };
+        // SAFETY: `ptr` points to `size` bytes of pinned memory that only this call uses
+        // (the mutex is held).
+        let pinned = unsafe { std::slice::from_raw_parts_mut(ptr, size) };
+        let r = f(pinned).map_err(e);
+        if len > STAGING {
+            // SAFETY: allocated above for this call alone.
+            let _ = unsafe { result::free_host(ptr.cast()) };
+        }
+        r
+    }
+}
+
+/// An image's `nu_image` descriptor in device memory: texture, surface, width, height.
+fn descriptor(
+    tex: u64,
+    surf: u64,
+    width: usize,
+    height: usize,
+) -> std::result::Result<sys::CUdeviceptr, result::DriverError> {
+    let mut bytes = Vec::with_capacity(24);
+    bytes.extend(tex.to_ne_bytes());
+    bytes.extend(surf.to_ne_bytes());
+    bytes.extend((width as i32).to_ne_bytes());
+    bytes.extend((height as i32).to_ne_bytes());
+    // SAFETY: a fresh allocation of the descriptor's 24 bytes, freed with the image.
+    let desc = unsafe { result::malloc_sync(bytes.len()) }?;
+    // SAFETY: `desc` holds `bytes.len()` bytes.
+    unsafe { result::memcpy_htod_sync(desc, &bytes) }?;
+    Ok(desc)
+}
+
+/// A whole-image copy between pinned host memory and a CUDA array.
+fn copy_2d(
+    array: sys::CUarray,
+    host: *mut u8,
+    row: usize,
+    height: usize,
+    to_device: bool,
+) -> std::result::Result<(), result::DriverError> {
+    // SAFETY: all-zero is a valid value of this plain C struct.
+    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    c.WidthInBytes = row;
+    c.Height = height;
+    if to_device {
+        (c.srcMemoryType, c.srcHost, c.srcPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, host.cast(), row);
+        (c.dstMemoryType, c.dstArray) = (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, array);
+    } else {
+        (c.srcMemoryType, c.srcArray) = (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, array);
+        (c.dstMemoryType, c.dstHost, c.dstPitch) =
+            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, host.cast(), row);
+    }
+    // SAFETY: the host side holds row * height bytes, the array is that image's.
+    unsafe { sys::cuMemcpy2D_v2(&c) }.result()
+}
