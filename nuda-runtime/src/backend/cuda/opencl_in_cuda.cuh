@@ -184,7 +184,14 @@ template <class T> __device__ inline typename nu_unsigned<T>::t abs_diff(T a, T 
     typedef typename nu_unsigned<T>::t U;
     return a > b ? (U)((U)a - (U)b) : (U)((U)b - (U)a);
 }
-// OpenCL's radians, degrees and the float min/max/clamp/mix, for float and double.
+// OpenCL's clamp, mad, mix and sign (hand-written kernels use them), radians and degrees.
+template <class T> __device__ inline T clamp(T x, T lo, T hi) { return x < lo ? lo : x > hi ? hi : x; }
+__device__ inline float clamp(float x, float lo, float hi) { return fminf(fmaxf(x, lo), hi); }
+__device__ inline double clamp(double x, double lo, double hi) { return fmin(fmax(x, lo), hi); }
+template <class T> __device__ inline T mad(T a, T b, T c) { return a * b + c; }
+template <class T> __device__ inline T mix(T x, T y, T a) { return x + (y - x) * a; }
+__device__ inline float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == x ? 0.0f * x : 0.0f; }
+__device__ inline double sign(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x == x ? 0.0 * x : 0.0; }
 __device__ inline float radians(float d) { return d * 0.017453292519943295f; }
 __device__ inline double radians(double d) { return d * 0.017453292519943295; }
 __device__ inline float degrees(float r) { return r * 57.29577951308232f; }
@@ -219,6 +226,10 @@ template <class T> __device__ inline T nu_bswap(T x) {
     __device__ inline T atomic_cmpxchg(volatile T* p, T e, T x) { return atomicCAS((T*)p, e, x); }
 NU_ATOMICS_32(int)
 NU_ATOMICS_32(uint)
+__device__ inline int atomic_inc(volatile int* p) { return atomicAdd((int*)p, 1); }
+__device__ inline uint atomic_inc(volatile uint* p) { return atomicAdd((uint*)p, 1u); }
+__device__ inline int atomic_dec(volatile int* p) { return atomicSub((int*)p, 1); }
+__device__ inline uint atomic_dec(volatile uint* p) { return atomicSub((uint*)p, 1u); }
 __device__ inline float atomic_xchg(volatile float* p, float v) { return atomicExch((float*)p, v); }
 #define NU_U64(p) ((unsigned long long*)(p))
 #define NU_ATOMICS_64(T) \
@@ -240,6 +251,8 @@ __device__ inline ulong atom_max(volatile ulong* p, ulong v) { return atomicMax(
 template <class T, int N> struct nu_vec;
 #define NU_VEC_COMMON(N) \
     typedef T elem; static const int width = N; \
+    nu_vec() = default; \
+    __device__ nu_vec(T v) { for (int k = 0; k < N; k++) (*this)[k] = v; } \
     template <int... I> __device__ nu_vec<T, sizeof...(I)> swz() const { \
         const int k[] = {I...}; nu_vec<T, sizeof...(I)> r; \
         for (int j = 0; j < (int)sizeof...(I); j++) r[j] = (*this)[k[j]]; return r; } \
@@ -273,9 +286,16 @@ template <class V, class... A> __device__ inline V nu_make(A... a) {
     for (int k = 0; k < V::width; k++) v[k] = e[sizeof...(A) == 1 ? 0 : k];
     return v;
 }
+// Element-wise, and with a scalar on either side (OpenCL widens it to every lane).
 #define NU_VEC_OP(op) \
     template <class T, int N> __device__ inline nu_vec<T, N> operator op(nu_vec<T, N> a, nu_vec<T, N> b) { \
-        for (int k = 0; k < N; k++) a[k] = a[k] op b[k]; return a; }
+        for (int k = 0; k < N; k++) a[k] = a[k] op b[k]; return a; } \
+    template <class T, int N> __device__ inline nu_vec<T, N> operator op(nu_vec<T, N> a, T b) { \
+        for (int k = 0; k < N; k++) a[k] = a[k] op b; return a; } \
+    template <class T, int N> __device__ inline nu_vec<T, N> operator op(T a, nu_vec<T, N> b) { \
+        for (int k = 0; k < N; k++) b[k] = a op b[k]; return b; } \
+    template <class T, int N, class B> __device__ inline nu_vec<T, N>& operator op##=(nu_vec<T, N>& a, B b) { \
+        a = a op b; return a; }
 NU_VEC_OP(+)
 NU_VEC_OP(-)
 NU_VEC_OP(*)
