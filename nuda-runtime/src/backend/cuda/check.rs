@@ -80,21 +80,22 @@ fn has_warning(log: &str) -> bool {
     log.lines().any(|l| l.contains("warning"))
 }
 
-/// Writes the CUDA C and its PTX to `NUDA_DUMP`, if set, as `program.rs` does the OpenCL C.
-fn dump(text: &str, label: &str, arch: &str, ptxas: &str) {
+/// Writes the CUDA C, its PTX and ptxas's report to `NUDA_DUMP`, if set, as the OpenCL
+/// backend does its OpenCL C (the CUDA backend's builds call it too).
+pub(crate) fn dump(text: &str, label: &str, arch: &str, ptxas: &str) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
     let digest = &DiskCache::key_of_text(text)[..12];
     let compute = arch.replace("sm_", "compute_");
     let ptx = nvrtc::compile(text, label, &program::options(&compute), false);
-    let mut files = vec![
-        (format!("{label}-{digest}.cu"), text.as_bytes().to_vec()),
-        (
+    let mut files = vec![(format!("{label}-{digest}.cu"), text.as_bytes().to_vec())];
+    if !ptxas.is_empty() {
+        files.push((
             format!("{label}-{digest}-{arch}.ptxas"),
             ptxas.as_bytes().to_vec(),
-        ),
-    ];
+        ));
+    }
     if let Ok(p) = ptx {
         files.push((format!("{label}-{digest}-{arch}.ptx"), p.image));
     }
