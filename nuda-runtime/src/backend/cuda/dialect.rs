@@ -57,14 +57,16 @@ fn vector_names() -> String {
 
 /// OpenCL's qualifiers in CUDA, word by word: `kernel` is `extern "C" __global__`, a
 /// file-scope `constant` is `__constant__ const`, and the other address spaces go (CUDA
-/// pointers are generic; `local` storage was made `__shared__` already).
+/// pointers are generic; `local` storage was made `__shared__` already). A `constant` that
+/// starts a line inside parentheses is a parameter's, of a signature written over lines.
 fn qualifiers(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     let bytes = text.as_bytes();
-    let mut k = 0;
+    let (mut k, mut depth) = (0, 0i32);
     while k < text.len() {
         let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
         if !word(bytes[k]) || (k > 0 && word(bytes[k - 1])) {
+            depth += i32::from(bytes[k] == b'(') - i32::from(bytes[k] == b')');
             let next = text[k..]
                 .char_indices()
                 .nth(1)
@@ -79,7 +81,7 @@ fn qualifiers(text: &str) -> String {
         let line_start = starts_line(text, k);
         match (&text[k..end], line_start) {
             ("kernel" | "__kernel", true) => out += "extern \"C\" __global__",
-            ("constant" | "__constant", true) => out += "__constant__ const",
+            ("constant" | "__constant", true) if depth == 0 => out += "__constant__ const",
             (
                 "global" | "__global" | "local" | "__local" | "constant" | "__constant" | "private"
                 | "__private",
@@ -147,8 +149,10 @@ fn kernels(text: &str) -> String {
                 rest = &from[used..];
             }
             None => {
-                out += "kernel";
-                rest = &from["kernel".len()..];
+                // Not a kernel definition: the qualifier word passes through as it is.
+                let word = from.find(' ').unwrap_or(from.len());
+                out += &from[..word];
+                rest = &from[word..];
             }
         }
     }
@@ -162,6 +166,9 @@ fn find_kernel(text: &str) -> Option<usize> {
         let at = from + k;
         if starts_line(text, at) {
             return Some(at);
+        }
+        if at >= 2 && &text[at - 2..at] == "__" && starts_line(text, at - 2) {
+            return Some(at - 2);
         }
         from = at + 1;
     }
@@ -336,6 +343,28 @@ mod tests {
         );
         assert!(
             cu.contains("v.swz<2, 1, 0, 3>() + v.swz<1, 0, 3, 2>() + v.x + 1.5f"),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn file_scope_constants_are_device_constants_and_parameters_lose_the_word() {
+        let cu = translate("constant float W[2] = {1.0f, 2.0f};\nkernel void f(\n    constant float* c,\n    global float* a) {}\n", true);
+        assert!(cu.contains("__constant__ const float W[2]"), "{cu}");
+        assert!(
+            cu.contains("__global__ void f(float* c, float* a) {}"),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn underscored_qualifiers_are_kernels_too() {
+        let cu = translate(
+            "__kernel void f(__global int* a, __local int* t) {}\n",
+            true,
+        );
+        assert!(
+            cu.contains("extern \"C\" __global__ void f(int* a, uint t__nu_off) {"),
             "{cu}"
         );
     }
