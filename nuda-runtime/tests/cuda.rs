@@ -204,3 +204,22 @@ fn the_default_order_puts_cuda_first_and_skips_it_without_a_driver() {
     );
     assert_eq!(list.last(), Some(&"native"), "{backends}");
 }
+
+#[test]
+fn a_clean_check_is_remembered_per_architecture_in_the_cache() {
+    if opencl().is_none() || !nvrtc_here() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("nuda-nvrtc-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let env = [
+        ("NUDA_CUDA_CHECK", "sm_80,sm_90"),
+        ("NUDA_CACHE_DIR", dir.to_str().unwrap()),
+    ];
+    assert_eq!(probe(&child("child_nvrtc_probe", &env), "value"), "6");
+    let marks = std::fs::read_dir(dir.join("nvrtc-checks")).map_or(0, |r| r.count());
+    assert_eq!(marks, 2, "one clean check per architecture");
+    // The second process finds both and still runs the kernel.
+    assert_eq!(probe(&child("child_nvrtc_probe", &env), "value"), "6");
+    let _ = std::fs::remove_dir_all(&dir);
+}

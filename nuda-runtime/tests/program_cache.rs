@@ -52,9 +52,15 @@ fn build_in_child(env: &[(&str, &str)]) -> (String, String) {
     (probe(&out, "compiled"), probe(&out, "from_disk"))
 }
 
+/// The program binaries in a cache directory (its files; NUDA_CUDA_CHECK keeps a folder of
+/// its own there).
 fn entries(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
-        .map(|r| r.map(|e| e.unwrap().path()).collect())
+        .map(|r| {
+            r.map(|e| e.unwrap().path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
         .unwrap_or_default()
 }
 

@@ -101,7 +101,8 @@ impl Passed {
             "nvrtc check {version}\n{}\n{text}",
             options.join(" ")
         ));
-        Some(Passed(DiskCache::new(dir), key))
+        // A folder of its own: the cache's top level holds program binaries only.
+        Some(Passed(DiskCache::new(dir.join("nvrtc-checks")), key))
     }
 
     fn seen(&self) -> bool {
