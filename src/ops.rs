@@ -100,4 +100,5 @@ fn scan<T: Scan>(a: &NuArray1<T>, op: ScanOp, incl: bool) -> Result<NuArray1<T>>
     T::scan(a, op, incl)
 }
 
-array_ops!(i32, u32, i64, u64, f32, f64);
+// Every number type of the one scalar table (`nuda_abi`): a new type gets these by its row.
+nuda_abi::for_each_number!(array_ops);

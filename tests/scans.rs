@@ -290,3 +290,36 @@ fn the_issue_syntax() {
         ))
     });
 }
+
+/// `ArrayOps` comes from the one scalar table (issue 29): every number type has it, `u16`
+/// and `i8` too, with Rust's wrapping sums and the operators' identities, on both
+/// engines against plain Rust.
+#[test]
+fn array_ops_cover_every_number_type() {
+    macro_rules! each {
+        ($($t:ty),*) => {$({
+            let n = 1000;
+            let a = NuArray1::<$t>::from_fn(n, |i| (h(i) as $t).wrapping_mul(37 as $t));
+            let va = a.to_vec();
+            let (mut s, mut m, mut incl, mut excl) = (0 as $t, <$t>::MAX, vec![], vec![]);
+            for &x in &va {
+                excl.push(m);
+                s = s.wrapping_add(x);
+                m = m.min(x);
+                incl.push(s);
+            }
+            let want = (s, va.iter().copied().min(), va.iter().copied().max(), incl, excl);
+            check(want, || {
+                Ok((
+                    a.sum()?,
+                    a.min()?,
+                    a.max()?,
+                    a.scan_inclusive(ScanOp::Add)?.to_vec(),
+                    a.scan_exclusive(ScanOp::Min)?.to_vec(),
+                ))
+            });
+        })*};
+    }
+    // The two types `ArrayOps` lacked before the table; the others share their code.
+    each!(u16, i8);
+}

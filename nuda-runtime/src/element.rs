@@ -89,7 +89,7 @@ pub trait Value:
 pub trait Element: Value + Arith + Reduce<This = Self> {}
 
 macro_rules! element {
-    ($t:ty, $cell:ty, $cl:literal, $float:literal, |$v:ident| $to:expr, |$b:ident| $from:expr) => {
+    ($t:ty, $cell:ty, $row:ident, |$v:ident| $to:expr, |$b:ident| $from:expr) => {
         // SAFETY: a primitive number: no padding, its atomic twin has its layout (asserted
         // below), every bit pattern is a value.
         unsafe impl SealedPod for $t {}
@@ -114,8 +114,9 @@ macro_rules! element {
             }
         }
         impl Value for $t {
-            const CL_TYPE: &'static str = $cl;
-            const IS_FLOAT: bool = $float;
+            // The C name in memory, from the one scalar table.
+            const CL_TYPE: &'static str = nuda_abi::Scalar::$row.info().c_stored;
+            const IS_FLOAT: bool = nuda_abi::Scalar::$row.info().float;
             const CL_ALIGN: usize = size_of::<$t>();
             fn to_le_bytes_vec(self) -> Vec<u8> {
                 self.to_le_bytes().to_vec()
@@ -137,24 +138,24 @@ macro_rules! element {
     };
 }
 
-element!(f32, AtomicU32, "float", true, |v| v.to_bits(), |b| {
+element!(f32, AtomicU32, F32, |v| v.to_bits(), |b| {
     f32::from_bits(b)
 });
-element!(f64, AtomicU64, "double", true, |v| v.to_bits(), |b| {
+element!(f64, AtomicU64, F64, |v| v.to_bits(), |b| {
     f64::from_bits(b)
 });
-element!(i8, AtomicI8, "char", false, |v| v, |b| b);
-element!(i16, AtomicI16, "short", false, |v| v, |b| b);
-element!(i32, AtomicI32, "int", false, |v| v, |b| b);
-element!(i64, AtomicI64, "long", false, |v| v, |b| b);
-element!(u8, AtomicU8, "uchar", false, |v| v, |b| b);
-element!(u16, AtomicU16, "ushort", false, |v| v, |b| b);
-element!(u32, AtomicU32, "uint", false, |v| v, |b| b);
-element!(u64, AtomicU64, "ulong", false, |v| v, |b| b);
+element!(i8, AtomicI8, I8, |v| v, |b| b);
+element!(i16, AtomicI16, I16, |v| v, |b| b);
+element!(i32, AtomicI32, I32, |v| v, |b| b);
+element!(i64, AtomicI64, I64, |v| v, |b| b);
+element!(u8, AtomicU8, U8, |v| v, |b| b);
+element!(u16, AtomicU16, U16, |v| v, |b| b);
+element!(u32, AtomicU32, U32, |v| v, |b| b);
+element!(u64, AtomicU64, U64, |v| v, |b| b);
 // Distinct OpenCL C names (typedefs of ulong and long in the prelude) tell the launch-time
 // proof that an element is a `usize` or `isize`: one read from memory may need 64 bits.
-element!(usize, AtomicUsize, "nu_word", false, |v| v, |b| b);
-element!(isize, AtomicIsize, "nu_sword", false, |v| v, |b| b);
+element!(usize, AtomicUsize, Usize, |v| v, |b| b);
+element!(isize, AtomicIsize, Isize, |v| v, |b| b);
 // nuda runs on 64-bit hosts only: the kernels' `usize` is at most 64 bits and arrays of it
 // are stored as 64-bit integers on every device.
 const _: () = assert!(size_of::<usize>() == 8);
@@ -187,7 +188,7 @@ impl Pod for bool {
     }
 }
 impl Value for bool {
-    const CL_TYPE: &'static str = "uchar";
+    const CL_TYPE: &'static str = nuda_abi::Scalar::Bool.info().c_stored;
     const IS_FLOAT: bool = false;
     const CL_ALIGN: usize = 1;
     fn to_le_bytes_vec(self) -> Vec<u8> {

@@ -12,49 +12,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use std::cell::RefCell;
 
-/// What a site checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SiteKind {
-    /// An array element read.
-    Read,
-    /// An array element write.
-    Write,
-    /// An image write.
-    ImageWrite,
-    /// An integer division.
-    Divide,
-    /// An integer remainder.
-    Remainder,
-    /// A loop step evaluated in the kernel.
-    Step,
-    /// `x.clamp(min, max)`'s bounds.
-    Clamp,
-    /// An element of a private array (`[T; N]` value): always checked.
-    Private,
-}
-
-impl SiteKind {
-    fn variant(self) -> &'static str {
-        match self {
-            SiteKind::Read => "Read",
-            SiteKind::Write => "Write",
-            SiteKind::ImageWrite => "ImageWrite",
-            SiteKind::Divide => "Divide",
-            SiteKind::Remainder => "Remainder",
-            SiteKind::Step => "Step",
-            SiteKind::Clamp => "Clamp",
-            SiteKind::Private => "Private",
-        }
-    }
-
-    /// Whether it checks memory: `#[unchecked]` turns these off.
-    pub fn is_bounds(self) -> bool {
-        matches!(
-            self,
-            SiteKind::Read | SiteKind::Write | SiteKind::ImageWrite
-        )
-    }
-}
+pub use nuda_abi::SiteKind;
 
 /// One site.
 #[derive(Debug, Clone)]
@@ -124,7 +82,7 @@ impl Sites {
     pub fn table(&self) -> TokenStream {
         let sites = self.list.borrow();
         let entries = sites.iter().map(|s| {
-            let kind = quote::format_ident!("{}", s.kind.variant());
+            let kind = quote::format_ident!("{}", s.kind.name());
             let (name, rank) = (&s.name, s.rank);
             let at = s.span.start();
             let (line, column) = (at.line as u32, at.column as u32 + 1);

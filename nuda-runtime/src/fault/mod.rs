@@ -19,27 +19,7 @@ use crate::error::{Error, KernelFault, OutOfBounds};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-/// What a check site guards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SiteKind {
-    /// An array element read, `a[i]`.
-    Read,
-    /// An array element write, `a[i] = v` or `a[i] += v`.
-    Write,
-    /// An image write, `img.write(x, y, v)`.
-    ImageWrite,
-    /// An integer division `a / b`.
-    Divide,
-    /// An integer remainder `a % b`.
-    Remainder,
-    /// A loop whose step is evaluated in the kernel.
-    Step,
-    /// `x.clamp(min, max)`, which needs `min <= max` (and no NaN bound).
-    Clamp,
-    /// An element of a private array (a `[T; N]` value), `t[k]` or `t[k] = v`. Always
-    /// checked: not a bounds site of the `#[unchecked]` opt-out.
-    Private,
-}
+pub use nuda_abi::SiteKind;
 
 /// One place in a kernel's source where a check may fail. Generated code keeps a static table
 /// of them; the device reports a fault by its index in that table.

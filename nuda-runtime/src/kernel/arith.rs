@@ -158,7 +158,7 @@ macro_rules! ints {
         }
     )*};
 }
-ints!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+nuda_abi::for_each_int!(ints);
 
 macro_rules! floats {
     ($($t:ty),*) => {$(

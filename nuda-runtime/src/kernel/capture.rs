@@ -35,14 +35,17 @@ pub unsafe trait ClType: Copy {
 }
 
 macro_rules! cl_types {
-    // SAFETY: each scalar's OpenCL C name is its type's, of the same size as in Rust.
-    ($($t:ty => $cl:expr),* $(,)?) => { $( unsafe impl ClType for $t { fn cl() -> &'static str { $cl } } )* };
+    ($( ($t:ident, $v:ident, $cv:literal, $cs:literal, $cu:literal, $bits:literal, $kind:ident) )*) => {$(
+        // SAFETY: each scalar's C name in kernel code is its type's, from the one scalar
+        // table, of the same size as in Rust (`nu_idx` is as wide as the launch's `usize`).
+        unsafe impl ClType for $t {
+            fn cl() -> &'static str {
+                $cv
+            }
+        }
+    )*};
 }
-// Element types take their names from the element table; the rest are not array elements.
-cl_types!(f32 => f32::CL_TYPE, f64 => f64::CL_TYPE, i8 => i8::CL_TYPE, i16 => i16::CL_TYPE,
-    i32 => i32::CL_TYPE, i64 => i64::CL_TYPE, u8 => u8::CL_TYPE, u16 => u16::CL_TYPE,
-    u32 => u32::CL_TYPE, u64 => u64::CL_TYPE, usize => "nu_idx", isize => "nu_sidx",
-    bool => "bool");
+nuda_abi::for_each_scalar!(cl_types);
 
 // An `if` or block in statement position has a slot too; its type is `()`, never used as one.
 // SAFETY: `()` is never a value in C; `void` only types statements.

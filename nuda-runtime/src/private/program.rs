@@ -325,23 +325,7 @@ pub enum Ty {
     Cl(&'static str),
 }
 
-/// An arithmetic operation, with Rust's semantics in its type (wrapping).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Bin {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    And,
-    Or,
-    Xor,
-    Shl,
-    Shr,
-    /// A comparison or logical operator: a `bool`.
-    Bool,
-}
+pub use nuda_abi::proof::{Bin, Cmp};
 
 /// A work-item builtin of `#[nukernel]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -537,17 +521,3 @@ impl<'a> Inputs<'a> {
     }
 }
 
-/// A comparison a branch condition establishes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `==`
-    Eq,
-}

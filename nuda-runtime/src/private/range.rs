@@ -294,7 +294,7 @@ pub trait IntoSize: Copy + std::fmt::Debug {
 macro_rules! into_size {
     ($($t:ty),*) => {$( impl IntoSize for $t { fn size(self) -> Option<usize> { usize::try_from(self).ok() } } )*};
 }
-into_size!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+nuda_abi::for_each_int!(into_size);
 
 /// A work-group size: a positive integer of any type.
 pub fn group_size<T: IntoSize>(v: T) -> Result<usize> {

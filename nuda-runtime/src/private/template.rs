@@ -1,7 +1,7 @@
 //! Instantiating kernel templates: the macros embed OpenCL C with placeholders for what only
 //! rustc knows (types) and what depends on the captured values' types (parameter lists); at a
 //! call site's first launch with given types, the placeholders are filled and the program text
-//! is fixed. The placeholder format is written by `nuda_transforms::emit::template`.
+//! is fixed. The placeholder format, its writer and its reader are `nuda_abi::placeholder`.
 //!
 //! Results are cached per (template, fills, variant): per call site, types, and which checks
 //! the launch-time proof kept (see `proof`). The program cache then keys by device.
@@ -10,6 +10,7 @@ use super::program::{CaptureDesc, Fill, Nucode, Space, Variant};
 use crate::backend::c::spell;
 use crate::backend::{FaultInfo, KernelSource};
 use crate::fault::Site;
+use nuda_abi::placeholder::{replace, Placeholder, Slot};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -200,62 +201,11 @@ impl<'a> Cx<'a> {
 
 /// Replaces every placeholder of `text`; placeholders may nest (a typed operation's operands).
 pub fn fill(text: &str, cx: &Cx<'_>) -> String {
-    let mut out = String::with_capacity(text.len() + 256);
-    let mut rest = text;
-    while let Some(start) = rest.find('\x01') {
-        out.push_str(&rest[..start]);
-        let Some(len) = closing(&rest[start..]) else {
-            break;
-        };
-        out.push_str(&expand(&rest[start + 1..start + len], cx));
-        rest = &rest[start + len + 1..];
-    }
-    out.push_str(rest);
-    out
+    replace(text, &mut |p| expand(p, cx))
 }
 
-/// The offset of the `\x02` closing the placeholder `text` starts with.
-fn closing(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            1 => depth += 1,
-            2 if depth == 1 => return Some(i),
-            2 => depth -= 1,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Splits a placeholder's body at its top-level `\x03` separators.
-fn split_args(body: &str) -> Vec<&str> {
-    let (mut parts, mut depth, mut from) = (Vec::new(), 0usize, 0);
-    for (i, b) in body.bytes().enumerate() {
-        match b {
-            1 => depth += 1,
-            2 => depth = depth.saturating_sub(1),
-            3 if depth == 0 => {
-                parts.push(&body[from..i]);
-                from = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&body[from..]);
-    parts
-}
-
-fn expand(ph: &str, cx: &Cx<'_>) -> String {
-    let mut parts = split_args(ph).into_iter();
-    let head = parts.next().unwrap_or_default();
-    let operands: Vec<String> = parts.map(|p| fill(p, cx)).collect();
-    let mut head_parts = head[1..].splitn(2, ':');
-    let index: usize = head_parts
-        .next()
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(usize::MAX);
-    let arg = head_parts.next().unwrap_or_default();
+fn expand(p: &Placeholder<'_>, cx: &Cx<'_>) -> String {
+    let (index, arg) = (p.index, p.arg);
     let ty = || match cx.fills.get(index) {
         Some(Fill::Type(t)) => t,
         _ => "int",
@@ -264,38 +214,40 @@ fn expand(ph: &str, cx: &Cx<'_>) -> String {
         Some(Fill::Capture(c)) => Some(*c),
         _ => None,
     };
-    match head.as_bytes().first() {
-        Some(b'T') => ty().to_string(),
-        Some(b'L') => spell::literal(arg, ty()),
-        Some(b'Z') => static_literal(arg),
-        Some(b'F') => spell::func(arg, ty()),
-        Some(b'O') => spell::op(arg, ty(), &operands),
-        Some(b'P') => cap.map(|c| param(c, arg)).unwrap_or_default(),
-        Some(b'N') => cap.map(|c| count(c, arg)).unwrap_or_default(),
-        Some(b'E') => match cap {
+    match p.slot {
+        Slot::Type => ty().to_string(),
+        Slot::Lit => spell::literal(arg, ty()),
+        Slot::StaticLit => static_literal(arg),
+        Slot::Func => spell::func(arg, ty()),
+        Slot::Op => {
+            let operands: Vec<String> = p.operands.iter().map(|o| fill(o, cx)).collect();
+            spell::op(arg, ty(), &operands)
+        }
+        Slot::Param => cap.map(|c| param(c, arg)).unwrap_or_default(),
+        Slot::Len => cap.map(|c| count(c, arg)).unwrap_or_default(),
+        Slot::Elem => match cap {
             Some(CaptureDesc::Array(t, ..) | CaptureDesc::Private(_, t)) => t.to_string(),
             _ => "float".into(),
         },
-        Some(b'C') => match cap {
+        Slot::Channels => match cap {
             Some(CaptureDesc::Image(ch, _)) => ch.to_string(),
             _ => "1".into(),
         },
-        Some(b'D') => match cap {
+        Slot::Data => match cap {
             Some(CaptureDesc::Private(..)) => format!("{arg}.v"),
             _ => arg.to_string(),
         },
-        Some(b'X') => cx.calls.get(index).cloned().unwrap_or_default(),
-        Some(b'S') => cx.own.to_string(),
-        Some(b'Q') => (cx.site_base + index).to_string(),
-        Some(b'K') => match cap {
+        Slot::Call => cx.calls.get(index).cloned().unwrap_or_default(),
+        Slot::Own => cx.own.to_string(),
+        Slot::Site => (cx.site_base + index).to_string(),
+        Slot::Konst => match cap {
             Some(CaptureDesc::Const(_, literal)) => format!("({literal})"),
             _ => arg.to_string(),
         },
-        Some(b'V') => match cx.fills.get(index) {
+        Slot::Value => match cx.fills.get(index) {
             Some(Fill::Value(v)) => v.to_string(),
             _ => "0".into(),
         },
-        _ => String::new(),
     }
 }
 
@@ -357,9 +309,18 @@ mod tests {
             Fill::Capture(CaptureDesc::Array("float", 1, Space::GlobalRead)),
         ];
         let cx = Cx::new(&fills, &[], "", 0);
-        let text = "\x01P0:w\x02 | \x01D0:w\x02[k] | \x01E0\x02 | \x01N0:w\x02 | \x01P1:a\x02 | \x01D1:a\x02[k]";
+        use nuda_abi::placeholder::Ph;
+        let text = format!(
+            "{} | {}[k] | {} | {} | {} | {}[k]",
+            Ph::param(0, "w"),
+            Ph::data(0, "w"),
+            Ph::elem(0),
+            Ph::len(0, "w"),
+            Ph::param(1, "a"),
+            Ph::data(1, "a")
+        );
         assert_eq!(
-            fill(text, &cx),
+            fill(&text, &cx),
             "nu_arr_float_3 w, nu_idx w__d0 | w.v[k] | float | (w__d0) | \
              global const float* restrict a, nu_idx a__d0 | a[k]"
         );

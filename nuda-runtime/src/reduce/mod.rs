@@ -16,25 +16,9 @@ pub use scan::{
 
 use crate::element::Element;
 
-/// How a reduction variable's contributions combine. `-=` updates combine with `Add`: each
-/// partial starts at zero and subtracts, and partials add.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RedOp {
-    /// `+=` and `-=`; integers wrap.
-    Add,
-    /// `*=`; integers wrap.
-    Mul,
-    /// `&=`.
-    And,
-    /// `|=`.
-    Or,
-    /// `^=`.
-    Xor,
-    /// `s = s.min(e)` (floats: `f32::min`, which ignores a NaN operand, as OpenCL's `fmin`).
-    Min,
-    /// `s = s.max(e)`.
-    Max,
-}
+/// How a reduction variable's contributions combine (`-=` updates combine with `Add`: each
+/// partial starts at zero and subtracts, and partials add).
+pub use nuda_abi::RedOp;
 
 /// Scalars a `nuwork!` reduction variable may have: every integer and float type. `usize`
 /// and `isize` travel to devices as 64-bit integers, so no device wraps them earlier than

@@ -25,7 +25,8 @@ macro_rules! exact {
         }
     )*};
 }
-exact!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bool);
+nuda_abi::for_each_int!(exact);
+exact!(bool);
 
 macro_rules! close {
     ($($t:ty),*) => {$(

@@ -235,24 +235,8 @@ pub enum Ty {
     Slot(Slot),
 }
 
-/// The Rust scalar types kernels use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Scalar {
-    F32,
-    F64,
-    I8,
-    I16,
-    I32,
-    I64,
-    Isize,
-    U8,
-    U16,
-    U32,
-    U64,
-    Usize,
-    Bool,
-}
+/// The Rust scalar types kernels use: the one table shared with the runtime.
+pub use nuda_abi::Scalar;
 
 /// An expression with its source span and, where the kernel text needs its type, a slot.
 #[derive(Debug, Clone)]
@@ -428,83 +412,12 @@ impl BinOp {
     }
 }
 
-/// One row of the scalar table: the Rust name, the OpenCL C name (`nu_idx` for usize: 32 or
-/// 64 bits, chosen at launch), the width in bits (`usize` and `isize` 64-bit, as on the
-/// hosts nuda runs on), signed, float.
-struct ScalarRow(Scalar, &'static str, &'static str, u32, bool, bool);
-
-/// Every scalar type: the one table of Rust and OpenCL C names.
-const SCALARS: &[ScalarRow] = &[
-    ScalarRow(Scalar::F32, "f32", "float", 32, false, true),
-    ScalarRow(Scalar::F64, "f64", "double", 64, false, true),
-    ScalarRow(Scalar::I8, "i8", "char", 8, true, false),
-    ScalarRow(Scalar::I16, "i16", "short", 16, true, false),
-    ScalarRow(Scalar::I32, "i32", "int", 32, true, false),
-    ScalarRow(Scalar::I64, "i64", "long", 64, true, false),
-    ScalarRow(Scalar::Isize, "isize", "nu_sidx", 64, true, false),
-    ScalarRow(Scalar::U8, "u8", "uchar", 8, false, false),
-    ScalarRow(Scalar::U16, "u16", "ushort", 16, false, false),
-    ScalarRow(Scalar::U32, "u32", "uint", 32, false, false),
-    ScalarRow(Scalar::U64, "u64", "ulong", 64, false, false),
-    ScalarRow(Scalar::Usize, "usize", "nu_idx", 64, false, false),
-    ScalarRow(Scalar::Bool, "bool", "bool", 1, false, false),
-];
-
-impl Scalar {
-    fn row(self) -> &'static ScalarRow {
-        match SCALARS.iter().find(|r| r.0 == self) {
-            Some(r) => r,
-            None => unreachable!("every scalar has a row in SCALARS"),
-        }
-    }
-
-    /// Parses a Rust type name such as `f32` or `usize`.
-    pub fn from_name(name: &str) -> Option<Scalar> {
-        SCALARS.iter().find(|r| r.1 == name).map(|r| r.0)
-    }
-
-    /// The Rust type name.
-    pub fn rust_name(self) -> &'static str {
-        self.row().1
-    }
-
-    /// The OpenCL C type name (`nu_idx` for usize: 32 or 64 bits, chosen at launch).
-    pub fn cl_name(self) -> &'static str {
-        self.row().2
-    }
-
-    /// Whether it is f32 or f64.
-    pub fn is_float(self) -> bool {
-        self.row().5
-    }
-
-    /// Whether it is a signed integer.
-    pub fn is_signed(self) -> bool {
-        self.row().4
-    }
-
-    /// The width in bits, with `usize` and `isize` 64-bit as on the hosts nuda runs on.
-    pub fn bits(self) -> u32 {
-        self.row().3
-    }
-
-    /// The largest value of an integer type.
-    pub fn max_value(self) -> u128 {
-        let b = self.bits();
-        if self.is_signed() {
-            (1u128 << (b - 1)) - 1
-        } else {
-            (1u128 << b) - 1
-        }
-    }
-}
-
 impl Ty {
     /// The OpenCL C type name; a slot's is only known at launch (emitters write its
     /// placeholder instead), so this is for scalars.
     pub fn cl_name(self) -> &'static str {
         match self {
-            Ty::Scalar(s) => s.cl_name(),
+            Ty::Scalar(s) => s.c_name(),
             Ty::Slot(_) => "void",
         }
     }

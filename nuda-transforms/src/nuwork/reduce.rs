@@ -21,7 +21,7 @@ fn each<'p>(p: &'p Parts) -> impl Iterator<Item = (usize, &'p Reduction, TokenSt
     let reds = &p.analysis.reductions;
     reds.iter()
         .enumerate()
-        .map(|(r, red)| (r, red, red.op.tokens()))
+        .map(|(r, red)| (r, red, crate::reduce::red_op_tokens(red.op)))
 }
 
 /// Before the launch: each variable's value, and its accumulator at the identity. The copy

@@ -17,7 +17,7 @@ fn split(p: &Parts, scans: bool) -> Vec<(usize, &Reduction, TokenStream)> {
     reds.iter()
         .enumerate()
         .filter(|(_, r)| r.scan.is_some() == scans)
-        .map(|(r, red)| (r, red, red.op.tokens()))
+        .map(|(r, red)| (r, red, crate::reduce::red_op_tokens(red.op)))
         .collect()
 }
 
@@ -204,7 +204,7 @@ fn grows(p: &Parts, scans: &Vars<'_>, total: impl Fn(usize) -> TokenStream) -> T
         let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
         let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
         let (id, v, t) = (capture_ident(i), rv(*r), total(*r));
-        let add = crate::reduce::RedOp::Add.tokens();
+        let add = crate::reduce::red_op_tokens(crate::reduce::RedOp::Add);
         let len = quote!(#PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #t)));
         // At the vector's span: pushing to something else is one error, at the vector.
         Some(quote_spanned!(x.vec.span()=> ::nuda::kernel::Pushed::grow(#id, #len)?;))

@@ -6,49 +6,39 @@ use crate::ir::builtins::{builtin_of, FnKind, MethodKind};
 use crate::ir::*;
 use crate::paths::PRIVATE;
 use crate::sites::SiteKind;
+use nuda_abi::proof::{Bin, Cmp};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// The proof's name of an arithmetic operator; comparisons and logic are `Bool`.
-fn bin_name(op: BinOp) -> &'static str {
+/// The proof's operator for an arithmetic operator; comparisons and logic are `Bool`.
+fn proof_bin(op: BinOp) -> Bin {
     use BinOp::*;
     match op {
-        Add => "Add",
-        Sub => "Sub",
-        Mul => "Mul",
-        Div => "Div",
-        Rem => "Rem",
-        BitAnd => "And",
-        BitOr => "Or",
-        BitXor => "Xor",
-        Shl => "Shl",
-        Shr => "Shr",
-        _ => "Bool",
+        Add => Bin::Add,
+        Sub => Bin::Sub,
+        Mul => Bin::Mul,
+        Div => Bin::Div,
+        Rem => Bin::Rem,
+        BitAnd => Bin::And,
+        BitOr => Bin::Or,
+        BitXor => Bin::Xor,
+        Shl => Bin::Shl,
+        Shr => Bin::Shr,
+        And | Or | Eq | Ne | Lt | Le | Gt | Ge => Bin::Bool,
     }
 }
 
 /// A comparison, and what its negation establishes.
-fn cmp_of(op: BinOp, truth: bool) -> Option<&'static str> {
+fn cmp_of(op: BinOp, truth: bool) -> Option<Cmp> {
     use BinOp::*;
     Some(match (op, truth) {
-        (Lt, true) | (Ge, false) => "Lt",
-        (Le, true) | (Gt, false) => "Le",
-        (Gt, true) | (Le, false) => "Gt",
-        (Ge, true) | (Lt, false) => "Ge",
-        (Eq, true) | (Ne, false) => "Eq",
+        (Lt, true) | (Ge, false) => Cmp::Lt,
+        (Le, true) | (Gt, false) => Cmp::Le,
+        (Gt, true) | (Le, false) => Cmp::Gt,
+        (Ge, true) | (Lt, false) => Cmp::Ge,
+        (Eq, true) | (Ne, false) => Cmp::Eq,
         _ => return None,
     })
-}
-
-/// The comparison seen from the other side: `a < b` is `b > a`.
-fn flip(c: &str) -> &'static str {
-    match c {
-        "Lt" => "Gt",
-        "Le" => "Ge",
-        "Gt" => "Lt",
-        "Ge" => "Le",
-        _ => "Eq",
-    }
 }
 
 impl Proof<'_> {
@@ -182,8 +172,9 @@ impl Proof<'_> {
             let site = self.site(kind, "", 0, span);
             self.push(quote!(Divide { site: #site, a: #a, b: #b, ty: #ty }));
         }
-        let (name, l) = (format_ident!("{}", bin_name(op)), line(span));
-        let ty = if bin_name(op) == "Bool" {
+        let bin = proof_bin(op);
+        let (name, l) = (format_ident!("{}", bin.name()), line(span));
+        let ty = if bin == Bin::Bool {
             cl_ty("bool")
         } else {
             ty
@@ -374,7 +365,7 @@ impl Proof<'_> {
         let Some(c) = cmp_of(op, truth) else {
             return;
         };
-        for (var, other, c) in [(lhs, rhs, c), (rhs, lhs, flip(c))] {
+        for (var, other, c) in [(lhs, rhs, c), (rhs, lhs, c.flip())] {
             let ExprKind::Var(v) = &var.kind else {
                 continue;
             };
@@ -385,7 +376,7 @@ impl Proof<'_> {
                 continue;
             };
             let o = self.expr(other);
-            let c = format_ident!("{}", c);
+            let c = format_ident!("{}", c.name());
             let refined = self.push(quote!(Refine(#r, #PRIVATE::Cmp::#c, #o)));
             self.bind(v, refined);
         }

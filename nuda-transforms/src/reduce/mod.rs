@@ -21,58 +21,12 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-/// How a reduction variable's contributions combine (the runtime's `RedOp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RedOp {
-    /// `+=` and `-=`.
-    Add,
-    /// `*=`.
-    Mul,
-    /// `&=`.
-    And,
-    /// `|=`.
-    Or,
-    /// `^=`.
-    Xor,
-    /// `s = s.min(e)`.
-    Min,
-    /// `s = s.max(e)`.
-    Max,
-}
+pub use nuda_abi::RedOp;
 
-impl RedOp {
-    /// The runtime's value for this operator.
-    pub fn tokens(self) -> TokenStream {
-        let v = syn::Ident::new(&format!("{self:?}"), Span::call_site());
-        quote!(#PRIVATE::RedOp::#v)
-    }
-
-    /// How the operator reads in messages.
-    pub fn written(self) -> &'static str {
-        match self {
-            RedOp::Add => "`+=`/`-=`",
-            RedOp::Mul => "`*=`",
-            RedOp::And => "`&=`",
-            RedOp::Or => "`|=`",
-            RedOp::Xor => "`^=`",
-            RedOp::Min => "`.min(..)`",
-            RedOp::Max => "`.max(..)`",
-        }
-    }
-
-    /// The OpenCL C template operation combining two partials: an `O` placeholder operation,
-    /// or an `F` placeholder function (`min`/`max`, `fmin`/`fmax` for floats).
-    pub fn cl_combine(self) -> (&'static str, bool) {
-        match self {
-            RedOp::Add => ("add", false),
-            RedOp::Mul => ("mul", false),
-            RedOp::And => ("and", false),
-            RedOp::Or => ("or", false),
-            RedOp::Xor => ("xor", false),
-            RedOp::Min => ("min", true),
-            RedOp::Max => ("max", true),
-        }
-    }
+/// The runtime's value for reduction operator `op`.
+pub fn red_op_tokens(op: RedOp) -> TokenStream {
+    let v = syn::Ident::new(op.name(), Span::call_site());
+    quote!(#PRIVATE::RedOp::#v)
 }
 
 /// A reduction variable of a `nuwork!` body.

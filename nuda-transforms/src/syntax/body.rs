@@ -245,7 +245,7 @@ impl<'a> Lower<'a> {
                     .get_ident()
                     .map(|i| i.to_string())
                     .unwrap_or_default();
-                if let Some(s) = Scalar::from_name(&name) {
+                if let Some(s) = Scalar::from_rust(&name) {
                     return Some(Ty::Scalar(s));
                 }
             }
@@ -580,7 +580,7 @@ pub fn is_named_type(t: &syn::Type) -> bool {
             let last = p.path.segments.last().map(|s| s.ident.to_string());
             p.qself.is_none()
                 && last
-                    .is_some_and(|n| Scalar::from_name(&n).is_none() && !HOST.contains(&n.as_str()))
+                    .is_some_and(|n| Scalar::from_rust(&n).is_none() && !HOST.contains(&n.as_str()))
         }
         syn::Type::Paren(p) => is_named_type(&p.elem),
         // A private array of any kernel value type.
@@ -588,7 +588,7 @@ pub fn is_named_type(t: &syn::Type) -> bool {
             syn::Type::Path(p)
                 if p.path
                     .get_ident()
-                    .is_some_and(|i| Scalar::from_name(&i.to_string()).is_some()) =>
+                    .is_some_and(|i| Scalar::from_rust(&i.to_string()).is_some()) =>
             {
                 true
             }

@@ -144,7 +144,7 @@ impl Lower<'_> {
         let span = l.span();
         let (lit, slot) = match l {
             syn::Lit::Int(i) => {
-                let suffix = Scalar::from_name(i.suffix());
+                let suffix = Scalar::from_rust(i.suffix());
                 let slot = suffix.is_none().then(|| self.slot());
                 (
                     Lit::Int {
@@ -155,7 +155,7 @@ impl Lower<'_> {
                 )
             }
             syn::Lit::Float(f) => {
-                let suffix = Scalar::from_name(f.suffix());
+                let suffix = Scalar::from_rust(f.suffix());
                 let slot = suffix.is_none().then(|| self.slot());
                 (
                     Lit::Float {
@@ -479,7 +479,7 @@ fn construct_name(e: &syn::Expr) -> &'static str {
 fn scalar_path(p: &syn::Path) -> Option<(Scalar, syn::Ident)> {
     match p.segments.len() {
         2 if p.leading_colon.is_none() => {
-            let ty = Scalar::from_name(&p.segments[0].ident.to_string())?;
+            let ty = Scalar::from_rust(&p.segments[0].ident.to_string())?;
             Some((ty, p.segments[1].ident.clone()))
         }
         _ => None,

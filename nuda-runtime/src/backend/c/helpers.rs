@@ -3,7 +3,7 @@
 //! function per type.
 //! Each is one definition of its own, so that `prelude` can keep only those a program uses.
 
-use super::spell::INTS;
+use super::spell::ints;
 
 /// The prelude's loop counts, computed in the unsigned twin so no difference overflows:
 /// `nu_last_T(a, b, step, inclusive, check, site, record)` is the index of the last value
@@ -13,10 +13,9 @@ use super::spell::INTS;
 /// does not fit. A zero step records a fault and gives no iteration.
 pub fn trips_helpers() -> String {
     let mut s = String::new();
-    for (t, u) in INTS
-        .iter()
-        .filter(|i| !i.0.starts_with("nu_"))
-        .map(|i| (i.0, i.1))
+    for (t, u) in ints()
+        .filter(|i| !i.name.starts_with("nu_"))
+        .map(|i| (i.name, i.unsigned))
     {
         s += &format!(
             "nu_idx nu_last_{t}({t} a, {t} b, {t} s, int incl, int c, uint site, global uint* e) {{ \
@@ -53,29 +52,22 @@ pub fn division_helpers() -> String {
             );
         }
     };
-    for (t, min) in [
-        ("char", "CHAR_MIN"),
-        ("short", "SHRT_MIN"),
-        ("int", "INT_MIN"),
-        ("long", "LONG_MIN"),
-    ] {
-        div(t, &format!("b == 0 || (a == {min} && b == -1)"));
+    // The fixed-width integers of the scalar table (`nu_idx` and `nu_sidx` are typedefs of
+    // two of them, so they share their helpers).
+    let fixed = || ints().filter(|i| !i.name.starts_with("nu_"));
+    for i in fixed() {
+        match i.signed {
+            true => div(i.name, &format!("b == 0 || (a == {} && b == -1)", limits(i.name).0)),
+            false => div(i.name, "b == 0"),
+        }
     }
-    for t in ["uchar", "ushort", "uint", "ulong"] {
-        div(t, "b == 0");
-    }
-    for t in ["uchar", "ushort", "uint", "ulong"] {
+    for t in fixed().filter(|i| !i.signed).map(|i| i.name) {
         // Rust's rem_euclid of unsigned values is the remainder; nothing saturates.
         s += &format!("{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_rem_{t}(a, b, c, s, e); }}\n");
         s += &format!("{t} nu_saturating_div_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_div_{t}(a, b, c, s, e); }}\n");
     }
     // A negative remainder moves up by |b|, in the unsigned twin (|MIN| wraps, as in Rust).
-    for (t, u) in [
-        ("char", "uchar"),
-        ("short", "ushort"),
-        ("int", "uint"),
-        ("long", "ulong"),
-    ] {
+    for (t, u) in fixed().filter(|i| i.signed).map(|i| (i.name, i.unsigned)) {
         s += &format!(
             "{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ {t} r = nu_rem_{t}(a, b, c, s, e); \
              return r < 0 ? as_{t}(({u})(({u})r + (b < 0 ? ({u})0 - ({u})b : ({u})b))) : r; }}\n"

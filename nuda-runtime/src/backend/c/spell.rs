@@ -9,38 +9,38 @@
 //! reinterpreted with `as_T`, narrow arithmetic in `uint` and truncated, shift amounts masked,
 //! and integer division goes through the prelude's `nu_div_T`, which records a fault.
 
-/// The OpenCL C integer types: (name, unsigned twin, bits, signed). `nu_idx`/`nu_sidx` are
-/// `uint`/`int` or `ulong`/`long`, chosen per program; `NU_IDX_BITS` says which.
-pub(super) const INTS: &[(&str, &str, &str, bool)] = &[
-    ("char", "uchar", "8", true),
-    ("uchar", "uchar", "8", false),
-    ("short", "ushort", "16", true),
-    ("ushort", "ushort", "16", false),
-    ("int", "uint", "32", true),
-    ("uint", "uint", "32", false),
-    ("long", "ulong", "64", true),
-    ("ulong", "ulong", "64", false),
-    ("nu_sidx", "nu_idx", "NU_IDX_BITS", true),
-    ("nu_idx", "nu_idx", "NU_IDX_BITS", false),
-];
-
-/// An integer type's twin, width and signedness.
-struct Int {
-    name: &'static str,
-    unsigned: &'static str,
+/// An integer type's C name, unsigned twin, width and signedness, from the one scalar table
+/// (`nuda_abi::SCALARS`). `nu_idx`/`nu_sidx` are `uint`/`int` or `ulong`/`long`, chosen per
+/// program; their width is `NU_IDX_BITS`.
+pub(super) struct Int {
+    pub(super) name: &'static str,
+    pub(super) unsigned: &'static str,
     bits: &'static str,
-    signed: bool,
+    pub(super) signed: bool,
+}
+
+/// Every integer type, in the table's order.
+pub(super) fn ints() -> impl Iterator<Item = Int> {
+    nuda_abi::SCALARS.iter().filter_map(|r| {
+        let twin = r.scalar.twin()?;
+        let bits = match r.bits {
+            _ if r.scalar.is_size() => "NU_IDX_BITS",
+            8 => "8",
+            16 => "16",
+            32 => "32",
+            _ => "64",
+        };
+        Some(Int {
+            name: r.c_value,
+            unsigned: twin.c_name(),
+            bits,
+            signed: r.signed,
+        })
+    })
 }
 
 fn int(ty: &str) -> Option<Int> {
-    INTS.iter()
-        .find(|(n, ..)| *n == ty)
-        .map(|&(name, unsigned, bits, signed)| Int {
-            name,
-            unsigned,
-            bits,
-            signed,
-        })
+    ints().find(|i| i.name == ty)
 }
 
 impl Int {

@@ -2,6 +2,7 @@
 //! than any kernel type; arithmetic saturates at ±2^120, beyond every type's range, so an
 //! overflowing bound reads as "outside the type" and never wraps in the analysis itself.
 
+use nuda_abi::{ScalarInfo, SCALARS};
 use super::Cmp;
 
 /// The saturation bound: beyond any kernel type.
@@ -194,23 +195,14 @@ pub struct IntTy {
 impl IntTy {
     /// The integer type named `cl` (`usize` as 64 bits); `None` for floats and vectors.
     pub fn of(cl: &str) -> Option<IntTy> {
-        let (bits, signed, index) = match cl {
-            "bool" => return Some(IntTy::new(0, 1, 1, false)),
-            "char" => (8, true, false),
-            "uchar" => (8, false, false),
-            "short" => (16, true, false),
-            "ushort" => (16, false, false),
-            "int" => (32, true, false),
-            "uint" => (32, false, false),
-            "long" => (64, true, false),
-            "ulong" => (64, false, false),
-            "nu_sidx" => (64, true, true),
-            "nu_idx" => (64, false, true),
-            "nu_word" => (64, false, false),
-            "nu_sword" => (64, true, false),
-            _ => return None,
-        };
-        Some(IntTy::bits(bits, signed, index))
+        if cl == "bool" {
+            return Some(IntTy::new(0, 1, 1, false));
+        }
+        let is = |r: &&ScalarInfo| r.c_value == cl || r.c_stored == cl;
+        let r = SCALARS.iter().filter(|r| r.scalar.is_int()).find(is)?;
+        // A stored `usize` (`nu_word`) is 64 bits whatever width the launch gives indices.
+        let index = r.scalar.is_size() && r.c_value == cl;
+        Some(IntTy::bits(r.bits, r.signed, index))
     }
 
     fn new(min: i128, max: i128, bits: u32, index: bool) -> IntTy {

@@ -46,14 +46,14 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
             }
         }
         (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),
-        (t, "MAX") => Ph::static_lit(t.cl_name(), &t.max_value().to_string()),
+        (t, "MAX") => Ph::static_lit(t.c_name(), &t.max_value().to_string()),
         // C's CHAR_MIN and SHRT_MIN are `int`s.
         (I8, _) => "((char)CHAR_MIN)".into(),
         (I16, _) => "((short)SHRT_MIN)".into(),
         (I32, _) => "INT_MIN".into(),
         (I64, _) => "LONG_MIN".into(),
         (Isize, _) => "((nu_sidx)LONG_MIN)".into(),
-        (t, _) => Ph::static_lit(t.cl_name(), "0"),
+        (t, _) => Ph::static_lit(t.c_name(), "0"),
     }
 }
 
@@ -154,7 +154,7 @@ impl ClEmitter<'_> {
                     suffix: Some(t),
                 },
                 None,
-            ) => Ph::static_lit(t.cl_name(), text),
+            ) => Ph::static_lit(t.c_name(), text),
             (Lit::Int { text, .. } | Lit::Float { text, .. }, None) => text.clone(),
         }
     }
@@ -204,7 +204,7 @@ impl ClEmitter<'_> {
         let x = self.expr(inner);
         match (ty, inner.slot) {
             (Ty::Scalar(s), Some(slot)) if !s.is_float() && s != Scalar::Bool => {
-                Ph::op(slot, &format!("to:{}", s.cl_name()), &[&x])
+                Ph::op(slot, &format!("to:{}", s.c_name()), &[&x])
             }
             _ => format!("(({})({x}))", ty.cl_name()),
         }

@@ -254,7 +254,7 @@ pub(super) struct Red {
 
 /// `a op b` in the variable's type, with Rust's semantics.
 pub(super) fn combine(fill: usize, op: RedOp, a: &str, b: &str) -> String {
-    match op.cl_combine() {
+    match op.template_op() {
         (f, true) => format!("{}({a}, {b})", Ph::func(fill, f)),
         (o, false) => Ph::op(fill, o, &[a, b]),
     }
