@@ -17,8 +17,9 @@
 //!
 //! `use nuda::prelude::*;` brings in everything a program needs. The macros are
 //! [`nfor!`], [`nuwork!`], [`annot!`], [`macro@nukernel`] with [`nucall!`], [`macro@nucode`],
-//! [`macro@nustruct`] and [`nulocal!`]; the [`guide`] explains the annotations, reductions
-//! and scans, filters, lazy synchronisation and shared writes, each with examples. The kernel
+//! [`macro@nustruct`] and [`nulocal!`]; the [`guide`] explains devices and engines, arrays
+//! and images, the annotations, reductions and scans, filters, lazy synchronisation, shared
+//! writes, safety and hand-written kernels, each with examples. The kernel
 //! language (every construct, its OpenCL C and native translation, and every diagnostic) is
 //! described in `docs/kernel-language.md` in the repository.
 

@@ -20,7 +20,7 @@ pub enum ScanOp {
 
 /// Reductions and scans of a whole array, on the current device.
 pub trait ArrayOps<T: nuda_runtime::Element> {
-    /// The sum (integers wrap; floats reassociated, see the README).
+    /// The sum (integers wrap; floats reassociated, see `nuda::guide::reductions`).
     fn sum(&self) -> Result<T>;
     /// The smallest element, `None` when empty (floats: a NaN is ignored, as `f32::min`).
     fn min(&self) -> Result<Option<T>>;

@@ -22,7 +22,7 @@ fn inputs(n: usize) -> (NuArray2<f32>, NuArray2<f32>) {
     (a, b)
 }
 
-/// `c = a + b`, row blocks split over every device, as in the `nudevs` example of the README.
+/// `c = a + b`, row blocks split over every device, as in the `nudevs` example of `nuda::guide::shared_writes`.
 fn add_on_all_devices(a: &NuArray2<f32>, b: &NuArray2<f32>, c: &mut NuArray2<f32>) -> Result<()> {
     let n = a.dims().0;
     let ndev = nuda::devices().len();

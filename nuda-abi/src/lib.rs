@@ -3,7 +3,7 @@
 //! both sides, so the generated code and the runtime that interprets it cannot drift apart:
 //!
 //! - [`scalar`]: the one table of scalar types (Rust name, C names, width, sign, limits) and
-//!   [`for_each_scalar!`], from which each side generates its per-type tables and impls;
+//!   [`for_each_scalar!`](crate::for_each_scalar), from which each side generates its per-type tables and impls;
 //! - [`site`]: what a check site checks;
 //! - [`reduce`]: the reduction operators;
 //! - [`proof`]: the operators of the launch-time proof's programs;

@@ -289,7 +289,13 @@ mod tests {
     fn show(text: &str) -> String {
         replace(text, &mut |p| {
             let ops: Vec<String> = p.operands.iter().map(|o| show(o)).collect();
-            format!("{}{}({})[{}]", p.slot.letter(), p.index, p.arg, ops.join(", "))
+            format!(
+                "{}{}({})[{}]",
+                p.slot.letter(),
+                p.index,
+                p.arg,
+                ops.join(", ")
+            )
         })
     }
 
@@ -298,10 +304,7 @@ mod tests {
     fn the_reader_reads_what_the_writer_writes() {
         let inner = Ph::op(1, "mul", &["a", &Ph::lit(1, "2")]);
         let text = format!("x = {} + {};", Ph::op(0, "add", &[&inner, "b"]), Ph::ty(3));
-        assert_eq!(
-            show(&text),
-            "x = O0(add)[O1(mul)[a, L1(2)[]], b] + T3()[];"
-        );
+        assert_eq!(show(&text), "x = O0(add)[O1(mul)[a, L1(2)[]], b] + T3()[];");
         assert_eq!(show(&Ph::static_lit("ulong", "5")), "Z0(ulong:5)[]");
         for s in Slot::ALL {
             assert_eq!(Slot::from_letter(s.letter()), Some(s));

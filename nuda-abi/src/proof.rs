@@ -85,5 +85,4 @@ impl Cmp {
             Cmp::Eq => Cmp::Eq,
         }
     }
-
 }

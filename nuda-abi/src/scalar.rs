@@ -1,6 +1,6 @@
 //! The one table of scalar types. Every per-type list elsewhere (the runtime's element and
 //! reduction impls, C spellings, the proof's integer ranges, the compiler's type names) is
-//! generated from [`for_each_scalar!`] or read from [`SCALARS`], so a new element type is one
+//! generated from [`for_each_scalar!`](crate::for_each_scalar) or read from [`SCALARS`], so a new element type is one
 //! row here plus what is truly specific to it.
 
 /// Calls `$m! { $( ($rust, $Variant, $c_value, $c_stored, $cuda, $bits, $kind) )* }` once,
@@ -147,7 +147,7 @@ macro_rules! scalar_table {
             )*
         }
 
-        /// Every scalar type's row, in [`for_each_scalar!`]'s order.
+        /// Every scalar type's row, in [`for_each_scalar!`](crate::for_each_scalar)'s order.
         pub const SCALARS: &[ScalarInfo] = &[$(
             ScalarInfo {
                 scalar: Scalar::$v,

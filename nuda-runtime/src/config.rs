@@ -42,7 +42,7 @@ pub(crate) struct Config {
     /// off by default.
     pub werror: Result<bool>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
-    pub tune: Result<crate::tune::TuneMode>,
+    pub tune: Result<TuneMode>,
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
     /// for these architectures before its launch (empty: off).
     pub cuda_check: Result<Vec<String>>,
@@ -77,7 +77,7 @@ impl Config {
             proof: parse_switch("NUDA_PROOF", var("NUDA_PROOF").as_deref()),
             werror: var("NUDA_CL_WERROR")
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
-            tune: crate::tune::TuneMode::parse(var("NUDA_TUNE").as_deref()),
+            tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
         }
     }
@@ -215,5 +215,37 @@ mod tests {
         assert!(parse_switch("NUDA_CACHE", None).unwrap());
         assert!(!parse_switch("NUDA_CACHE", Some("0")).unwrap());
         assert!(parse_switch("NUDA_CACHE", Some("maybe")).is_err());
+    }
+}
+
+/// What `NUDA_TUNE` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuneMode {
+    /// The first candidate, always.
+    Off,
+    /// A stored winner, else the first candidate.
+    Use,
+    /// A stored winner, else tune now.
+    Tune,
+    /// Tune now, whatever is stored.
+    Force,
+}
+
+impl TuneMode {
+    /// Parses `NUDA_TUNE`: unset, `0`, `1` or `force`.
+    pub fn parse(value: Option<&str>) -> Result<TuneMode> {
+        let Some(v) = value else {
+            return Ok(TuneMode::Use);
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "0" | "off" | "false" | "no" => Ok(TuneMode::Off),
+            "1" | "on" | "true" | "yes" => Ok(TuneMode::Tune),
+            "force" => Ok(TuneMode::Force),
+            _ => Err(Error::BadConfig {
+                var: "NUDA_TUNE",
+                value: v.into(),
+                expected: "0, 1 or force",
+            }),
+        }
     }
 }

@@ -1,4 +1,6 @@
 //! Element types that arrays and images hold, and how each maps to OpenCL C and to atomics.
+//! Layer 0 of the runtime (see `backend/README.md`); the C names come from the one scalar
+//! table, `nuda_abi::SCALARS`.
 //!
 //! The native engine writes through shared views from many rayon threads. Plain stores would be
 //! a data race (undefined behaviour in Rust) whenever two work-items write one element, which

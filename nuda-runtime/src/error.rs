@@ -1,4 +1,5 @@
 //! `nuda::Error`: every run-time failure, each with a message that says what to do next.
+//! Layer 0 of the runtime (see `backend/README.md`).
 
 use std::fmt;
 

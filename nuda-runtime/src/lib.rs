@@ -4,15 +4,20 @@
 //! Most users reach this crate through the `nuda` facade and its macros. Hand-written OpenCL C
 //! kernels can use it directly: wrap the source in a [`KernelSource`] and start a [`Launch`].
 //!
-//! The modules form layers, each using only those below it; `backend/README.md` draws them:
-//! 0. neutral types: `error`, `element`, `atomic`, `shape`, `config`, `stats`, `fault`, and the
-//!    backend-neutral types of `backend` (`DeviceInfo`, `Layout`, `Geometry`, ..);
-//! 1. backends: `backend::opencl`, `backend::native`, behind the `backend` traits;
-//! 2. the device registry: `device`, `nudevs`;
+//! The modules form layers, each using only those of its own layer or below;
+//! `backend/README.md` draws them, and `tests/layers.rs` checks every import against this list:
+//! 0. neutral types: `error`, `element`, `atomic`, `shape`, `config`, `stats`, `fault`, and
+//!    `backend`'s interface and neutral types (`Provider`, `Backend`, `DeviceInfo`, `Layout`,
+//!    `Geometry`, ..); the vocabulary shared with the macros is the `nuda-abi` crate, below all;
+//! 1. backends: `backend::cuda`, `backend::opencl`, `backend::native`, sharing `backend::c`;
+//! 2. the device registry, which lists the built-in backends: `device`, `nudevs`;
 //! 3. lazily synchronised memory: `memory`;
 //! 4. arrays and images: `array`, `image`;
-//! 5. launches: `launch`, `kernel`;
+//! 5. launches and what kernels do with values: `launch`, `kernel`, `reduce`, `tune`;
 //! 6. the macros' support: `private`.
+//!
+//! One import from above remains: `element`'s `Element` bundle names the kernel traits and
+//! `Reduce` (layer 5) in its bound, since those traits' definitions need `Launch`.
 
 pub mod array;
 mod atomic;

@@ -1,5 +1,5 @@
 //! Transfer and launch counters: `nuda::stats()` for the process, `nuda::thread_stats()` for
-//! the calling thread.
+//! the calling thread. Layer 0 of the runtime (see `backend/README.md`).
 //!
 //! Tests and benches use them to prove that lazy synchronisation moved no byte it did not have
 //! to. Transfers and launches run on the calling thread (launches are synchronous), so the

@@ -1,5 +1,6 @@
-//! Backends: what runs kernels and holds device memory. Layer 1 of the runtime; the layers
-//! and the steps for adding a backend are in `README.md` beside this file.
+//! Backends: what runs kernels and holds device memory. This file and the neutral types beside
+//! it are layer 0 of the runtime (the interface); each backend folder under it is layer 1. The
+//! layers and the steps for adding a backend are in `README.md` beside this file.
 //!
 //! A backend is a [`Provider`], which finds devices, and per device a [`Backend`], which runs
 //! one [`Form`] of a kernel: OpenCL C source built by its compiler, or the native form (Rust
@@ -25,13 +26,6 @@ pub use source::KernelSource;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// Every backend nuda is built with, in the order their devices are listed (after the sort by
-/// kind): one line per backend. Tests and programs add more with `nuda::device::register`
-/// (the registry is the layer above).
-pub(crate) fn builtin() -> Vec<&'static dyn Provider> {
-    vec![&cuda::CUDA, &opencl::OPENCL, &native::NATIVE]
-}
 
 /// The form of a kernel a backend runs. The macros emit every form; the device picks one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

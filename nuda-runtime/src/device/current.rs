@@ -3,11 +3,17 @@
 
 use super::select::{check_index, kind_rank, resolve_default, wanted};
 use super::{Device, DeviceInfo, DeviceKind};
-use crate::backend::{builtin, Backend, Form, Found, Provider};
+use crate::backend::{cuda, native, opencl, Backend, Form, Found, Provider};
 use crate::config::{config, EngineChoice};
 use crate::error::{Error, Result};
 use std::cell::Cell;
 use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Every backend nuda is built with, in the order their devices are listed (after the sort by
+/// kind): one line per backend. Tests and programs add more with `nuda::device::register`.
+fn builtin() -> Vec<&'static dyn Provider> {
+    vec![&cuda::CUDA, &opencl::OPENCL, &native::NATIVE]
+}
 
 /// Everything nuda found at first use.
 pub(crate) struct Runtime {

@@ -1,7 +1,7 @@
 //! Element accesses as the native code calls them: an index converted to the array's index
 //! type, and atomic updates as free functions bounded on the element type. Both put rustc's
 //! messages about a wrong index or a non-atomic element at the user's span, naming the
-//! user's types, not a native view's methods. Layer 6 (see `kernel/mod.rs`).
+//! user's types, not a native view's methods. Layer 5 (see `kernel/mod.rs`).
 
 use crate::atomic::{Atomic, AtomicBits, AtomicOp};
 use crate::backend::native::{ArrayView, ArrayViewMut, DisjointViewMut};

@@ -2,6 +2,7 @@
 //! native-engine view, and the launch arguments they push. The macros call these traits on
 //! every captured value, so the types come from rustc, never from the macro guessing.
 
+use super::desc::{CaptureDesc, Input, Space};
 use super::plain::SharedViewMut;
 use crate::array::{NuArray, NuShared, NuVec, Shape};
 use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
@@ -9,8 +10,6 @@ use crate::element::{Element, Texel, Value};
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;
-use crate::private::proof::Input;
-use crate::private::{CaptureDesc, Space};
 
 /// A value type kernels compute with, and its OpenCL C name.
 ///

@@ -1,5 +1,5 @@
-//! What stands in a `#[nukernel]` function's name for a direct call (layer 6, the macros'
-//! support): a call that `nucall!` does not make fails to compile with a message naming
+//! What stands in a `#[nukernel]` function's name for a direct call (layer 5, with the kernel
+//! traits): a call that `nucall!` does not make fails to compile with a message naming
 //! `nucall!`.
 
 /// What a direct call of a `#[nukernel]` function passes where `nucall!` passes the device

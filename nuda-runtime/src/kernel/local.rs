@@ -10,12 +10,11 @@
 //! statement, and natively the group's first work-item zeroes the thread's cells.
 
 use super::capture::{array_input, CaptureMut};
+use super::desc::{CaptureDesc, Input, Space};
 use crate::backend::native::{ArrayViewMut, WorkItem};
 use crate::element::Value;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
-use crate::private::proof::Input;
-use crate::private::{CaptureDesc, Space};
 use crate::shape::Shape;
 use std::marker::PhantomData;
 use std::sync::OnceLock;

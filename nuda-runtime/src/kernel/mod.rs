@@ -1,8 +1,8 @@
 //! What code the macros generate calls on the values a kernel captures: how each becomes a
 //! kernel parameter ([`Capture`], [`CaptureMut`]), how its type is spelled in OpenCL C
 //! ([`ClType`]), and how the native engine computes with it ([`Arith`], [`Shift`]): integers
-//! wrap and division by zero faults, exactly as in the generated OpenCL C. The top of layer 6
-//! of the runtime (see `backend/README.md`), above `private`.
+//! wrap and division by zero faults, exactly as in the generated OpenCL C. Layer 5 of the runtime
+//! (see `backend/README.md`), with the launch, below `private`.
 //!
 //! These traits are implemented for nuda's scalars, arrays, images, constant arrays and
 //! shared-write handles. They are public so that rustc's messages about a value a kernel
@@ -11,6 +11,7 @@
 mod access;
 mod arith;
 mod capture;
+pub(crate) mod desc;
 mod launcher;
 mod local;
 mod nustruct;

@@ -13,10 +13,10 @@
 //! opt-out's promise about captured arrays from reaching a kernel's own values.
 
 use super::capture::{Capture, ClType};
+use super::desc::{CaptureDesc, Input};
 use super::nustruct::{declare_struct, Field};
 use crate::fault::{Checker, Site};
 use crate::launch::Launch;
-use crate::private::{CaptureDesc, Input};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 

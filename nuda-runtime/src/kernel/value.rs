@@ -1,6 +1,6 @@
 //! Captured values the kernel body uses as values: copied into a local (`let c = k;`) or
 //! read as a number in the type witness. Keyed by the host value's type, so rustc's
-//! messages name what the user captured, not a native view. Layer 6 (see `kernel/mod.rs`).
+//! messages name what the user captured, not a native view. Layer 5 (see `kernel/mod.rs`).
 
 /// How a capture read only as a number relates to its view: the view is the value itself
 /// (`T`), or the value a reference refers to (`&T`, `&mut T`).

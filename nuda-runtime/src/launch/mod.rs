@@ -11,8 +11,8 @@ mod native;
 mod split;
 
 pub use crate::backend::{Geometry, IndexType, KernelSource, Timing};
-pub(crate) use native::run_tasks;
 pub use native::NativeLaunch;
+pub(crate) use native::{check_sizes, run_tasks};
 pub(crate) use split::Split;
 
 use crate::array::{NuArray, NuShared, Shape};

@@ -198,3 +198,10 @@ fn share(n: usize, batches: usize, b: usize) -> usize {
     let (base, extra) = (n / batches.max(1), n % batches.max(1));
     b * base + b.min(extra)
 }
+
+/// The checks an OpenCL launch of `global` work-items in groups of `local` makes
+/// (`Geometry::new`: group size and count within the device's limits), made on every engine,
+/// so that every engine refuses the same `nuwork!` launches.
+pub(crate) fn check_sizes(dev: &Device, global: &[usize], local: &[usize]) -> Result<()> {
+    super::Geometry::new(global, Some(local), dev.info()).map(drop)
+}

@@ -23,7 +23,6 @@ pub use crate::reduce::{
     Partials, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes, ScanTotals,
 };
 pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
-pub(crate) use native::check_sizes;
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };

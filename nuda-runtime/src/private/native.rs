@@ -9,7 +9,7 @@ use crate::backend::Form;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
 use crate::fault::{Faults, Site};
-use crate::launch::{run_tasks, KernelSource, Launch, NativeLaunch, Split, Timing};
+use crate::launch::{check_sizes, run_tasks, KernelSource, Launch, NativeLaunch, Split, Timing};
 
 /// Runs the mapped loops' iterations, `trips` per dimension, in work-groups of `local` as
 /// the OpenCL launch would (`global`: its NDRange, which the same limits check). Iterations
@@ -37,13 +37,6 @@ pub fn native_nuwork<const K: usize>(
         }
     };
     run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)
-}
-
-/// The checks an OpenCL launch of `global` work-items in groups of `local` makes
-/// (`Geometry::new`: group size and count within the device's limits), made on every engine,
-/// so that every engine refuses the same `nuwork!` launches.
-pub(crate) fn check_sizes(dev: &Device, global: &[usize], local: &[usize]) -> Result<()> {
-    crate::launch::Geometry::new(global, Some(local), dev.info()).map(drop)
 }
 
 /// The one dispatch entry of generated code: the device names the form of the kernel it

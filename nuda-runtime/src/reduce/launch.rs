@@ -101,7 +101,7 @@ pub fn native_nuwork_reduce<const K: usize, R: Send>(
     combine: impl Fn(R, R) -> R + Sync,
 ) -> Result<(Timing, Option<R>)> {
     // OpenCL launches the groups of `local` (the grid is capped, so only their size counts).
-    crate::private::check_sizes(dev, &local, &local)?;
+    crate::launch::check_sizes(dev, &local, &local)?;
     if trips.contains(&0) {
         return Ok((Timing::default(), None));
     }

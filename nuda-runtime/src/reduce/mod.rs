@@ -1,7 +1,7 @@
 //! Reductions of `nuwork!` (see `README.md` here): the operators, each scalar type's identity
 //! and combination, and what generated code calls to launch a reduction kernel and fold its
 //! per-group partials (OpenCL) or per-task partials (native engine) in a fixed order.
-//! Layer 6 of the runtime (see `backend/README.md`), beside `private`.
+//! Layer 5 of the runtime (see `backend/README.md`), with the launch, below `private`.
 
 mod launch;
 mod scan;

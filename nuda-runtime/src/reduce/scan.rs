@@ -147,7 +147,7 @@ pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
 ) -> Result<ScanPlan<K, S>> {
     // OpenCL runs the scan in one-dimensional groups of every work-item of `local`.
     let group = [local.iter().product::<usize>()];
-    crate::private::check_sizes(dev, &group, &group)?;
+    crate::launch::check_sizes(dev, &group, &group)?;
     if trips.contains(&0) {
         let (split, prefixes, total) = (None, Vec::new(), None);
         return Ok(ScanPlan {

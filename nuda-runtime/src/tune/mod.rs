@@ -1,5 +1,5 @@
 //! Autotuning (`tune(a, b, ..)` in an annotation or a work-group size): `nuwork!` expands
-//! once per candidate, and a [`TuneSite`] picks which one runs. Layer 6, with the launch.
+//! once per candidate, and a [`TuneSite`] picks which one runs. Layer 5, with the launch.
 //!
 //! - `NUDA_TUNE` unset: the winner stored for this device, driver and call site, else the
 //!   first candidate. Nothing is timed.
@@ -23,7 +23,7 @@ mod values;
 
 pub use values::{Saved, Tunable, TuneSame};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::cell::Cell;
 use std::time::Instant;
 
@@ -54,37 +54,8 @@ fn mode() -> Result<TuneMode> {
     }
 }
 
-/// What `NUDA_TUNE` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TuneMode {
-    /// The first candidate, always.
-    Off,
-    /// A stored winner, else the first candidate.
-    Use,
-    /// A stored winner, else tune now.
-    Tune,
-    /// Tune now, whatever is stored.
-    Force,
-}
-
-impl TuneMode {
-    /// Parses `NUDA_TUNE`: unset, `0`, `1` or `force`.
-    pub fn parse(value: Option<&str>) -> Result<TuneMode> {
-        let Some(v) = value else {
-            return Ok(TuneMode::Use);
-        };
-        match v.trim().to_ascii_lowercase().as_str() {
-            "0" | "off" | "false" | "no" => Ok(TuneMode::Off),
-            "1" | "on" | "true" | "yes" => Ok(TuneMode::Tune),
-            "force" => Ok(TuneMode::Force),
-            _ => Err(Error::BadConfig {
-                var: "NUDA_TUNE",
-                value: v.into(),
-                expected: "0, 1 or force",
-            }),
-        }
-    }
-}
+/// What `NUDA_TUNE` asks for: a setting, read with the others in `config` (layer 0).
+pub use crate::config::TuneMode;
 
 /// One step the tuner asks of a tuned `nuwork!`'s expansion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

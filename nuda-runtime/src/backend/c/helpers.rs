@@ -57,7 +57,10 @@ pub fn division_helpers() -> String {
     let fixed = || ints().filter(|i| !i.name.starts_with("nu_"));
     for i in fixed() {
         match i.signed {
-            true => div(i.name, &format!("b == 0 || (a == {} && b == -1)", limits(i.name).0)),
+            true => div(
+                i.name,
+                &format!("b == 0 || (a == {} && b == -1)", limits(i.name).0),
+            ),
             false => div(i.name, "b == 0"),
         }
     }

@@ -2,8 +2,8 @@
 //! than any kernel type; arithmetic saturates at ±2^120, beyond every type's range, so an
 //! overflowing bound reads as "outside the type" and never wraps in the analysis itself.
 
-use nuda_abi::{ScalarInfo, SCALARS};
 use super::Cmp;
+use nuda_abi::{ScalarInfo, SCALARS};
 
 /// The saturation bound: beyond any kernel type.
 const BIG: i128 = 1 << 120;
