@@ -15,3 +15,15 @@ pub mod lazy_sync {}
 
 #[doc = include_str!("docs/shared_writes.md")]
 pub mod shared_writes {}
+
+#[doc = include_str!("docs/devices.md")]
+pub mod devices {}
+
+#[doc = include_str!("docs/arrays.md")]
+pub mod arrays {}
+
+#[doc = include_str!("docs/safety.md")]
+pub mod safety {}
+
+#[doc = include_str!("docs/launch.md")]
+pub mod launch {}
