@@ -174,11 +174,7 @@ impl Proof<'_> {
         }
         let bin = proof_bin(op);
         let (name, l) = (format_ident!("{}", bin.name()), line(span));
-        let ty = if bin == Bin::Bool {
-            cl_ty("bool")
-        } else {
-            ty
-        };
+        let ty = if bin == Bin::Bool { cl_ty("bool") } else { ty };
         self.push(quote!(Bin(#PRIVATE::Bin::#name, #a, #b, #ty, #l)))
     }
 
