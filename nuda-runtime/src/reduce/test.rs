@@ -5,15 +5,7 @@ use crate::backend::native::NativeEngine;
 use crate::device::Device;
 use std::sync::Arc;
 
-const OPS: [RedOp; 7] = [
-    RedOp::Add,
-    RedOp::Mul,
-    RedOp::And,
-    RedOp::Or,
-    RedOp::Xor,
-    RedOp::Min,
-    RedOp::Max,
-];
+const OPS: [RedOp; 7] = RedOp::ALL;
 
 #[test]
 fn identities_leave_every_value_unchanged() {
