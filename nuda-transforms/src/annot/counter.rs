@@ -85,7 +85,7 @@ fn check_unshadowed(g: &Gen<'_>, inner: &[Loop], subst: &HashMap<String, Expr>) 
     let mut used = std::collections::HashSet::new();
     subst
         .values()
-        .for_each(|e| super::hoist::mentions(e, &mut used));
+        .for_each(|e| crate::ir::staging::mentions(e, &mut used));
     for l in inner.iter().filter(|l| used.contains(&l.var.to_string())) {
         let msg = format!("annot!: the loop variable `{}` hides the `{}` an annotated loop's range reads, which the annotation uses inside this loop; rename it", l.var, l.var);
         g.cx.error(l.var.span(), msg);

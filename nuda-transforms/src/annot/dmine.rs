@@ -160,6 +160,6 @@ fn same_for_all(copies: &[Rewrite], r: &Range) -> bool {
 /// The names `body` reads.
 fn reads(body: &Block) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
-    super::hoist::block_mentions(body, &mut out);
+    crate::ir::staging::block_mentions(body, &mut out);
     out
 }

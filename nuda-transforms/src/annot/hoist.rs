@@ -10,7 +10,7 @@
 
 use super::build::Gen;
 use crate::ir::builtins::MethodKind;
-use crate::ir::visit::{self, VisitMut};
+use crate::ir::visit::VisitMut;
 use crate::ir::*;
 use std::collections::HashSet;
 use syn::Ident;
@@ -100,29 +100,5 @@ impl Gen<'_> {
             slots: vec![slot],
             span,
         })
-    }
-}
-
-/// Every variable `e` mentions.
-pub fn mentions(e: &Expr, out: &mut HashSet<String>) {
-    let mut e = e.clone();
-    Mentions(out).visit_expr(&mut e);
-}
-
-/// Every variable `b` mentions.
-pub fn block_mentions(b: &Block, out: &mut HashSet<String>) {
-    let mut b = b.clone();
-    Mentions(out).visit_block(&mut b);
-}
-
-struct Mentions<'s>(&'s mut HashSet<String>);
-
-impl VisitMut for Mentions<'_> {
-    fn visit_expr(&mut self, e: &mut Expr) {
-        // `t[k]` reads `t`, a local array before capture analysis tells them apart.
-        if let ExprKind::Var(v) | ExprKind::Index { base: v, .. } = &e.kind {
-            self.0.insert(v.to_string());
-        }
-        visit::walk_expr(self, e);
     }
 }

@@ -46,7 +46,8 @@ pub fn apply(cx: &Ctxt, slots: &mut usize, mut nest: Nest, prelude: bool) -> Vec
         return vec![Stmt::Nest(Box::new(nest))];
     }
     let mut g = Gen::new(cx, slots, &nest, prelude);
-    let out = chain_apply(&mut g, nest, &chain, 1);
+    let mut out = chain_apply(&mut g, nest, &chain, 1);
+    stage::finish(cx, &mut out);
     match g.prelude.take() {
         // In a block of its own, so its names end with the nest.
         Some(mut stmts) if !stmts.is_empty() => {

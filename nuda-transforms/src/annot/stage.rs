@@ -20,232 +20,11 @@
 //! plus a constant (or the same for the whole group), and nothing jumps past the barriers.
 
 use super::build::Gen;
+use crate::ctxt::Ctxt;
+use crate::ir::staging::*;
 use crate::ir::visit::{self, VisitMut};
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
-
-/// What an index position of a staged read follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Follows {
-    /// The staged loop's variable.
-    K,
-    /// The element variable of work-group dimension `d`.
-    Elem(usize),
-    /// Nothing in the loops: the same for the whole group.
-    Uniform,
-}
-
-/// One index position of a staged read: what it follows, plus a constant.
-pub type Position = (Follows, i64);
-
-/// The locals that step by one with an element loop, by that loop's dimension and their
-/// offset from it: `i` from `let i = start + (i_tile + i_e)` is `(0, 0)`; after a `dmine`,
-/// `i_1_0` from `let i_e_1_0 = 0 + (i_e_t + 1); let i_1_0 = start + (i_tile + i_e_1_0)` is
-/// `(0, 1)`. The element loops' own variables are `(d, 0)`.
-pub fn element_vars(n: &Nest) -> HashMap<String, (usize, i64)> {
-    let mut out: HashMap<String, (usize, i64)> = (n.loops.iter().enumerate())
-        .map(|(d, l)| (l.var.to_string(), (d, 0)))
-        .collect();
-    let loops: HashSet<String> = out.keys().cloned().collect();
-    for s in &stage_body(n).0.stmts {
-        let Stmt::Let(Let {
-            pat: Pat::Ident { name, .. },
-            init: Some(init),
-            ..
-        }) = s
-        else {
-            continue;
-        };
-        if let ExprKind::Offset {
-            count, step: None, ..
-        } = &init.kind
-        {
-            if let Some(f) = follow(count, &out) {
-                out.insert(name.to_string(), f);
-            }
-        }
-    }
-    out.retain(|k, _| !loops.contains(k));
-    out
-}
-
-/// The block a staged nest's statements are in, and the `vector(w)` nest around it if a
-/// `vector` followed `stage`: its lanes are the last element loop's values (lane 0's in the
-/// C, where the lane counter is 0), so locals stepping with them follow that loop.
-pub fn stage_body(n: &Nest) -> (&Block, Option<&Nest>) {
-    match n.body.stmts.as_slice() {
-        [Stmt::Nest(l)] if l.lanes.is_some() && n.body.tail.is_none() => (&l.body, Some(&**l)),
-        _ => (&n.body, None),
-    }
-}
-
-/// What a counter expression steps with: a followed variable, plus a literal or a value
-/// from outside the nest (a tile's start).
-fn follow(e: &Expr, vars: &HashMap<String, (usize, i64)>) -> Option<(usize, i64)> {
-    match &e.kind {
-        ExprKind::Var(v) => vars.get(&v.to_string()).copied(),
-        ExprKind::Paren(x) => follow(x, vars),
-        ExprKind::Binary {
-            op: BinOp::Add,
-            lhs,
-            rhs,
-        } => match (follow(lhs, vars), follow(rhs, vars)) {
-            (Some((d, c)), None) => offset_of(rhs, vars).map(|m| (d, c + m)),
-            (None, Some((d, c))) => offset_of(lhs, vars).map(|m| (d, c + m)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A literal's value, or 0 for a variable from outside the nest (constant in the group).
-fn offset_of(e: &Expr, vars: &HashMap<String, (usize, i64)>) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Var(v) if !vars.contains_key(&v.to_string()) => Some(0),
-        _ => literal(e),
-    }
-}
-
-/// Per dimension of a staged nest: its loop's step (a `dmine` factor, else 1) and the
-/// work-items along it, the tile over the step.
-pub fn group_dims(n: &Nest) -> Vec<(usize, usize)> {
-    let Some(st) = n.stage.as_deref() else {
-        return Vec::new();
-    };
-    (n.loops.iter().zip(&st.tiles))
-        .map(|(l, &t)| {
-            let step = l
-                .range
-                .step
-                .as_ref()
-                .and_then(literal)
-                .map_or(1, |s| s.max(1) as usize);
-            (step, t / step)
-        })
-        .collect()
-}
-
-/// The position an index component follows, or `None` if it is not a loop variable plus a
-/// constant nor free of the nest's names. `locals` are the names the body binds.
-pub fn position(
-    e: &Expr,
-    k: &str,
-    elems: &HashMap<String, (usize, i64)>,
-    locals: &HashSet<String>,
-) -> Option<Position> {
-    let var = |v: &syn::Ident| {
-        let v = v.to_string();
-        match elems.get(&v) {
-            Some(&(d, c)) => Some((Follows::Elem(d), c)),
-            None if v == k => Some((Follows::K, 0)),
-            None => None,
-        }
-    };
-    match &e.kind {
-        ExprKind::Paren(x) => position(x, k, elems, locals),
-        ExprKind::Cast {
-            expr,
-            ty: Ty::Scalar(Scalar::Usize),
-        } => position(expr, k, elems, locals),
-        ExprKind::Var(v) if var(v).is_some() => var(v),
-        ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::Add | BinOp::Sub) => {
-            let c = literal(rhs)?;
-            let (f, c0) = position(lhs, k, elems, locals)?;
-            let c = if *op == BinOp::Add { c } else { -c };
-            (f != Follows::Uniform).then_some((f, c0 + c))
-        }
-        _ if uniform(e, k, elems, locals) => Some((Follows::Uniform, 0)),
-        _ => None,
-    }
-}
-
-fn literal(e: &Expr) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Lit(Lit::Int { text, .. }) => text.parse().ok(),
-        ExprKind::Paren(x) => literal(x),
-        _ => None,
-    }
-}
-
-/// Whether `e` reads none of the nest's names and no memory (another work-item may change
-/// an array, and an atomic returns a different value to each): the same for the whole
-/// work-group.
-fn uniform(
-    e: &Expr,
-    k: &str,
-    elems: &HashMap<String, (usize, i64)>,
-    locals: &HashSet<String>,
-) -> bool {
-    let mut names = HashSet::new();
-    super::hoist::mentions(e, &mut names);
-    let free = names
-        .iter()
-        .all(|n| n != k && !elems.contains_key(n) && !locals.contains(n));
-    free && !reads_memory(e)
-}
-
-/// Whether evaluating `e` reads an array, an image or an atomic, or calls a function.
-fn reads_memory(e: &Expr) -> bool {
-    let here = match &e.kind {
-        ExprKind::Index { .. } | ExprKind::Call { .. } => true,
-        ExprKind::Method { method, .. } => crate::ir::builtins::MethodKind::of(&method.to_string())
-            .is_some_and(|k| k.reads_memory() || k.on_memory()),
-        ExprKind::If { then, .. } => !then.stmts.is_empty(),
-        ExprKind::Block(b) => !b.stmts.is_empty(),
-        _ => false,
-    };
-    here || e.operands().into_iter().any(reads_memory)
-}
-
-/// The names a block binds (`let`, loop variables), anywhere inside it.
-pub fn bound_names(b: &Block) -> HashSet<String> {
-    struct Bound(HashSet<String>);
-    impl VisitMut for Bound {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
-            match s {
-                Stmt::Let(l) => match &l.pat {
-                    Pat::Ident { name, .. } => {
-                        self.0.insert(name.to_string());
-                    }
-                    Pat::Tuple(list) => self
-                        .0
-                        .extend(list.iter().flatten().map(|(n, _)| n.to_string())),
-                },
-                Stmt::For { var, .. } => {
-                    self.0.insert(var.to_string());
-                }
-                _ => {}
-            }
-            visit::walk_stmt(self, s);
-        }
-        fn visit_nest(&mut self, n: &mut Nest) {
-            self.0.extend(n.loops.iter().map(|l| l.var.to_string()));
-            visit::walk_nest(self, n);
-        }
-    }
-    let mut b2 = b.clone();
-    let mut v = Bound(HashSet::new());
-    v.visit_block(&mut b2);
-    v.0
-}
-
-/// The staged loop in a body: a top-level `for k in ..` or one-loop `nfor!(k in ..)`, as
-/// (its index in the statements, its variable's slot, its range, its body).
-pub fn staged_loop<'b>(b: &'b Block, k: &str) -> Option<(usize, Slot, &'b Range, &'b Block)> {
-    b.stmts.iter().enumerate().find_map(|(at, s)| match s {
-        Stmt::For {
-            var,
-            slot,
-            range,
-            body,
-            ..
-        } if *var == k => Some((at, *slot, &**range, body)),
-        Stmt::Nest(n) if n.loops.len() == 1 && n.loops[0].var == k && n.annots.is_empty() => {
-            Some((at, n.loops[0].slot, &n.loops[0].range, &n.body))
-        }
-        _ => None,
-    })
-}
 
 /// Marks `n`, the element loops of a `tilem`, as staged; errors say what is not legal.
 pub fn stage(
@@ -260,6 +39,105 @@ pub fn stage(
     }
     // The rest of the chain: a `dmine` giving each work-item a block, or nothing.
     cont(g, n)
+}
+
+/// Plans every staged nest in `stmts`, once its whole chain has applied: the group's shape
+/// and each staged array's box (which a later `dmine` or `vector` changes).
+pub fn finish(cx: &Ctxt, stmts: &mut [Stmt]) {
+    struct Finish<'c>(&'c Ctxt);
+    impl VisitMut for Finish<'_> {
+        fn visit_nest(&mut self, n: &mut Nest) {
+            if n.stage.as_ref().is_some_and(|st| st.group.is_empty()) {
+                plan_boxes(self.0, n);
+            }
+            visit::walk_nest(self, n);
+        }
+    }
+    let mut f = Finish(cx);
+    stmts.iter_mut().for_each(|s| f.visit_stmt(s));
+}
+
+/// The group's shape and the boxes of `n`'s staged arrays, into its `Stage`; a staging whose
+/// reads do not share one shape is an error, and plans nothing.
+fn plan_boxes(cx: &Ctxt, n: &mut Nest) {
+    let group = group_dims(n);
+    let (body, lanes) = stage_body(n);
+    let Some(st) = n.stage.as_deref() else { return };
+    let k = st.k.as_ref().map(ToString::to_string).unwrap_or_default();
+    let kbody = staged_loop(body, &k).map_or(body, |f| f.3);
+    let (elems, locals) = (element_vars(n), bound_names(&n.body));
+    // The element values each dimension's work-items cover, from their block starts; the
+    // lanes of a `vector(w)` add `w - 1` to the last.
+    let lane_extra = lanes.and_then(|l| l.lanes).map_or(0, |l| l.width - 1);
+    let spans: Vec<usize> = (group.iter().enumerate())
+        .map(|(d, &(step, items))| {
+            (items - 1) * step + 1 + lane_extra * usize::from(d + 1 == group.len())
+        })
+        .collect();
+    let names = (k.as_str(), &elems, &locals);
+    let boxes: Option<Vec<StageBox>> = (st.arrays.iter())
+        .map(|a| footprint(cx, st.depth, &spans, a, kbody, names))
+        .collect();
+    if let (Some(boxes), Some(st)) = (boxes, n.stage.as_deref_mut()) {
+        st.group = group;
+        st.boxes = boxes;
+    }
+}
+
+/// The box of `a`'s reads in the staged loop, or `None` after an error.
+fn footprint(
+    cx: &Ctxt,
+    depth: usize,
+    spans: &[usize],
+    a: &syn::Ident,
+    kbody: &Block,
+    (k, elems, locals): Names<'_>,
+) -> Option<StageBox> {
+    let reads = reads_of(kbody, a);
+    let mut follows: Vec<Option<(Follows, i64, i64, String)>> = Vec::new();
+    for (index, span) in &reads {
+        follows.resize(index.len(), None);
+        for (p, x) in index.iter().enumerate() {
+            let (f, off) = position(x, k, elems, locals)?;
+            let text = match f {
+                Follows::Uniform => crate::ir::display::expr(x),
+                _ => String::new(),
+            };
+            match &mut follows[p] {
+                None => follows[p] = Some((f, off, off, text)),
+                Some((g, lo, hi, t)) if *g == f && *t == text => {
+                    *lo = (*lo).min(off);
+                    *hi = (*hi).max(off);
+                }
+                Some(_) => {
+                    let msg = format!("annot!: stage({a}, ..): the reads of `{a}` follow different loops at index position {}; stage arrays whose reads share one shape, as `a[(k, i)]` and `a[(k, i + 1)]`", p + 1);
+                    cx.error(*span, msg);
+                    return None;
+                }
+            }
+        }
+    }
+    let follows: Vec<(Follows, i64, i64, String)> = follows.into_iter().collect::<Option<_>>()?;
+    let uniform = (reads[0].0.iter().zip(&follows))
+        .map(|(x, f)| (f.0 == Follows::Uniform).then(|| x.clone()))
+        .collect();
+    let extents = (follows.iter())
+        .map(|(f, lo, hi, _)| {
+            let base = match f {
+                Follows::K => depth,
+                // The loop's values (a block start per work-item) span the tile.
+                Follows::Elem(d) => spans[*d],
+                Follows::Uniform => 1,
+            };
+            base + (hi - lo) as usize
+        })
+        .collect();
+    Some(StageBox {
+        array: a.clone(),
+        follows: follows.iter().map(|(f, lo, ..)| (*f, *lo)).collect(),
+        extents,
+        uniform,
+    })
 }
 
 fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option<Stage> {
@@ -294,6 +172,8 @@ fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option
         depth,
         tiles,
         span,
+        group: Vec::new(),
+        boxes: Vec::new(),
     })
 }
 
@@ -445,22 +325,4 @@ fn written(b: &Block, a: &syn::Ident) -> Option<proc_macro2::Span> {
     let mut w = W(a, None);
     w.visit_block(&mut b.clone());
     w.1
-}
-
-/// Every read `a[..]` in `b`: its index components and span.
-pub fn reads_of(b: &Block, a: &syn::Ident) -> Vec<(Vec<Expr>, proc_macro2::Span)> {
-    struct R<'a>(&'a syn::Ident, Vec<(Vec<Expr>, proc_macro2::Span)>);
-    impl VisitMut for R<'_> {
-        fn visit_expr(&mut self, e: &mut Expr) {
-            if let ExprKind::Index { base, index } = &e.kind {
-                if base == self.0 {
-                    self.1.push((index.clone(), e.span));
-                }
-            }
-            visit::walk_expr(self, e);
-        }
-    }
-    let mut r = R(a, Vec::new());
-    r.visit_block(&mut b.clone());
-    r.1
 }

@@ -390,3 +390,61 @@ fn a_range_the_body_may_change_is_bound_once_before_the_nest() {
     assert!(out.contains("let j_end = s + 3;"), "{out}");
     assert!(out.contains("let j = j_start + "), "{out}");
 }
+
+/// The staged nest carries its plan once the chain has applied (issue 29, item 5): the
+/// group's shape after a `dmine`, and each array's box, widened by the reads' offsets; the
+/// emitter reads it instead of deriving it again.
+#[test]
+fn stage_plans_the_boxes_after_the_whole_chain() {
+    let cx = Ctxt::new();
+    let mut lower = Lower::new(&cx);
+    let mac: syn::Macro = syn::parse2(quote!(annot!(tilem(16, 16), stage(a, k: 8), dmine(2, 1);
+    nfor!((i, j) in (n, n) {
+        let mut s = 0.0f32;
+        nfor!(k in n { s += a[(k, i)] + a[(k, i + 2)]; });
+        c[(i, j)] = s;
+    }))))
+    .unwrap();
+    let nest = lower_annot(&mut lower, &mac).unwrap();
+    let stmts = apply(&cx, &mut lower.slots, nest, true);
+    cx.check().unwrap();
+    let mut found = Vec::new();
+    struct Find<'f>(&'f mut Vec<crate::ir::Stage>);
+    impl crate::ir::visit::VisitMut for Find<'_> {
+        fn visit_nest(&mut self, n: &mut crate::ir::Nest) {
+            self.0.extend(n.stage.as_deref().cloned());
+            crate::ir::visit::walk_nest(self, n);
+        }
+    }
+    use crate::ir::visit::VisitMut;
+    let mut v = Find(&mut found);
+    stmts.into_iter().for_each(|mut s| v.visit_stmt(&mut s));
+    let [st] = found.as_slice() else {
+        panic!("one staged nest: {found:?}")
+    };
+    // dmine(2, 1): each work-item covers two rows, so 8 along i and 16 along j.
+    assert_eq!(st.group, vec![(2, 8), (1, 16)]);
+    let [b] = st.boxes.as_slice() else {
+        panic!("one box: {:?}", st.boxes)
+    };
+    use crate::ir::staging::Follows;
+    assert_eq!(b.follows, vec![(Follows::K, 0), (Follows::Elem(0), 0)]);
+    // k: the depth, 8; i: 16 values of the tile plus the reads' offset of 2.
+    assert_eq!(b.extents, vec![8, 18]);
+}
+
+/// Reads of one array that follow different loops at one position cannot share a box: the
+/// annotation pass says so at the read.
+#[test]
+fn stage_refuses_reads_of_different_shapes() {
+    let e = error(quote!(tilem(16, 16), stage(a, k: 8);
+    nfor!((i, j) in (n, n) {
+        let mut s = 0.0f32;
+        nfor!(k in n { s += a[(k, i)] + a[(k, j)]; });
+        c[(i, j)] = s;
+    })));
+    assert!(
+        e.contains("follow different loops at index position 2"),
+        "{e}"
+    );
+}

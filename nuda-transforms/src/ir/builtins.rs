@@ -105,6 +105,32 @@ pub struct Method {
     pub cl: ClMethod,
     /// The native spelling.
     pub native: NativeMethod,
+    /// Whether OpenCL C overloads it for vectors, so that a `vector(w)` nest applies it lane
+    /// by lane; a method without it keeps a nest from vectorising.
+    pub lanes: bool,
+    /// What the launch-time proof knows of its value.
+    pub proof: ProofRule,
+}
+
+/// What the launch-time proof knows of a method's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProofRule {
+    /// Nothing it follows (a float, a value it does not bound): any value.
+    Top,
+    /// `min` (`false`) or `max` (`true`) of the receiver and the argument.
+    MinMax(bool),
+    /// `abs`: the receiver's magnitude.
+    Abs,
+    /// Within the bounds of this operator's result (wrapping and saturating forms), checked
+    /// at the same site as the operator where it divides.
+    Binary(super::BinOp),
+    /// A bit count: from 0 to the type's width.
+    Bits,
+    /// A value that depends on a `usize`'s width (rotations, checked forms): the proof keeps
+    /// 64 bits for it.
+    Width,
+    /// A method of an array or image: its dims, its length, an image read or write.
+    Memory,
 }
 
 /// How OpenCL C spells a builtin method.
@@ -144,204 +170,276 @@ pub enum NativeMethod {
     Atomic,
 }
 
-const fn m(name: &'static str, kind: MethodKind, arity: usize, cl: ClMethod) -> Method {
+/// A row: every column but the native spelling (Rust's own method unless a row says
+/// otherwise) is an argument, so a new method cannot leave one out.
+const fn m(
+    name: &'static str,
+    kind: MethodKind,
+    arity: usize,
+    cl: ClMethod,
+    lanes: bool,
+    proof: ProofRule,
+) -> Method {
     Method {
         name,
         kind,
         arity,
         cl,
         native: NativeMethod::Rust,
+        lanes,
+        proof,
     }
 }
 
-/// Every builtin method: the one table the checks, the emitters and the proof read.
+// Short names for the table's rows.
+use self::{ClMethod as C, MethodKind as K, ProofRule as P};
+use super::BinOp;
+
+/// Every builtin method: the one table the checks, the emitters and the proof read. A row's
+/// columns: the name, the kind, the arity, the OpenCL C spelling, whether `vector(w)` applies
+/// it lane by lane, what the proof knows of its value (and the native spelling, Rust's own
+/// method unless the row says otherwise).
 pub const METHODS: &[Method] = &[
-    m("sqrt", MethodKind::Sqrt, 0, ClMethod::Call("sqrt")),
+    m("sqrt", K::Sqrt, 0, C::Call("sqrt"), true, P::Top),
     Method {
         native: NativeMethod::Arith("nu_abs"),
-        ..m("abs", MethodKind::Abs, 0, ClMethod::Typed)
+        ..m("abs", K::Abs, 0, C::Typed, true, P::Abs)
     },
     // Integers: |x| in the unsigned twin (`nu_abs_T`, `nu_unsigned_abs_T`), which no C or
     // LLVM rule may assume non-negative; `MIN.wrapping_abs()` is `MIN`.
-    m("wrapping_abs", MethodKind::WrappingAbs, 0, ClMethod::Typed),
-    m("unsigned_abs", MethodKind::UnsignedAbs, 0, ClMethod::Typed),
-    m("min", MethodKind::Min, 1, ClMethod::Typed),
-    m("max", MethodKind::Max, 1, ClMethod::Typed),
-    m("mul_add", MethodKind::MulAdd, 2, ClMethod::Call("fma")),
-    m("exp", MethodKind::Exp, 0, ClMethod::Call("exp")),
-    m("ln", MethodKind::Ln, 0, ClMethod::Call("log")),
-    m("log2", MethodKind::Log2, 0, ClMethod::Call("log2")),
-    m("sin", MethodKind::Sin, 0, ClMethod::Call("sin")),
-    m("cos", MethodKind::Cos, 0, ClMethod::Call("cos")),
-    m("tan", MethodKind::Tan, 0, ClMethod::Call("tan")),
+    m("wrapping_abs", K::WrappingAbs, 0, C::Typed, false, P::Top),
+    m("unsigned_abs", K::UnsignedAbs, 0, C::Typed, false, P::Top),
+    m("min", K::Min, 1, C::Typed, true, P::MinMax(false)),
+    m("max", K::Max, 1, C::Typed, true, P::MinMax(true)),
+    m("mul_add", K::MulAdd, 2, C::Call("fma"), true, P::Top),
+    m("exp", K::Exp, 0, C::Call("exp"), true, P::Top),
+    m("ln", K::Ln, 0, C::Call("log"), true, P::Top),
+    m("log2", K::Log2, 0, C::Call("log2"), true, P::Top),
+    m("sin", K::Sin, 0, C::Call("sin"), true, P::Top),
+    m("cos", K::Cos, 0, C::Call("cos"), true, P::Top),
+    m("tan", K::Tan, 0, C::Call("tan"), true, P::Top),
     // The prelude's `nu_powi_<type>`: Rust's multiplications in Rust's order (`pown` may
     // round otherwise).
-    m("powi", MethodKind::Powi, 1, ClMethod::Typed),
-    m("powf", MethodKind::Powf, 1, ClMethod::Call("pow")),
-    m("floor", MethodKind::Floor, 0, ClMethod::Call("floor")),
-    m("ceil", MethodKind::Ceil, 0, ClMethod::Call("ceil")),
-    m("round", MethodKind::Round, 0, ClMethod::Call("round")),
-    m("recip", MethodKind::Recip, 0, ClMethod::Recip),
+    m("powi", K::Powi, 1, C::Typed, false, P::Top),
+    m("powf", K::Powf, 1, C::Call("pow"), true, P::Top),
+    m("floor", K::Floor, 0, C::Call("floor"), true, P::Top),
+    m("ceil", K::Ceil, 0, C::Call("ceil"), true, P::Top),
+    m("round", K::Round, 0, C::Call("round"), true, P::Top),
+    m("recip", K::Recip, 0, C::Recip, true, P::Top),
     // OpenCL C's functions of the same meaning: argument order as Rust's receiver first
     // (`y.atan2(x)` is `atan2(y, x)`), results within the built-ins' documented ULP.
-    m("tanh", MethodKind::Tanh, 0, ClMethod::Call("tanh")),
-    m("sinh", MethodKind::Sinh, 0, ClMethod::Call("sinh")),
-    m("cosh", MethodKind::Cosh, 0, ClMethod::Call("cosh")),
-    m("asin", MethodKind::Asin, 0, ClMethod::Call("asin")),
-    m("acos", MethodKind::Acos, 0, ClMethod::Call("acos")),
-    m("atan", MethodKind::Atan, 0, ClMethod::Call("atan")),
-    m("atan2", MethodKind::Atan2, 1, ClMethod::Call("atan2")),
-    m("log10", MethodKind::Log10, 0, ClMethod::Call("log10")),
-    m("exp2", MethodKind::Exp2, 0, ClMethod::Call("exp2")),
-    m("cbrt", MethodKind::Cbrt, 0, ClMethod::Call("cbrt")),
-    m("hypot", MethodKind::Hypot, 1, ClMethod::Call("hypot")),
-    m("trunc", MethodKind::Trunc, 0, ClMethod::Call("trunc")),
+    m("tanh", K::Tanh, 0, C::Call("tanh"), true, P::Top),
+    m("sinh", K::Sinh, 0, C::Call("sinh"), true, P::Top),
+    m("cosh", K::Cosh, 0, C::Call("cosh"), true, P::Top),
+    m("asin", K::Asin, 0, C::Call("asin"), true, P::Top),
+    m("acos", K::Acos, 0, C::Call("acos"), true, P::Top),
+    m("atan", K::Atan, 0, C::Call("atan"), true, P::Top),
+    m("atan2", K::Atan2, 1, C::Call("atan2"), true, P::Top),
+    m("log10", K::Log10, 0, C::Call("log10"), true, P::Top),
+    m("exp2", K::Exp2, 0, C::Call("exp2"), true, P::Top),
+    m("cbrt", K::Cbrt, 0, C::Call("cbrt"), true, P::Top),
+    m("hypot", K::Hypot, 1, C::Call("hypot"), true, P::Top),
+    m("trunc", K::Trunc, 0, C::Call("trunc"), true, P::Top),
     m(
         "copysign",
-        MethodKind::Copysign,
+        K::Copysign,
         1,
-        ClMethod::Call("copysign"),
+        C::Call("copysign"),
+        true,
+        P::Top,
     ),
-    m("is_nan", MethodKind::IsNan, 0, ClMethod::Call("isnan")),
+    m("is_nan", K::IsNan, 0, C::Call("isnan"), false, P::Top),
     m(
         "to_radians",
-        MethodKind::ToRadians,
+        K::ToRadians,
         0,
-        ClMethod::Call("radians"),
+        C::Call("radians"),
+        false,
+        P::Top,
     ),
     m(
         "to_degrees",
-        MethodKind::ToDegrees,
+        K::ToDegrees,
         0,
-        ClMethod::Call("degrees"),
+        C::Call("degrees"),
+        false,
+        P::Top,
     ),
     // Floats and integers alike: the prelude's `nu_signum_<type>` (NaN stays NaN, -0.0 is
     // -1).
-    m("signum", MethodKind::Signum, 0, ClMethod::Typed),
-    m("wrapping_add", MethodKind::WrappingAdd, 1, ClMethod::Typed),
-    m("wrapping_sub", MethodKind::WrappingSub, 1, ClMethod::Typed),
-    m("wrapping_mul", MethodKind::WrappingMul, 1, ClMethod::Typed),
-    m("rotate_left", MethodKind::RotateLeft, 1, ClMethod::Typed),
-    m("rotate_right", MethodKind::RotateRight, 1, ClMethod::Typed),
-    m("count_ones", MethodKind::CountOnes, 0, ClMethod::Typed),
+    m("signum", K::Signum, 0, C::Typed, false, P::Top),
+    m(
+        "wrapping_add",
+        K::WrappingAdd,
+        1,
+        C::Typed,
+        false,
+        P::Binary(BinOp::Add),
+    ),
+    m(
+        "wrapping_sub",
+        K::WrappingSub,
+        1,
+        C::Typed,
+        false,
+        P::Binary(BinOp::Sub),
+    ),
+    m(
+        "wrapping_mul",
+        K::WrappingMul,
+        1,
+        C::Typed,
+        false,
+        P::Binary(BinOp::Mul),
+    ),
+    m("rotate_left", K::RotateLeft, 1, C::Typed, false, P::Width),
+    m("rotate_right", K::RotateRight, 1, C::Typed, false, P::Width),
+    m("count_ones", K::CountOnes, 0, C::Typed, false, P::Bits),
     m(
         "leading_zeros",
-        MethodKind::LeadingZeros,
+        K::LeadingZeros,
         0,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Bits,
     ),
     m(
         "trailing_zeros",
-        MethodKind::TrailingZeros,
+        K::TrailingZeros,
         0,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Bits,
     ),
     Method {
         native: NativeMethod::Int("nu_pow"),
-        ..m("pow", MethodKind::Pow, 1, ClMethod::Typed)
+        ..m("pow", K::Pow, 1, C::Typed, false, P::Width)
     },
-    m("swap_bytes", MethodKind::SwapBytes, 0, ClMethod::Typed),
+    m("swap_bytes", K::SwapBytes, 0, C::Typed, false, P::Width),
     m(
         "saturating_mul",
-        MethodKind::SaturatingMul,
+        K::SaturatingMul,
         1,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Binary(BinOp::Mul),
     ),
     Method {
         native: NativeMethod::Checked("nu_rem_euclid"),
-        ..m("rem_euclid", MethodKind::RemEuclid, 1, ClMethod::Typed)
+        ..m(
+            "rem_euclid",
+            K::RemEuclid,
+            1,
+            C::Typed,
+            false,
+            P::Binary(BinOp::Rem),
+        )
     },
     Method {
         native: NativeMethod::Checked("nu_clamp"),
-        ..m("clamp", MethodKind::Clamp, 2, ClMethod::Typed)
+        ..m("clamp", K::Clamp, 2, C::Typed, false, P::Top)
     },
-    checked_or("checked_add", MethodKind::CheckedAdd),
-    checked_or("checked_sub", MethodKind::CheckedSub),
-    checked_or("checked_mul", MethodKind::CheckedMul),
-    checked_or("checked_div", MethodKind::CheckedDiv),
-    checked_or("checked_rem", MethodKind::CheckedRem),
+    checked_or("checked_add", K::CheckedAdd),
+    checked_or("checked_sub", K::CheckedSub),
+    checked_or("checked_mul", K::CheckedMul),
+    checked_or("checked_div", K::CheckedDiv),
+    checked_or("checked_rem", K::CheckedRem),
     // `x.checked_neg().unwrap_or(v)`, `x.checked_abs().unwrap_or(v)`: `v` is the argument.
     Method {
         arity: 1,
-        ..checked_or("checked_neg", MethodKind::CheckedNeg)
+        ..checked_or("checked_neg", K::CheckedNeg)
     },
     Method {
         arity: 1,
-        ..checked_or("checked_abs", MethodKind::CheckedAbs)
+        ..checked_or("checked_abs", K::CheckedAbs)
     },
-    checked_or("checked_pow", MethodKind::CheckedPow),
+    checked_or("checked_pow", K::CheckedPow),
     // `None` for a shift of the type's bits or more; the amount is a `u32`, as in Rust.
-    checked_or("checked_shl", MethodKind::CheckedShl),
-    checked_or("checked_shr", MethodKind::CheckedShr),
-    checked_or("checked_div_euclid", MethodKind::CheckedDivEuclid),
-    checked_or("checked_rem_euclid", MethodKind::CheckedRemEuclid),
+    checked_or("checked_shl", K::CheckedShl),
+    checked_or("checked_shr", K::CheckedShr),
+    checked_or("checked_div_euclid", K::CheckedDivEuclid),
+    checked_or("checked_rem_euclid", K::CheckedRemEuclid),
     // `MIN / -1` saturates to `MAX`; a zero divisor faults at the call, where Rust panics.
     Method {
         native: NativeMethod::Checked("nu_saturating_div"),
         ..m(
             "saturating_div",
-            MethodKind::SaturatingDiv,
+            K::SaturatingDiv,
             1,
-            ClMethod::Typed,
+            C::Typed,
+            false,
+            P::Binary(BinOp::Div),
         )
     },
     // A power past the type saturates to `MAX`, or to `MIN` for a negative base and an odd
     // exponent, as in Rust.
     m(
         "saturating_pow",
-        MethodKind::SaturatingPow,
+        K::SaturatingPow,
         1,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Width,
     ),
     // Signed types only, as in Rust: `MIN` saturates to `MAX`.
     m(
         "saturating_neg",
-        MethodKind::SaturatingNeg,
+        K::SaturatingNeg,
         0,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Width,
     ),
     m(
         "saturating_abs",
-        MethodKind::SaturatingAbs,
+        K::SaturatingAbs,
         0,
-        ClMethod::Typed,
+        C::Typed,
+        false,
+        P::Width,
     ),
     // OpenCL C's `add_sat`, `sub_sat` and `abs_diff` have Rust's meaning on every integer
     // type (`abs_diff` of signed values is unsigned in both).
     m(
         "saturating_add",
-        MethodKind::SaturatingAdd,
+        K::SaturatingAdd,
         1,
-        ClMethod::Call("add_sat"),
+        C::Call("add_sat"),
+        false,
+        P::Binary(BinOp::Add),
     ),
     m(
         "saturating_sub",
-        MethodKind::SaturatingSub,
+        K::SaturatingSub,
         1,
-        ClMethod::Call("sub_sat"),
+        C::Call("sub_sat"),
+        false,
+        P::Binary(BinOp::Sub),
     ),
     m(
         "abs_diff",
-        MethodKind::AbsDiff,
+        K::AbsDiff,
         1,
-        ClMethod::Call("abs_diff"),
+        C::Call("abs_diff"),
+        false,
+        P::Top,
     ),
-    m("dims", MethodKind::Dims, 0, ClMethod::Memory),
-    m("len", MethodKind::Len, 0, ClMethod::Memory),
-    m("read", MethodKind::Read, 2, ClMethod::Memory),
+    m("dims", K::Dims, 0, C::Memory, false, P::Memory),
+    m("len", K::Len, 0, C::Memory, false, P::Memory),
+    m("read", K::Read, 2, C::Memory, false, P::Memory),
     Method {
         native: NativeMethod::View("write_at"),
-        ..m("write", MethodKind::Write, 3, ClMethod::Memory)
+        ..m("write", K::Write, 3, C::Memory, false, P::Memory)
     },
-    atomic("atomic_add", MethodKind::AtomicAdd, 2),
-    atomic("atomic_sub", MethodKind::AtomicSub, 2),
-    atomic("atomic_min", MethodKind::AtomicMin, 2),
-    atomic("atomic_max", MethodKind::AtomicMax, 2),
-    atomic("atomic_and", MethodKind::AtomicAnd, 2),
-    atomic("atomic_or", MethodKind::AtomicOr, 2),
-    atomic("atomic_xor", MethodKind::AtomicXor, 2),
-    atomic("atomic_xchg", MethodKind::AtomicXchg, 2),
-    atomic("atomic_cmpxchg", MethodKind::AtomicCmpxchg, 3),
+    atomic("atomic_add", K::AtomicAdd, 2),
+    atomic("atomic_sub", K::AtomicSub, 2),
+    atomic("atomic_min", K::AtomicMin, 2),
+    atomic("atomic_max", K::AtomicMax, 2),
+    atomic("atomic_and", K::AtomicAnd, 2),
+    atomic("atomic_or", K::AtomicOr, 2),
+    atomic("atomic_xor", K::AtomicXor, 2),
+    atomic("atomic_xchg", K::AtomicXchg, 2),
+    atomic("atomic_cmpxchg", K::AtomicCmpxchg, 3),
 ];
 
 /// `x.checked_op(y).unwrap_or(v)`: the prelude's `nu_checked_op_<type>(x, y, v)` in OpenCL C,
@@ -349,7 +447,8 @@ pub const METHODS: &[Method] = &[
 const fn checked_or(name: &'static str, kind: MethodKind) -> Method {
     Method {
         native: NativeMethod::CheckedOr,
-        ..m(name, kind, 2, ClMethod::Typed)
+        // Whether a usize operation overflows depends on its width.
+        ..m(name, kind, 2, ClMethod::Typed, false, ProofRule::Width)
     }
 }
 
@@ -362,6 +461,8 @@ const fn atomic(name: &'static str, kind: MethodKind, arity: usize) -> Method {
         arity,
         cl: ClMethod::Memory,
         native: NativeMethod::Atomic,
+        lanes: false,
+        proof: ProofRule::Memory,
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod builtins;
 pub mod display;
+pub mod staging;
 pub mod visit;
 
 use proc_macro2::Span;
@@ -49,6 +50,27 @@ pub struct Stage {
     pub tiles: Vec<usize>,
     /// The annotation, where its errors point.
     pub span: Span,
+    /// The plan, set once the whole chain has applied (a `dmine` or `vector` after `stage`
+    /// changes what a work-item covers): per dimension, the element loop's step and the
+    /// work-items along it.
+    pub group: Vec<(usize, usize)>,
+    /// The plan: per staged array, the box its reads in the staged loop cover.
+    pub boxes: Vec<StageBox>,
+}
+
+/// The box of one staged array in local memory: per index position of its reads, what the
+/// position follows, the lowest constant offset of the reads, the box's extent, and (for a
+/// position that follows no loop) the index, the same for every read.
+#[derive(Debug, Clone)]
+pub struct StageBox {
+    /// The staged array.
+    pub array: Ident,
+    /// Per index position: what it follows and the reads' lowest constant offset.
+    pub follows: Vec<staging::Position>,
+    /// Per index position: the box's extent.
+    pub extents: Vec<usize>,
+    /// Per index position that follows no loop: its index.
+    pub uniform: Vec<Option<Expr>>,
 }
 
 /// The lanes of a `vector(w)` nest.

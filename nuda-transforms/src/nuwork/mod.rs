@@ -300,7 +300,7 @@ fn kernel_of(cx: &Ctxt, s: Stmt, k: usize, span: proc_macro2::Span) -> Option<Ke
     let staged = crate::emit::cl::staged_body(&body);
     // The work-items of a group: the tile, over the dmine factors after stage.
     let group = staged.map(|n| {
-        let dims = crate::annot::stage::group_dims(n);
+        let dims = crate::ir::staging::group_dims(n);
         dims.iter().map(|d| d.1).collect()
     });
     Some(Kernel {

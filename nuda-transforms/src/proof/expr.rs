@@ -2,7 +2,7 @@
 
 use super::{cl_ty, line, slot_ty, written_ty, Proof, Reg, NONE};
 use crate::capture::Context;
-use crate::ir::builtins::{builtin_of, FnKind, MethodKind};
+use crate::ir::builtins::{builtin_of, FnKind, MethodKind, ProofRule};
 use crate::ir::*;
 use crate::paths::PRIVATE;
 use crate::sites::SiteKind;
@@ -209,40 +209,22 @@ impl Proof<'_> {
         let Some(kind) = MethodKind::of(&method.to_string()) else {
             return self.push(quote!(Top));
         };
-        if kind.on_memory() {
+        // The table's `proof` column says what is known of the value.
+        let rule = kind.spec().proof;
+        if rule == ProofRule::Memory {
             return self.memory(recv, kind, args, span);
         }
         let a = self.expr(recv);
         let regs: Vec<Reg> = args.iter().map(|x| self.expr(x)).collect();
         let b = regs.first().copied().unwrap_or(NONE);
         let (ty, l) = (self.ty_of(recv), line(span));
-        use MethodKind::*;
-        match kind {
-            Min => self.push(quote!(MinMax(false, #a, #b))),
-            Max => self.push(quote!(MinMax(true, #a, #b))),
-            Abs => self.push(quote!(Abs(#a, #ty, #l))),
-            WrappingAdd => self.binary(BinOp::Add, a, b, ty, span),
-            WrappingSub => self.binary(BinOp::Sub, a, b, ty, span),
-            // A saturated result lies within the exact one's bounds: a usize sum past 32 bits
-            // needs 64 bits either way.
-            SaturatingAdd => self.binary(BinOp::Add, a, b, ty, span),
-            SaturatingSub => self.binary(BinOp::Sub, a, b, ty, span),
-            SaturatingMul => self.binary(BinOp::Mul, a, b, ty, span),
-            // Checked at the same site as `%`, and within its result's bounds.
-            RemEuclid => self.binary(BinOp::Rem, a, b, ty, span),
-            // Checked at the same site as `/`; a saturated quotient lies within its bounds.
-            SaturatingDiv => self.binary(BinOp::Div, a, b, ty, span),
-            WrappingMul => self.binary(BinOp::Mul, a, b, ty, span),
-            CountOnes | LeadingZeros | TrailingZeros => self.push(quote!(Bits(#ty, #l))),
-            // Their results depend on a usize's width, as a rotation's do.
-            RotateLeft | RotateRight | Pow | SwapBytes => self.push(quote!(Rotate(#ty, #l))),
-            // Whether a usize operation overflows depends on its width too.
-            CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedNeg
-            | CheckedAbs | SaturatingNeg | SaturatingAbs | CheckedPow | SaturatingPow
-            | CheckedShl | CheckedShr | CheckedDivEuclid | CheckedRemEuclid => {
-                self.push(quote!(Rotate(#ty, #l)))
-            }
-            _ => self.push(quote!(Top)),
+        match rule {
+            ProofRule::MinMax(max) => self.push(quote!(MinMax(#max, #a, #b))),
+            ProofRule::Abs => self.push(quote!(Abs(#a, #ty, #l))),
+            ProofRule::Binary(op) => self.binary(op, a, b, ty, span),
+            ProofRule::Bits => self.push(quote!(Bits(#ty, #l))),
+            ProofRule::Width => self.push(quote!(Rotate(#ty, #l))),
+            ProofRule::Top | ProofRule::Memory => self.push(quote!(Top)),
         }
     }
 

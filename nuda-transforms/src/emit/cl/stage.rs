@@ -1,4 +1,5 @@
-//! `stage(..)` nests in OpenCL C (see `annot::stage` for the annotation and its legality).
+//! `stage(..)` nests in OpenCL C (see `annot::stage` for the annotation, its legality and its
+//! plan, which `ir::Stage` carries: the group's shape and each staged array's box).
 //! The kernel runs one work-group per tile: the tile loops are the group ids, the element
 //! loops the local ids. The staged loop runs in groups of `depth` iterations; before each, the
 //! work-group copies the block of each staged array those iterations read (the box of the
@@ -10,10 +11,8 @@
 //! the array are not copied, and only such faulting reads would look at them.
 
 use super::ClEmitter;
-use crate::annot::stage::{
-    bound_names, element_vars, position, reads_of, stage_body, staged_loop, Follows,
-};
 use crate::emit::template::Ph;
+use crate::ir::staging::{bound_names, element_vars, position, stage_body, staged_loop, Follows};
 use crate::ir::*;
 use crate::sites::SiteKind;
 use std::collections::{HashMap, HashSet};
@@ -58,26 +57,23 @@ impl ClEmitter<'_> {
     /// The element nest of a staged `tilem`, at kernel scope in a one-group-per-tile kernel.
     pub(super) fn staged_nest(&mut self, n: &Nest) {
         let Some(st) = n.stage.as_deref() else { return };
+        // No plan: its error is reported, and the kernel is not built.
+        if st.group.is_empty() {
+            return;
+        }
         let (body, lanes) = stage_body(n);
         let k = st.k.as_ref().map(ToString::to_string).unwrap_or_default();
-        let kbody = staged_loop(body, &k).map_or(body, |f| f.3);
         let user_elems = element_vars(n);
         let locals = bound_names(&n.body);
         let mut arrays = HashMap::new();
-        let dims = crate::annot::stage::group_dims(n);
-        // The element values each dimension's work-items cover, from their block starts; the
-        // lanes of a `vector(w)` add `w - 1` to the last.
-        let lane_extra = lanes.and_then(|l| l.lanes).map_or(0, |l| l.width - 1);
-        let spans: Vec<usize> = (dims.iter().enumerate())
-            .map(|(d, &(step, items))| {
-                (items - 1) * step + 1 + lane_extra * usize::from(d + 1 == dims.len())
-            })
-            .collect();
-        for a in &st.arrays {
-            let Some(b) = self.footprint(st, &spans, a, kbody, (&k, &user_elems, &locals)) else {
-                return;
+        for b in &st.boxes {
+            let staged = StagedArray {
+                local: self.names.fresh(&format!("nu_stage_{}", b.array)),
+                follows: b.follows.clone(),
+                extents: b.extents.clone(),
+                uniform: b.uniform.clone(),
             };
-            arrays.insert(a.to_string(), b);
+            arrays.insert(b.array.to_string(), staged);
         }
         self.declare_elements(n, &arrays);
         let elems = n.loops.iter().map(|l| self.var(&l.var)).collect();
@@ -86,7 +82,7 @@ impl ClEmitter<'_> {
             ke: String::new(),
             elems,
             k,
-            group: dims.iter().map(|d| d.1).product(),
+            group: st.group.iter().map(|d| d.1).product(),
             user_elems,
             locals,
         };
@@ -147,7 +143,8 @@ impl ClEmitter<'_> {
         for (d, l) in n.loops.iter().enumerate() {
             let c = self.names.declare(&l.var);
             // A dmine after stage steps the element loops: a work-item starts its block.
-            let step = crate::annot::stage::group_dims(n).get(d).map_or(1, |g| g.0);
+            let group = n.stage.as_ref().and_then(|st| st.group.get(d));
+            let step = group.map_or(1, |g| g.0);
             let id = match step {
                 1 => format!("get_local_id({d})"),
                 s => format!("get_local_id({d}) * {s}"),
@@ -156,68 +153,6 @@ impl ClEmitter<'_> {
             self.line(format!("{} {c} = {v};", Ph::ty(l.slot)));
         }
         self.line("nu_idx nu_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));");
-    }
-
-    /// The box of `a`'s reads in the staged loop, or `None` after an error.
-    fn footprint(
-        &mut self,
-        st: &Stage,
-        spans: &[usize],
-        a: &syn::Ident,
-        kbody: &Block,
-        (k, elems, locals): (&str, &HashMap<String, (usize, i64)>, &HashSet<String>),
-    ) -> Option<StagedArray> {
-        let reads = reads_of(kbody, a);
-        let mut follows: Vec<Option<(Follows, i64, i64, String)>> = Vec::new();
-        for (index, span) in &reads {
-            follows.resize(index.len(), None);
-            for (p, x) in index.iter().enumerate() {
-                let (f, off) = position(x, k, elems, locals)?;
-                let text = match f {
-                    Follows::Uniform => crate::ir::display::expr(x),
-                    _ => String::new(),
-                };
-                match &mut follows[p] {
-                    None => follows[p] = Some((f, off, off, text)),
-                    Some((g, lo, hi, t)) if *g == f && *t == text => {
-                        *lo = (*lo).min(off);
-                        *hi = (*hi).max(off);
-                    }
-                    Some(_) => {
-                        let msg = format!("annot!: stage({a}, ..): the reads of `{a}` follow different loops at index position {}; stage arrays whose reads share one shape, as `a[(k, i)]` and `a[(k, i + 1)]`", p + 1);
-                        self.cx.error(*span, msg);
-                        return None;
-                    }
-                }
-            }
-        }
-        let follows: Vec<(Follows, i64, i64, String)> =
-            follows.into_iter().collect::<Option<_>>()?;
-        let uniform = reads[0]
-            .0
-            .iter()
-            .zip(&follows)
-            .map(|(x, f)| (f.0 == Follows::Uniform).then(|| x.clone()))
-            .collect();
-        let extents = follows
-            .iter()
-            .map(|(f, lo, hi, _)| {
-                let base = match f {
-                    Follows::K => st.depth,
-                    // The loop's values (a block start per work-item) span the tile.
-                    Follows::Elem(d) => spans[*d],
-                    Follows::Uniform => 1,
-                };
-                base + (hi - lo) as usize
-            })
-            .collect();
-        let local = self.names.fresh(&format!("nu_stage_{a}"));
-        Some(StagedArray {
-            local,
-            follows: follows.iter().map(|(f, lo, ..)| (*f, *lo)).collect(),
-            extents,
-            uniform,
-        })
     }
 
     /// The staged loop: full groups of `depth` iterations through local memory, then the rest.

@@ -26,42 +26,6 @@ use crate::lanes::{Kind, Plan};
 use crate::sites::SiteKind;
 use std::rc::Rc;
 
-/// The float methods OpenCL C overloads for vectors, applied lane by lane.
-fn lane_method(kind: MethodKind) -> bool {
-    use MethodKind::*;
-    matches!(
-        kind,
-        Sqrt | Abs
-            | Min
-            | Max
-            | MulAdd
-            | Exp
-            | Ln
-            | Log2
-            | Sin
-            | Cos
-            | Tan
-            | Powf
-            | Floor
-            | Ceil
-            | Round
-            | Recip
-            | Tanh
-            | Sinh
-            | Cosh
-            | Asin
-            | Acos
-            | Atan
-            | Atan2
-            | Log10
-            | Exp2
-            | Cbrt
-            | Hypot
-            | Trunc
-            | Copysign
-    )
-}
-
 /// Whether a loop's bounds and step are the same in every lane.
 fn uniform_range(plan: &Plan, r: &Range) -> bool {
     let parts = [Some(&r.start), Some(&r.end), r.step.as_ref()];
@@ -195,7 +159,8 @@ impl ClEmitter<'_> {
         span: proc_macro2::Span,
     ) -> String {
         let kind = MethodKind::of(&method.to_string());
-        let Some(kind) = kind.filter(|k| lane_method(*k)) else {
+        // The table's `lanes` column: the methods OpenCL C overloads for vectors.
+        let Some(kind) = kind.filter(|k| k.spec().lanes) else {
             return self.lane_error(span, &format!("`.{method}()` on values that differ between lanes; vectors take the float math methods"));
         };
         let s = recv.slot.unwrap_or_default();
