@@ -8,8 +8,6 @@
 //! and the native engine stores with `Ordering::Relaxed`: on x86-64 and AArch64 that is an
 //! ordinary store, and a racy kernel yields some value instead of undefined behaviour.
 
-use crate::kernel::{Arith, Capture, ClType};
-use crate::reduce::Reduce;
 use std::borrow::Cow;
 use std::fmt::Debug;
 use std::sync::atomic::{
@@ -59,16 +57,16 @@ pub trait Pod: SealedPod + Copy + Default + Debug + PartialEq + Send + Sync + 's
     }
 }
 
-/// What `NuArray1/2/3`, `NuVec` and kernel values hold: the scalars of [`Element`] and the
-/// structs of `#[nustruct]`, whose layout is the same on the host and in OpenCL C.
+/// What `NuArray1/2/3` and `NuVec` hold, as stored: the scalars of `Element` and the structs
+/// of `#[nustruct]`, whose layout is the same on the host and in OpenCL C. Every `Stored` type
+/// is also a kernel value (`Value`, in the launch layer); only nuda's own impls and
+/// `#[nustruct]`'s generated code implement it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be stored in a nuda array or passed to a kernel",
     label = "nuda stores f32, f64, i8..i64, u8..u64, usize, isize, bool and `#[nustruct]` structs",
     note = "a struct of such fields becomes storable with `#[nuda::nustruct]` above its `#[derive(Clone, Copy, Debug, Default, PartialEq)]`"
 )]
-pub trait Value:
-    Pod + ClType + for<'a> Capture<Native<'a> = Self> + crate::kernel::LetCopy<Local = Self>
-{
+pub trait Stored: Pod {
     /// The OpenCL C type name in memory, such as `float`, `uchar` or a struct's name.
     const CL_TYPE: &'static str;
     /// Whether the type is floating point (f32 or f64).
@@ -79,16 +77,6 @@ pub trait Value:
     /// The value as little-endian bytes, for passing scalars to kernels.
     fn to_le_bytes_vec(self) -> Vec<u8>;
 }
-
-/// A scalar element of `NuArray1/2/3`: f32, f64, i8, i16, i32, i64, u8, u16, u32, u64; and
-/// usize, isize (stored as 64-bit integers: `nu_word`/`nu_sword` in OpenCL C) and bool (one
-/// byte, 0 or 1: `uchar`, since OpenCL C has no `bool` in memory).
-///
-/// Every element is also a kernel value ([`ClType`], [`Arith`], and captured by value through
-/// [`Capture`], and reduced by [`Reduce`]), so a function generic over `T: Element` may call `nuwork!`: rustc checks
-/// the operators the body uses against the function's own bounds (`T: std::ops::Mul<Output =
-/// T>` for `*`), and the kernel is instantiated per concrete type at its first launch.
-pub trait Element: Value + Arith + Reduce<This = Self> {}
 
 macro_rules! element {
     ($t:ty, $cell:ty, $row:ident, |$v:ident| $to:expr, |$b:ident| $from:expr) => {
@@ -115,21 +103,13 @@ macro_rules! element {
                 bits(a) == bits(b)
             }
         }
-        impl Value for $t {
+        impl Stored for $t {
             // The C name in memory, from the one scalar table.
             const CL_TYPE: &'static str = nuda_abi::Scalar::$row.info().c_stored;
             const IS_FLOAT: bool = nuda_abi::Scalar::$row.info().float;
             const CL_ALIGN: usize = size_of::<$t>();
             fn to_le_bytes_vec(self) -> Vec<u8> {
                 self.to_le_bytes().to_vec()
-            }
-        }
-        impl Element for $t {}
-        impl crate::kernel::LetCopy for $t {
-            type Local = $t;
-            #[inline(always)]
-            fn local(&self) -> $t {
-                *self
             }
         }
         // Layout equality is what makes the atomic view of a `&mut [T]` sound.
@@ -189,20 +169,12 @@ impl Pod for bool {
         }
     }
 }
-impl Value for bool {
+impl Stored for bool {
     const CL_TYPE: &'static str = nuda_abi::Scalar::Bool.info().c_stored;
     const IS_FLOAT: bool = false;
     const CL_ALIGN: usize = 1;
     fn to_le_bytes_vec(self) -> Vec<u8> {
         vec![u8::from(self)]
-    }
-}
-impl Element for bool {}
-impl crate::kernel::LetCopy for bool {
-    type Local = bool;
-    #[inline(always)]
-    fn local(&self) -> bool {
-        *self
     }
 }
 const _: () = assert!(

@@ -16,8 +16,8 @@
 //! 5. launches and what kernels do with values: `launch`, `kernel`, `reduce`, `tune`;
 //! 6. the macros' support: `private`.
 //!
-//! One import from above remains: `element`'s `Element` bundle names the kernel traits and
-//! `Reduce` (layer 5) in its bound, since those traits' definitions need `Launch`.
+//! Storage and kernel use are apart: arrays hold [`Stored`] types (layer 0); [`Value`] and
+//! [`Element`], which add the kernel traits, live with them in `kernel` (layer 5).
 
 pub mod array;
 mod atomic;
@@ -46,10 +46,11 @@ pub use config::{DeviceChoice, EngineChoice};
 pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
 };
-pub use element::{Element, Pod, Texel, Value};
+pub use element::{Pod, Stored, Texel};
 pub use error::{Compiler, Error, KernelFault, OutOfBounds, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
+pub use kernel::{Element, Value};
 pub use launch::{Geometry, IndexType, KernelSource, Launch, NativeLaunch, Timing};
 pub use native::{ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, WorkItem};
 pub use nudevs::nudevs;

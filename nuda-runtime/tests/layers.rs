@@ -33,10 +33,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("private", 6),
 ];
 
-/// Imports from above that remain, each with why. `Element` (layer 0) is the bundle of what a
-/// stored scalar is in a kernel: its bound names the kernel traits (`Arith`, `Capture`,
-/// `ClType`, layer 5) and `Reduce` (layer 5), whose definitions need `Launch`.
-const KNOWN: &[(&str, &str)] = &[("element", "kernel"), ("element", "reduce")];
+/// Imports from above that remain, each with why: none.
+const KNOWN: &[(&str, &str)] = &[];
 
 fn layer(module: &str) -> Option<u8> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|l| l.1)

@@ -3,7 +3,7 @@
 //!
 //! The struct gets `#[repr(C)]`, a twin of atomic cells with its layout (the native engine's
 //! racy stores stay defined, as for scalars), and the runtime's traits: `Pod` field by field
-//! (padding zeroed on upload), `ClType`/`Value` with an OpenCL C name unique to the struct's
+//! (padding zeroed on upload), `ClType`/`Stored`/`Value` with an OpenCL C name unique to the struct's
 //! text, and `Capture` (captured by value). Compile-time assertions tie Rust's layout to C's
 //! rules with OpenCL C's alignments; the runtime's declaration makes the device compiler check
 //! the same offsets (see `nuda_runtime::kernel::StructDecl`).
@@ -212,7 +212,8 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
                 })
             }
         }
-        impl ::nuda::Value for #ident {
+        impl ::nuda::Value for #ident {}
+        impl ::nuda::Stored for #ident {
             const CL_TYPE: &'static str = #name;
             const IS_FLOAT: bool = false;
             const CL_ALIGN: usize = {

@@ -5,12 +5,12 @@
 
 use super::NuArray;
 use crate::atomic::{host_cmpxchg, host_rmw, Atomic, AtomicBits, AtomicOp};
-use crate::element::Element;
+use crate::element::Stored;
 use crate::shape::Shape;
 
 macro_rules! host_atomics {
     ($($name:ident => $op:ident, $bound:ident;)*) => {
-        impl<T: Element, S: Shape> NuArray<T, S> {$(
+        impl<T: Stored, S: Shape> NuArray<T, S> {$(
             #[doc = concat!("`", stringify!($name), "(index, v)`: applies `AtomicOp::", stringify!($op),
                 "` with `v` to the element at `index` and returns its previous value.")]
             #[track_caller]
@@ -26,7 +26,7 @@ macro_rules! host_atomics {
 
 crate::atomic::for_each_atomic!(host_atomics);
 
-impl<T: Element + Atomic, S: Shape> NuArray<T, S> {
+impl<T: Stored + Atomic, S: Shape> NuArray<T, S> {
     /// `atomic_cmpxchg(index, expected, new)`: stores `new` if the element at `index` is
     /// `expected` (bitwise), and returns its previous value either way.
     #[track_caller]

@@ -3,7 +3,7 @@
 //! through it in a kernel is a compile error.
 
 use super::{NuArray, Shape};
-use crate::element::Value;
+use crate::element::Stored;
 use std::ops::Deref;
 
 /// An array passed to kernels as a `constant` pointer.
@@ -32,7 +32,7 @@ impl<A> Deref for NuConst<'_, A> {
     }
 }
 
-impl<T: Value, S: Shape> NuArray<T, S> {
+impl<T: Stored, S: Shape> NuArray<T, S> {
     /// This array as kernels' constant memory: small, read-only tables such as filter
     /// coefficients. The device's constant memory is limited (64 KiB is common); a launch with
     /// a larger one fails with `Error::OutOfResources`.

@@ -17,14 +17,14 @@ pub use vec::NuVec;
 use crate::backend::native::{ArrayView, ArrayViewMut};
 use crate::backend::Layout;
 use crate::device::Device;
-use crate::element::Value;
+use crate::element::Stored;
 use crate::error::{Error, Result};
 use crate::memory::Storage;
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
 /// A lazily synchronised array of `T` with shape `S`; use the aliases below.
-pub struct NuArray<T: Value, S: Shape> {
+pub struct NuArray<T: Stored, S: Shape> {
     dims: S,
     storage: Storage<T>,
 }
@@ -43,7 +43,7 @@ fn len_of<S: Shape>(dims: S) -> usize {
     }
 }
 
-impl<T: Value, S: Shape> NuArray<T, S> {
+impl<T: Stored, S: Shape> NuArray<T, S> {
     /// A zeroed array. Nothing is allocated until the host or a device first uses it.
     pub fn new(dims: S) -> Self {
         NuArray {
@@ -190,7 +190,7 @@ fn display_len(len: Option<usize>) -> String {
     len.map_or_else(|| "more than usize::MAX".into(), |n| n.to_string())
 }
 
-impl<T: Value, S: Shape> Index<S> for NuArray<T, S> {
+impl<T: Stored, S: Shape> Index<S> for NuArray<T, S> {
     type Output = T;
     #[inline]
     fn index(&self, index: S) -> &T {
@@ -198,7 +198,7 @@ impl<T: Value, S: Shape> Index<S> for NuArray<T, S> {
     }
 }
 
-impl<T: Value, S: Shape> IndexMut<S> for NuArray<T, S> {
+impl<T: Stored, S: Shape> IndexMut<S> for NuArray<T, S> {
     #[inline]
     fn index_mut(&mut self, index: S) -> &mut T {
         let o = self.offset(index);
@@ -206,7 +206,7 @@ impl<T: Value, S: Shape> IndexMut<S> for NuArray<T, S> {
     }
 }
 
-impl<T: Value, S: Shape> Clone for NuArray<T, S> {
+impl<T: Stored, S: Shape> Clone for NuArray<T, S> {
     /// A copy on the host (downloaded first if a device holds the only valid data).
     fn clone(&self) -> Self {
         NuArray {
@@ -216,7 +216,7 @@ impl<T: Value, S: Shape> Clone for NuArray<T, S> {
     }
 }
 
-impl<T: Value, S: Shape> fmt::Debug for NuArray<T, S> {
+impl<T: Stored, S: Shape> fmt::Debug for NuArray<T, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (host, devices) = self.residency();
         f.debug_struct(&format!("NuArray{}<{}>", S::RANK, T::CL_TYPE))

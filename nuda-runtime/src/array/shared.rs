@@ -6,7 +6,7 @@
 
 use super::{NuArray, Shape};
 use crate::backend::native::ArrayViewMut;
-use crate::element::Value;
+use crate::element::Stored;
 use crate::error::Result;
 use crate::memory::Storage;
 
@@ -63,7 +63,7 @@ impl<A> Clone for NuShared<'_, A> {
 
 impl<A> Copy for NuShared<'_, A> {}
 
-impl<'a, T: Value, S: Shape> NuShared<'a, NuArray<T, S>> {
+impl<'a, T: Stored, S: Shape> NuShared<'a, NuArray<T, S>> {
     /// The dims, outermost first.
     pub fn dims(&self) -> S {
         self.0.dims()
@@ -97,7 +97,7 @@ impl<'a, T: Value, S: Shape> NuShared<'a, NuArray<T, S>> {
     }
 }
 
-impl<T: Value, S: Shape> NuArray<T, S> {
+impl<T: Stored, S: Shape> NuArray<T, S> {
     /// A handle for writing this array from kernels on several devices at once, as NUDA's
     /// `nudevs` loops do: each device starts from the current contents, and the elements each
     /// one changes merge on the host when the array is next used. Kernels must write disjoint

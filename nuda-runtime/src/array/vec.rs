@@ -5,17 +5,17 @@
 //! stays where the last kernel wrote it until the host touches it.
 
 use super::NuArray1;
-use crate::element::Value;
+use crate::element::Stored;
 use crate::error::Result;
 use std::fmt;
 use std::ops::Index;
 
 /// A lazily synchronised vector of `T` whose length kernels decide.
-pub struct NuVec<T: Value> {
+pub struct NuVec<T: Stored> {
     data: NuArray1<T>,
 }
 
-impl<T: Value> NuVec<T> {
+impl<T: Stored> NuVec<T> {
     /// An empty vector.
     pub fn new() -> Self {
         NuVec {
@@ -88,13 +88,13 @@ impl<T: Value> NuVec<T> {
     }
 }
 
-impl<T: Value> Default for NuVec<T> {
+impl<T: Stored> Default for NuVec<T> {
     fn default() -> Self {
         NuVec::new()
     }
 }
 
-impl<T: Value> From<Vec<T>> for NuVec<T> {
+impl<T: Stored> From<Vec<T>> for NuVec<T> {
     fn from(v: Vec<T>) -> Self {
         let n = v.len();
         NuVec {
@@ -103,14 +103,14 @@ impl<T: Value> From<Vec<T>> for NuVec<T> {
     }
 }
 
-impl<T: Value> Index<usize> for NuVec<T> {
+impl<T: Stored> Index<usize> for NuVec<T> {
     type Output = T;
     fn index(&self, i: usize) -> &T {
         &self.data[i]
     }
 }
 
-impl<T: Value> fmt::Debug for NuVec<T> {
+impl<T: Stored> fmt::Debug for NuVec<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NuVec").field("len", &self.len()).finish()
     }

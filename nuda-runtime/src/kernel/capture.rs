@@ -4,9 +4,10 @@
 
 use super::desc::{CaptureDesc, Input, Space};
 use super::plain::SharedViewMut;
+use super::{Element, Value};
 use crate::array::{NuArray, NuShared, NuVec, Shape};
 use crate::backend::native::{ArrayView, ArrayViewMut, ImageView, ImageViewMut};
-use crate::element::{Element, Texel, Value};
+use crate::element::Texel;
 use crate::error::Result;
 use crate::image::NuImage2;
 use crate::launch::Launch;

@@ -11,8 +11,8 @@
 
 use super::capture::{array_input, CaptureMut};
 use super::desc::{CaptureDesc, Input, Space};
+use super::Value;
 use crate::backend::native::{ArrayViewMut, WorkItem};
-use crate::element::Value;
 use crate::error::{Error, Result};
 use crate::launch::Launch;
 use crate::shape::Shape;

@@ -12,6 +12,7 @@ mod access;
 mod arith;
 mod capture;
 pub(crate) mod desc;
+mod element;
 mod launcher;
 mod local;
 mod nustruct;
@@ -34,6 +35,7 @@ pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, Capture,
     CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
 };
+pub use element::{Element, Value};
 pub use launcher::{NoCall, Nucall};
 pub use local::{LocalArray, LocalGroup};
 pub(crate) use nustruct::declarations_for;

@@ -9,7 +9,8 @@
 //! `sizeof` or an offset differs from Rust's. So a mismatch never corrupts data silently.
 
 use super::capture::ClType;
-use crate::element::{Pod, Value};
+use super::Value;
+use crate::element::Pod;
 use std::sync::{Mutex, PoisonError};
 
 /// A field of a `#[nustruct]`: a storable value, or a fixed-size array of fields.
@@ -54,7 +55,7 @@ unsafe impl<T: Value> Field for T {
     type Cell = T::Cell;
     const EVERY_BIT_PATTERN: bool = <T as Pod>::EVERY_BIT_PATTERN;
     const PADDED: bool = <T as Pod>::PADDED;
-    const CL_ALIGN: usize = <T as Value>::CL_ALIGN;
+    const CL_ALIGN: usize = <T as crate::element::Stored>::CL_ALIGN;
     fn load(cell: &T::Cell) -> T {
         <T as Pod>::load(cell)
     }

@@ -3,8 +3,8 @@
 //! user would write `let c = c.as_shared();` (see `NuArray::as_shared` for the merge rule).
 //! A handle is already shared and stays itself.
 
+use super::Value;
 use crate::array::{NuArray, NuShared, Shape};
-use crate::element::Value;
 use crate::error::Result;
 
 /// An array a `nudevs` body writes from several devices.

@@ -18,9 +18,10 @@ pub(crate) use split::Split;
 use crate::array::{NuArray, NuShared, Shape};
 use crate::backend::{Arg, DeviceInfo, Form, SourceLaunch};
 use crate::device::{current_device, Device};
-use crate::element::{Texel, Value};
+use crate::element::Texel;
 use crate::error::{Error, Result};
 use crate::image::NuImage2;
+use crate::kernel::Value;
 use std::time::{Duration, Instant};
 
 /// A kernel launch being described; `run` executes it.

@@ -324,7 +324,7 @@ pub trait RangeElement<I> {
     ) -> Result<Self::Out>;
 }
 
-impl<T: crate::element::Value, S: crate::shape::Shape> RangeElement<S>
+impl<T: crate::kernel::Value, S: crate::shape::Shape> RangeElement<S>
     for crate::array::NuArray<T, S>
 {
     type Out = T;

@@ -14,7 +14,7 @@ pub use scan::{
     ScanPlan, ScanPrefixes, ScanTotals,
 };
 
-use crate::element::Element;
+use crate::kernel::Element;
 
 /// How a reduction variable's contributions combine (`-=` updates combine with `Add`: each
 /// partial starts at zero and subtracts, and partials add).
@@ -181,5 +181,5 @@ pub fn combine<T: Reduce>(op: RedOp, a: T, b: T) -> T {
 
 /// The OpenCL C type kernels accumulate `like`'s type in.
 pub fn reduce_cl_type<T: Reduce>(_like: &T) -> &'static str {
-    <T::Dev as crate::element::Value>::CL_TYPE
+    <T::Dev as crate::element::Stored>::CL_TYPE
 }

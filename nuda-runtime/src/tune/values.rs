@@ -1,8 +1,8 @@
 //! What a tuning run saves, restores and compares: the arrays a tuned kernel writes.
 
 use crate::array::NuArray;
-use crate::element::Value;
 use crate::error::{Error, Result};
+use crate::kernel::Value;
 use crate::shape::Shape;
 use std::any::Any;
 
