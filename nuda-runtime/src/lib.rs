@@ -4,8 +4,9 @@
 //! Most users reach this crate through the `nuda` facade and its macros. Hand-written OpenCL C
 //! kernels can use it directly: wrap the source in a [`KernelSource`] and start a [`Launch`].
 //!
-//! The modules form layers, each using only those of its own layer or below;
-//! `backend/README.md` draws them, and `tests/layers.rs` checks every import against this list:
+//! The modules form layers, each using only those of its own layer or below, and no two
+//! modules use each other; `backend/README.md` draws them, and `tests/layers.rs` checks every
+//! import against this list:
 //! 0. neutral types: `error`, `element`, `atomic`, `shape`, `config`, `stats`, `fault`, and
 //!    `backend`'s interface and neutral types (`Provider`, `Backend`, `DeviceInfo`, `Layout`,
 //!    `Geometry`, ..); the vocabulary shared with the macros is the `nuda-abi` crate, below all;
@@ -17,7 +18,8 @@
 //! 6. the macros' support: `private`.
 //!
 //! Storage and kernel use are apart: arrays hold [`Stored`] types (layer 0); [`Value`] and
-//! [`Element`], which add the kernel traits, live with them in `kernel` (layer 5).
+//! [`Element`], which add the kernel traits, live with them in `kernel` (layer 5), and so does
+//! `Reduce`, which `reduce/` (launching reductions) uses.
 
 pub mod array;
 mod atomic;

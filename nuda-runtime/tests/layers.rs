@@ -194,6 +194,55 @@ fn no_module_imports_a_layer_above_its_own() {
     );
 }
 
+/// No two modules import each other, even within a layer: the module graph has no circle.
+#[test]
+fn no_modules_import_each_other() {
+    let (roots, mut all) = (roots(), Vec::new());
+    files(&src(), &mut all);
+    let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in &all {
+        let rel = p
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "lib.rs" || is_test(&rel) {
+            continue;
+        }
+        let module = module_of(&rel);
+        let text = std::fs::read_to_string(p).unwrap();
+        let out = graph.entry(module.clone()).or_default();
+        out.extend(
+            uses(&code(&text), &roots)
+                .into_iter()
+                .filter(|u| *u != module),
+        );
+    }
+    let circles: Vec<String> = graph.keys().filter_map(|m| circle(&graph, m)).collect();
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+/// A path from `start` back to itself, if the graph has one.
+fn circle(graph: &BTreeMap<String, Vec<String>>, start: &str) -> Option<String> {
+    let (mut stack, mut seen) = (vec![vec![start.to_string()]], Vec::new());
+    while let Some(path) = stack.pop() {
+        for next in graph.get(path.last()?).into_iter().flatten() {
+            if next == start {
+                return Some(format!("{} -> {start}", path.join(" -> ")));
+            }
+            if !seen.contains(next) {
+                seen.push(next.clone());
+                stack.push([path.clone(), vec![next.clone()]].concat());
+            }
+        }
+    }
+    None
+}
+
 /// Every module's opening doc names its layer, the one in the table.
 #[test]
 fn every_module_names_its_layer() {
@@ -252,4 +301,22 @@ fn the_check_catches_an_import_from_above() {
         .len(),
         0
     );
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().push(b.to_string());
+        }
+        g
+    };
+    let g = graph(&[
+        ("kernel", "launch"),
+        ("launch", "array"),
+        ("array", "kernel"),
+    ]);
+    let found = circle(&g, "kernel");
+    assert_eq!(
+        found.as_deref(),
+        Some("kernel -> launch -> array -> kernel")
+    );
+    assert_eq!(circle(&graph(&[("kernel", "launch")]), "kernel"), None);
 }

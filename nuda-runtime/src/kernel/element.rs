@@ -3,9 +3,9 @@
 //! storage trait of layer 0 (`Stored`) with this layer's kernel traits, which is why they live
 //! here and not beside `Pod`. Layer 5 (see `kernel/mod.rs`).
 
+use super::Reduce;
 use super::{Arith, Capture, ClType, LetCopy};
 use crate::element::Stored;
-use crate::reduce::Reduce;
 
 /// What `NuArray1/2/3`, `NuVec` and kernel values hold: the scalars of [`Element`] and the
 /// structs of `#[nustruct]`, whose layout is the same on the host and in OpenCL C.

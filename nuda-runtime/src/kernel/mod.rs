@@ -18,12 +18,10 @@ mod local;
 mod nustruct;
 mod plain;
 mod private_array;
+mod reduction;
 mod share;
 mod value;
 
-/// What a `nuwork!` reduction variable's type must implement (rustc names it when one does
-/// not).
-pub use crate::reduce::{reduction_var, Reduce};
 #[doc(hidden)]
 pub use access::{
     atomic_add, atomic_and, atomic_cmpxchg, atomic_max, atomic_min, atomic_or, atomic_sub,
@@ -44,5 +42,8 @@ pub use nustruct::{c_offset, declare_struct, decode_each, encode_each, Field, St
 pub use plain::{ForeignVariable, PlainStores, SharedViewMut};
 #[doc(hidden)]
 pub use private_array::{array_type, element_at, private_index, Indexable, PrivateLoad};
+/// What a `nuwork!` reduction variable's type must implement (rustc names it when one does
+/// not).
+pub use reduction::{combine, identity, reduce_cl_type, reduced, reduction_var, Reduce};
 pub use share::{ShareCopy, ShareMut};
 pub use value::{let_copy, witness_number, LetCopy, NumberHint};

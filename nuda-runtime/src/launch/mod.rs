@@ -18,10 +18,10 @@ pub(crate) use split::Split;
 use crate::array::{NuArray, NuShared, Shape};
 use crate::backend::{Arg, DeviceInfo, Form, SourceLaunch};
 use crate::device::{current_device, Device};
+use crate::element::Stored;
 use crate::element::Texel;
 use crate::error::{Error, Result};
 use crate::image::NuImage2;
-use crate::kernel::Value;
 use std::time::{Duration, Instant};
 
 /// A kernel launch being described; `run` executes it.
@@ -85,7 +85,7 @@ impl<'a> Launch<'a> {
     }
 
     /// A scalar argument, passed by value.
-    pub fn arg<T: Value>(mut self, value: T) -> Self {
+    pub fn arg<T: Stored>(mut self, value: T) -> Self {
         self.args.push(Arg::Scalar(value.to_le_bytes_vec()));
         self
     }
@@ -109,7 +109,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array the kernel reads: `global const T*` followed by one `nu_idx` per dim.
-    pub fn array<T: Value, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
+    pub fn array<T: Stored, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
         self.args.push(Arg::Mem {
             mem: a.storage(),
             dims: a.dims().to_vec(),
@@ -119,7 +119,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array the kernel may write: `global T*` followed by one `nu_idx` per dim.
-    pub fn array_mut<T: Value, S: Shape>(mut self, a: &'a mut NuArray<T, S>) -> Self {
+    pub fn array_mut<T: Stored, S: Shape>(mut self, a: &'a mut NuArray<T, S>) -> Self {
         let dims = a.dims().to_vec();
         self.args.push(Arg::MemMut {
             mem: a.storage_mut(),
@@ -131,11 +131,11 @@ impl<'a> Launch<'a> {
     /// An array in a shared-write scope the kernel may write: `global T*` followed by one
     /// `nu_idx` per dim. Kernels on other devices may write the same array at once; see
     /// [`NuArray::as_shared`].
-    pub fn array_shared<T: Value, S: Shape>(self, a: NuShared<'a, NuArray<T, S>>) -> Self {
+    pub fn array_shared<T: Stored, S: Shape>(self, a: NuShared<'a, NuArray<T, S>>) -> Self {
         self.shared(a, true)
     }
 
-    pub(crate) fn shared<T: Value, S: Shape>(
+    pub(crate) fn shared<T: Stored, S: Shape>(
         mut self,
         a: NuShared<'a, NuArray<T, S>>,
         write: bool,
@@ -149,7 +149,7 @@ impl<'a> Launch<'a> {
     }
 
     /// An array in constant memory: `constant T*` followed by one `nu_idx` per dim.
-    pub fn constant<T: Value, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
+    pub fn constant<T: Stored, S: Shape>(mut self, a: &'a NuArray<T, S>) -> Self {
         self.args.push(Arg::Mem {
             mem: a.storage(),
             dims: a.dims().to_vec(),
@@ -171,7 +171,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Local memory for `count` elements of `T`: a `local T*` argument.
-    pub fn local_array<T: Value>(mut self, count: usize) -> Self {
+    pub fn local_array<T: Stored>(mut self, count: usize) -> Self {
         // Saturating: a size past usize::MAX is past every device's local memory, which the
         // launch then reports.
         self.args
