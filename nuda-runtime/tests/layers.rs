@@ -167,26 +167,29 @@ fn is_test(rel: &str) -> bool {
     rel.ends_with("/test.rs") || rel.ends_with("_test.rs") || rel.contains("/tests/")
 }
 
-#[test]
-fn no_module_imports_a_layer_above_its_own() {
-    let (roots, mut all) = (roots(), Vec::new());
+/// Every module file (not `lib.rs`, not a test): its path under `src/` and its text.
+fn module_files() -> Vec<(String, String)> {
+    let mut all = Vec::new();
     files(&src(), &mut all);
-    let mut bad = Vec::new();
-    for p in &all {
-        let rel = p
-            .strip_prefix(src())
+    let rel = |p: &Path| {
+        p.strip_prefix(src())
             .unwrap()
             .to_string_lossy()
-            .replace('\\', "/");
-        if rel == "lib.rs" || is_test(&rel) {
-            continue;
-        }
-        bad.extend(violations(
-            &rel,
-            &std::fs::read_to_string(p).unwrap(),
-            &roots,
-        ));
-    }
+            .replace('\\', "/")
+    };
+    (all.iter())
+        .map(|p| (rel(p), p))
+        .filter(|(r, _)| r != "lib.rs" && !is_test(r))
+        .map(|(r, p)| (r, std::fs::read_to_string(p).unwrap()))
+        .collect()
+}
+
+#[test]
+fn no_module_imports_a_layer_above_its_own() {
+    let roots = roots();
+    let bad: Vec<String> = (module_files().iter())
+        .flat_map(|(rel, text)| violations(rel, text, &roots))
+        .collect();
     assert!(
         bad.is_empty(),
         "imports from a layer above:\n{}",
@@ -197,26 +200,14 @@ fn no_module_imports_a_layer_above_its_own() {
 /// No two modules import each other, even within a layer: the module graph has no circle.
 #[test]
 fn no_modules_import_each_other() {
-    let (roots, mut all) = (roots(), Vec::new());
-    files(&src(), &mut all);
+    let roots = roots();
     let mut graph: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in &all {
-        let rel = p
-            .strip_prefix(src())
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel == "lib.rs" || is_test(&rel) {
-            continue;
-        }
+    for (rel, text) in module_files() {
         let module = module_of(&rel);
-        let text = std::fs::read_to_string(p).unwrap();
-        let out = graph.entry(module.clone()).or_default();
-        out.extend(
-            uses(&code(&text), &roots)
-                .into_iter()
-                .filter(|u| *u != module),
-        );
+        let used = uses(&code(&text), &roots)
+            .into_iter()
+            .filter(|u| *u != module);
+        graph.entry(module.clone()).or_default().extend(used);
     }
     let circles: Vec<String> = graph.keys().filter_map(|m| circle(&graph, m)).collect();
     assert!(
