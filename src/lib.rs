@@ -55,6 +55,7 @@ pub use nuda_runtime::private as __private;
 pub mod prelude {
     pub use crate::ops::{ArrayOps, ScanOp};
     pub use crate::{annot, nfor, nucall, nucode, nukernel, nulocal, nustruct, nuwork};
+    pub use nuda_runtime::dist::{NuDist1, NuDist2, NuDist3, World};
     pub use nuda_runtime::{
         current_device, devices, set_device, with_device, Device, DeviceInfo, DeviceKind, Error,
         IndexType, KernelSource, Launch, NativeLaunch, NuArray1, NuArray2, NuArray3, NuConst,

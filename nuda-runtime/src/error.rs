@@ -123,6 +123,36 @@ pub enum Error {
         /// The status code's name, such as `CL_INVALID_KERNEL_ARGS`.
         status_name: String,
     },
+    /// `nuda::dist`: MPI could not start, or a distributed array's rule was broken.
+    Dist {
+        /// What nuda was doing.
+        during: String,
+        /// What went wrong, and what to do.
+        detail: String,
+    },
+    /// A distributed launch (`annot!(nudist; ..)`) or call failed on this rank.
+    Rank {
+        /// This rank.
+        rank: usize,
+        /// The number of ranks.
+        size: usize,
+        /// What this rank held (its rows of each distributed array).
+        held: String,
+        /// The error on this rank (its index is the global one for a distributed array).
+        error: Box<Error>,
+    },
+    /// A distributed launch failed on another rank, so this one stopped too (no rank is left
+    /// waiting for the others).
+    OtherRank {
+        /// This rank.
+        rank: usize,
+        /// The number of ranks.
+        size: usize,
+        /// The rank that failed first.
+        failed: usize,
+        /// Its error, as it reported it.
+        message: String,
+    },
 }
 
 /// What a kernel did that safe Rust forbids; see [`Error::Kernel`].
@@ -234,6 +264,15 @@ impl fmt::Display for Error {
             Error::Kernel { kernel, device, location, fault } => {
                 write!(f, "{kernel} at {location} on {device}: {fault}")
             }
+            Error::Dist { during, detail } => write!(f, "{during}: {detail}"),
+            Error::Rank { rank, size, held, error } => {
+                write!(f, "{error} (on rank {rank} of {size}, which holds {held})")
+            }
+            Error::OtherRank { rank, size, failed, message } => write!(
+                f,
+                "rank {failed} of {size} failed, so rank {rank} stopped too; rank {failed} \
+                 reported: {message}"
+            ),
             Error::Backend { backend, during, device, status, status_name } => write!(
                 f,
                 "{backend} error {status_name} ({status}) on {device} while {during}; \

@@ -14,7 +14,8 @@
 //! 2. the device registry, which lists the built-in backends: `device`, `nudevs`;
 //! 3. lazily synchronised memory: `memory`;
 //! 4. arrays and images: `array`, `image`;
-//! 5. launches and what kernels do with values: `launch`, `kernel`, `reduce`, `tune`;
+//! 5. launches and what kernels do with values: `launch`, `kernel`, `reduce`, `tune`; and
+//!    `dist`, arrays and launches over MPI ranks;
 //! 6. the macros' support: `private`.
 //!
 //! Storage and kernel use are apart: arrays hold [`Stored`] types (layer 0); [`Value`] and
@@ -26,6 +27,7 @@ mod atomic;
 pub mod backend;
 mod config;
 pub mod device;
+pub mod dist;
 mod element;
 mod error;
 mod fault;

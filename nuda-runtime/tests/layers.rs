@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("kernel", 5),
     ("reduce", 5),
     ("tune", 5),
+    ("dist", 5),
     ("private", 6),
 ];
 

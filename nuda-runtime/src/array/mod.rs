@@ -140,6 +140,19 @@ impl<T: Stored, S: Shape> NuArray<T, S> {
         Ok(())
     }
 
+    /// Copies elements `start..start + out.len()` (row-major) into `out`. Only those move:
+    /// from the host copy if it is valid, else from a device holding the data; no copy
+    /// becomes valid or stale. `nuda::dist` reads halo rows this way.
+    pub fn read_range(&self, start: usize, out: &mut [T]) -> Result<()> {
+        self.storage.read_range(start, out)
+    }
+
+    /// Overwrites elements `start..start + data.len()` (row-major) in every copy that is
+    /// valid, the host's and each device's, moving only those bytes: nothing becomes stale.
+    pub fn write_range(&mut self, start: usize, data: &[T]) -> Result<()> {
+        self.storage.write_range(start, data)
+    }
+
     /// Makes the data valid on `device` now (allocating and uploading only if needed), so a
     /// later launch finds it there. The native engine works on the host copy.
     pub fn prefetch(&self, device: &Device) -> Result<()> {

@@ -83,6 +83,19 @@ pub trait Backend: Send + Sync {
         Err(self.unsupported("copying to the host"))
     }
 
+    /// Copies `data` into the buffer `buf` from byte `offset` on, blocking until done; only
+    /// those bytes move (`nuda::dist`'s halo rows).
+    fn upload_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        let _ = (buf, offset, data);
+        Err(self.unsupported("copying part of an array to the device"))
+    }
+
+    /// Copies `out.len()` bytes of the buffer `buf`, from byte `offset` on, into `out`.
+    fn download_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
+        let _ = (buf, offset, out);
+        Err(self.unsupported("copying part of an array to the host"))
+    }
+
     /// Sets the first `bytes` bytes of `buf` to zero without a transfer.
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         let _ = (buf, bytes);

@@ -164,6 +164,65 @@ impl<T: Pod> Storage<T> {
         Ok(st.raw(device))
     }
 
+    /// Copies elements `start..start + out.len()` into `out`, moving only those: from the
+    /// host copy when it is valid, else from a device that holds the data (its bytes at that
+    /// offset only), else zeros. Nothing becomes valid or stale.
+    pub fn read_range(&self, start: usize, out: &mut [T]) -> Result<()> {
+        self.check_range(start, out.len())?;
+        if let Some(v) = self.host.get() {
+            out.copy_from_slice(&v[start..start + out.len()]);
+            return Ok(());
+        }
+        let mut st = self.lock();
+        st.settle(&self.host, self.native_cells())?;
+        if let Some(v) = self.host.get() {
+            out.copy_from_slice(&v[start..start + out.len()]);
+            return Ok(());
+        }
+        if st.zero {
+            out.copy_from_slice(&alloc::zeros::<T>(out.len())?);
+            return Ok(());
+        }
+        let (index, mem) = st.valid_device();
+        let offset = start * size_of::<T>();
+        download(out, |b| backend(index).download_at(mem, offset, b))
+    }
+
+    /// Writes `data` at elements `start..`, into every copy that is valid (the host's and
+    /// each device's, moving only those bytes), so none becomes stale.
+    pub fn write_range(&mut self, start: usize, data: &[T]) -> Result<()> {
+        self.check_range(start, data.len())?;
+        let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        st.settle(&self.host, self.native.get().map(|c| &**c))?;
+        self.native.take();
+        if st.zero && self.host.get().is_none() {
+            let zeros = st.materialise(self.len)?;
+            self.host.get_or_init(|| zeros);
+            st.host_written();
+        }
+        if let Some(v) = self.host.get_mut() {
+            v[start..start + data.len()].copy_from_slice(data);
+        }
+        let encoded = bytes(data);
+        for (i, slot) in st.slots.iter_mut().enumerate().filter(|(_, s)| s.valid) {
+            if let Some(m) = slot.mem.as_deref_mut() {
+                backend(i).upload_at(m, start * size_of::<T>(), &encoded)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_range(&self, start: usize, n: usize) -> Result<()> {
+        match start.checked_add(n) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(crate::error::Error::DimsMismatch {
+                what: "a partial copy".into(),
+                expected: format!("elements within 0..{}", self.len),
+                found: format!("{n} elements from {start}"),
+            }),
+        }
+    }
+
     /// The native engine's shared copy, if a shared scope made one.
     fn native_cells(&self) -> Option<&[T::Cell]> {
         self.native.get().map(|c| &**c)
@@ -266,6 +325,18 @@ impl<T: Pod> SyncState<T> {
         };
         download(&mut buf, |b| backend(index).download(mem, b))?;
         Ok(buf)
+    }
+
+    /// A device holding the only valid copies (the host's is not valid, nor is the data
+    /// all zero), and its memory.
+    fn valid_device(&self) -> (usize, &dyn Buffer) {
+        let Some((index, slot)) = self.slots.iter().enumerate().find(|(_, s)| s.valid) else {
+            unreachable!("nuda bug: data valid neither on the host nor on any device");
+        };
+        match slot.mem.as_deref() {
+            Some(mem) => (index, mem),
+            None => unreachable!("nuda bug: a valid slot without device memory"),
+        }
     }
 
     /// The host changed (or may have): every device copy is stale.

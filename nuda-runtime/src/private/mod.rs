@@ -9,6 +9,12 @@ mod range;
 mod stack;
 mod template;
 
+/// What `annot!(nudist; ..)` generates calls to.
+pub mod dist {
+    pub use crate::dist::launch::{any, fold, DistLaunch, Payload};
+    pub use crate::dist::{DistMut, DistRef};
+}
+
 pub use crate::backend::c::spell::literal;
 pub use crate::backend::Form;
 pub use crate::element::Sealed;

@@ -51,6 +51,16 @@ impl<T: Reduce> ScanTotals<T> {
             .array_mut(&mut self.array)
     }
 
+    /// Every group's total combined, from the identity: this launch's contributions (a
+    /// `nudist` rank's total, which the ranks scan before the second pass).
+    pub fn local_total(&self) -> Result<T> {
+        let totals = self.array.try_as_slice()?;
+        let op = self.op;
+        Ok(totals[..self.groups]
+            .iter()
+            .fold(T::identity(op), |a, &t| T::combine(op, a, T::from_dev(t))))
+    }
+
     /// Each group's exclusive prefix from `start` (the variable's value before the loop),
     /// and the contributions' total from the identity.
     pub fn prefixes(self, start: T) -> Result<ScanPrefixes<T>> {
@@ -135,7 +145,9 @@ impl<const K: usize, S: Copy> ScanPlan<K, S> {
 
 /// A scan nest's first pass on the native engine: `totals` runs a segment of a task and
 /// returns its scan variables' totals; a task's segments combine in order, and the tasks'
-/// totals are scanned in task order from `start` with `scan`.
+/// totals are scanned in task order from `rank(start, total)`, with `scan`. `rank` is
+/// called once, with the total of every task (`None` without iterations): a `nudist` launch
+/// moves the start past the ranks before this one there; otherwise it returns `start`.
 pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
     dev: &Device,
     local: [usize; K],
@@ -143,12 +155,13 @@ pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
     faults: &Faults,
     totals: impl Fn([usize; K], usize) -> S + Sync,
     scan: impl Fn(S, S) -> S + Sync,
-    start: S,
+    (start, rank): (S, impl FnOnce(S, Option<S>) -> Result<S>),
 ) -> Result<ScanPlan<K, S>> {
     // OpenCL runs the scan in one-dimensional groups of every work-item of `local`.
     let group = [local.iter().product::<usize>()];
     crate::launch::check_sizes(dev, &group, &group)?;
     if trips.contains(&0) {
+        rank(start, None)?;
         let (split, prefixes, total) = (None, Vec::new(), None);
         return Ok(ScanPlan {
             split,
@@ -163,13 +176,13 @@ pub fn native_scan_totals<const K: usize, S: Copy + Send + Sync>(
             .map(|(idx, hi)| totals(idx, hi))
             .reduce(&scan)
     })?;
+    let total = sums.iter().copied().reduce(&scan);
     let mut prefixes = Vec::with_capacity(sums.len());
-    let mut run = start;
+    let mut run = rank(start, total)?;
     for &s in &sums {
         prefixes.push(run);
         run = scan(run, s);
     }
-    let total = sums.iter().copied().reduce(&scan);
     Ok(ScanPlan {
         split: Some(split),
         prefixes,

@@ -1,9 +1,11 @@
 //! `annot!` on the host: the annotated nest becomes plain Rust loops, transformed at compile
 //! time. Bodies use the kernel subset here too, since the transformations rewrite them. An
 //! entry point, as `nuwork` and `nukernel` are: it runs syntax, the annotations and the host
-//! emitter in turn; `nudevs.rs` expands the one annotation that becomes a loop over devices.
+//! emitter in turn; `nudevs.rs` expands the one annotation that becomes a loop over devices,
+//! and `nudist.rs` the one that splits a `nuwork!` over MPI ranks.
 
 mod nudevs;
+mod nudist;
 
 use crate::capture::{Analysis, Context};
 use crate::ctxt::Ctxt;
@@ -19,6 +21,9 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     let input: AnnotInput = syn::parse2(input)?;
     if nudevs::wanted(&input) {
         return nudevs::expand(&input);
+    }
+    if nudist::wanted(&input) {
+        return nudist::expand(&input);
     }
     let cx = Ctxt::new();
     let mut lower = Lower::new(&cx);

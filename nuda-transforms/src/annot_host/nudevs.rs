@@ -73,7 +73,7 @@ fn written_from_outside(body: &syn::Block, var: &Ident) -> Vec<Ident> {
 }
 
 /// What a `nuwork!` writes, from its capture analysis (its own errors are left to it).
-fn written_by(m: &syn::Macro) -> Vec<Ident> {
+pub(super) fn written_by(m: &syn::Macro) -> Vec<Ident> {
     let Ok(input) = syn::parse2::<NuworkInput>(m.tokens.clone()) else {
         return Vec::new();
     };

@@ -238,7 +238,12 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
         #run
     };
     if p.analysis.reductions.is_empty() {
-        return quote!((|| -> ::nuda::Result<()> { #launch ::core::result::Result::Ok(()) })());
+        let run = quote!((|| -> ::nuda::Result<()> { #launch ::core::result::Result::Ok(()) })());
+        if p.dist {
+            // The ranks' collective check: an error on any rank stops them all.
+            return quote!(__nudist.end(#run, #PRIVATE::dist::Payload::new()).map(::core::mem::drop));
+        }
+        return run;
     }
     let around = super::reduce::around(p, launch);
     let counters = p.pushes.iter().map(|x| {

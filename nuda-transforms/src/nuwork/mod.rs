@@ -143,6 +143,9 @@ struct Parts {
     pushes: Vec<crate::reduce::push::Push>,
     /// Variables set by the flag idiom (`crate::reduce::flag`).
     flags: Vec<crate::reduce::flag::Flag>,
+    /// Inside `annot!(nudist; ..)`: reductions, scans and flags combine over the ranks of
+    /// the launch `__nudist` (`annot_host/nudist.rs`).
+    dist: bool,
 }
 
 /// Expands `nuwork!`.
@@ -152,6 +155,24 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         return expand_tuned(&t);
     }
     Ok(expand_one(&input)?.0)
+}
+
+/// Expands the `nuwork!` of `annot!(nudist; ..)`: the same launch, whose reductions, scans
+/// and flags combine over the ranks, and which ends in the ranks' collective check.
+pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
+    let input: NuworkInput = syn::parse2(input)?;
+    if tune::Tuned::of(&input)?.is_some() {
+        let msg = "annot!: nudist with tune(..) is not supported yet: each rank would choose its own variant; tune the nuwork! on one rank first and write the chosen chain";
+        return Err(syn::Error::new(input.nest.span(), msg));
+    }
+    let cx = Ctxt::new();
+    let parts = build(&cx, &input);
+    cx.check()?;
+    let Some(mut p) = parts else {
+        return Ok(quote!(::core::result::Result::<(), ::nuda::Error>::Ok(())));
+    };
+    p.dist = true;
+    Ok(glue::glue(&input, &p))
 }
 
 /// One expansion, and the arrays it writes (for tuning); an error if it has reduction
@@ -280,6 +301,7 @@ fn assemble(
         plain,
         pushes,
         flags: Vec::new(),
+        dist: false,
     }
 }
 

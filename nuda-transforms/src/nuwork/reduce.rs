@@ -148,14 +148,10 @@ pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> Tok
 /// `mut` is rustc's usual error at the variable.
 pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
     let ras: Vec<syn::Ident> = each(p).map(|(r, ..)| ra(r)).collect();
-    // A push counter's final value is the vector's length, which the vector keeps.
-    let kept = each(p).filter(|(_, red, _)| !p.pushes.iter().any(|x| x.counter == red.name));
-    let updates = kept.map(|(r, red, op)| {
-        let (name, a) = (&red.name, &ras[r]);
-        // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
-        let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
-        quote_spanned!(name.span()=> #name = #PRIVATE::reduced(#op, #copy, #a);)
-    });
+    let updates = updates(p, &ras);
+    if p.dist {
+        return around_dist(p, launch, &ras, &updates);
+    }
     quote! {
         match (|| -> ::nuda::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
             ::core::result::Result::Ok((#(#ras,)*)) => {
@@ -165,4 +161,63 @@ pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
             ::core::result::Result::Err(__nuda_e) => ::core::result::Result::Err(__nuda_e),
         }
     }
+}
+
+/// The variables a launch updates after it: not push counters, whose final value is the
+/// vector's length, which the vector keeps (in a `nudist` launch, each rank's own).
+fn kept(p: &Parts) -> impl Iterator<Item = (usize, &Reduction, TokenStream)> {
+    each(p).filter(|(_, red, _)| !p.pushes.iter().any(|x| x.counter == red.name))
+}
+
+/// `around` in a `nudist` launch: the accumulators of every rank, gathered at the launch's
+/// end step, folded in rank order the same way on every rank, then the updates; so a
+/// variable's value before the loop counts once, as in plain Rust.
+fn around_dist(
+    p: &Parts,
+    launch: TokenStream,
+    ras: &[syn::Ident],
+    updates: &[TokenStream],
+) -> TokenStream {
+    let kept: Vec<(syn::Ident, TokenStream)> = kept(p).map(|(r, _, op)| (ra(r), op)).collect();
+    let (puts, folds) = (
+        kept.iter().map(|(a, _)| a),
+        kept.iter().map(
+            |(a, op)| quote!(#a = #PRIVATE::dist::fold(#op, &__nudist_all, &mut __nudist_at);),
+        ),
+    );
+    quote! {{
+        let (__nudist_done, __nudist_accs) = match (|| -> ::nuda::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
+            ::core::result::Result::Ok(__a) => (::core::result::Result::Ok(()), ::core::option::Option::Some(__a)),
+            ::core::result::Result::Err(__e) => (::core::result::Result::Err(__e), ::core::option::Option::None),
+        };
+        let mut __nudist_pl = #PRIVATE::dist::Payload::new();
+        if let ::core::option::Option::Some((#(#ras,)*)) = __nudist_accs {
+            #( __nudist_pl.put(#puts); )*
+        }
+        #[allow(unused_mut, unused_variables)]
+        let __nudist_r: ::nuda::Result<()> = match __nudist.end(__nudist_done, __nudist_pl) {
+            ::core::result::Result::Ok(__nudist_all) => {
+                if let ::core::option::Option::Some((#(mut #ras,)*)) = __nudist_accs {
+                    let mut __nudist_at = 0usize;
+                    #(#folds)*
+                    #(#updates)*
+                }
+                ::core::result::Result::Ok(())
+            }
+            ::core::result::Result::Err(__e) => ::core::result::Result::Err(__e),
+        };
+        __nudist_r
+    }}
+}
+
+/// Each kept variable combined with its accumulator, in the caller's scope.
+fn updates(p: &Parts, ras: &[syn::Ident]) -> Vec<TokenStream> {
+    kept(p)
+        .map(|(r, red, op)| {
+            let (name, a) = (&red.name, &ras[r]);
+            // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
+            let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
+            quote_spanned!(name.span()=> #name = #PRIVATE::reduced(#op, #copy, #a);)
+        })
+        .collect()
 }

@@ -68,14 +68,47 @@ fn first_launch(p: &Parts, scans: &Vars<'_>, start: TokenStream) -> TokenStream 
         let sp = format_ident!("__nuda_sp{}", r);
         quote!(#sp.total())
     });
+    let prefixes = scans.iter().zip(st.iter().zip(&sp)).zip(&rvs).map(|(((_, red, op), (st, sp)), rv)| {
+        match p.dist && !counter(p, red) {
+            // A `nudist` rank starts after the totals of the ranks before it.
+            true => quote! {
+                let __nudist_s = __nudist.rank_start(#op, #rv, ::core::option::Option::Some(#st.local_total()?))?;
+                let #sp = #st.prefixes(__nudist_s)?;
+            },
+            false => quote!(let #sp = #st.prefixes(#rv)?;),
+        }
+    });
     quote! {
         #(#news)*
         #start
         #( __nuda_l = #st.push(__nuda_l); )*
         __nuda_l.run()?;
-        #( let #sp = #st.prefixes(#rvs)?; )*
+        #(#prefixes)*
         #grows
     }
+}
+
+/// Whether a scan variable is a push counter, which stays each rank's own.
+fn counter(p: &Parts, red: &Reduction) -> bool {
+    p.pushes.iter().any(|x| x.counter == red.name)
+}
+
+/// The native first pass's `rank(start, total)`: the start itself, or in a `nudist` launch
+/// each scan variable's start after the ranks before this one.
+fn rank_start(p: &Parts, scans: &Vars<'_>) -> TokenStream {
+    if !p.dist {
+        return quote!(|__nuda_s, _| ::core::result::Result::Ok(__nuda_s));
+    }
+    let parts = scans.iter().enumerate().map(|(k, (_, red, op))| {
+        let k = syn::Index::from(k);
+        match counter(p, red) {
+            true => quote!(__nuda_s.#k),
+            false => {
+                quote!(__nudist.rank_start(#op, __nuda_s.#k, __nuda_t.map(|__nuda_t| __nuda_t.#k))?)
+            }
+        }
+    });
+    quote!(|__nuda_s, __nuda_t| ::core::result::Result::Ok((#(#parts,)*)))
 }
 
 /// The second launch: the body from each group's prefixes, with the other reductions'
@@ -147,6 +180,7 @@ fn native_first(p: &Parts, scans: &Vars<'_>, task: &Task<'_>, trips: &TokenStrea
     let snames = scans.iter().map(|(_, r, _)| &r.name);
     let (sids, scombine) = (identities(scans), tuple_combine(scans));
     let starts = scans.iter().map(|(r, ..)| rv(*r));
+    let rank = rank_start(p, scans);
     let ends = scans.iter().enumerate().map(|(k, (r, ..))| {
         let (a, k) = (ra(*r), syn::Index::from(k));
         quote!(#a = __nuda_t.#k;)
@@ -160,7 +194,7 @@ fn native_first(p: &Parts, scans: &Vars<'_>, task: &Task<'_>, trips: &TokenStrea
         let __nuda_plan = #PRIVATE::native_scan_totals(&__nuda_dev, __nuda_local, #trips, __nuda_faults,
             |#params, __nuda_hi: usize| { #setup #(#sids)* #slice (#(#snames,)*) },
             #scombine,
-            (#(#starts,)*),
+            ((#(#starts,)*), #rank),
         )?;
         if let ::core::option::Option::Some(__nuda_t) = __nuda_plan.total() {
             #grows

@@ -95,12 +95,16 @@ pub fn kind(name: &Ident) -> syn::Result<AnnotKind> {
     if let Some((_, k)) = AnnotKind::ALL.iter().find(|(n, _)| *n == text) {
         return Ok(*k);
     }
+    if text == NUDIST {
+        let msg = "annot!: nudist belongs on an `annot!` around a `nuwork!`, alone, as in `annot!(nudist; nuwork!(16; nfor!(..)))`: it splits the launch over MPI ranks";
+        return Err(syn::Error::new(name.span(), msg));
+    }
     if text == NUDEVS {
         let msg = "annot!: nudevs belongs on a host loop, alone: its iterations run as host threads on separate devices, which a kernel cannot start";
         return Err(syn::Error::new(name.span(), msg));
     }
     let mut all: Vec<&str> = AnnotKind::ALL.iter().map(|(n, _)| *n).collect();
-    all.push(NUDEVS);
+    all.extend([NUDEVS, NUDIST]);
     let nearest = all
         .iter()
         .copied()
@@ -142,6 +146,10 @@ fn span_of(a: &AnnotSyntax) -> Span {
 
 /// The `nudevs` annotation, which `annot!` on host code expands (`annot_host/nudevs.rs`).
 pub const NUDEVS: &str = "nudevs";
+
+/// The `nudist` annotation, which `annot!` around a `nuwork!` expands
+/// (`annot_host/nudist.rs`).
+pub const NUDIST: &str = "nudist";
 
 /// Lowers an `annot!( .. )` invocation: the nest, with the chain attached.
 pub fn lower_annot(lower: &mut Lower<'_>, mac: &syn::Macro) -> Option<Nest> {

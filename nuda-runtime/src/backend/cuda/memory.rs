@@ -216,6 +216,59 @@ impl CuDevice {
         }
     }
 
+    /// Copies `data` into a linear buffer from byte `offset` on (only those bytes move).
+    pub(crate) fn write_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        let p = self.linear(
+            buf.as_any(),
+            offset,
+            data.len(),
+            "copying part of an array to the device",
+        )?;
+        self.enter()?;
+        self.staged(data.len(), |pinned, at, n| {
+            pinned[..n].copy_from_slice(&data[at..at + n]);
+            // SAFETY: `linear` saw the buffer hold offset + len >= offset + at + n bytes; the
+            // pinned source holds n.
+            unsafe { result::memcpy_htod_sync(p + (offset + at) as u64, &pinned[..n]) }
+        })?;
+        record(Some(self.info.index), Event::ToDevice(data.len() as u64));
+        Ok(())
+    }
+
+    /// Copies `out.len()` bytes of a linear buffer, from byte `offset` on, into `out`.
+    pub(crate) fn read_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
+        let p = self.linear(
+            buf.as_any(),
+            offset,
+            out.len(),
+            "copying part of an array to the host",
+        )?;
+        self.enter()?;
+        self.staged(out.len(), |pinned, at, n| {
+            // SAFETY: `linear` saw the buffer hold offset + at + n bytes; the pinned target
+            // holds n.
+            unsafe { result::memcpy_dtoh_sync(&mut pinned[..n], p + (offset + at) as u64) }?;
+            out[at..at + n].copy_from_slice(&pinned[..n]);
+            Ok(())
+        })?;
+        record(Some(self.info.index), Event::ToHost(out.len() as u64));
+        Ok(())
+    }
+
+    /// The device address of a linear buffer holding bytes `offset..offset + len`.
+    fn linear(&self, buf: &dyn Any, offset: usize, len: usize, during: &str) -> Result<u64> {
+        let end = offset.checked_add(len).unwrap_or(usize::MAX);
+        let b = self.own(buf, end, during)?;
+        match b.storage {
+            Storage::Linear(p) => Ok(p),
+            Storage::Image { .. } => Err(Error::DimsMismatch {
+                what: format!("{during} on {}", self.label),
+                expected: "an array's buffer".into(),
+                found: "an image, which moves whole".into(),
+            }),
+        }
+    }
+
     /// Copies `buf` into `out` through the staging buffer.
     pub(crate) fn read(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
         let b = self.own(buf.as_any(), out.len(), "copying to the host")?;

@@ -16,6 +16,7 @@ mod program;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::Result;
+use crate::stats::{record, Event};
 use cudarc::driver::sys;
 use driver::{error, Context};
 use memory::Staging;
@@ -112,11 +113,24 @@ impl Backend for CuDevice {
     }
 
     fn upload(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
-        self.write(buf, data)
+        self.write(buf, data)?;
+        // Counted as OpenCL's transfers are, so `nuda::stats()` proves lazy sync here too.
+        record(Some(self.info.index), Event::ToDevice(data.len() as u64));
+        Ok(())
     }
 
     fn download(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
-        self.read(buf, out)
+        self.read(buf, out)?;
+        record(Some(self.info.index), Event::ToHost(out.len() as u64));
+        Ok(())
+    }
+
+    fn upload_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        self.write_at(buf, offset, data)
+    }
+
+    fn download_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.read_at(buf, offset, out)
     }
 
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {

@@ -205,6 +205,60 @@ pub(crate) fn upload(dev: &ClDevice, mem: &mut DeviceMem, data: &[u8]) -> Result
     Ok(())
 }
 
+/// Checks that bytes `offset..offset + len` lie within a buffer (images move whole).
+fn check_part(dev: &ClDevice, mem: &DeviceMem, offset: usize, len: usize) -> Result<()> {
+    match mem {
+        DeviceMem::Buffer(_, bytes) if offset.checked_add(len).is_some_and(|e| e <= *bytes) => {
+            Ok(())
+        }
+        DeviceMem::Buffer(_, bytes) | DeviceMem::Image(_, _, bytes) => Err(Error::DimsMismatch {
+            what: format!("a partial transfer on {}", dev.label),
+            expected: format!("bytes within a buffer of {bytes}"),
+            found: format!("{len} bytes from {offset}"),
+        }),
+    }
+}
+
+/// Copies `data` into a buffer from byte `offset` on, blocking until done.
+pub(crate) fn upload_at(
+    dev: &ClDevice,
+    mem: &mut DeviceMem,
+    offset: usize,
+    data: &[u8],
+) -> Result<()> {
+    check_part(dev, mem, offset, data.len())?;
+    let (DeviceMem::Buffer(b, _), false) = (mem, data.is_empty()) else {
+        return Ok(());
+    };
+    let queue = &dev.context()?.queue;
+    // SAFETY: the write is blocking, so `data` outlives it; `check_part` saw that the buffer
+    // holds `offset + data.len()` bytes.
+    let done = unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, offset, data, &[]) };
+    done.map_err(|e| dev.error(e.0, "copying part of an array to the device"))?;
+    record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
+    Ok(())
+}
+
+/// Copies `out.len()` bytes of a buffer from byte `offset` on into `out`, blocking.
+pub(crate) fn download_at(
+    dev: &ClDevice,
+    mem: &DeviceMem,
+    offset: usize,
+    out: &mut [u8],
+) -> Result<()> {
+    check_part(dev, mem, offset, out.len())?;
+    let (DeviceMem::Buffer(b, _), false) = (mem, out.is_empty()) else {
+        return Ok(());
+    };
+    let queue = &dev.context()?.queue;
+    // SAFETY: the read is blocking; the buffer holds `offset + out.len()` bytes
+    // (`check_part`), and `out` has room for the bytes read.
+    let done = unsafe { queue.enqueue_read_buffer(b, CL_BLOCKING, offset, out, &[]) };
+    done.map_err(|e| dev.error(e.0, "copying part of an array to the host"))?;
+    record(Some(dev.index), Event::ToHost(size_of_val(out) as u64));
+    Ok(())
+}
+
 /// Copies the device's data into `out`, blocking until done.
 pub(crate) fn download(dev: &ClDevice, mem: &DeviceMem, out: &mut [u8]) -> Result<()> {
     mem.check_len(dev, out.len())?;

@@ -75,6 +75,14 @@ impl Backend for ClDevice {
         memory::download(self, memory::own(buf), out)
     }
 
+    fn upload_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        memory::upload_at(self, memory::own_mut(buf), offset, data)
+    }
+
+    fn download_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
+        memory::download_at(self, memory::own(buf), offset, out)
+    }
+
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         memory::fill_zero(self, memory::own_mut(buf), bytes)
     }

@@ -1,0 +1,288 @@
+//! Distributed arrays (layer 5, see `dist/mod.rs`): [`NuDist1`], [`NuDist2`], [`NuDist3`].
+//! The first dimension is split into blocks, one per rank in rank order, as even as can be
+//! (the first `n % size` ranks hold one row more; a rank may hold none). Each rank keeps its
+//! block plus up to `halo` rows on either side in an ordinary lazily synchronised array, the
+//! *local* array, whose row 0 is global row `first`.
+
+use super::launch::DistLaunch;
+use super::{decode, World};
+use crate::array::NuArray;
+use crate::element::{bytes, Stored};
+use crate::error::Result;
+use crate::kernel::{Capture, CaptureMut};
+use crate::shape::Shape;
+use std::ops::Range;
+
+/// An array whose first dimension is split over the ranks of a [`World`]; use the aliases.
+pub struct NuDist<T: Stored, S: Shape> {
+    world: World,
+    dims: S,
+    halo: usize,
+    owned: Range<usize>,
+    held: Range<usize>,
+    local: NuArray<T, S>,
+}
+
+/// A 1-D distributed array: each rank holds a block of elements.
+pub type NuDist1<T> = NuDist<T, usize>;
+/// A 2-D distributed array: each rank holds a block of rows.
+pub type NuDist2<T> = NuDist<T, (usize, usize)>;
+/// A 3-D distributed array: each rank holds a block of planes (the first index).
+pub type NuDist3<T> = NuDist<T, (usize, usize, usize)>;
+
+/// The rows rank `rank` of `size` owns out of `n`.
+pub(crate) fn block(n: usize, size: usize, rank: usize) -> Range<usize> {
+    let (base, extra) = (n / size, n % size);
+    let start = rank * base + rank.min(extra);
+    start..start + base + usize::from(rank < extra)
+}
+
+/// The rows a rank owning `owned` keeps: those, and `halo` more on either side within `0..n`.
+pub(crate) fn held(n: usize, halo: usize, owned: &Range<usize>) -> Range<usize> {
+    owned.start.saturating_sub(halo).min(n)..owned.end.saturating_add(halo).min(n)
+}
+
+/// Elements per row (per index of the first dimension).
+pub(crate) fn row_len<S: Shape>(dims: S) -> usize {
+    dims.extents()[1..S::RANK].iter().product()
+}
+
+/// `dims` with the first extent replaced.
+fn with_rows<S: Shape>(dims: S, rows: usize) -> S {
+    let mut e = dims.extents();
+    e[0] = rows;
+    S::from_extents(e)
+}
+
+impl<T: Stored, S: Shape> NuDist<T, S> {
+    /// A zeroed distributed array of global `dims`, keeping `halo` rows of each neighbour.
+    /// Collective in spirit (every rank makes its part), though nothing moves.
+    pub fn new(world: &World, dims: S, halo: usize) -> Result<Self> {
+        Self::build(world, dims, halo, |held| NuArray::new(held))
+    }
+
+    /// A distributed array with `f(global index)` at every index this rank keeps (its rows
+    /// and its halo rows), filled on the host.
+    pub fn from_fn(world: &World, dims: S, halo: usize, mut f: impl FnMut(S) -> T) -> Result<Self> {
+        let first = held(
+            dims.extents()[0],
+            halo,
+            &block(dims.extents()[0], world.size(), world.rank()),
+        )
+        .start;
+        Self::build(world, dims, halo, |local| {
+            NuArray::from_fn(local, |i| {
+                let mut e = i.extents();
+                e[0] += first;
+                f(S::from_extents(e))
+            })
+        })
+    }
+
+    /// Splits rank `root`'s `whole` array (the other ranks pass `None`) over the ranks; each
+    /// receives its rows and its halo rows. Collective.
+    pub fn scatter(
+        world: &World,
+        dims: S,
+        halo: usize,
+        root: usize,
+        whole: Option<&NuArray<T, S>>,
+    ) -> Result<Self> {
+        let mut d = Self::new(world, dims, halo)?;
+        let size = world.size();
+        let mut out = vec![Vec::new(); size];
+        if world.rank() == root {
+            let whole = whole.ok_or_else(|| scatter_error("the root passed None"))?;
+            if whole.dims() != dims {
+                return Err(scatter_error(&format!(
+                    "the root's array has dims {:?}, not {dims:?}",
+                    whole.dims()
+                )));
+            }
+            let data = whole.try_as_slice()?;
+            let row = row_len(dims);
+            for (q, o) in out.iter_mut().enumerate() {
+                let h = held(dims.extents()[0], halo, &block(dims.extents()[0], size, q));
+                *o = bytes(&data[h.start * row..h.end * row]).into_owned();
+            }
+        }
+        let got = world.comm().all_to_all(&out)?;
+        d.local.copy_from_slice(&decode::<T>(&got[root])?)?;
+        Ok(d)
+    }
+
+    fn build(
+        world: &World,
+        dims: S,
+        halo: usize,
+        make: impl FnOnce(S) -> NuArray<T, S>,
+    ) -> Result<Self> {
+        let n = dims.extents()[0];
+        let owned = block(n, world.size(), world.rank());
+        let held = held(n, halo, &owned);
+        dims.checked_len()
+            .ok_or_else(|| scatter_error("the dims overflow usize"))?;
+        let local = make(with_rows(dims, held.len()));
+        let world = world.clone();
+        Ok(NuDist {
+            world,
+            dims,
+            halo,
+            owned,
+            held,
+            local,
+        })
+    }
+
+    /// The global dims.
+    pub fn dims(&self) -> S {
+        self.dims
+    }
+
+    /// The halo width, in rows.
+    pub fn halo(&self) -> usize {
+        self.halo
+    }
+
+    /// The global rows this rank owns (possibly none).
+    pub fn rows(&self) -> Range<usize> {
+        self.owned.clone()
+    }
+
+    /// The global rows this rank keeps: its own and its halo rows. Row `held().start` is the
+    /// local array's row 0.
+    pub fn held(&self) -> Range<usize> {
+        self.held.clone()
+    }
+
+    /// The world the array is split over.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// This rank's local array (its rows and halo rows).
+    pub fn local(&self) -> &NuArray<T, S> {
+        &self.local
+    }
+
+    /// This rank's local array, for writing.
+    pub fn local_mut(&mut self) -> &mut NuArray<T, S> {
+        &mut self.local
+    }
+
+    /// The whole array on rank `root` (`Some` there, `None` on the others), from every
+    /// rank's own rows. Collective.
+    pub fn gather(&self, root: usize) -> Result<Option<NuArray<T, S>>> {
+        let all = self.rows_of_all()?;
+        Ok((self.world.rank() == root).then_some(all))
+    }
+
+    /// The whole array on every rank (an allgather of the ranks' rows). Collective.
+    pub fn allgather(&self) -> Result<NuArray<T, S>> {
+        self.rows_of_all()
+    }
+
+    /// The whole array's elements in row-major order, on every rank. Collective.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        Ok(self.allgather()?.try_as_slice()?.to_vec())
+    }
+
+    /// Every rank's own rows, assembled on every rank.
+    fn rows_of_all(&self) -> Result<NuArray<T, S>> {
+        let row = row_len(self.dims);
+        let own = self.owned.start - self.held.start;
+        let mut mine = crate::memory::zeros::<T>(self.owned.len() * row)?;
+        self.local.read_range(own * row, &mut mine)?;
+        let data = self.world.all_gather_vec(&mine)?;
+        NuArray::from_vec(self.dims, data)
+    }
+
+    /// The local array and the row numbers, for the halo exchange.
+    pub(crate) fn local_and_rows(&mut self) -> (&mut NuArray<T, S>, &World, usize, Range<usize>) {
+        let n = self.dims.extents()[0];
+        (&mut self.local, &self.world, n, self.owned.clone())
+    }
+}
+
+fn scatter_error(detail: &str) -> crate::error::Error {
+    super::comm::dist_error("NuDist::scatter", detail.to_string())
+}
+
+impl<T: Stored + std::fmt::Debug, S: Shape> std::fmt::Debug for NuDist<T, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "NuDist{}(dims {:?}, rank {} of {} owns rows {:?}, keeps {:?})",
+            S::RANK,
+            self.dims,
+            self.world.rank(),
+            self.world.size(),
+            self.owned,
+            self.held
+        )
+    }
+}
+
+/// What `annot!(nudist; ..)` reads through: a distributed array's local array with the
+/// global row of its row 0, or any other capture as it is, at row 0 (replicated on every
+/// rank, indexed globally).
+#[diagnostic::on_unimplemented(
+    message = "annot!(nudist; ..): `{Self}` is indexed in the loop but is not an array",
+    label = "nudist loops index NuDist arrays, which each rank holds a block of, and other nuda arrays, which every rank holds whole"
+)]
+pub trait DistRef {
+    /// The array the kernel reads.
+    type Local: ?Sized;
+    /// The array and its row 0's global row, recorded in `launch` under `name`.
+    fn __nuda_dist_ref(&self, launch: &DistLaunch, name: &'static str) -> (&Self::Local, usize);
+}
+
+/// As [`DistRef`], for an array the loop writes.
+#[diagnostic::on_unimplemented(
+    message = "annot!(nudist; ..): `{Self}` is written in the loop but is not an array",
+    label = "nudist loops write NuDist arrays (each rank its own rows) and other nuda arrays"
+)]
+pub trait DistMut {
+    /// The array the kernel writes.
+    type Local: ?Sized;
+    /// The array and its row 0's global row, recorded in `launch` under `name`.
+    fn __nuda_dist_mut(
+        &mut self,
+        launch: &DistLaunch,
+        name: &'static str,
+    ) -> (&mut Self::Local, usize);
+}
+
+impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
+    type Local = NuArray<T, S>;
+    fn __nuda_dist_ref(&self, launch: &DistLaunch, name: &'static str) -> (&NuArray<T, S>, usize) {
+        launch.record(name, self, false);
+        (&self.local, self.held.start)
+    }
+}
+
+impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
+    type Local = NuArray<T, S>;
+    fn __nuda_dist_mut(
+        &mut self,
+        launch: &DistLaunch,
+        name: &'static str,
+    ) -> (&mut NuArray<T, S>, usize) {
+        launch.record(name, self, true);
+        (&mut self.local, self.held.start)
+    }
+}
+
+impl<C: Capture + ?Sized> DistRef for C {
+    type Local = C;
+    fn __nuda_dist_ref(&self, _: &DistLaunch, _: &'static str) -> (&C, usize) {
+        (self, 0)
+    }
+}
+
+impl<C: CaptureMut + ?Sized> DistMut for C {
+    type Local = C;
+    fn __nuda_dist_mut(&mut self, _: &DistLaunch, _: &'static str) -> (&mut C, usize) {
+        (self, 0)
+    }
+}

@@ -1,0 +1,208 @@
+//! The transport under `dist` (layer 5, see `dist/mod.rs`): one process alone, or MPI ranks
+//! through the `mpi` crate (rsmpi) over the system's MPI. Everything here moves bytes; the
+//! element types are encoded above. Every operation is collective over the world's ranks,
+//! called by each rank in the same order, from the thread that called [`super::init`] (MPI
+//! runs at the "funneled" threading level: the native engine's worker threads never call it).
+
+use crate::error::{Error, Result};
+
+/// The ranks a world talks to.
+pub(crate) enum Comm {
+    /// A program started without `mpirun`, or built without the `mpi` feature.
+    #[cfg_attr(feature = "mpi", allow(dead_code))]
+    Single,
+    /// MPI's world communicator, and the node-local one that picks each rank's device.
+    #[cfg(feature = "mpi")]
+    Mpi {
+        world: mpi::topology::SimpleCommunicator,
+        node: mpi::topology::SimpleCommunicator,
+    },
+}
+
+/// The MPI error every failed call becomes: MPI's default handler aborts the job, so this is
+/// only reached for what nuda checks itself.
+pub(crate) fn dist_error(during: &str, detail: impl Into<String>) -> Error {
+    Error::Dist {
+        during: during.into(),
+        detail: detail.into(),
+    }
+}
+
+impl Comm {
+    /// This rank's number, from 0.
+    pub fn rank(&self) -> usize {
+        match self {
+            Comm::Single => 0,
+            #[cfg(feature = "mpi")]
+            Comm::Mpi { world, .. } => {
+                use mpi::traits::Communicator;
+                world.rank() as usize
+            }
+        }
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        match self {
+            Comm::Single => 1,
+            #[cfg(feature = "mpi")]
+            Comm::Mpi { world, .. } => {
+                use mpi::traits::Communicator;
+                world.size() as usize
+            }
+        }
+    }
+
+    /// This rank's number among the ranks of its node (shared memory).
+    pub fn node_rank(&self) -> usize {
+        match self {
+            Comm::Single => 0,
+            #[cfg(feature = "mpi")]
+            Comm::Mpi { node, .. } => {
+                use mpi::traits::Communicator;
+                node.rank() as usize
+            }
+        }
+    }
+
+    /// Waits until every rank has called it.
+    pub fn barrier(&self) {
+        #[cfg(feature = "mpi")]
+        if let Comm::Mpi { world, .. } = self {
+            use mpi::collective::CommunicatorCollectives;
+            world.barrier();
+        }
+    }
+
+    /// Every rank's `mine`, in rank order, on every rank (MPI_Allgather of the lengths, then
+    /// MPI_Allgatherv).
+    pub fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        match self {
+            Comm::Single => Ok(vec![mine.to_vec()]),
+            #[cfg(feature = "mpi")]
+            Comm::Mpi { world, .. } => mpi_impl::all_gather(world, mine),
+        }
+    }
+
+    /// Sends `out[q]` to rank `q` and returns what every rank sent this one, in rank order
+    /// (MPI_Alltoall of the lengths, then MPI_Alltoallv).
+    pub fn all_to_all(&self, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        match self {
+            Comm::Single => Ok(out.to_vec()),
+            #[cfg(feature = "mpi")]
+            Comm::Mpi { world, .. } => mpi_impl::all_to_all(world, out),
+        }
+    }
+}
+
+/// Starts MPI (or finds it absent): the communicator and what must live until the end.
+pub(crate) fn start() -> Result<(Comm, Keep)> {
+    #[cfg(feature = "mpi")]
+    {
+        mpi_impl::start()
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        Ok((Comm::Single, Keep))
+    }
+}
+
+/// What keeps MPI initialised: dropping it calls MPI_Finalize.
+#[cfg(feature = "mpi")]
+pub(crate) type Keep = mpi::environment::Universe;
+
+/// Nothing to keep without MPI.
+#[cfg(not(feature = "mpi"))]
+pub(crate) struct Keep;
+
+#[cfg(feature = "mpi")]
+mod mpi_impl {
+    use super::{dist_error, Comm, Keep};
+    use crate::error::Result;
+    use mpi::collective::CommunicatorCollectives;
+    use mpi::datatype::{Partition, PartitionMut};
+    use mpi::topology::{Communicator, SimpleCommunicator};
+    use mpi::Count;
+
+    pub fn start() -> Result<(Comm, Keep)> {
+        // Funneled: only the thread that called `init` talks to MPI; the native engine's rayon
+        // workers never do.
+        let threading = mpi::Threading::Funneled;
+        let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
+            return Err(dist_error(
+                "nuda::dist::init",
+                "MPI is already initialised in this process; call nuda::dist::init once and \
+                 pass the World it returns",
+            ));
+        };
+        let world = universe.world();
+        let node = world.split_shared(world.rank());
+        Ok((Comm::Mpi { world, node }, universe))
+    }
+
+    fn count(n: usize, during: &str) -> Result<Count> {
+        Count::try_from(n).map_err(|_| {
+            dist_error(during, format!("{n} bytes in one message, more than MPI's 2^31 - 1 count allows; split the array over more ranks"))
+        })
+    }
+
+    /// Offsets of consecutive parts of the given lengths.
+    fn displs(counts: &[Count]) -> Vec<Count> {
+        counts
+            .iter()
+            .scan(0, |at, &c| {
+                let d = *at;
+                *at += c;
+                Some(d)
+            })
+            .collect()
+    }
+
+    /// Splits `buf` into parts of `counts` bytes.
+    fn parts(buf: &[u8], counts: &[Count]) -> Vec<Vec<u8>> {
+        let mut at = 0usize;
+        counts
+            .iter()
+            .map(|&c| {
+                let part = buf[at..at + c as usize].to_vec();
+                at += c as usize;
+                part
+            })
+            .collect()
+    }
+
+    pub fn all_gather(world: &SimpleCommunicator, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let n = count(mine.len(), "gathering from every rank")?;
+        let mut counts = vec![0 as Count; world.size() as usize];
+        world.all_gather_into(&n, &mut counts[..]);
+        let total: usize = counts.iter().map(|&c| c as usize).sum();
+        count(total, "gathering from every rank")?;
+        // One byte at least: MPI refuses the dangling pointer of an empty buffer.
+        let mut buf = vec![0u8; total.max(1)];
+        let d = displs(&counts);
+        let mut recv = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
+        let one = [0u8; 1];
+        let send: &[u8] = if mine.is_empty() { &one[..0] } else { mine };
+        world.all_gather_varcount_into(send, &mut recv);
+        Ok(parts(&buf, &counts))
+    }
+
+    pub fn all_to_all(world: &SimpleCommunicator, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
+        let during = "exchanging halo rows";
+        let sc: Vec<Count> = out
+            .iter()
+            .map(|o| count(o.len(), during))
+            .collect::<Result<_>>()?;
+        let mut rc = vec![0 as Count; sc.len()];
+        world.all_to_all_into(&sc[..], &mut rc[..]);
+        // One byte at least in each buffer: MPI refuses an empty buffer's dangling pointer.
+        let mut send: Vec<u8> = out.concat();
+        send.push(0);
+        let mut buf = vec![0u8; rc.iter().map(|&c| c as usize).sum::<usize>() + 1];
+        let (sd, rd) = (displs(&sc), displs(&rc));
+        let s = Partition::new(&send[..], &sc[..], &sd[..]);
+        let mut r = PartitionMut::new(&mut buf[..], &rc[..], &rd[..]);
+        world.all_to_all_varcount_into(&s, &mut r);
+        Ok(parts(&buf, &rc))
+    }
+}

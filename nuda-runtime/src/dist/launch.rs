@@ -1,0 +1,310 @@
+//! One `annot!(nudist; nuwork!(..))` launch (layer 5, see `dist/mod.rs`): what the generated
+//! code calls. The distributed arrays the loop indexes are recorded (each rank's block must
+//! agree), the outer loop is clipped to this rank's rows, and the ranks meet in *steps*:
+//!
+//! - one after each scan's first pass, where each rank's prefix starts from the exclusive
+//!   scan of the ranks' totals (`rank_start`);
+//! - one at the end (`end`), where each rank's reduction partials are gathered in rank order
+//!   and folded the same way on every rank, so the result does not depend on MPI's order, and
+//!   where every rank learns whether any rank failed.
+//!
+//! Every step is one allgather of a status and a payload. A rank that fails sends its error
+//! in the next step it reaches and takes part in no later step of the launch; every other
+//! rank sees the failure in that same step and stops too, with [`Error::OtherRank`]. So an
+//! error on one rank reaches all of them and no rank waits for another that has given up.
+
+use super::array::NuDist;
+use super::World;
+use crate::element::{bytes, Stored};
+use crate::error::{Error, Result};
+use crate::kernel::Reduce;
+use crate::shape::Shape;
+use nuda_abi::RedOp;
+use std::cell::{Cell, RefCell};
+use std::ops::Range;
+
+/// A distributed array as the launch saw it.
+struct Seen {
+    name: &'static str,
+    world: World,
+    rows: usize,
+    owned: Range<usize>,
+    held: Range<usize>,
+}
+
+/// The state of one `nudist` launch on this rank.
+pub struct DistLaunch {
+    at: &'static str,
+    seen: RefCell<Vec<Seen>>,
+    stopped: Cell<bool>,
+}
+
+/// The step kinds, checked to agree: a mismatch would be a bug in nuda's generated code.
+const SCAN: u8 = 1;
+const END: u8 = 2;
+
+impl DistLaunch {
+    /// A launch at `at` (`file:line`).
+    pub fn new(at: &'static str) -> Self {
+        DistLaunch {
+            at,
+            seen: RefCell::new(Vec::new()),
+            stopped: Cell::new(false),
+        }
+    }
+
+    /// Records a distributed array the loop indexes.
+    pub(crate) fn record<T: Stored, S: Shape>(
+        &self,
+        name: &'static str,
+        a: &NuDist<T, S>,
+        _written: bool,
+    ) {
+        self.seen.borrow_mut().push(Seen {
+            name,
+            world: a.world().clone(),
+            rows: a.dims().extents()[0],
+            owned: a.rows(),
+            held: a.held(),
+        });
+    }
+
+    /// The world of the loop's distributed arrays, if it has any; an error if they are split
+    /// differently (several worlds, or first dims that differ).
+    fn world(&self) -> Result<Option<(World, Range<usize>)>> {
+        let seen = self.seen.borrow();
+        let Some(first) = seen.first() else {
+            return Ok(None);
+        };
+        for s in seen.iter().skip(1) {
+            if !s.world.same(&first.world) || s.rows != first.rows {
+                return Err(super::comm::dist_error(
+                    &format!("annot!(nudist; ..) at {}", self.at),
+                    format!("`{}` has {} rows and `{}` {}; the distributed arrays of one loop must be split alike: give them the same first dimension and world", first.name, first.rows, s.name, s.rows),
+                ));
+            }
+        }
+        Ok(Some((first.world.clone(), first.owned.clone())))
+    }
+
+    /// The outer loop's range `start..end` (`..=end` when `inclusive`) cut to this rank's
+    /// rows, as `lo..hi`; a step keeps the values the whole loop would take. Without
+    /// distributed arrays, the whole range (every rank runs all of it).
+    pub fn clip<I: RowIndex>(
+        &self,
+        start: I,
+        end: I,
+        inclusive: bool,
+        step: Option<usize>,
+    ) -> Result<(I, I)> {
+        let Some((_, owned)) = self.world()? else {
+            let end = if inclusive { end.next() } else { end };
+            return Ok((start, end));
+        };
+        let (s, e) = (start.to_i128(), end.to_i128() + i128::from(inclusive));
+        let (lo, hi) = (owned.start as i128, owned.end as i128);
+        let step = step.unwrap_or(1).max(1) as i128;
+        // The first value at or after `lo` that the stepped loop takes.
+        let from = if s >= lo {
+            s
+        } else {
+            s + (lo - s + step - 1) / step * step
+        };
+        let to = e.min(hi).max(from);
+        Ok((I::from_i128(from.min(to)), I::from_i128(to)))
+    }
+
+    /// The world, when the loop is distributed over more than one rank and no rank stopped.
+    fn live(&self) -> Option<World> {
+        let w = self.world().ok().flatten()?.0;
+        (w.size() > 1 && !self.stopped.get()).then_some(w)
+    }
+
+    /// One step: every rank's payload, in rank order, once every rank is known to have
+    /// succeeded; else this rank's own error, or the first failed rank's.
+    fn step(&self, kind: u8, mine: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+        let Some(world) = self.live() else {
+            return mine.map(|m| vec![m]);
+        };
+        let msg = match &mine {
+            Ok(p) => [&[kind, 0][..], p].concat(),
+            Err(e) => [&[kind, 1][..], e.to_string().as_bytes()].concat(),
+        };
+        let all = world.comm().all_gather(&msg);
+        let all = match (mine, all) {
+            (Err(e), _) | (Ok(_), Err(e)) => {
+                self.stopped.set(true);
+                return Err(e);
+            }
+            (Ok(_), Ok(all)) => all,
+        };
+        if let Some(q) = all.iter().position(|m| m.get(1) != Some(&0)) {
+            self.stopped.set(true);
+            let message = String::from_utf8_lossy(all[q].get(2..).unwrap_or_default()).into_owned();
+            let (rank, size) = (world.rank(), world.size());
+            return Err(Error::OtherRank {
+                rank,
+                size,
+                failed: q,
+                message,
+            });
+        }
+        if all.iter().any(|m| m[0] != kind) {
+            unreachable!("nuda bug: the ranks of a nudist launch took different steps");
+        }
+        Ok(all.into_iter().map(|m| m[2..].to_vec()).collect())
+    }
+
+    /// A scan variable's start on this rank: `start` combined with the totals of the ranks
+    /// before this one, in rank order; `local` is this rank's total (`None` without
+    /// iterations). A rank whose first pass failed goes on to `end`, where it reports.
+    pub fn rank_start<T: Reduce>(&self, op: RedOp, start: T, local: Option<T>) -> Result<T> {
+        let me = self.live().map_or(0, |w| w.rank());
+        let mine = Ok(encode(local.unwrap_or_else(|| T::identity(op))));
+        let all = self.step(SCAN, mine)?;
+        Ok(all[..me]
+            .iter()
+            .fold(start, |a, p| T::combine(op, a, value::<T>(p, 0))))
+    }
+
+    /// The end of the launch: `done` is how it went on this rank, `payload` its partials.
+    /// Every rank's payload, in rank order.
+    pub fn end(&self, done: Result<()>, payload: Payload) -> Result<Vec<Payload>> {
+        let all = self.step(END, done.map(|()| payload.0))?;
+        Ok(all.into_iter().map(Payload).collect())
+    }
+
+    /// This launch's error on this rank, with where the rank is and, for an index into a
+    /// distributed array, the global index and dims.
+    pub fn finish(&self, done: Result<()>) -> Result<()> {
+        let Err(e) = done else {
+            return Ok(());
+        };
+        let (Ok(Some((world, owned))), false) =
+            (self.world(), matches!(e, Error::OtherRank { .. }))
+        else {
+            return Err(e);
+        };
+        let seen = self.seen.borrow();
+        let error = Box::new(globalise(e, &seen));
+        let mut held = format!("rows {owned:?}");
+        for s in seen.iter() {
+            held.push_str(&format!(", `{}` rows {:?} with its halo", s.name, s.held));
+        }
+        Err(Error::Rank {
+            rank: world.rank(),
+            size: world.size(),
+            held,
+            error,
+        })
+    }
+}
+
+/// An out-of-range index into a distributed array's local array, made global again.
+fn globalise(e: Error, seen: &[Seen]) -> Error {
+    let Error::Kernel {
+        kernel,
+        device,
+        location,
+        fault,
+    } = e
+    else {
+        return e;
+    };
+    let fault = match fault {
+        crate::error::KernelFault::OutOfBounds(mut b) => {
+            if let Some(s) = seen.iter().find(|s| s.name == b.array) {
+                if let Some(i) = b.index.first().and_then(|i| i.parse::<u64>().ok()) {
+                    b.index[0] = i.wrapping_add(s.held.start as u64).to_string();
+                    b.dims[0] = s.rows as u64;
+                }
+            }
+            crate::error::KernelFault::OutOfBounds(b)
+        }
+        other => other,
+    };
+    Error::Kernel {
+        kernel,
+        device,
+        location,
+        fault,
+    }
+}
+
+/// Bytes of reduction partials and flags, in the order the generated code puts them.
+#[derive(Default)]
+pub struct Payload(Vec<u8>);
+
+impl Payload {
+    /// An empty payload.
+    pub fn new() -> Self {
+        Payload(Vec::new())
+    }
+
+    /// Appends a reduction variable's partial.
+    pub fn put<T: Reduce>(&mut self, v: T) {
+        self.0.extend(encode(v));
+    }
+
+    /// Appends a flag.
+    pub fn flag(&mut self, set: bool) {
+        self.0.push(u8::from(set));
+    }
+}
+
+fn encode<T: Reduce>(v: T) -> Vec<u8> {
+    bytes(&[v.to_dev()]).into_owned()
+}
+
+fn value<T: Reduce>(p: &[u8], at: usize) -> T {
+    let n = size_of::<T::Dev>();
+    match super::decode::<T::Dev>(&p[at..at + n]) {
+        Ok(v) => T::from_dev(v[0]),
+        Err(_) => unreachable!("nuda bug: a payload too short"),
+    }
+}
+
+/// Folds the value at byte `*at` of every rank's payload, in rank order from the identity,
+/// the same on every rank; `*at` moves past it.
+pub fn fold<T: Reduce>(op: RedOp, all: &[Payload], at: &mut usize) -> T {
+    let v = all.iter().fold(T::identity(op), |a, p| {
+        T::combine(op, a, value::<T>(&p.0, *at))
+    });
+    *at += size_of::<T::Dev>();
+    v
+}
+
+/// Whether any rank set the flag at byte `*at`; `*at` moves past it.
+pub fn any(all: &[Payload], at: &mut usize) -> bool {
+    let set = all.iter().any(|p| p.0.get(*at) == Some(&1));
+    *at += 1;
+    set
+}
+
+/// The integer types an outer loop may count in: clipping works in `i128`.
+pub trait RowIndex: Copy {
+    /// The value, widened.
+    fn to_i128(self) -> i128;
+    /// A value in range, narrowed.
+    fn from_i128(v: i128) -> Self;
+    /// The value after, saturating (an inclusive bound made exclusive).
+    fn next(self) -> Self;
+}
+
+macro_rules! row_index {
+    ($($t:ty),*) => {$(
+        impl RowIndex for $t {
+            fn to_i128(self) -> i128 {
+                self as i128
+            }
+            fn from_i128(v: i128) -> $t {
+                v.clamp(<$t>::MIN as i128, <$t>::MAX as i128) as $t
+            }
+            fn next(self) -> $t {
+                self.saturating_add(1)
+            }
+        }
+    )*};
+}
+
+row_index!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);

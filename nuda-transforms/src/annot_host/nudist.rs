@@ -1,0 +1,230 @@
+//! `annot!(nudist; nuwork!(..))`: a `nuwork!` over MPI ranks (the runtime's `dist` module).
+//! At compile time, as every annotation: the outer mapped loop's range becomes this rank's
+//! rows (`__nudist.clip`, on the host), and every index into an array from outside the body
+//! takes the array's first row away from its first coordinate, so a distributed array's
+//! global index becomes one into its local block (other arrays' first row is 0: every rank
+//! holds them whole). The `nuwork!` itself is expanded in its distributed form
+//! (`nuwork::expand_dist`), whose reductions, scans and flags combine across ranks.
+//!
+//! An index outside the rank's rows and halo wraps below 0 or passes the local array's end,
+//! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
+
+use crate::syntax::annot::{AnnotInput, NUDIST};
+use crate::syntax::nfor::{NforSyntax, RangeSyntax};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use std::collections::HashSet;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::Ident;
+
+/// Whether the chain asks for `nudist`.
+pub fn wanted(input: &AnnotInput) -> bool {
+    input.chain.iter().any(|a| a.name == NUDIST)
+}
+
+/// Expands a `nudist` launch.
+pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
+    check_chain(input)?;
+    let nest = &input.nest;
+    if !nest.path.is_ident("nuwork") {
+        let msg = "annot!: nudist applies to a `nuwork!`, as in `annot!(nudist; nuwork!(16, 16; nfor!((i, j) in (n, m) { .. })))`";
+        return Err(syn::Error::new(nest.path.span(), msg));
+    }
+    let (head, inner) = split_semi(nest.tokens.clone(), nest.span())?;
+    let mut found = Found::default();
+    let inner = rewrite_nest(&inner, &mut found)?;
+    let written = super::nudevs::written_by(&syn::parse_quote!(nuwork!(#head; #inner)));
+    let expansion = crate::nuwork::expand_dist(quote!(#head; #inner))?;
+    Ok(assemble(&found, &written, expansion, nest.span()))
+}
+
+/// What the rewrite found: the outer range, and the arrays indexed from outside the body.
+#[derive(Default)]
+struct Found {
+    range: Option<RangeSyntax>,
+    arrays: Vec<Ident>,
+}
+
+/// The launch: the views of the arrays, the clipped range, the `nuwork!`, the error's rank.
+fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span) -> TokenStream {
+    let views = found.arrays.iter().map(|a| {
+        let (base, text) = (base_ident(a), a.to_string());
+        match written.contains(a) {
+            true => {
+                quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_mut(&__nudist, #text);)
+            }
+            false => {
+                quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_ref(&__nudist, #text);)
+            }
+        }
+    });
+    let clip = found.range.as_ref().map(|r| {
+        let start = r.start.as_ref().map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
+        let (end, incl) = (&r.end, r.inclusive);
+        let step = match &r.step {
+            Some(s) => quote!(::core::option::Option::Some((#s) as usize)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote_spanned!(r.span=> let (__nudist_lo, __nudist_hi) = __nudist.clip(#start, #end, #incl, #step)?;)
+    });
+    quote_spanned! {span=>
+        (|| -> ::nuda::Result<()> {
+            #[allow(unused_imports)]
+            use ::nuda::__private::dist::{DistMut as _, DistRef as _};
+            let __nudist = ::nuda::__private::dist::DistLaunch::new(concat!(file!(), ":", line!()));
+            #(#views)*
+            #clip
+            let __nudist_done: ::nuda::Result<()> = #expansion;
+            __nudist.finish(__nudist_done)
+        })()
+    }
+}
+
+fn base_ident(a: &Ident) -> Ident {
+    format_ident!("__nudist_base_{}", a)
+}
+
+/// `nudist` stands alone in its chain and takes no parameters.
+fn check_chain(input: &AnnotInput) -> syn::Result<()> {
+    for a in &input.chain {
+        if a.args.is_some() && a.name == NUDIST {
+            let msg = "annot!: nudist takes no parameters: the distributed arrays say how the rows are split";
+            return Err(syn::Error::new(a.name.span(), msg));
+        }
+        if input.chain.len() > 1 {
+            let msg = "annot!: nudist cannot be combined with other annotations in one chain; annotate the loops inside the nuwork! instead, as in `annot!(nudist; nuwork!(16; annot!(dmine(2); nfor!(..))))`";
+            return Err(syn::Error::new(a.name.span(), msg));
+        }
+    }
+    Ok(())
+}
+
+/// The tokens before and after the first top-level `;`.
+fn split_semi(tokens: TokenStream, span: Span) -> syn::Result<(TokenStream, syn::Macro)> {
+    let list: Vec<TokenTree> = tokens.into_iter().collect();
+    let Some(k) = list
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+    else {
+        return Err(syn::Error::new(
+            span,
+            "annot!: nudist expects `nuwork!(sizes; nfor!(..))`",
+        ));
+    };
+    let head = list[..k].iter().cloned().collect();
+    let rest: TokenStream = list[k + 1..].iter().cloned().collect();
+    Ok((head, syn::parse2(rest)?))
+}
+
+/// The nest with its outer range replaced and its indices rebased, through `annot!`s.
+fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
+    if m.path.is_ident("annot") {
+        let (chain, inner) = split_semi(m.tokens.clone(), m.span())?;
+        let inner = rewrite_nest(&inner, found)?;
+        return Ok(quote_spanned!(m.span()=> annot!(#chain; #inner)));
+    }
+    if !m.path.is_ident("nfor") {
+        return Err(syn::Error::new(
+            m.path.span(),
+            "annot!: nudist expects the nuwork!'s loops as `nfor!(..)` or `annot!(..; nfor!(..))`",
+        ));
+    }
+    let mut n: NforSyntax = syn::parse2(m.tokens.clone())?;
+    let outer = n.ranges.remove(0);
+    if outer.rev {
+        return Err(syn::Error::new(outer.span, "annot!: nudist splits the outer loop into blocks of rows in order; remove `.rev()` from it"));
+    }
+    let step = outer.step.as_ref().map(|s| quote!(.step_by((#s) as usize)));
+    let first = match step {
+        Some(step) => quote_spanned!(outer.span=> (__nudist_lo..__nudist_hi)#step),
+        None => quote_spanned!(outer.span=> __nudist_lo..__nudist_hi),
+    };
+    let ranges: Vec<TokenStream> = std::iter::once(first)
+        .chain(n.ranges.iter().map(range_tokens))
+        .collect();
+    let mut rebase = Rebase::new(&n);
+    rebase.visit_block_mut(&mut n.body);
+    found.arrays = rebase.arrays;
+    found.range = Some(outer);
+    let (vars, body) = (&n.vars, &n.body);
+    Ok(match &vars[..] {
+        [one] => quote_spanned!(m.span()=> nfor!(#one in #(#ranges)* #body)),
+        _ => quote_spanned!(m.span()=> nfor!((#(#vars),*) in (#(#ranges),*) #body)),
+    })
+}
+
+/// A range written back in `nfor!` syntax.
+fn range_tokens(r: &RangeSyntax) -> TokenStream {
+    let end = &r.end;
+    let mut out = match (&r.start, r.inclusive) {
+        (Some(s), true) => quote!((#s)..=(#end)),
+        (Some(s), false) => quote!((#s)..(#end)),
+        (None, true) => quote!(0..=(#end)),
+        (None, false) => end.to_token_stream(),
+    };
+    if let Some(s) = &r.step {
+        out = quote!((#out).step_by(#s));
+    }
+    if r.rev {
+        out = quote!((#out).rev());
+    }
+    out
+}
+
+/// Rebases the first index of every array the body does not bind.
+struct Rebase {
+    bound: HashSet<String>,
+    arrays: Vec<Ident>,
+}
+
+impl Rebase {
+    fn new(n: &NforSyntax) -> Self {
+        let mut names = Names::default();
+        names.visit_block(&n.body);
+        names.0.extend(n.vars.iter().map(ToString::to_string));
+        Rebase {
+            bound: names.0,
+            arrays: Vec::new(),
+        }
+    }
+}
+
+impl VisitMut for Rebase {
+    fn visit_expr_index_mut(&mut self, e: &mut syn::ExprIndex) {
+        syn::visit_mut::visit_expr_index_mut(self, e);
+        let syn::Expr::Path(p) = &*e.expr else {
+            return;
+        };
+        let Some(name) = p
+            .path
+            .get_ident()
+            .filter(|n| !self.bound.contains(&n.to_string()))
+        else {
+            return;
+        };
+        let base = base_ident(name);
+        let first = match &mut *e.index {
+            syn::Expr::Tuple(t) if !t.elems.is_empty() => &mut t.elems[0],
+            other => other,
+        };
+        let span = first.span();
+        let old = first.clone();
+        *first = syn::parse_quote_spanned!(span=> ((#old) - #base));
+        if !self.arrays.contains(name) {
+            self.arrays.push(name.clone());
+        }
+    }
+}
+
+/// Every name a pattern in the body binds.
+#[derive(Default)]
+struct Names(HashSet<String>);
+
+impl<'ast> Visit<'ast> for Names {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}

@@ -1,0 +1,402 @@
+//! `nuda::dist` against plain Rust on one process (issue 30). Its own harness: MPI starts once
+//! per process, and every rank must run the same cases in the same order. `cargo test` runs it
+//! as one rank; `scripts/test` runs it under `mpirun -np 1, 2, 3, 4` on PoCL and on the
+//! native engine (with `--features mpi`). Every case compares the gathered result with plain
+//! Rust's: bit for bit for maps, integers and stencils; float sums within reassociation.
+//! The last line is a digest of every result, which `scripts/test` compares between two runs.
+
+use nuda::dist::{self, World};
+use nuda::prelude::*;
+
+type Case = fn(&World, &mut Digest) -> nuda::Result<()>;
+
+fn main() {
+    let world = match dist::init() {
+        Ok(w) => w,
+        Err(e) => fail(&format!("dist::init: {e}")),
+    };
+    let cases: &[(&str, Case)] = &[
+        ("map_1d", map_1d),
+        ("heat_2d", heat_2d),
+        ("stencil_3d", stencil_3d),
+        ("reductions", reductions),
+        ("scan", scan),
+        ("filter", filter),
+        ("rank_with_no_rows", rank_with_no_rows),
+        ("halo_read_out_of_range", halo_read_out_of_range),
+        (
+            "exchange_moves_only_boundary_rows",
+            exchange_moves_only_boundary_rows,
+        ),
+        ("nbody_step", nbody_step),
+    ];
+    let mut digest = Digest(0xcbf2_9ce4_8422_2325);
+    for (name, case) in cases {
+        if let Err(e) = case(&world, &mut digest) {
+            fail(&format!(
+                "rank {} of {}: {name}: {e}",
+                world.rank(),
+                world.size()
+            ));
+        }
+        if world.rank() == 0 {
+            println!("dist ok: {name} ({} ranks)", world.size());
+        }
+    }
+    if world.rank() == 0 {
+        println!("dist digest: {:016x} ({} ranks)", digest.0, world.size());
+    }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("dist test failed: {msg}");
+    std::process::exit(1)
+}
+
+/// FNV-1a over results' bits: equal digests, equal results.
+struct Digest(u64);
+
+impl Digest {
+    fn add(&mut self, words: impl IntoIterator<Item = u64>) {
+        for w in words {
+            for b in w.to_le_bytes() {
+                self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+}
+
+fn check(ok: bool, what: impl FnOnce() -> String) -> nuda::Result<()> {
+    if !ok {
+        fail(&what());
+    }
+    Ok(())
+}
+
+/// A map over an uneven split, bit for bit.
+fn map_1d(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 37;
+    let a = NuDist1::<f32>::from_fn(world, n, 0, |i| (i as f32).sin())?;
+    let mut b = NuDist1::<f32>::new(world, n, 0)?;
+    annot!(nudist; nuwork!(8; nfor!(i in n { b[i] = a[i] * 2.5 + i as f32; })))?;
+    let want: Vec<f32> = (0..n).map(|i| (i as f32).sin() * 2.5 + i as f32).collect();
+    let got = b.to_vec()?;
+    check(got == want, || format!("map_1d: {got:?} != {want:?}"))?;
+    d.add(got.iter().map(|x| u64::from(x.to_bits())));
+    Ok(())
+}
+
+fn heat_init(i: usize, j: usize) -> f32 {
+    ((i * 7 + j * 3) % 11) as f32 * 0.5
+}
+
+/// Jacobi steps with a halo exchange each, and the largest change reduced over the ranks.
+fn heat_2d(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let (n, m, steps) = (23, 17, 5);
+    let mut u = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| heat_init(i, j))?;
+    let mut v = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| heat_init(i, j))?;
+    let mut deltas = Vec::new();
+    for _ in 0..steps {
+        u.exchange()?;
+        let mut delta = 0.0f32;
+        annot!(nudist; nuwork!(4, 8; nfor!((i, j) in (1 <> n - 2, 1 <> m - 2) {
+            v[(i, j)] = 0.25 * (u[(i - 1, j)] + u[(i + 1, j)] + u[(i, j - 1)] + u[(i, j + 1)]);
+            delta = delta.max((v[(i, j)] - u[(i, j)]).abs());
+        })))?;
+        deltas.push(delta);
+        std::mem::swap(&mut u, &mut v);
+    }
+    let (want, want_deltas) = heat_plain(n, m, steps);
+    let got = u.gather(0)?;
+    if let Some(got) = got {
+        check(got.to_vec() == want, || {
+            "heat_2d: the grid differs from plain Rust's".into()
+        })?;
+        d.add(got.to_vec().iter().map(|x| u64::from(x.to_bits())));
+    }
+    check(deltas == want_deltas, || {
+        format!("heat_2d: deltas {deltas:?} != {want_deltas:?}")
+    })?;
+    d.add(deltas.iter().map(|x| u64::from(x.to_bits())));
+    Ok(())
+}
+
+fn heat_plain(n: usize, m: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut u: Vec<f32> = (0..n * m).map(|k| heat_init(k / m, k % m)).collect();
+    let mut v = u.clone();
+    let mut deltas = Vec::new();
+    for _ in 0..steps {
+        let mut delta = 0.0f32;
+        for i in 1..n - 1 {
+            for j in 1..m - 1 {
+                let x = 0.25
+                    * (u[(i - 1) * m + j]
+                        + u[(i + 1) * m + j]
+                        + u[i * m + j - 1]
+                        + u[i * m + j + 1]);
+                v[i * m + j] = x;
+                delta = delta.max((x - u[i * m + j]).abs());
+            }
+        }
+        deltas.push(delta);
+        std::mem::swap(&mut u, &mut v);
+    }
+    (u, deltas)
+}
+
+/// A 7-point stencil over planes, halo 1, bit for bit.
+fn stencil_3d(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let (p, q, r) = (9, 6, 5);
+    let f = |(i, j, k): (usize, usize, usize)| ((i * 31 + j * 7 + k) % 13) as f32;
+    let mut a = NuDist3::<f32>::from_fn(world, (p, q, r), 1, f)?;
+    let mut b = NuDist3::<f32>::new(world, (p, q, r), 1)?;
+    a.exchange()?;
+    annot!(nudist; nuwork!(2, 2, 2; nfor!((i, j, k) in (1 <> p - 2, 1 <> q - 2, 1 <> r - 2) {
+        b[(i, j, k)] = a[(i - 1, j, k)] + a[(i + 1, j, k)] + a[(i, j - 1, k)] + a[(i, j + 1, k)]
+            + a[(i, j, k - 1)] + a[(i, j, k + 1)] - 6.0 * a[(i, j, k)];
+    })))?;
+    let got = b.to_vec()?;
+    let mut want = vec![0f32; p * q * r];
+    for i in 1..p - 1 {
+        for j in 1..q - 1 {
+            for k in 1..r - 1 {
+                want[(i * q + j) * r + k] = f((i - 1, j, k))
+                    + f((i + 1, j, k))
+                    + f((i, j - 1, k))
+                    + f((i, j + 1, k))
+                    + f((i, j, k - 1))
+                    + f((i, j, k + 1))
+                    - 6.0 * f((i, j, k));
+            }
+        }
+    }
+    check(got == want, || "stencil_3d differs from plain Rust".into())?;
+    d.add(got.iter().map(|x| u64::from(x.to_bits())));
+    Ok(())
+}
+
+/// Sums, a minimum and a flag over the ranks; the values before the loop count once.
+fn reductions(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 1001;
+    let a = NuDist1::<f64>::from_fn(world, n, 0, |i| 1.0 / (i as f64 + 1.0))?;
+    let b = NuDist1::<u64>::from_fn(world, n, 0, |i| (i as u64 * 2654435761) % 1000)?;
+    let (mut s, mut t, mut lo, mut found) = (0.5f64, 7u64, u64::MAX, false);
+    annot!(nudist; nuwork!(16; nfor!(i in n {
+        s += a[i];
+        t += b[i];
+        lo = lo.min(b[i] + 3);
+        if b[i] == 999 { found = true; }
+    })))?;
+    let bs: Vec<u64> = (0..n).map(|i| (i as u64 * 2654435761) % 1000).collect();
+    let want_s: f64 = 0.5 + (0..n).map(|i| 1.0 / (i as f64 + 1.0)).sum::<f64>();
+    check((s - want_s).abs() <= 1e-12 * want_s, || {
+        format!("sum {s} != {want_s}")
+    })?;
+    check(t == 7 + bs.iter().sum::<u64>(), || {
+        format!("integer sum {t}")
+    })?;
+    check(lo == bs.iter().min().unwrap_or(&0) + 3, || {
+        format!("min {lo}")
+    })?;
+    check(found == bs.contains(&999), || format!("flag {found}"))?;
+    // Deterministic: the same launch again gives the same bits.
+    let mut s2 = 0.5f64;
+    annot!(nudist; nuwork!(16; nfor!(i in n { s2 += a[i]; })))?;
+    check(s2.to_bits() == s.to_bits(), || format!("rerun {s2} != {s}"))?;
+    d.add([s.to_bits(), t, lo, u64::from(found)]);
+    Ok(())
+}
+
+/// An inclusive scan whose rank prefixes come from the ranks' totals, from a start value.
+fn scan(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 53;
+    let a = NuDist1::<u32>::from_fn(world, n, 0, |i| (i as u32 * 7) % 5 + 1)?;
+    let mut out = NuDist1::<u32>::new(world, n, 0)?;
+    let mut acc = 7u32;
+    annot!(nudist; nuwork!(8; nfor!(i in n { acc += a[i]; out[i] = acc; })))?;
+    let mut run = 7u32;
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            run += (i as u32 * 7) % 5 + 1;
+            run
+        })
+        .collect();
+    let got = out.to_vec()?;
+    check(got == want, || format!("scan {got:?} != {want:?}"))?;
+    check(acc == run, || format!("scan total {acc} != {run}"))?;
+    d.add(got.iter().map(|&x| u64::from(x)));
+    Ok(())
+}
+
+/// A filter: each rank pushes from its rows; gathered in rank order it is the loop's order.
+fn filter(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 61;
+    let a = NuDist1::<i32>::from_fn(world, n, 0, |i| (i as i32 * 13) % 17)?;
+    let mut kept = NuVec::<i32>::new();
+    annot!(nudist; nuwork!(8; nfor!(i in n { if a[i] % 3 == 0 { kept.push(a[i] * 10 + 1); } })))?;
+    let got = world.all_gather_vec(kept.as_slice())?;
+    let want: Vec<i32> = (0..n as i32)
+        .map(|i| (i * 13) % 17)
+        .filter(|x| x % 3 == 0)
+        .map(|x| x * 10 + 1)
+        .collect();
+    check(got == want, || format!("filter {got:?} != {want:?}"))?;
+    d.add(got.iter().map(|&x| x as u64));
+    Ok(())
+}
+
+/// Fewer rows than ranks: some rank owns none, and still takes part in every step.
+fn rank_with_no_rows(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 3;
+    let a = NuDist1::<i64>::from_fn(world, n, 1, |i| i as i64 * 5 - 3)?;
+    let mut b = NuDist1::<i64>::new(world, n, 1)?;
+    let (mut s, mut acc) = (0i64, 0i64);
+    annot!(nudist; nuwork!(4; nfor!(i in n { s += a[i]; b[i] = a[i] * a[i]; })))?;
+    annot!(nudist; nuwork!(4; nfor!(i in n { acc += b[i]; b[i] = acc; })))?;
+    check(s == -9 + 15, || format!("sum {s}"))?;
+    check(b.to_vec()? == vec![9, 13, 62], || "scan over 3 rows".into())?;
+    check(acc == 62, || format!("total {acc}"))?;
+    d.add([s as u64, acc as u64]);
+    Ok(())
+}
+
+/// One rank reads past its halo (and, on one rank, past the array): an `Err` there naming the array, the rank and
+/// the line, `OtherRank` on the others, and the next launch runs normally.
+fn halo_read_out_of_range(world: &World, _: &mut Digest) -> nuda::Result<()> {
+    let n = 12;
+    let bad = world.size().min(2) - 1;
+    let a = NuDist1::<f32>::from_fn(world, n, 1, |i| i as f32)?;
+    let mut b = NuDist1::<f32>::new(world, n, 1)?;
+    let reach = if world.rank() == bad { 3usize } else { 1 };
+    let line = line!() + 1;
+    let r = annot!(nudist; nuwork!(4; nfor!(i in 1 <> n - 3 { b[i] = a[i + reach]; })));
+    match (world.rank() == bad, r) {
+        (true, Err(nuda::Error::Rank { rank, error, .. })) => {
+            let text = error.to_string();
+            check(rank == bad, || format!("rank {rank}"))?;
+            check(
+                text.contains("`a`") && text.contains(&format!("dist.rs:{line}")),
+                || text.clone(),
+            )?;
+            let full = nuda::Error::Rank {
+                rank,
+                size: world.size(),
+                held: String::new(),
+                error,
+            }
+            .to_string();
+            check(
+                full.contains(&format!("rank {bad} of {}", world.size())),
+                || full.clone(),
+            )?;
+        }
+        (false, Err(nuda::Error::OtherRank { failed, .. })) => {
+            check(failed == bad, || format!("failed {failed}"))?
+        }
+        (_, r) => fail(&format!("halo read: unexpected {r:?}")),
+    }
+    annot!(nudist; nuwork!(4; nfor!(i in 1 <> n - 3 { b[i] = a[i + 1]; })))?;
+    let want: Vec<f32> = (0..n)
+        .map(|i| {
+            if (1..=n - 3).contains(&i) {
+                (i + 1) as f32
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    check(b.to_vec()? == want, || "the launch after the error".into())
+}
+
+/// After a device writes a block, `exchange` moves only the boundary rows (OpenCL devices;
+/// the native engine's arrays live on the host and move nothing).
+fn exchange_moves_only_boundary_rows(world: &World, _: &mut Digest) -> nuda::Result<()> {
+    let (n, m) = (40, 64);
+    let mut u = NuDist2::<f32>::new(world, (n, m), 2)?;
+    annot!(nudist; nuwork!(8, 8; nfor!((i, j) in (n, m) { u[(i, j)] = (i * m + j) as f32; })))?;
+    let before = nuda::thread_stats();
+    u.exchange()?;
+    let after = nuda::thread_stats();
+    let (up, down) = (
+        after.to_device.bytes - before.to_device.bytes,
+        after.to_host.bytes - before.to_host.bytes,
+    );
+    let (held, rows) = (u.held(), u.rows());
+    let halo_rows = (held.len() - rows.len()) as u64;
+    let row = (m * 4) as u64;
+    if !current_device()?.is_native() && world.size() > 1 {
+        check(up == halo_rows * row, || {
+            format!("uploaded {up} bytes, halo {halo_rows} rows")
+        })?;
+        check(down <= 2 * 2 * row, || format!("downloaded {down} bytes"))?;
+        check(u.local().residency().1.len() == 1, || {
+            "the block stays on the device".into()
+        })?;
+    } else {
+        check(up + down == 0 || !current_device()?.is_native(), || {
+            format!("native moved {up}+{down}")
+        })?;
+    }
+    let whole = u.to_vec()?;
+    check(
+        whole == (0..n * m).map(|x| x as f32).collect::<Vec<_>>(),
+        || "values".into(),
+    )?;
+    let local = u.local().to_vec();
+    let first = held.start;
+    check(
+        local
+            .iter()
+            .enumerate()
+            .all(|(k, &x)| x == ((first * m) + k) as f32),
+        || "halo values".into(),
+    )
+}
+
+/// One n-body step: positions through allgather, each rank's bodies' accelerations.
+fn nbody_step(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 50;
+    let init = |i: usize| {
+        [
+            (i as f32 * 0.37).sin(),
+            (i as f32 * 0.11).cos(),
+            i as f32 * 0.01,
+        ]
+    };
+    let xs = NuDist1::<f32>::from_fn(world, n, 0, |i| init(i)[0])?;
+    let ys = NuDist1::<f32>::from_fn(world, n, 0, |i| init(i)[1])?;
+    let zs = NuDist1::<f32>::from_fn(world, n, 0, |i| init(i)[2])?;
+    let (x, y, z) = (xs.allgather()?, ys.allgather()?, zs.allgather()?);
+    let mut ax = NuDist1::<f32>::new(world, n, 0)?;
+    let mut ay = NuDist1::<f32>::new(world, n, 0)?;
+    annot!(nudist; nuwork!(16; nfor!(i in n {
+        let (mut fx, mut fy) = (0.0f32, 0.0f32);
+        for j in 0..n {
+            let (dx, dy, dz) = (x[j] - x[i], y[j] - y[i], z[j] - z[i]);
+            let r2 = dx * dx + dy * dy + dz * dz + 0.01;
+            let s = 1.0 / (r2 * r2.sqrt());
+            fx += dx * s;
+            fy += dy * s;
+        }
+        ax[i] = fx;
+        ay[i] = fy;
+    })))?;
+    let (gx, gy) = (ax.to_vec()?, ay.to_vec()?);
+    let p: Vec<[f32; 3]> = (0..n).map(init).collect();
+    for i in 0..n {
+        let (mut fx, mut fy) = (0.0f32, 0.0f32);
+        for q in &p {
+            let (dx, dy, dz) = (q[0] - p[i][0], q[1] - p[i][1], q[2] - p[i][2]);
+            let r2 = dx * dx + dy * dy + dz * dz + 0.01;
+            let s = 1.0 / (r2 * r2.sqrt());
+            fx += dx * s;
+            fy += dy * s;
+        }
+        let close = |g: f32, f: f32| (g - f).abs() <= 1e-4 * (1.0 + f.abs());
+        check(close(gx[i], fx) && close(gy[i], fy), || {
+            format!("nbody body {i}")
+        })?;
+    }
+    d.add(gx.iter().chain(&gy).map(|x| u64::from(x.to_bits())));
+    Ok(())
+}
