@@ -39,6 +39,18 @@ pub struct DistLaunch {
     stopped: Cell<bool>,
 }
 
+thread_local! {
+    /// Time this thread spent in launches' steps (waiting for and talking to other ranks).
+    static STEPS: Cell<std::time::Duration> = const { Cell::new(std::time::Duration::ZERO) };
+}
+
+/// The time this thread's `nudist` launches have spent in their collective steps so far:
+/// combining reductions and scans over the ranks, including waiting for slower ranks. A
+/// launch's compute time is its whole time less this.
+pub fn step_time() -> std::time::Duration {
+    STEPS.with(Cell::get)
+}
+
 /// The step kinds, checked to agree: a mismatch would be a bug in nuda's generated code.
 const SCAN: u8 = 1;
 const END: u8 = 2;
@@ -130,7 +142,9 @@ impl DistLaunch {
             Ok(p) => [&[kind, 0][..], p].concat(),
             Err(e) => [&[kind, 1][..], e.to_string().as_bytes()].concat(),
         };
+        let began = std::time::Instant::now();
         let all = world.comm().all_gather(&msg);
+        STEPS.with(|t| t.set(t.get() + began.elapsed()));
         let all = match (mine, all) {
             (Err(e), _) | (Ok(_), Err(e)) => {
                 self.stopped.set(true);

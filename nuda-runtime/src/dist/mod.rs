@@ -20,6 +20,7 @@ pub mod launch;
 mod test;
 
 pub use array::{DistMut, DistRef, NuDist, NuDist1, NuDist2, NuDist3};
+pub use launch::step_time;
 
 use crate::device::{devices, set_device};
 use crate::error::Result;

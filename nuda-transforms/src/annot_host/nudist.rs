@@ -197,11 +197,10 @@ impl VisitMut for Rebase {
         let syn::Expr::Path(p) = &*e.expr else {
             return;
         };
-        let Some(name) = p
-            .path
-            .get_ident()
-            .filter(|n| !self.bound.contains(&n.to_string()))
-        else {
+        // A constant (`TABLE[k]`) is the same on every rank, and `let (TABLE, ..)` would be a
+        // pattern, not a binding.
+        let local = |n: &&Ident| self.bound.contains(&n.to_string()) || crate::syntax::looks_const(n);
+        let Some(name) = p.path.get_ident().filter(|n| !local(n)) else {
             return;
         };
         let base = base_ident(name);

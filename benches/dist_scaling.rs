@@ -1,0 +1,155 @@
+//! Strong and weak scaling of the heat stencil (`examples/heat`) over 1, 2 and 4 MPI ranks,
+//! each step's time split into compute, halo exchange and reduction (issue 30).
+//!
+//! `cargo bench --features mpi --bench dist_scaling` starts itself under `mpirun` once per
+//! rank count (as root it adds `--allow-run-as-root`; always `--oversubscribe`, as a laptop
+//! has fewer cores than ranks). Options after `--`: `--engine native`, `--n 1024`,
+//! `--steps 20`, `--json FILE`. Each row is the slowest rank's time per step (after two
+//! warm-up steps, which build the program); "efficiency" is the 1-rank step time over this
+//! row's (strong) or the 1-rank time at the same rows per rank over this row's (weak).
+
+#[path = "../examples/heat/step.rs"]
+mod step;
+
+use nuda::prelude::*;
+use std::process::Command;
+
+/// One run's figures, per step in milliseconds, the slowest rank's.
+#[derive(Debug, Clone, Copy, Default)]
+struct Row {
+    ranks: usize,
+    n: usize,
+    m: usize,
+    total: f64,
+    compute: f64,
+    halo: f64,
+    reduce: f64,
+}
+
+const WARMUP: usize = 2;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let opt = |name: &str| args.iter().position(|a| a == name).and_then(|k| args.get(k + 1)).cloned();
+    let n: usize = opt("--n").map_or(Ok(1024), |s| s.parse())?;
+    let steps: usize = opt("--steps").map_or(Ok(20), |s| s.parse())?;
+    if let Some(rows) = opt("--child") {
+        return child(rows.parse()?, n, steps);
+    }
+    if !cfg!(feature = "mpi") {
+        println!("dist_scaling: built without `--features mpi`, so one rank only");
+        let row = measure(&nuda::dist::init()?, n, n, steps)?;
+        print_rows("one rank", &[row], false);
+        return Ok(());
+    }
+    let engine = opt("--engine");
+    let mut strong = Vec::new();
+    let mut weak = Vec::new();
+    for ranks in [1, 2, 4] {
+        strong.push(spawn(ranks, n, n, steps, engine.as_deref())?);
+        weak.push(spawn(ranks, n / 2 * ranks, n, steps, engine.as_deref())?);
+    }
+    let device = current_device()?.label();
+    println!("dist_scaling on {device}{}", engine.map(|e| format!(" (NUDA_ENGINE={e})")).unwrap_or_default());
+    print_rows(&format!("strong scaling, {n} x {n}"), &strong, false);
+    print_rows(&format!("weak scaling, {} rows per rank x {n}", n / 2), &weak, true);
+    if let Some(path) = opt("--json") {
+        let rows: Vec<String> = strong.iter().map(|r| json("strong", r)).chain(weak.iter().map(|r| json("weak", r))).collect();
+        std::fs::write(&path, format!("[\n{}\n]\n", rows.join(",\n")))?;
+    }
+    Ok(())
+}
+
+/// Runs this bench under `mpirun -np ranks` on an `n` x `m` grid and reads rank 0's row.
+fn spawn(ranks: usize, n: usize, m: usize, steps: usize, engine: Option<&str>) -> Result<Row, Box<dyn std::error::Error>> {
+    let me = std::env::current_exe()?;
+    let mut cmd = Command::new("mpirun");
+    cmd.arg("--oversubscribe");
+    // SAFETY: geteuid has no preconditions and only reads the process's credentials.
+    if unsafe { geteuid() } == 0 {
+        cmd.arg("--allow-run-as-root");
+    }
+    if let Some(e) = engine {
+        cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
+    }
+    cmd.args(["-np", &ranks.to_string()]).arg(me);
+    cmd.args(["--child", &n.to_string(), "--n", &m.to_string(), "--steps", &steps.to_string()]);
+    let out = cmd.output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.strip_prefix("dist_scaling row: "));
+    let (Some(line), true) = (line, out.status.success()) else {
+        return Err(format!("mpirun -np {ranks} failed: {}{}", text, String::from_utf8_lossy(&out.stderr)).into());
+    };
+    let v: Vec<f64> = line.split_whitespace().map(str::parse).collect::<Result<_, _>>()?;
+    let [total, compute, halo, reduce] = v[..] else {
+        return Err(format!("bad row {line}").into());
+    };
+    Ok(Row { ranks, n, m, total, compute, halo, reduce })
+}
+
+extern "C" {
+    fn geteuid() -> u32;
+}
+
+/// Under `mpirun`: the stencil on an `n` x `m` grid, rank 0 printing the slowest rank's row.
+fn child(n: usize, m: usize, steps: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let world = nuda::dist::init()?;
+    let row = measure(&world, n, m, steps)?;
+    if world.rank() == 0 {
+        println!("dist_scaling row: {} {} {} {}", row.total, row.compute, row.halo, row.reduce);
+    }
+    Ok(())
+}
+
+/// Steps of the stencil; each figure the largest over the ranks, per step, in ms.
+fn measure(world: &nuda::dist::World, n: usize, m: usize, steps: usize) -> nuda::Result<Row> {
+    let mut u = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| step::init(i, j))?;
+    let mut v = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| step::init(i, j))?;
+    let mut t = step::Times::default();
+    for _ in 0..WARMUP {
+        step::step(&mut u, &mut v, &mut t)?;
+        std::mem::swap(&mut u, &mut v);
+    }
+    world.barrier();
+    let (mut t, began) = (step::Times::default(), std::time::Instant::now());
+    for _ in 0..steps {
+        step::step(&mut u, &mut v, &mut t)?;
+        std::mem::swap(&mut u, &mut v);
+    }
+    world.barrier();
+    let total = began.elapsed().as_secs_f64();
+    let mine = [total, t.compute.as_secs_f64(), t.halo.as_secs_f64(), t.reduce.as_secs_f64()];
+    let all = world.all_gather_vec(&mine)?;
+    let max = |k: usize| all.chunks(4).map(|c| c[k]).fold(0f64, f64::max) * 1e3 / steps as f64;
+    Ok(Row { ranks: world.size(), n, m, total: max(0), compute: max(1), halo: max(2), reduce: max(3) })
+}
+
+fn print_rows(title: &str, rows: &[Row], weak: bool) {
+    println!("\n{title}");
+    println!("| ranks | grid | ms/step | compute | halo | reduction | efficiency |");
+    println!("|---|---|---|---|---|---|---|");
+    let one = rows.first().map_or(1.0, |r| r.total);
+    for r in rows {
+        println!(
+            "| {} | {} x {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            r.ranks, r.n, r.m, r.total, r.compute, r.halo, r.reduce,
+            efficiency(r, one, weak)
+        );
+    }
+}
+
+/// Strong rows share the grid: 1-rank time / (ranks x time). Weak rows grow the grid with
+/// the ranks: 1-rank time / time.
+fn efficiency(r: &Row, one: f64, weak: bool) -> f64 {
+    match weak {
+        false => one / (r.ranks as f64 * r.total),
+        true => one / r.total,
+    }
+}
+
+fn json(mode: &str, r: &Row) -> String {
+    format!(
+        "  {{\"mode\": \"{mode}\", \"ranks\": {}, \"n\": {}, \"m\": {}, \"ms_per_step\": {:.4}, \"compute\": {:.4}, \"halo\": {:.4}, \"reduction\": {:.4}}}",
+        r.ranks, r.n, r.m, r.total, r.compute, r.halo, r.reduce
+    )
+}

@@ -1,0 +1,85 @@
+//! heat: a 2-D Jacobi (heat equation) stencil over MPI ranks with `nuda::dist`. Each rank
+//! holds a block of rows plus one halo row on each side, exchanges only those each step, and
+//! runs the stencil on its rows; the largest change is reduced over the ranks. The result is
+//! checked against plain Rust on one process, bit for bit.
+//!
+//! ```text
+//! cargo build --release --features mpi --example heat
+//! mpirun -np 4 target/release/examples/heat -- --n 1024 --steps 50
+//! ```
+//!
+//! As root (containers, CI) add `--allow-run-as-root --oversubscribe`. Without `mpirun`, or
+//! built without `--features mpi`, it runs as one rank. `-x NUDA_ENGINE=native` runs every
+//! rank on the native engine; Open MPI's `-np 1 -x NUDA_ENGINE=cuda prog : -np 1 -x
+//! NUDA_ENGINE=native prog` puts one rank on the GPU and one on the CPU.
+
+#[path = "step.rs"]
+mod step;
+
+use clap::Parser;
+use nuda::prelude::*;
+
+/// heat with nuda::dist.
+#[derive(Parser, Debug)]
+struct Args {
+    /// Grid rows (split over the ranks).
+    #[arg(long, default_value_t = 512)]
+    n: usize,
+    /// Grid columns (default: as many as rows).
+    #[arg(long)]
+    m: Option<usize>,
+    /// Steps.
+    #[arg(long, default_value_t = 20)]
+    steps: usize,
+    /// Skip the check against plain Rust (for grids too big for one process).
+    #[arg(long)]
+    no_check: bool,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let world = nuda::dist::init()?;
+    let (n, m) = (args.n, args.m.unwrap_or(args.n));
+    let mut u = NuDist2::<f32>::from_fn(&world, (n, m), 1, |(i, j)| step::init(i, j))?;
+    let mut v = NuDist2::<f32>::from_fn(&world, (n, m), 1, |(i, j)| step::init(i, j))?;
+    let mut times = step::Times::default();
+    let began = std::time::Instant::now();
+    let mut deltas = Vec::with_capacity(args.steps);
+    for _ in 0..args.steps {
+        deltas.push(step::step(&mut u, &mut v, &mut times)?);
+        std::mem::swap(&mut u, &mut v);
+    }
+    let total = began.elapsed();
+    report(&world, &u, &times, total)?;
+    let whole = u.gather(0)?;
+    if let (Some(whole), false) = (whole, args.no_check) {
+        let (want, want_deltas) = step::plain(n, m, args.steps);
+        if whole.to_vec() != want || deltas != want_deltas {
+            return Err("heat: the distributed grid differs from plain Rust's".into());
+        }
+        println!("heat: {n} x {m}, {} steps on {} ranks: equal to plain Rust, bit for bit", args.steps, world.size());
+    }
+    Ok(())
+}
+
+/// Each rank's device and time split, in rank order, then the imbalance: the slowest rank's
+/// compute time over the fastest's.
+fn report(world: &nuda::dist::World, u: &NuDist2<f32>, t: &step::Times, total: std::time::Duration) -> nuda::Result<()> {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let device = current_device()?.label();
+    for r in 0..world.size() {
+        if r == world.rank() {
+            println!(
+                "rank {r} on {device}: rows {:?}, compute {:.1} ms, halo {:.1} ms, reduction {:.1} ms, total {:.1} ms",
+                u.rows(), ms(t.compute), ms(t.halo), ms(t.reduce), ms(total)
+            );
+        }
+        world.barrier();
+    }
+    let computes = world.all_gather_vec(&[t.compute.as_secs_f64()])?;
+    let (lo, hi) = computes.iter().fold((f64::MAX, 0f64), |(a, b), &c| (a.min(c), b.max(c)));
+    if world.rank() == 0 && world.size() > 1 {
+        println!("imbalance: slowest rank's compute / fastest's = {:.2}", hi / lo.max(1e-9));
+    }
+    Ok(())
+}
