@@ -64,7 +64,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn spawn(ranks: usize, n: usize, m: usize, steps: usize, engine: Option<&str>) -> Result<Row, Box<dyn std::error::Error>> {
     let me = std::env::current_exe()?;
     let mut cmd = Command::new("mpirun");
-    cmd.arg("--oversubscribe");
+    // Unbound: Open MPI binds each rank of a small job to one core, which would leave one
+    // rank's device (PoCL, the native engine) a single core of the machine.
+    cmd.args(["--oversubscribe", "--bind-to", "none"]);
     // SAFETY: geteuid has no preconditions and only reads the process's credentials.
     if unsafe { geteuid() } == 0 {
         cmd.arg("--allow-run-as-root");

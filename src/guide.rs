@@ -27,3 +27,6 @@ pub mod safety {}
 
 #[doc = include_str!("docs/launch.md")]
 pub mod launch {}
+
+#[doc = include_str!("docs/dist.md")]
+pub mod dist {}
