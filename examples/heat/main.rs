@@ -31,6 +31,9 @@ struct Args {
     /// Steps.
     #[arg(long, default_value_t = 20)]
     steps: usize,
+    /// Steps before the timed ones (the first builds the program), also checked.
+    #[arg(long, default_value_t = 2)]
+    warmup: usize,
     /// Skip the check against plain Rust (for grids too big for one process).
     #[arg(long)]
     no_check: bool,
@@ -42,9 +45,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (n, m) = (args.n, args.m.unwrap_or(args.n));
     let mut u = NuDist2::<f32>::from_fn(&world, (n, m), 1, |(i, j)| step::init(i, j))?;
     let mut v = NuDist2::<f32>::from_fn(&world, (n, m), 1, |(i, j)| step::init(i, j))?;
-    let mut times = step::Times::default();
-    let began = std::time::Instant::now();
-    let mut deltas = Vec::with_capacity(args.steps);
+    let mut deltas = Vec::with_capacity(args.warmup + args.steps);
+    for _ in 0..args.warmup {
+        deltas.push(step::step(&mut u, &mut v, &mut step::Times::default())?);
+        std::mem::swap(&mut u, &mut v);
+    }
+    world.barrier();
+    let (mut times, began) = (step::Times::default(), std::time::Instant::now());
     for _ in 0..args.steps {
         deltas.push(step::step(&mut u, &mut v, &mut times)?);
         std::mem::swap(&mut u, &mut v);
@@ -53,17 +60,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     report(&world, &u, &times, total)?;
     let whole = u.gather(0)?;
     if let (Some(whole), false) = (whole, args.no_check) {
-        let (want, want_deltas) = step::plain(n, m, args.steps);
+        let (want, want_deltas) = step::plain(n, m, args.warmup + args.steps);
         if whole.to_vec() != want || deltas != want_deltas {
             return Err("heat: the distributed grid differs from plain Rust's".into());
         }
-        println!("heat: {n} x {m}, {} steps on {} ranks: equal to plain Rust, bit for bit", args.steps, world.size());
+        let steps = args.warmup + args.steps;
+        println!("heat: {n} x {m}, {steps} steps on {} ranks: equal to plain Rust, bit for bit", world.size());
     }
     Ok(())
 }
 
-/// Each rank's device and time split, in rank order, then the imbalance: the slowest rank's
-/// compute time over the fastest's.
+/// Each rank's device and time split over the timed steps, in rank order, then the
+/// imbalance: the slowest rank's compute time over the fastest's.
 fn report(world: &nuda::dist::World, u: &NuDist2<f32>, t: &step::Times, total: std::time::Duration) -> nuda::Result<()> {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let device = current_device()?.label();

@@ -435,19 +435,33 @@ fn copy_2d(
     height: usize,
     to_device: bool,
 ) -> std::result::Result<(), result::DriverError> {
-    // SAFETY: all-zero is a valid value of this plain C struct.
-    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    c.WidthInBytes = row;
-    c.Height = height;
-    if to_device {
-        (c.srcMemoryType, c.srcHost, c.srcPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, host.cast(), row);
-        (c.dstMemoryType, c.dstArray) = (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, array);
-    } else {
-        (c.srcMemoryType, c.srcArray) = (sys::CUmemorytype::CU_MEMORYTYPE_ARRAY, array);
-        (c.dstMemoryType, c.dstHost, c.dstPitch) =
-            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, host.cast(), row);
-    }
+    // Every field written out: the memory-type enums have no zero value, so an all-zero
+    // struct would not be a valid one (the H200 run of session 15 found `mem::zeroed` here).
+    use sys::CUmemorytype::{CU_MEMORYTYPE_ARRAY as ARRAY, CU_MEMORYTYPE_HOST as HOST};
+    let none = std::ptr::null_mut();
+    let (src_type, src_host, src_array, src_pitch, dst_type, dst_host, dst_array, dst_pitch) =
+        match to_device {
+            true => (HOST, host.cast_const().cast(), none, row, ARRAY, std::ptr::null_mut(), array, 0),
+            false => (ARRAY, std::ptr::null(), array, 0, HOST, host.cast(), none, row),
+        };
+    let c = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: 0,
+        srcArray: src_array,
+        srcPitch: src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: 0,
+        dstArray: dst_array,
+        dstPitch: dst_pitch,
+        WidthInBytes: row,
+        Height: height,
+    };
     // SAFETY: the host side holds row * height bytes, the array is that image's.
     unsafe { sys::cuMemcpy2D_v2(&c) }.result()
 }
