@@ -30,7 +30,12 @@ const WARMUP: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let opt = |name: &str| args.iter().position(|a| a == name).and_then(|k| args.get(k + 1)).cloned();
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|k| args.get(k + 1))
+            .cloned()
+    };
     let n: usize = opt("--n").map_or(Ok(1024), |s| s.parse())?;
     let steps: usize = opt("--steps").map_or(Ok(20), |s| s.parse())?;
     if let Some(rows) = opt("--child") {
@@ -50,18 +55,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         weak.push(spawn(ranks, n / 2 * ranks, n, steps, engine.as_deref())?);
     }
     let device = current_device()?.label();
-    println!("dist_scaling on {device}{}", engine.map(|e| format!(" (NUDA_ENGINE={e})")).unwrap_or_default());
+    println!(
+        "dist_scaling on {device}{}",
+        engine
+            .map(|e| format!(" (NUDA_ENGINE={e})"))
+            .unwrap_or_default()
+    );
     print_rows(&format!("strong scaling, {n} x {n}"), &strong, false);
-    print_rows(&format!("weak scaling, {} rows per rank x {n}", n / 2), &weak, true);
+    print_rows(
+        &format!("weak scaling, {} rows per rank x {n}", n / 2),
+        &weak,
+        true,
+    );
     if let Some(path) = opt("--json") {
-        let rows: Vec<String> = strong.iter().map(|r| json("strong", r)).chain(weak.iter().map(|r| json("weak", r))).collect();
+        let rows: Vec<String> = strong
+            .iter()
+            .map(|r| json("strong", r))
+            .chain(weak.iter().map(|r| json("weak", r)))
+            .collect();
         std::fs::write(&path, format!("[\n{}\n]\n", rows.join(",\n")))?;
     }
     Ok(())
 }
 
 /// Runs this bench under `mpirun -np ranks` on an `n` x `m` grid and reads rank 0's row.
-fn spawn(ranks: usize, n: usize, m: usize, steps: usize, engine: Option<&str>) -> Result<Row, Box<dyn std::error::Error>> {
+fn spawn(
+    ranks: usize,
+    n: usize,
+    m: usize,
+    steps: usize,
+    engine: Option<&str>,
+) -> Result<Row, Box<dyn std::error::Error>> {
     let me = std::env::current_exe()?;
     let mut cmd = Command::new("mpirun");
     // Unbound: Open MPI binds each rank of a small job to one core, which would leave one
@@ -75,18 +99,43 @@ fn spawn(ranks: usize, n: usize, m: usize, steps: usize, engine: Option<&str>) -
         cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
     }
     cmd.args(["-np", &ranks.to_string()]).arg(me);
-    cmd.args(["--child", &n.to_string(), "--n", &m.to_string(), "--steps", &steps.to_string()]);
+    cmd.args([
+        "--child",
+        &n.to_string(),
+        "--n",
+        &m.to_string(),
+        "--steps",
+        &steps.to_string(),
+    ]);
     let out = cmd.output()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find_map(|l| l.strip_prefix("dist_scaling row: "));
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("dist_scaling row: "));
     let (Some(line), true) = (line, out.status.success()) else {
-        return Err(format!("mpirun -np {ranks} failed: {}{}", text, String::from_utf8_lossy(&out.stderr)).into());
+        return Err(format!(
+            "mpirun -np {ranks} failed: {}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        )
+        .into());
     };
-    let v: Vec<f64> = line.split_whitespace().map(str::parse).collect::<Result<_, _>>()?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
     let [total, compute, halo, reduce] = v[..] else {
         return Err(format!("bad row {line}").into());
     };
-    Ok(Row { ranks, n, m, total, compute, halo, reduce })
+    Ok(Row {
+        ranks,
+        n,
+        m,
+        total,
+        compute,
+        halo,
+        reduce,
+    })
 }
 
 extern "C" {
@@ -98,7 +147,10 @@ fn child(n: usize, m: usize, steps: usize) -> Result<(), Box<dyn std::error::Err
     let world = nuda::dist::init()?;
     let row = measure(&world, n, m, steps)?;
     if world.rank() == 0 {
-        println!("dist_scaling row: {} {} {} {}", row.total, row.compute, row.halo, row.reduce);
+        println!(
+            "dist_scaling row: {} {} {} {}",
+            row.total, row.compute, row.halo, row.reduce
+        );
     }
     Ok(())
 }
@@ -120,10 +172,23 @@ fn measure(world: &nuda::dist::World, n: usize, m: usize, steps: usize) -> nuda:
     }
     world.barrier();
     let total = began.elapsed().as_secs_f64();
-    let mine = [total, t.compute.as_secs_f64(), t.halo.as_secs_f64(), t.reduce.as_secs_f64()];
+    let mine = [
+        total,
+        t.compute.as_secs_f64(),
+        t.halo.as_secs_f64(),
+        t.reduce.as_secs_f64(),
+    ];
     let all = world.all_gather_vec(&mine)?;
     let max = |k: usize| all.chunks(4).map(|c| c[k]).fold(0f64, f64::max) * 1e3 / steps as f64;
-    Ok(Row { ranks: world.size(), n, m, total: max(0), compute: max(1), halo: max(2), reduce: max(3) })
+    Ok(Row {
+        ranks: world.size(),
+        n,
+        m,
+        total: max(0),
+        compute: max(1),
+        halo: max(2),
+        reduce: max(3),
+    })
 }
 
 fn print_rows(title: &str, rows: &[Row], weak: bool) {
@@ -134,7 +199,13 @@ fn print_rows(title: &str, rows: &[Row], weak: bool) {
     for r in rows {
         println!(
             "| {} | {} x {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
-            r.ranks, r.n, r.m, r.total, r.compute, r.halo, r.reduce,
+            r.ranks,
+            r.n,
+            r.m,
+            r.total,
+            r.compute,
+            r.halo,
+            r.reduce,
             efficiency(r, one, weak)
         );
     }

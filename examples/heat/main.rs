@@ -65,14 +65,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Err("heat: the distributed grid differs from plain Rust's".into());
         }
         let steps = args.warmup + args.steps;
-        println!("heat: {n} x {m}, {steps} steps on {} ranks: equal to plain Rust, bit for bit", world.size());
+        println!(
+            "heat: {n} x {m}, {steps} steps on {} ranks: equal to plain Rust, bit for bit",
+            world.size()
+        );
     }
     Ok(())
 }
 
 /// Each rank's device and time split over the timed steps, in rank order, then the
 /// imbalance: the slowest rank's compute time over the fastest's.
-fn report(world: &nuda::dist::World, u: &NuDist2<f32>, t: &step::Times, total: std::time::Duration) -> nuda::Result<()> {
+fn report(
+    world: &nuda::dist::World,
+    u: &NuDist2<f32>,
+    t: &step::Times,
+    total: std::time::Duration,
+) -> nuda::Result<()> {
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     let device = current_device()?.label();
     for r in 0..world.size() {
@@ -85,9 +93,14 @@ fn report(world: &nuda::dist::World, u: &NuDist2<f32>, t: &step::Times, total: s
         world.barrier();
     }
     let computes = world.all_gather_vec(&[t.compute.as_secs_f64()])?;
-    let (lo, hi) = computes.iter().fold((f64::MAX, 0f64), |(a, b), &c| (a.min(c), b.max(c)));
+    let (lo, hi) = computes
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), &c| (a.min(c), b.max(c)));
     if world.rank() == 0 && world.size() > 1 {
-        println!("imbalance: slowest rank's compute / fastest's = {:.2}", hi / lo.max(1e-9));
+        println!(
+            "imbalance: slowest rank's compute / fastest's = {:.2}",
+            hi / lo.max(1e-9)
+        );
     }
     Ok(())
 }

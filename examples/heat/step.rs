@@ -54,7 +54,11 @@ pub fn plain(n: usize, m: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
         let mut delta = 0.0f32;
         for i in 1..n - 1 {
             for j in 1..m - 1 {
-                let x = 0.25 * (u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j - 1] + u[i * m + j + 1]);
+                let x = 0.25
+                    * (u[(i - 1) * m + j]
+                        + u[(i + 1) * m + j]
+                        + u[i * m + j - 1]
+                        + u[i * m + j + 1]);
                 v[i * m + j] = x;
                 delta = delta.max((x - u[i * m + j]).abs());
             }

@@ -27,7 +27,12 @@ const SOFT: f32 = 0.01;
 /// A body's starting position and mass.
 fn body(i: usize) -> [f32; 4] {
     let t = i as f32;
-    [(t * 0.37).sin() * 10.0, (t * 0.11).cos() * 10.0, (t * 0.013).sin(), 1.0 + (i % 3) as f32]
+    [
+        (t * 0.37).sin() * 10.0,
+        (t * 0.11).cos() * 10.0,
+        (t * 0.013).sin(),
+        1.0 + (i % 3) as f32,
+    ]
 }
 
 /// The distributed state: positions, masses and velocities, one block of bodies per rank.
@@ -53,10 +58,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step(&mut b, n)?;
     }
     let secs = began.elapsed().as_secs_f64();
-    let got: Vec<Vec<f32>> = b.x.iter().map(|x| x.to_vec()).collect::<nuda::Result<_>>()?;
+    let got: Vec<Vec<f32>> =
+        b.x.iter()
+            .map(|x| x.to_vec())
+            .collect::<nuda::Result<_>>()?;
     if world.rank() == 0 {
         let flops = 20.0 * (n * n * args.steps) as f64;
-        println!("nbody_dist: {n} bodies, {} steps on {} ranks: {:.2} GFLOP/s", args.steps, world.size(), flops / secs / 1e9);
+        println!(
+            "nbody_dist: {n} bodies, {} steps on {} ranks: {:.2} GFLOP/s",
+            args.steps,
+            world.size(),
+            flops / secs / 1e9
+        );
         check(&got, n, args.steps)?;
     }
     Ok(())
@@ -64,7 +77,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// One step: every position to every rank, then each rank's bodies accelerate and move.
 fn step(b: &mut Bodies, n: usize) -> nuda::Result<()> {
-    let (px, py, pz, m) = (b.x[0].allgather()?, b.x[1].allgather()?, b.x[2].allgather()?, b.mass.allgather()?);
+    let (px, py, pz, m) = (
+        b.x[0].allgather()?,
+        b.x[1].allgather()?,
+        b.x[2].allgather()?,
+        b.mass.allgather()?,
+    );
     let [x, y, z] = &mut b.x;
     let [vx, vy, vz] = &mut b.vel;
     annot!(nudist; nuwork!(64; nfor!(i in n {

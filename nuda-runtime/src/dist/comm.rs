@@ -131,8 +131,9 @@ mod mpi_impl {
         let Some((universe, _)) = mpi::initialize_with_threading(threading) else {
             return Err(dist_error(
                 "nuda::dist::init",
-                "MPI is already initialised in this process; call nuda::dist::init once and \
-                 pass the World it returns",
+                "MPI was already started in this process, by another thread or by a world \
+                 since dropped (which ended it); call nuda::dist::init on one thread, keep the \
+                 World it returns, and pass it along",
             ));
         };
         let world = universe.world();

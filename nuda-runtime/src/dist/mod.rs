@@ -50,8 +50,10 @@ impl std::fmt::Debug for World {
 /// Starts the distributed program: `MPI_Init` under `mpirun` (with the `mpi` feature), one
 /// rank otherwise. Each rank then picks its device by its rank on its node: the node's GPUs in
 /// turn, unless `NUDA_DEVICE` or `NUDA_ENGINE` chose one (so `mpirun -x NUDA_ENGINE=native`
-/// runs every rank on the native engine). Call it once, on the thread that runs the
-/// distributed work.
+/// runs every rank on the native engine). Call it on the thread that runs the distributed
+/// work; a second call there, while the first world lives, returns the same world. MPI starts
+/// once per process, so with the `mpi` feature a call from another thread, or after the
+/// world was dropped (which ended MPI), is an `Err`.
 ///
 /// ```
 /// let world = nuda_runtime::dist::init()?;
@@ -59,12 +61,22 @@ impl std::fmt::Debug for World {
 /// # Ok::<(), nuda_runtime::Error>(())
 /// ```
 pub fn init() -> Result<World> {
+    if let Some(inner) = LIVE.with(|l| l.borrow().upgrade()) {
+        // A second call on the same thread while the first world lives: the same world.
+        return Ok(World { inner });
+    }
     let (comm, keep) = comm::start()?;
     let world = World {
         inner: Rc::new(Inner { comm, _keep: keep }),
     };
+    LIVE.with(|l| *l.borrow_mut() = Rc::downgrade(&world.inner));
     pick_device(world.inner.comm.node_rank());
     Ok(world)
+}
+
+thread_local! {
+    /// The world `init` made on this thread, while it lives.
+    static LIVE: std::cell::RefCell<std::rc::Weak<Inner>> = const { std::cell::RefCell::new(std::rc::Weak::new()) };
 }
 
 /// One GPU per rank of a node, when the user chose no device.

@@ -199,7 +199,8 @@ impl VisitMut for Rebase {
         };
         // A constant (`TABLE[k]`) is the same on every rank, and `let (TABLE, ..)` would be a
         // pattern, not a binding.
-        let local = |n: &&Ident| self.bound.contains(&n.to_string()) || crate::syntax::looks_const(n);
+        let local =
+            |n: &&Ident| self.bound.contains(&n.to_string()) || crate::syntax::looks_const(n);
         let Some(name) = p.path.get_ident().filter(|n| !local(n)) else {
             return;
         };

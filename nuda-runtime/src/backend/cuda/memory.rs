@@ -257,7 +257,7 @@ impl CuDevice {
 
     /// The device address of a linear buffer holding bytes `offset..offset + len`.
     fn linear(&self, buf: &dyn Any, offset: usize, len: usize, during: &str) -> Result<u64> {
-        let end = offset.checked_add(len).unwrap_or(usize::MAX);
+        let end = offset.saturating_add(len);
         let b = self.own(buf, end, during)?;
         match b.storage {
             Storage::Linear(p) => Ok(p),
@@ -441,8 +441,26 @@ fn copy_2d(
     let none = std::ptr::null_mut();
     let (src_type, src_host, src_array, src_pitch, dst_type, dst_host, dst_array, dst_pitch) =
         match to_device {
-            true => (HOST, host.cast_const().cast(), none, row, ARRAY, std::ptr::null_mut(), array, 0),
-            false => (ARRAY, std::ptr::null(), array, 0, HOST, host.cast(), none, row),
+            true => (
+                HOST,
+                host.cast_const().cast(),
+                none,
+                row,
+                ARRAY,
+                std::ptr::null_mut(),
+                array,
+                0,
+            ),
+            false => (
+                ARRAY,
+                std::ptr::null(),
+                array,
+                0,
+                HOST,
+                host.cast(),
+                none,
+                row,
+            ),
         };
     let c = sys::CUDA_MEMCPY2D {
         srcXInBytes: 0,
