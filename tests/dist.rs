@@ -1,7 +1,8 @@
 //! `nuda::dist` against plain Rust on one process (issue 30). Its own harness: MPI starts once
-//! per process, and every rank must run the same cases in the same order. `cargo test` runs it
-//! as one rank; `scripts/test` runs it under `mpirun -np 1, 2, 3, 4` on PoCL and on the
-//! native engine (with `--features mpi`). Every case compares the gathered result with plain
+//! per process, and every rank must run the same cases in the same order. It needs the `mpi`
+//! feature: `scripts/dist-test` (which `scripts/test` runs) runs it under `mpirun -np 1, 2, 3,
+//! 4` on PoCL and on the native engine; `cargo test --features mpi --test dist` runs it alone,
+//! as one rank. Every case compares the gathered result with plain
 //! Rust's: bit for bit for maps, integers and stencils; float sums within reassociation.
 //! The last line is a digest of every result, which `scripts/test` compares between two runs.
 
@@ -29,6 +30,11 @@ fn main() {
             exchange_moves_only_boundary_rows,
         ),
         ("nbody_step", nbody_step),
+        ("scatter_and_steps", scatter_and_steps),
+        (
+            "scan_reduction_and_push_in_one_loop",
+            scan_reduction_and_push_in_one_loop,
+        ),
     ];
     let mut digest = Digest(0xcbf2_9ce4_8422_2325);
     for (name, case) in cases {
@@ -398,5 +404,82 @@ fn nbody_step(world: &World, d: &mut Digest) -> nuda::Result<()> {
         })?;
     }
     d.add(gx.iter().chain(&gy).map(|x| u64::from(x.to_bits())));
+    Ok(())
+}
+
+/// `scatter` from rank 0 with halo 2 (each rank's halo rows arrive with it), then a stepped
+/// outer loop and an annotated nest over the rank's rows, bit for bit.
+fn scatter_and_steps(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let (n, m) = (29, 6);
+    let whole =
+        (world.rank() == 0).then(|| NuArray2::from_fn((n, m), |(i, j)| (i * 10 + j) as i32));
+    let a = NuDist2::<i32>::scatter(world, (n, m), 2, 0, whole.as_ref())?;
+    let held = a.held();
+    let local = a.local().to_vec();
+    let want: Vec<i32> = held
+        .clone()
+        .flat_map(|i| (0..m).map(move |j| (i * 10 + j) as i32))
+        .collect();
+    check(local == want, || format!("scatter: rows {held:?}"))?;
+    let mut b = NuDist2::<i32>::new(world, (n, m), 2)?;
+    annot!(nudist; nuwork!(2; nfor!(i in (1..n - 1).step_by(3) {
+        for j in 0..m {
+            b[(i, j)] = a[(i - 1, j)] + a[(i + 1, j)];
+        }
+    })))?;
+    let mut c = NuDist2::<i32>::new(world, (n, m), 0)?;
+    annot!(nudist; nuwork!(4, 2; annot!(dmine(2, 1); nfor!((i, j) in (n, m) { c[(i, j)] = a[(i, j)] * 3 - j as i32; }))))?;
+    let (gb, gc) = (b.to_vec()?, c.to_vec()?);
+    let f = |i: usize, j: usize| (i * 10 + j) as i32;
+    let wb: Vec<i32> = (0..n * m)
+        .map(|k| (k / m, k % m))
+        .map(|(i, j)| {
+            if i >= 1 && i < n - 1 && (i - 1) % 3 == 0 {
+                f(i - 1, j) + f(i + 1, j)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let wc: Vec<i32> = (0..n * m)
+        .map(|k| f(k / m, k % m) * 3 - (k % m) as i32)
+        .collect();
+    check(gb == wb, || format!("stepped loop {gb:?}"))?;
+    check(gc == wc, || "annotated nest".into())?;
+    d.add(gb.iter().chain(&gc).map(|&x| x as u64));
+    Ok(())
+}
+
+/// A scan, a reduction and a push in one loop, over the ranks.
+fn scan_reduction_and_push_in_one_loop(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 100usize;
+    let a = NuDist1::<u32>::from_fn(world, n, 0, |i| (i % 7) as u32)?;
+    let mut out = NuDist1::<u32>::new(world, n, 0)?;
+    let (mut sum, mut acc) = (10u32, 0u32);
+    let mut sixes = NuVec::<u32>::new();
+    annot!(nudist; nuwork!(32; nfor!(i in n {
+        sum += a[i];
+        acc += a[i];
+        out[i] = acc;
+        if a[i] == 6 { sixes.push(i as u32); }
+    })))?;
+    let total: u32 = (0..n as u32).map(|i| i % 7).sum();
+    check((sum, acc) == (10 + total, total), || {
+        format!("sum {sum}, scan total {acc}")
+    })?;
+    let mut run = 0;
+    let want: Vec<u32> = (0..n as u32)
+        .map(|i| {
+            run += i % 7;
+            run
+        })
+        .collect();
+    check(out.to_vec()? == want, || "the scan".into())?;
+    let all = world.all_gather_vec(sixes.as_slice())?;
+    check(
+        all == (0..n as u32).filter(|i| i % 7 == 6).collect::<Vec<_>>(),
+        || format!("pushes {all:?}"),
+    )?;
+    d.add(all.iter().map(|&x| u64::from(x)));
     Ok(())
 }
