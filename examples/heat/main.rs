@@ -8,8 +8,9 @@
 //! mpirun -np 4 target/release/examples/heat -- --n 1024 --steps 50
 //! ```
 //!
-//! As root (containers, CI) add `--allow-run-as-root --oversubscribe`. Without `mpirun`, or
-//! built without `--features mpi`, it runs as one rank. `-x NUDA_ENGINE=native` runs every
+//! As root (containers, CI) add `--allow-run-as-root --oversubscribe`. It needs the `mpi`
+//! feature (Cargo.toml's `required-features`); without `mpirun` it runs as one rank.
+//! `-x NUDA_ENGINE=native` runs every
 //! rank on the native engine; Open MPI's `-np 1 -x NUDA_ENGINE=cuda prog : -np 1 -x
 //! NUDA_ENGINE=native prog` puts one rank on the GPU and one on the CPU.
 
