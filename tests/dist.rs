@@ -35,6 +35,7 @@ fn main() {
             "scan_reduction_and_push_in_one_loop",
             scan_reduction_and_push_in_one_loop,
         ),
+        ("the_issues_example_verbatim", the_issues_example_verbatim),
     ];
     let mut digest = Digest(0xcbf2_9ce4_8422_2325);
     for (name, case) in cases {
@@ -481,5 +482,52 @@ fn scan_reduction_and_push_in_one_loop(world: &World, d: &mut Digest) -> nuda::R
         || format!("pushes {all:?}"),
     )?;
     d.add(all.iter().map(|&x| u64::from(x)));
+    Ok(())
+}
+
+/// Issue 30's code block as written there (`v` starts at zero, `delta` runs over every step),
+/// against the same steps in plain Rust.
+fn the_issues_example_verbatim(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let (n, steps) = (21usize, 4);
+    let init = heat_init;
+    let mut u = NuDist2::<f32>::from_fn(world, (n, n), 1, |(i, j)| init(i, j))?; // row blocks, halo 1
+    let mut v = NuDist2::<f32>::new(world, (n, n), 1)?;
+    let mut delta = 0.0f32;
+    for _ in 0..steps {
+        u.exchange()?; // halo rows from the neighbours; only boundary rows move
+        annot!(nudist; nuwork!(16, 16; nfor!((i, j) in (1 <> n - 2, 1 <> n - 2) {
+            v[(i, j)] = 0.25 * (u[(i - 1, j)] + u[(i + 1, j)] + u[(i, j - 1)] + u[(i, j + 1)]);
+            delta = delta.max((v[(i, j)] - u[(i, j)]).abs());
+        })))?; // each rank runs its own rows; delta is reduced over all ranks
+        std::mem::swap(&mut u, &mut v);
+    }
+    let mut got = None;
+    if let Some(whole) = u.gather(0)? {
+        got = Some(whole.to_vec()); // rank 0 holds the whole NuArray2<f32>
+    }
+    let mut pu: Vec<f32> = (0..n * n).map(|k| heat_init(k / n, k % n)).collect();
+    let mut pv = vec![0f32; n * n];
+    let mut pdelta = 0.0f32;
+    for _ in 0..steps {
+        for i in 1..=n - 2 {
+            for j in 1..=n - 2 {
+                let x = 0.25
+                    * (pu[(i - 1) * n + j]
+                        + pu[(i + 1) * n + j]
+                        + pu[i * n + j - 1]
+                        + pu[i * n + j + 1]);
+                pv[i * n + j] = x;
+                pdelta = pdelta.max((x - pu[i * n + j]).abs());
+            }
+        }
+        std::mem::swap(&mut pu, &mut pv);
+    }
+    check(delta == pdelta, || format!("delta {delta} != {pdelta}"))?;
+    if let Some(got) = got {
+        check(got == pu, || {
+            "the issue's example differs from plain Rust".into()
+        })?;
+    }
+    d.add([u64::from(delta.to_bits())]);
     Ok(())
 }

@@ -163,8 +163,14 @@ impl DistLaunch {
                 message,
             });
         }
-        if all.iter().any(|m| m[0] != kind) {
-            unreachable!("nuda bug: the ranks of a nudist launch took different steps");
+        // The same launch on every rank sends the same step with a payload of one layout; a
+        // program whose ranks run different launches does not.
+        if all.iter().any(|m| m[0] != kind || m.len() != all[0].len()) {
+            self.stopped.set(true);
+            return Err(super::comm::dist_error(
+                &format!("annot!(nudist; ..) at {}", self.at),
+                "the ranks reached different collective steps: every rank must run the same nudist launches, and other collective calls, in the same order",
+            ));
         }
         Ok(all.into_iter().map(|m| m[2..].to_vec()).collect())
     }
