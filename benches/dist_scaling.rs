@@ -67,14 +67,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &weak,
         true,
     );
-    if let Some(path) = opt("--json") {
-        let rows: Vec<String> = strong
-            .iter()
-            .map(|r| json("strong", r))
-            .chain(weak.iter().map(|r| json("weak", r)))
-            .collect();
-        std::fs::write(&path, format!("[\n{}\n]\n", rows.join(",\n")))?;
+    match opt("--json") {
+        Some(path) => write_json(&path, &strong, &weak),
+        None => Ok(()),
     }
+}
+
+/// The rows as a JSON list.
+fn write_json(path: &str, strong: &[Row], weak: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
+    let rows: Vec<String> = strong
+        .iter()
+        .map(|r| json("strong", r))
+        .chain(weak.iter().map(|r| json("weak", r)))
+        .collect();
+    std::fs::write(path, format!("[\n{}\n]\n", rows.join(",\n")))?;
     Ok(())
 }
 
@@ -86,39 +92,17 @@ fn spawn(
     steps: usize,
     engine: Option<&str>,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let me = std::env::current_exe()?;
-    let mut cmd = Command::new("mpirun");
-    // Unbound: Open MPI binds each rank of a small job to one core, which would leave one
-    // rank's device (PoCL, the native engine) a single core of the machine.
-    cmd.args(["--oversubscribe", "--bind-to", "none"]);
-    // SAFETY: geteuid has no preconditions and only reads the process's credentials.
-    if unsafe { geteuid() } == 0 {
-        cmd.arg("--allow-run-as-root");
-    }
-    if let Some(e) = engine {
-        cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
-    }
-    cmd.args(["-np", &ranks.to_string()]).arg(me);
-    cmd.args([
-        "--child",
-        &n.to_string(),
-        "--n",
-        &m.to_string(),
-        "--steps",
-        &steps.to_string(),
-    ]);
+    let mut cmd = mpirun(ranks, engine)?;
+    let sizes = [n.to_string(), m.to_string(), steps.to_string()];
+    cmd.args(["--child", &sizes[0], "--n", &sizes[1], "--steps", &sizes[2]]);
     let out = cmd.output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix("dist_scaling row: "));
     let (Some(line), true) = (line, out.status.success()) else {
-        return Err(format!(
-            "mpirun -np {ranks} failed: {}{}",
-            text,
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("mpirun -np {ranks} failed: {text}{err}").into());
     };
     let v: Vec<f64> = line
         .split_whitespace()
@@ -136,6 +120,24 @@ fn spawn(
         halo,
         reduce,
     })
+}
+
+/// `mpirun -np ranks <this bench>`, with the engine's variable when one is asked for.
+fn mpirun(ranks: usize, engine: Option<&str>) -> std::io::Result<Command> {
+    let mut cmd = Command::new("mpirun");
+    // Unbound: Open MPI binds each rank of a small job to one core, which would leave one
+    // rank's device (PoCL, the native engine) a single core of the machine.
+    cmd.args(["--oversubscribe", "--bind-to", "none"]);
+    // SAFETY: geteuid has no preconditions and only reads the process's credentials.
+    if unsafe { geteuid() } == 0 {
+        cmd.arg("--allow-run-as-root");
+    }
+    if let Some(e) = engine {
+        cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
+    }
+    cmd.args(["-np", &ranks.to_string()])
+        .arg(std::env::current_exe()?);
+    Ok(cmd)
 }
 
 extern "C" {
