@@ -93,9 +93,11 @@ fn map_1d(world: &World, d: &mut Digest) -> nuda::Result<()> {
     Ok(())
 }
 
-fn heat_init(i: usize, j: usize) -> f32 {
-    ((i * 7 + j * 3) % 11) as f32 * 0.5
-}
+/// The heat example's start, and its plain-Rust reference.
+#[allow(dead_code)] // the test uses `init` and `plain`, not the timed step
+#[path = "../examples/heat/step.rs"]
+mod step;
+use step::init as heat_init;
 
 /// Jacobi steps with a halo exchange each, and the largest change reduced over the ranks.
 fn heat_2d(world: &World, d: &mut Digest) -> nuda::Result<()> {
@@ -113,7 +115,7 @@ fn heat_2d(world: &World, d: &mut Digest) -> nuda::Result<()> {
         deltas.push(delta);
         std::mem::swap(&mut u, &mut v);
     }
-    let (want, want_deltas) = heat_plain(n, m, steps);
+    let (want, want_deltas) = step::plain(n, m, steps);
     let got = u.gather(0)?;
     if let Some(got) = got {
         check(got.to_vec() == want, || {
@@ -126,29 +128,6 @@ fn heat_2d(world: &World, d: &mut Digest) -> nuda::Result<()> {
     })?;
     d.add(deltas.iter().map(|x| u64::from(x.to_bits())));
     Ok(())
-}
-
-fn heat_plain(n: usize, m: usize, steps: usize) -> (Vec<f32>, Vec<f32>) {
-    let mut u: Vec<f32> = (0..n * m).map(|k| heat_init(k / m, k % m)).collect();
-    let mut v = u.clone();
-    let mut deltas = Vec::new();
-    for _ in 0..steps {
-        let mut delta = 0.0f32;
-        for i in 1..n - 1 {
-            for j in 1..m - 1 {
-                let x = 0.25
-                    * (u[(i - 1) * m + j]
-                        + u[(i + 1) * m + j]
-                        + u[i * m + j - 1]
-                        + u[i * m + j + 1]);
-                v[i * m + j] = x;
-                delta = delta.max((x - u[i * m + j]).abs());
-            }
-        }
-        deltas.push(delta);
-        std::mem::swap(&mut u, &mut v);
-    }
-    (u, deltas)
 }
 
 /// A 7-point stencil over planes, halo 1, bit for bit.
