@@ -172,3 +172,20 @@ fn the_issues_example_compiles_and_runs() {
         assert_eq!(sums.to_vec(), vec![0, 0], "{}", d.name);
     }
 }
+
+/// Every barrier kernel above runs natively split at its barriers (issue 31): loops over a
+/// group's work-items, not a coroutine per work-item.
+#[test]
+fn barrier_kernels_are_split_at_their_barriers() {
+    let forms = [
+        ("transpose", transpose::__NUDA_NATIVE_FORM),
+        ("block_sums", block_sums::__NUDA_NATIVE_FORM),
+        ("local_histogram", local_histogram::__NUDA_NATIVE_FORM),
+        ("past_the_end", past_the_end::__NUDA_NATIVE_FORM),
+        ("cube_copy", cube_copy::__NUDA_NATIVE_FORM),
+        ("block_sums_verbatim", block_sums_verbatim::__NUDA_NATIVE_FORM),
+    ];
+    for (name, form) in forms {
+        assert_eq!(form, "split", "{name}");
+    }
+}

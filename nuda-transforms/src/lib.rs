@@ -36,6 +36,7 @@ pub mod nukernel;
 pub mod nustruct;
 pub mod nuwork;
 pub mod paths;
+pub mod phases;
 pub mod proof;
 pub mod reduce;
 pub mod sites;

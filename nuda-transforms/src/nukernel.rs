@@ -86,12 +86,23 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     let kernel = ClEmitter::new(&cx, env).kernel(&name, &body, &zeroed);
     let zeroing = zeroing(&zeroed, &analysis.captures);
     let template = shared.helpers_text() + &kernel;
-    let emit = |mode| {
+    let emitter = |mode| {
         RustEmitter::new(&analysis, Context::Kernel, mode)
             .with_sites(&shared.sites, quote!(__NUDA_SITES))
-            .block_inner(&body)
     };
-    let (native, witness) = (emit(native::Mode::Native), emit(native::Mode::Witness));
+    let split = analysis
+        .barrier
+        .then(|| crate::phases::plan(&analysis, &body));
+    let native = match &split {
+        Some(Ok(plan)) => emitter(native::Mode::Native).phased(plan),
+        _ => emitter(native::Mode::Native).block_inner(&body),
+    };
+    let witness = emitter(native::Mode::Witness).block_inner(&body);
+    let form = match &split {
+        None => "plain".to_string(),
+        Some(Ok(_)) => "split".to_string(),
+        Some(Err(why)) => format!("coroutines: {why}"),
+    };
     let mut proof = Proof::new(&analysis, &shared.sites, Context::Kernel);
     proof.kernel(&body);
     let proof = proof.tokens();
@@ -101,6 +112,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         locals,
         captures: analysis.captures.clone(),
         barrier: analysis.barrier,
+        form,
         slots,
         template,
         sites: shared.sites.table(),
@@ -216,6 +228,8 @@ struct Parts {
     locals: Vec<LocalDecl>,
     captures: Vec<Capture>,
     barrier: bool,
+    /// The native form: "plain", "split" (at its barriers, `phases`) or "coroutines: why".
+    form: String,
     slots: usize,
     template: String,
     /// The check sites' static table (the type and value after `static __NUDA_SITES:`).
@@ -282,12 +296,25 @@ fn local_views(p: &Parts) -> TokenStream {
     quote!(#(let #names = #names.view(__nuda_w);)*)
 }
 
-/// The native engine's launch of the body: a coroutine per work-item where it calls `barrier()`.
+/// The native engine's launch of the body: a closure per work-group where it is split at its
+/// barriers, a coroutine per work-item where it calls `barrier()` but keeps its shape.
 fn run_native(name: &str, p: &Parts) -> TokenStream {
     let native = &p.native;
     let locals = local_views(p);
     let label = format!("#[nukernel] {name}");
-    if p.barrier {
+    if p.form == "split" {
+        quote! {
+            #[allow(unused_parens, unused_variables, unused_mut, unused_labels, unreachable_code, clippy::all)]
+            let __nuda_body = |__nuda_g: &#PRIVATE::Group| {
+                let __nuda_fault = __nuda_fault;
+                let __nuda_n = __nuda_g.len();
+                let __nuda_w = &__nuda_g.first();
+                #locals
+                #native
+            };
+            __nuda_call.run_native_phased(#label, __nuda_faults, __nuda_body)
+        }
+    } else if p.barrier {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
             let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { let __nuda_fault = __nuda_fault; #locals #native };
@@ -318,6 +345,7 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
     let params: Vec<&syn::Ident> = generics.type_params().map(|t| &t.ident).collect();
     let launcher = launcher(f, name, p);
     let stub = direct_call(f);
+    let form = &p.form;
     quote_spanned! {ident.span()=>
         #(#cfgs)*
         #[doc(hidden)]
@@ -327,6 +355,9 @@ fn glue(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         }
         #(#cfgs)*
         impl #generics #ident #ty_generics #where_c {
+            /// How the native engine runs the kernel: "plain", "split" or "coroutines: why".
+            #[doc(hidden)]
+            pub const __NUDA_NATIVE_FORM: &'static str = #form;
             #launcher
         }
         #stub

@@ -1,8 +1,9 @@
 //! Native launches (layer 5, see `backend/README.md`): an NDRange and a Rust closure per
 //! work-item, run on a device whose backend runs the native form, in groups, each group a
-//! task of the backend's. Kernels that call `barrier()` run a group's work-items as coroutines.
+//! task of the backend's. Kernels that call `barrier()` run a group at a time: split at their
+//! barriers into loops over its work-items, or as a coroutine per work-item.
 
-use crate::backend::native::{run_group_with_barrier, GroupShape, NativeEngine};
+use crate::backend::native::{run_group_with_barrier, Group, GroupShape, NativeEngine};
 use crate::backend::{Backend, Geometry, Timing};
 use crate::device::{native_device, Device};
 use crate::error::{Error, Result};
@@ -99,9 +100,30 @@ impl NativeLaunch {
         faults: &Faults,
         kernel: impl Fn(&WorkItem, &GroupBarrier) + Sync,
     ) -> Result<Timing> {
+        let (shape, device) = self.barrier_shape()?;
+        let group = |g: usize| run_group_with_barrier(&shape, g, faults, &kernel);
+        run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
+    }
+
+    /// Runs a kernel split at its barriers (`#[nukernel]`'s native form of a body that calls
+    /// `barrier()`): `kernel` runs a whole work-group, walking its work-items in loops. A
+    /// panic is caught once per task of groups, not per work-item.
+    pub fn run_phased_recording(
+        self,
+        faults: &Faults,
+        kernel: impl Fn(&Group) + Sync,
+    ) -> Result<Timing> {
+        let (shape, device) = self.barrier_shape()?;
+        let group = |g: usize| kernel(&Group::new(&shape, g));
+        run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
+    }
+
+    /// The NDRange of a kernel that calls `barrier()`, whose groups are at most
+    /// `MAX_BARRIER_GROUP` work-items on every native form, as on GPUs. (The coroutine form
+    /// enters a group's coroutines one scope inside the other, so the bound also bounds that
+    /// recursion on the worker's stack.)
+    fn barrier_shape(&self) -> Result<(GroupShape, Option<Device>)> {
         let (shape, device) = self.shape()?;
-        // A group's coroutines are entered one scope inside the other (barrier.rs), so the
-        // group size bounds the depth of that recursion on the worker's stack.
         if shape.group_size() > MAX_BARRIER_GROUP {
             return Err(Error::DimsMismatch {
                 what: format!(
@@ -112,8 +134,7 @@ impl NativeLaunch {
                 found: format!("{} work-items", shape.group_size()),
             });
         }
-        let group = |g: usize| run_group_with_barrier(&shape, g, faults, &kernel);
-        run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
+        Ok((shape, device))
     }
 
     /// The NDRange as groups, checked against the device that will run it.

@@ -3,6 +3,7 @@
 //! `nuda`'s macros call it.
 
 mod native;
+mod phased;
 mod program;
 pub(crate) mod proof;
 mod range;
@@ -16,6 +17,7 @@ pub mod dist {
 }
 
 pub use crate::backend::c::spell::literal;
+pub use crate::backend::native::Group;
 pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};
@@ -32,6 +34,7 @@ pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };
+pub use phased::{agree, Done, Slots};
 pub use program::{
     const_fill, nucode_instance, nucode_of, Baked, BakedFill, CaptureDesc, ConstValue, Fill,
     Nucode, NucodeFn, PlainFill, Space, Variant,

@@ -4,7 +4,7 @@
 use super::program::{Fill, Nucode, Variant};
 use super::proof::{Input, Inputs, Op};
 use super::range::IntoSize;
-use crate::backend::native::{GroupBarrier, WorkItem};
+use crate::backend::native::{Group, GroupBarrier, WorkItem};
 use crate::backend::Form;
 use crate::device::{device, Device};
 use crate::error::{Error, Result};
@@ -175,6 +175,16 @@ impl Call {
         kernel: impl Fn(&WorkItem) + Sync,
     ) -> Result<Timing> {
         self.native(name)?.run_recording(faults, kernel)
+    }
+
+    /// Runs the native form of a kernel split at its barriers: a closure per work-group.
+    pub fn run_native_phased(
+        &self,
+        name: &str,
+        faults: &Faults,
+        kernel: impl Fn(&Group) + Sync,
+    ) -> Result<Timing> {
+        self.native(name)?.run_phased_recording(faults, kernel)
     }
 
     /// Runs the native form of a kernel that calls `barrier()`.

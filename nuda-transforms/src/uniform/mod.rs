@@ -23,18 +23,43 @@ use std::collections::HashSet;
 
 /// Reports every `barrier()` in `body` that some work-items of a group may skip.
 pub fn check_barriers(cx: &Ctxt, analysis: &Analysis, body: &Block) {
-    let mut pass = Pass {
-        analysis,
-        varying: HashSet::new(),
-        changed: true,
-        report: None,
-    };
-    // Each round can only add names, so this ends within one round per name.
-    while std::mem::take(&mut pass.changed) {
-        pass.block(body, None);
-    }
+    // Each round can only add names, so `Facts::of` ends within one round per name.
+    let mut pass = Facts::of(analysis, body).pass;
     pass.report = Some(cx);
     pass.block(body, None);
+}
+
+/// What the rule knows of a body once it has run: the names that may differ between the
+/// work-items of a group. The barrier split (`phases`) runs once per group what only uniform
+/// values decide.
+pub struct Facts<'a> {
+    pass: Pass<'a>,
+}
+
+impl<'a> Facts<'a> {
+    /// The facts of `body`, to the same fixed point `check_barriers` reaches.
+    pub fn of(analysis: &'a Analysis, body: &Block) -> Facts<'a> {
+        let mut pass = Pass {
+            analysis,
+            varying: HashSet::new(),
+            changed: true,
+            report: None,
+        };
+        while std::mem::take(&mut pass.changed) {
+            pass.block(body, None);
+        }
+        Facts { pass }
+    }
+
+    /// Whether `e` has the same value in every work-item of a group.
+    pub fn uniform(&self, e: &Expr) -> bool {
+        self.pass.uniform(e)
+    }
+
+    /// Whether the variable `name` may hold different values in a group's work-items.
+    pub fn varying(&self, name: &Ident) -> bool {
+        self.pass.varying.contains(&name.to_string())
+    }
 }
 
 /// Why control flow may differ between the work-items of a group: what (a phrase with

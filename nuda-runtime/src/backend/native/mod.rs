@@ -3,15 +3,19 @@
 //! form of kernels. Work-groups are the unit of parallelism; the work-items of a group run in
 //! order on one thread, last dimension fastest.
 //!
-//! `barrier()` cannot be honoured by running work-items one after another, so kernels that
-//! call it run a group's work-items as coroutines on the group's one thread (`barrier.rs`).
+//! `barrier()` cannot be honoured by running work-items one after another. `#[nukernel]`
+//! splits a body that calls it into loops over a group's work-items between its barriers,
+//! run a group at a time (`phased.rs`); hand-written kernels, and the shapes the split leaves
+//! alone, run a group's work-items as coroutines on the group's one thread (`barrier.rs`).
 
 mod barrier;
+mod phased;
 #[cfg(test)]
 mod test;
 mod views;
 
 pub(crate) use barrier::run_group_with_barrier;
+pub use phased::{Group, Items};
 pub use barrier::GroupBarrier;
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};

@@ -204,3 +204,36 @@ fn panic_fault(e: &Error) -> (&String, &String) {
         _ => panic!("not a panic fault: {e}"),
     }
 }
+
+/// A split kernel's group walks its work-items in the order, and with the ids, of the
+/// engine's per-item runs (last dimension fastest), in 1, 2 and 3 dimensions.
+#[test]
+fn a_groups_items_match_the_per_item_numbering() {
+    use super::{native_info, GroupShape};
+    use crate::backend::Geometry;
+    let cases: [(&[usize], &[usize]); 4] = [
+        (&[12], &[4]),
+        (&[6, 10], &[3, 5]),
+        (&[4, 6, 4], &[2, 3, 2]),
+        (&[5, 1, 7], &[5, 1, 7]),
+    ];
+    for (global, local) in cases {
+        let geo = Geometry::new(global, Some(local), &native_info(0)).unwrap();
+        let shape = GroupShape::new(&geo);
+        for g in 0..shape.groups() {
+            let group = super::Group::new(&shape, g);
+            let walked: Vec<_> = group.items().collect();
+            let want: Vec<_> = shape.items(g).enumerate().collect();
+            assert_eq!(walked, want, "{global:?} / {local:?}, group {g}");
+            assert_eq!(group.len(), want.len());
+            for (op, bound) in [(0, 0), (0, 1), (0, 3), (1, 1), (1, 9), (2, 0), (2, 2), (2, 9)] {
+                let keep = |l: usize| [l < bound, l <= bound, l == bound][op as usize];
+                let some: Vec<_> = group.items_where(op, bound).collect();
+                let want: Vec<_> = (want.iter().filter(|(_, w)| keep(w.local_id(0))))
+                    .copied()
+                    .collect();
+                assert_eq!(some, want, "{global:?} / {local:?}, op {op} {bound}");
+            }
+        }
+    }
+}

@@ -11,7 +11,10 @@
 //! for plain Rust.
 
 mod expr;
+mod phased;
 mod stmt;
+
+pub use phased::slot_ident as phase_slot;
 
 use crate::capture::{Analysis, Context};
 use crate::sites::{SiteKind, Sites};
@@ -48,6 +51,10 @@ pub struct RustEmitter<'a> {
     sites: Option<(&'a Sites, TokenStream)>,
     /// In the witness, inside a `vector(w)` nest: what differs between its lanes.
     lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
+    /// In a split barrier kernel's work-item loop (`phased`): what a `return` becomes.
+    item_exit: Option<TokenStream>,
+    /// The split conditions numbered so far, for their agreement variables.
+    heads: usize,
 }
 
 /// The identifier of slot `k`'s recording variable.
@@ -69,6 +76,8 @@ impl<'a> RustEmitter<'a> {
             pending: HashMap::new(),
             sites: None,
             lanes: None,
+            item_exit: None,
+            heads: 0,
         }
     }
 

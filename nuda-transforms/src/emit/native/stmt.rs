@@ -22,7 +22,7 @@ impl RustEmitter<'_> {
         quote!(#(#stmts)* #tail)
     }
 
-    fn stmt(&mut self, s: &Stmt) -> TokenStream {
+    pub(super) fn stmt(&mut self, s: &Stmt) -> TokenStream {
         match s {
             Stmt::Let(l) => self.let_stmt(l),
             Stmt::Assign {
@@ -69,6 +69,12 @@ impl RustEmitter<'_> {
                 quote_spanned!(*span=> return;)
             }
             Stmt::Continue(span) => quote_spanned!(*span=> continue;),
+            Stmt::Return(e, _) if self.item_exit.is_some() => {
+                let e = e.as_ref().map(|x| self.expr(x));
+                let exit = self.item_exit.clone().unwrap_or_default();
+                let e = e.map(|x| quote!(let _ = #x;));
+                quote!({ #e #exit })
+            }
             Stmt::Return(e, span) => {
                 let e = e.as_ref().map(|x| self.expr(x));
                 quote_spanned!(*span=> return #e;)
