@@ -1,11 +1,14 @@
 //! Writes the random test programs of `tests/random_expressions.rs`, `tests/random_nests.rs`,
-//! `tests/random_lanes.rs` and `tests/random_bounds.rs` into `OUT_DIR`.
+//! `tests/random_lanes.rs`, `tests/random_bounds.rs` and `tests/random_barriers.rs` into
+//! `OUT_DIR`.
 //!
 //! Kernels are compiled by rustc and the macros, so random programs must exist before the
-//! tests compile: this script draws them, from `NUDA_EXPR_SEED`, `NUDA_NEST_SEED`, `NUDA_LANES_SEED`
-//! and `NUDA_BOUNDS_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
+//! tests compile: this script draws them, from `NUDA_EXPR_SEED`, `NUDA_NEST_SEED`, `NUDA_LANES_SEED`,
+//! `NUDA_BOUNDS_SEED` and `NUDA_BARRIER_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
 //! values with proptest and check OpenCL, the native engine and plain Rust agree.
 
+#[path = "build/barriers.rs"]
+mod barriers;
 #[path = "build/bounds.rs"]
 mod bounds;
 #[path = "build/exprs.rs"]
@@ -48,5 +51,9 @@ fn main() {
     write(
         "random_bounds.rs",
         bounds::file(seed("NUDA_BOUNDS_SEED", 0xb0_2026)),
+    );
+    write(
+        "random_barriers.rs",
+        barriers::file(seed("NUDA_BARRIER_SEED", 0xba_2026)),
     );
 }

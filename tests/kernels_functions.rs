@@ -108,6 +108,7 @@ fn barrier_synchronises_a_work_group() {
     let want: Vec<i32> = (0..n)
         .map(|g| ((g / 16) * 16 + 15 - g % 16) as i32 * 3)
         .collect();
+    assert_eq!(block_reverse::__NUDA_NATIVE_FORM, "split");
     for d in common::engines() {
         let (mut out, mut scratch) = (NuArray1::<i32>::new(n), NuArray1::<i32>::new(n));
         nucall!(d.index, [n], [16]; block_reverse(&mut out, &a, &mut scratch)).unwrap();

@@ -54,26 +54,57 @@ pub fn template(item: TokenStream) -> syn::Result<String> {
     Ok(build(&f)?.1.template)
 }
 
-fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
-    let cx = Ctxt::new();
-    let params = params(&cx, f);
-    check_signature(&cx, f);
-    let mut lower = Lower::new(&cx);
+/// The body lowered and checked: what every later step reads.
+struct Front {
+    params: Vec<Param>,
+    body: crate::ir::Block,
+    analysis: capture::Analysis,
+    locals: Vec<LocalDecl>,
+    slots: usize,
+}
+
+fn front(cx: &Ctxt, f: &ItemFn) -> Front {
+    let params = params(cx, f);
+    check_signature(cx, f);
+    let mut lower = Lower::new(cx);
     lower.allow_locals = true;
     let mut body = lower.block(&f.block);
-    crate::annot::expand_block(&cx, &mut lower.slots, &mut body);
-    let mut analysis = capture::analyze(&cx, &mut body, &[], Context::Kernel);
-    analysis.captures = order_captures(&cx, &params, analysis.captures);
-    let locals = mark_locals(
-        &cx,
-        &params,
-        &mut analysis,
-        std::mem::take(&mut lower.locals),
-    );
+    crate::annot::expand_block(cx, &mut lower.slots, &mut body);
+    let mut analysis = capture::analyze(cx, &mut body, &[], Context::Kernel);
+    analysis.captures = order_captures(cx, &params, analysis.captures);
+    let decls = std::mem::take(&mut lower.locals);
+    let locals = mark_locals(cx, &params, &mut analysis, decls);
     if analysis.barrier {
-        crate::uniform::check_barriers(&cx, &analysis, &body);
+        crate::uniform::check_barriers(cx, &analysis, &body);
     }
     let slots = lower.slots;
+    Front {
+        params,
+        body,
+        analysis,
+        locals,
+        slots,
+    }
+}
+
+/// A kernel's barrier split, for tests: its plan, or why it keeps the coroutine form.
+pub fn split(item: TokenStream) -> syn::Result<Result<crate::phases::Plan, crate::phases::Why>> {
+    let f: ItemFn = syn::parse2(item)?;
+    let cx = Ctxt::new();
+    let front = front(&cx, &f);
+    cx.check()?;
+    Ok(crate::phases::plan(&front.analysis, &front.body))
+}
+
+fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
+    let cx = Ctxt::new();
+    let Front {
+        params,
+        body,
+        analysis,
+        locals,
+        slots,
+    } = front(&cx, f);
     let name = sanitize(&f.sig.ident.to_string());
     let shared = Shared::new();
     let env = Env {

@@ -98,3 +98,47 @@ pub fn agree<T: PartialEq>(slot: &mut Option<T>, v: T) {
         None => *slot = Some(v),
     }
 }
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn slots_keep_each_work_items_value() {
+        let mut s = Slots::new(4);
+        s.set(2, 7u64);
+        assert_eq!((s.get(0), s.get(2)), (7, 7), "the first set fills every slot");
+        for k in 0..4 {
+            s.set(k, k as u64 * 10);
+        }
+        assert_eq!((0..4).map(|k| s.get(k)).collect::<Vec<_>>(), [0, 10, 20, 30]);
+        s.set(9, 1);
+        assert_eq!(s.get(3), 30, "a set out of range changes nothing");
+        let before = std::panic::catch_unwind(|| Slots::<u8>::new(3).get(0));
+        assert!(before.is_err(), "a read before any set is a caught panic, not UB");
+    }
+
+    #[test]
+    fn done_counts_the_live_work_items() {
+        let mut d = Done::new(3);
+        assert!(!d.is(1) && !d.all());
+        d.finish(1);
+        d.finish(1);
+        assert!(d.is(1) && !d.is(0) && !d.all());
+        d.finish(0);
+        d.finish(2);
+        assert!(d.all());
+        assert!(d.is(5), "past the group: never run");
+    }
+
+    #[test]
+    fn work_items_must_agree_on_a_split_condition() {
+        let mut u = None;
+        agree(&mut u, true);
+        agree(&mut u, true);
+        assert_eq!(u, Some(true));
+        let e = std::panic::catch_unwind(move || agree(&mut u, false)).unwrap_err();
+        let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains("disagree"), "{msg}");
+    }
+}

@@ -24,15 +24,15 @@ use crate::capture::Analysis;
 use crate::ir::*;
 use crate::uniform::Facts;
 use proc_macro2::Ident;
-use std::collections::BTreeMap;
 
 /// A split body.
 #[derive(Debug)]
 pub struct Plan {
     /// The body's segments.
     pub segs: Vec<Seg>,
-    /// The variables that live from one piece to another, by name.
-    pub vars: BTreeMap<String, Var>,
+    /// The variables that live from one piece to another: name, class, and the binding's
+    /// number, which names its `Slots` (two bindings may share a name).
+    pub vars: Vec<(Ident, Var, usize)>,
     /// Whether a work-item loop may `return`: later loops skip the work-items that did.
     pub returns: bool,
 }
@@ -69,6 +69,8 @@ pub enum Seg {
     },
     /// A `loop` holding a barrier.
     Loop { body: Vec<Seg> },
+    /// A block holding a barrier: its own scope.
+    Block { body: Vec<Seg> },
     /// A `for` holding a barrier: its variable is the group's.
     For {
         var: Ident,
@@ -85,6 +87,8 @@ pub struct Chunk {
     pub stmts: Vec<Stmt>,
     /// Whether the group runs it once (it only sets uniform variables) rather than per item.
     pub group: bool,
+    /// The barrier-free run it comes from: chunks of one run may join, others are apart.
+    pub run: usize,
     /// What the piece needs from earlier pieces.
     pub uses: Uses,
     /// A per-item chunk that is one `if local_id(0) < bound { .. }` (or `<=`, `==`): the
@@ -107,10 +111,12 @@ pub struct Head {
 pub struct Uses {
     /// `let`s to evaluate again first (`Var::Remat`), in the order they were written.
     pub remat: Vec<Let>,
-    /// Per-item variables to restore: the name and whether the piece assigns it.
-    pub restore: Vec<(Ident, bool)>,
-    /// Per-item variables to save at its end (assigned here, or declared here and used later).
-    pub save: Vec<Ident>,
+    /// Per-item variables to restore: the name, whether the piece assigns it, and the
+    /// binding's number.
+    pub restore: Vec<(Ident, bool, usize)>,
+    /// Per-item variables to save at its end (assigned here, or declared here and used
+    /// later): the name and the binding's number.
+    pub save: Vec<(Ident, usize)>,
 }
 
 /// Why a body cannot be split: the shape, as the design README names it.
@@ -119,8 +125,16 @@ pub type Why = &'static str;
 /// The plan for a barrier kernel's body, or why it keeps the coroutine form.
 pub fn plan(analysis: &Analysis, body: &Block) -> Result<Plan, Why> {
     let facts = Facts::of(analysis, body);
-    let mut segs = Splitter { facts: &facts }.block(body)?;
-    let vars = vars::settle(&mut segs, body)?;
+    let splitter = Splitter {
+        facts: &facts,
+        runs: std::cell::Cell::new(0),
+    };
+    let mut segs = splitter.block(body)?;
+    // Demoted group chunks may sit beside per-item ones: one loop does for both.
+    let mut vars = vars::settle(&mut segs, body)?;
+    while merge(&mut segs) {
+        vars = vars::settle(&mut segs, body)?;
+    }
     narrow::segs(&mut segs, &vars, &facts);
     let returns = any_chunk(&segs, &|c| !c.group && Scan::stmts(&c.stmts).returns);
     if any_chunk(&segs, &|c| !c.group && Scan::stmts(&c.stmts).exits) {
@@ -133,17 +147,48 @@ pub fn plan(analysis: &Analysis, body: &Block) -> Result<Plan, Why> {
     })
 }
 
+/// Joins adjacent per-item chunks, in `segs` and the segments inside; whether any joined.
+fn merge(segs: &mut Vec<Seg>) -> bool {
+    let mut joined = false;
+    for s in segs.iter_mut() {
+        joined |= match s {
+            Seg::Chunk(_) => false,
+            Seg::If { then, els, .. } => merge(then) | merge(els),
+            Seg::While { body, .. }
+            | Seg::Loop { body }
+            | Seg::Block { body }
+            | Seg::For { body, .. } => merge(body),
+        };
+    }
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    for s in segs.drain(..) {
+        match (out.last_mut(), s) {
+            (Some(Seg::Chunk(a)), Seg::Chunk(b)) if !a.group && !b.group && a.run == b.run => {
+                a.stmts.extend(b.stmts);
+                joined = true;
+            }
+            (_, s) => out.push(s),
+        }
+    }
+    *segs = out;
+    joined
+}
+
 /// Whether some chunk of `segs` satisfies `p`.
 fn any_chunk(segs: &[Seg], p: &dyn Fn(&Chunk) -> bool) -> bool {
     segs.iter().any(|s| match s {
         Seg::Chunk(c) => p(c),
         Seg::If { then, els, .. } => any_chunk(then, p) || any_chunk(els, p),
-        Seg::While { body, .. } | Seg::Loop { body } | Seg::For { body, .. } => any_chunk(body, p),
+        Seg::While { body, .. }
+        | Seg::Loop { body }
+        | Seg::Block { body }
+        | Seg::For { body, .. } => any_chunk(body, p),
     })
 }
 
 struct Splitter<'a> {
     facts: &'a Facts<'a>,
+    runs: std::cell::Cell<usize>,
 }
 
 impl Splitter<'_> {
@@ -181,7 +226,9 @@ impl Splitter<'_> {
             Stmt::Expr(Expr {
                 kind: ExprKind::Block(b),
                 ..
-            }) => self.block(&b)?,
+            }) => vec![Seg::Block {
+                body: self.block(&b)?,
+            }],
             Stmt::While { cond, body, .. } if clean(&cond) => vec![Seg::While {
                 cond,
                 head: Head::new(),
@@ -227,11 +274,13 @@ impl Splitter<'_> {
         let mut rest = run;
         let tail = rest.split_off(last.max(first));
         let middle = rest.split_off(first);
+        let run = self.runs.replace(self.runs.get() + 1);
         for (stmts, group) in [(rest, true), (middle, false), (tail, true)] {
             if !stmts.is_empty() {
                 segs.push(Seg::Chunk(Chunk {
                     stmts,
                     group,
+                    run,
                     uses: Uses::default(),
                     guard: None,
                 }));

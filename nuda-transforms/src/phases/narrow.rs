@@ -9,10 +9,10 @@ use super::{Chunk, Scan, Seg, Var};
 use crate::ir::builtins::builtin_of;
 use crate::ir::*;
 use crate::uniform::Facts;
-use std::collections::BTreeMap;
+use proc_macro2::Ident;
 
 /// Sets the guard of every per-item chunk of `segs` that is one narrowing `if`.
-pub fn segs(segs: &mut [Seg], vars: &BTreeMap<String, Var>, facts: &Facts) {
+pub fn segs(segs: &mut [Seg], vars: &[(Ident, Var, usize)], facts: &Facts) {
     for s in segs {
         match s {
             Seg::Chunk(c) if !c.group => c.guard = guard(c, vars, facts),
@@ -21,14 +21,17 @@ pub fn segs(segs: &mut [Seg], vars: &BTreeMap<String, Var>, facts: &Facts) {
                 self::segs(then, vars, facts);
                 self::segs(els, vars, facts);
             }
-            Seg::While { body, .. } | Seg::Loop { body } | Seg::For { body, .. } => {
+            Seg::While { body, .. }
+            | Seg::Loop { body }
+            | Seg::Block { body }
+            | Seg::For { body, .. } => {
                 self::segs(body, vars, facts)
             }
         }
     }
 }
 
-fn guard(c: &Chunk, vars: &BTreeMap<String, Var>, facts: &Facts) -> Option<(u8, Expr)> {
+fn guard(c: &Chunk, vars: &[(Ident, Var, usize)], facts: &Facts) -> Option<(u8, Expr)> {
     let [Stmt::Expr(Expr {
         kind: ExprKind::If {
             cond, els: None, ..
@@ -49,9 +52,9 @@ fn guard(c: &Chunk, vars: &BTreeMap<String, Var>, facts: &Facts) -> Option<(u8, 
     };
     let group_value = facts.uniform(rhs)
         && group_expr(rhs, facts)
+        // Conservative where bindings share a name: none of that name may be per-item.
         && Scan::expr_of(rhs).refs.iter().all(|r| {
-            let class = vars.get(&r.name.to_string());
-            class.is_none_or(|v| *v == Var::Group)
+            !(vars.iter()).any(|(n, v, _)| *n == r.name && *v != Var::Group)
         });
     (group_value && local_id0(lhs, c)).then(|| (code, (**rhs).clone()))
 }

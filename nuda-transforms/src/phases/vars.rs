@@ -3,10 +3,10 @@
 //! chunks the group can still run once given that. See `README.md` beside this file.
 
 use super::scan::{pat_names, Scan};
-use super::{Chunk, Head, Seg, Uses, Var, Why};
+use super::{Chunk, Seg, Uses, Var, Why};
 use crate::ir::*;
 use proc_macro2::Ident;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// What a name resolves to where it is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,14 +50,10 @@ struct Walk {
 
 /// Classifies the variables that cross pieces, demotes the group chunks and heads that need
 /// per-item values to per-item ones, and fills every piece's `Uses`.
-pub fn settle(segs: &mut [Seg], body: &Block) -> Result<BTreeMap<String, Var>, Why> {
+pub fn settle(segs: &mut [Seg], body: &Block) -> Result<Vec<(Ident, Var, usize)>, Why> {
     let mut w = Walk::default();
     w.segs(segs);
-    let counts = binding_counts(body);
     for (_, d) in w.decls.iter().enumerate().filter(|(k, _)| w.cross(*k)) {
-        if counts.get(&d.name.to_string()).copied().unwrap_or(0) > 1 {
-            return Err("a variable that lives across a barrier and shares its name with another binding");
-        }
         if d.let_.init.is_none() {
             return Err("a `let` without a value whose variable lives across a barrier");
         }
@@ -68,16 +64,17 @@ pub fn settle(segs: &mut [Seg], body: &Block) -> Result<BTreeMap<String, Var>, W
             break classes;
         }
     };
+    let counts = binding_counts(body);
     let mut unit = 0;
-    fill(segs, &w, &classes, &mut unit);
-    let mut vars = BTreeMap::new();
-    for (k, d) in w.decls.iter().enumerate() {
-        if let Some(c) = &classes[k] {
-            vars.insert(d.name.to_string(), c.clone());
-        }
-    }
+    fill(segs, &w, &classes, &counts, &mut unit)?;
+    let vars = (w.decls.iter().enumerate())
+        .filter_map(|(k, d)| classes[k].clone().map(|c| (d.name.clone(), c, k)))
+        .collect();
     Ok(vars)
 }
+
+/// Why a piece cannot restore its variables by name: another binding of the name is in the way.
+const SHADOWED: Why = "a variable that lives across a barrier and shares its name with another binding where the split needs it";
 
 /// How many bindings of each name the body has (`let`, `for` and `nfor!` variables).
 fn binding_counts(body: &Block) -> HashMap<String, usize> {
@@ -107,7 +104,7 @@ impl Walk {
                     self.head(Scan::expr_of(cond));
                     self.segs(body);
                 }
-                Seg::Loop { body } => self.segs(body),
+                Seg::Loop { body } | Seg::Block { body } => self.segs(body),
                 Seg::For {
                     var, range, body, ..
                 } => {
@@ -245,28 +242,62 @@ impl Walk {
     /// What `unit` needs from earlier pieces.
     fn uses_of(&self, unit: usize, classes: &[Option<Var>]) -> Uses {
         let mut uses = Uses::default();
-        let mut remat = std::collections::BTreeSet::new();
+        let mut remat = BTreeSet::new();
         for u in self.uses.iter().filter(|u| u.unit == unit) {
             let d = &self.decls[u.decl];
             match &classes[u.decl] {
                 Some(Var::Remat) if d.unit != unit => {
                     self.remat_closure(u.decl, classes, &mut remat)
                 }
-                Some(Var::Slot) if d.unit != unit => add_restore(&mut uses, &d.name, u.assigned),
+                Some(Var::Slot) if d.unit != unit => add_restore(&mut uses, d, u),
                 _ => {}
             }
         }
         for (k, d) in self.decls.iter().enumerate() {
             if d.unit == unit && classes[k] == Some(Var::Slot) {
-                push_once(&mut uses.save, &d.name);
+                push_once(&mut uses.save, (d.name.clone(), k));
             }
         }
-        let restored: Vec<Ident> = (uses.restore.iter().filter(|(_, a)| *a))
-            .map(|(n, _)| n.clone())
+        let restored: Vec<(Ident, usize)> = (uses.restore.iter().filter(|r| r.1))
+            .map(|r| (r.0.clone(), r.2))
             .collect();
-        restored.iter().for_each(|n| push_once(&mut uses.save, n));
+        restored.into_iter().for_each(|r| push_once(&mut uses.save, r));
         uses.remat = remat.iter().map(|&k| self.decls[k].let_.clone()).collect();
         uses
+    }
+
+    /// Whether restoring `uses` by name in `unit` could reach the wrong binding: a
+    /// recomputed `let` whose name the piece also uses for a binding outside it, or a
+    /// per-item variable whose name the piece binds again at its top level.
+    fn shadowed(&self, unit: usize, uses: &Uses, counts: &HashMap<String, usize>) -> bool {
+        let own: Vec<&Decl> = self.decls.iter().filter(|d| d.unit == unit).collect();
+        let outside = |name: &Ident, decl: usize| {
+            self.uses.iter().any(|u| {
+                u.unit == unit
+                    && u.decl != decl
+                    && self.decls[u.decl].unit != unit
+                    && self.decls[u.decl].name == *name
+            })
+        };
+        let remat = uses.remat.iter().any(|l| {
+            pat_names(&l.pat).iter().any(|(n, _)| {
+                let k = self.decl_of(l, n);
+                outside(n, k) || (self.group[unit] && counts.get(&n.to_string()) > Some(&1))
+            })
+        });
+        let names = (uses.restore.iter().map(|r| (&r.0, r.2))).chain(uses.save.iter().map(|s| (&s.0, s.1)));
+        let rebinds = |(n, k): (&Ident, usize)| {
+            own.iter().filter(|d| d.name == *n).count() > usize::from(self.decls[k].unit == unit)
+                || outside(n, k)
+        };
+        remat || names.into_iter().any(rebinds)
+    }
+
+    /// The number of the binding of `name` that `l` makes.
+    fn decl_of(&self, l: &Let, name: &Ident) -> usize {
+        (self.decls.iter())
+            .position(|d| d.name == *name && d.let_.span.start() == l.span.start())
+            .unwrap_or(usize::MAX)
     }
 
     /// Binding `k` and the recomputed bindings its value needs.
@@ -274,7 +305,7 @@ impl Walk {
         &self,
         k: usize,
         classes: &[Option<Var>],
-        out: &mut std::collections::BTreeSet<usize>,
+        out: &mut BTreeSet<usize>,
     ) {
         if !out.insert(k) {
             return;
@@ -289,44 +320,54 @@ impl Walk {
     }
 }
 
-fn add_restore(uses: &mut Uses, name: &Ident, assigned: bool) {
-    match uses.restore.iter_mut().find(|(n, _)| n == name) {
-        Some(entry) => entry.1 |= assigned,
-        None => uses.restore.push((name.clone(), assigned)),
+fn add_restore(uses: &mut Uses, d: &Decl, u: &Use) {
+    match uses.restore.iter_mut().find(|r| r.2 == u.decl) {
+        Some(entry) => entry.1 |= u.assigned,
+        None => uses.restore.push((d.name.clone(), u.assigned, u.decl)),
     }
 }
 
-fn push_once(list: &mut Vec<Ident>, name: &Ident) {
-    if !list.contains(name) {
-        list.push(name.clone());
+fn push_once(list: &mut Vec<(Ident, usize)>, item: (Ident, usize)) {
+    if !list.iter().any(|x| x.1 == item.1) {
+        list.push(item);
     }
 }
+
+type Classes<'a> = (&'a Walk, &'a [Option<Var>], &'a HashMap<String, usize>);
 
 /// Writes each piece's group flag and `Uses`, in the walk's order.
-fn fill(segs: &mut [Seg], w: &Walk, classes: &[Option<Var>], unit: &mut usize) {
+fn fill(
+    segs: &mut [Seg],
+    w: &Walk,
+    classes: &[Option<Var>],
+    counts: &HashMap<String, usize>,
+    unit: &mut usize,
+) -> Result<(), Why> {
+    let cx: Classes = (w, classes, counts);
     for s in segs {
         match s {
-            Seg::Chunk(c) => {
-                c.group = w.group[*unit];
-                c.uses = w.uses_of(*unit, classes);
-                *unit += 1;
-            }
+            Seg::Chunk(c) => (c.group, c.uses) = piece(cx, unit)?,
             Seg::If { head, then, els, .. } => {
-                fill_head(head, w, classes, unit);
-                fill(then, w, classes, unit);
-                fill(els, w, classes, unit);
+                (head.group, head.uses) = piece(cx, unit)?;
+                fill(then, w, classes, counts, unit)?;
+                fill(els, w, classes, counts, unit)?;
             }
             Seg::While { head, body, .. } | Seg::For { head, body, .. } => {
-                fill_head(head, w, classes, unit);
-                fill(body, w, classes, unit);
+                (head.group, head.uses) = piece(cx, unit)?;
+                fill(body, w, classes, counts, unit)?;
             }
-            Seg::Loop { body } => fill(body, w, classes, unit),
+            Seg::Loop { body } | Seg::Block { body } => fill(body, w, classes, counts, unit)?,
         }
     }
+    Ok(())
 }
 
-fn fill_head(head: &mut Head, w: &Walk, classes: &[Option<Var>], unit: &mut usize) {
-    head.group = w.group[*unit];
-    head.uses = w.uses_of(*unit, classes);
+/// The next piece's group flag and `Uses`.
+fn piece((w, classes, counts): Classes, unit: &mut usize) -> Result<(bool, Uses), Why> {
+    let uses = w.uses_of(*unit, classes);
+    if w.shadowed(*unit, &uses, counts) {
+        return Err(SHADOWED);
+    }
     *unit += 1;
+    Ok((w.group[*unit - 1], uses))
 }

@@ -12,17 +12,17 @@ use crate::phases::{Head, Plan, Scan, Seg, Uses, Var};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
-/// The per-item store of variable `name`.
-pub fn slot_ident(name: &str) -> Ident {
-    format_ident!("__nuda_st_{}", name)
+/// The per-item store of binding `k` (bindings may share a name).
+pub fn slot_ident(k: usize) -> Ident {
+    format_ident!("__nuda_st{}", k)
 }
 
 impl RustEmitter<'_> {
     /// The group's code for `plan`, after `__nuda_n` (the group's size) and `__nuda_w` (its
     /// first work-item) are bound.
     pub fn phased(&mut self, plan: &Plan) -> TokenStream {
-        let slots = (plan.vars.iter().filter(|(_, v)| **v == Var::Slot)).map(|(n, _)| {
-            let id = slot_ident(n);
+        let slots = (plan.vars.iter().filter(|v| v.1 == Var::Slot)).map(|(_, _, k)| {
+            let id = slot_ident(*k);
             quote!(let mut #id = #PRIVATE::Slots::new(__nuda_n);)
         });
         let done = (plan.returns).then(|| quote!(let mut __nuda_done = #PRIVATE::Done::new(__nuda_n);));
@@ -71,6 +71,10 @@ impl RustEmitter<'_> {
                 let body = self.segs(plan, body);
                 quote!(loop { #body })
             }
+            Seg::Block { body } => {
+                let body = self.segs(plan, body);
+                quote!({ #body })
+            }
             Seg::For {
                 var,
                 range,
@@ -103,12 +107,12 @@ impl RustEmitter<'_> {
         walk: TokenStream,
     ) -> TokenStream {
         let remat = self.remat(uses);
-        let restore = uses.restore.iter().map(|(n, assigned)| {
-            let (st, m) = (slot_ident(&n.to_string()), assigned.then(|| quote!(mut)));
+        let restore = uses.restore.iter().map(|(n, assigned, k)| {
+            let (st, m) = (slot_ident(*k), assigned.then(|| quote!(mut)));
             quote!(let #m #n = #st.get(__nuda_k);)
         });
-        let save = uses.save.iter().map(|n| {
-            let st = slot_ident(&n.to_string());
+        let save = uses.save.iter().map(|(n, k)| {
+            let st = slot_ident(*k);
             quote!(#st.set(__nuda_k, #n);)
         });
         let returns = Scan::stmts(stmts).returns;
