@@ -79,6 +79,11 @@ struct Args {
     /// Engine: auto, cuda, opencl or native (as NUDA_ENGINE).
     #[arg(long, short)]
     engine: Option<String>,
+    /// Only the variants whose name contains one of these, `;`-separated (names hold
+    /// commas), such as `dmine(4, 8);stage(a, b, k: 16), dmine(4, 4)`; peers always run.
+    /// Speedups are then over the first variant run.
+    #[arg(long, value_delimiter = ';')]
+    variants: Vec<String>,
     /// Timed repetitions per variant (the best is reported).
     #[arg(long, short, default_value_t = 3)]
     reps: u32,
@@ -169,6 +174,7 @@ fn problems(
         reps,
         bar,
         rows: Vec::new(),
+        only: args.variants.clone(),
     };
     for p in &chosen {
         match p.as_str() {

@@ -54,6 +54,8 @@ pub struct Bench {
     pub reps: u32,
     pub bar: ProgressBar,
     pub rows: Vec<Row>,
+    /// `--variants`: name parts of the variants to run; empty runs all.
+    pub only: Vec<String>,
 }
 
 /// One measurement, before it becomes a row.
@@ -125,7 +127,8 @@ impl Bench {
     pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
         let mut base = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
-        for v in spec.variants {
+        let chosen = |v: &&Variant<S>| self.only.is_empty() || self.only.iter().any(|o| v.name.contains(o.as_str()));
+        for v in spec.variants.iter().filter(chosen) {
             let m = self.measure(spec, v.name, state, v.run)?;
             let t = m.seconds;
             let b = *base.get_or_insert(t);

@@ -138,7 +138,9 @@ mod test {
         agree(&mut u, true);
         assert_eq!(u, Some(true));
         let e = std::panic::catch_unwind(move || agree(&mut u, false)).unwrap_err();
-        let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+        let msg = (e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .or_else(|| e.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
         assert!(msg.contains("disagree"), "{msg}");
     }
 }
