@@ -52,7 +52,11 @@ fn kernel(r: &mut Rng, k: usize) -> (String, String) {
         phase(r, &mut body);
     }
     if !early && r.pick(2) == 0 {
-        let _ = writeln!(body, "    if l == {} {{\n        return;\n    }}", r.pick(GROUP));
+        let _ = writeln!(
+            body,
+            "    if l == {} {{\n        return;\n    }}",
+            r.pick(GROUP)
+        );
     }
     body.push_str("    out[g] = acc;\n");
     let text = format!(

@@ -183,7 +183,10 @@ fn barrier_kernels_are_split_at_their_barriers() {
         ("local_histogram", local_histogram::__NUDA_NATIVE_FORM),
         ("past_the_end", past_the_end::__NUDA_NATIVE_FORM),
         ("cube_copy", cube_copy::__NUDA_NATIVE_FORM),
-        ("block_sums_verbatim", block_sums_verbatim::__NUDA_NATIVE_FORM),
+        (
+            "block_sums_verbatim",
+            block_sums_verbatim::__NUDA_NATIVE_FORM,
+        ),
     ];
     for (name, form) in forms {
         assert_eq!(form, "split", "{name}");

@@ -127,7 +127,9 @@ impl Bench {
     pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
         let mut base = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
-        let chosen = |v: &&Variant<S>| self.only.is_empty() || self.only.iter().any(|o| v.name.contains(o.as_str()));
+        let chosen = |v: &&Variant<S>| {
+            self.only.is_empty() || self.only.iter().any(|o| v.name.contains(o.as_str()))
+        };
         for v in spec.variants.iter().filter(chosen) {
             let m = self.measure(spec, v.name, state, v.run)?;
             let t = m.seconds;

@@ -1,7 +1,8 @@
 //! A work-group tree reduction in a `#[nukernel]`, 256 work-items per group and a `barrier()`
-//! per level. On the native engine, a kernel that calls `barrier()` runs a group's work-items
-//! as coroutines on one thread, switching at each barrier: this problem measures what that
-//! costs against a plain threaded loop.
+//! per level. On the native engine the macro splits a kernel that calls `barrier()` into loops
+//! over a group's work-items between its barriers (issue 31; before, each work-item was a
+//! coroutine switched at each barrier): this problem measures what a barrier kernel costs
+//! against a plain threaded loop.
 
 use super::problem::{source_lines, Check, Variant};
 use super::problems::{streaming, Bench, Peer};
@@ -129,8 +130,8 @@ const CHECK: Check<Reduce> = Check {
     verify,
 };
 
-/// Reduces 2^24 elements on a GPU, 2^16 on a CPU (the size issue 10's native figures were
-/// taken at; the native engine switches coroutines about 2,300 times a group) and 2^14 with
+/// Reduces 2^24 elements on a GPU, 2^16 on a CPU (the size issue 10's and issue 31's native
+/// figures were taken at) and 2^14 with
 /// `--quick`, in groups of 256, rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
     let on_cpu = super::problems::on_cpu(&bench.device);

@@ -27,7 +27,9 @@ impl<T: Copy> Slots<T> {
     pub fn get(&self, k: usize) -> T {
         match self.values.get(k) {
             Some(v) => *v,
-            None => panic!("nuda bug: a split kernel read a work-item's variable before any loop set it"),
+            None => panic!(
+                "nuda bug: a split kernel read a work-item's variable before any loop set it"
+            ),
         }
     }
 
@@ -107,15 +109,25 @@ mod test {
     fn slots_keep_each_work_items_value() {
         let mut s = Slots::new(4);
         s.set(2, 7u64);
-        assert_eq!((s.get(0), s.get(2)), (7, 7), "the first set fills every slot");
+        assert_eq!(
+            (s.get(0), s.get(2)),
+            (7, 7),
+            "the first set fills every slot"
+        );
         for k in 0..4 {
             s.set(k, k as u64 * 10);
         }
-        assert_eq!((0..4).map(|k| s.get(k)).collect::<Vec<_>>(), [0, 10, 20, 30]);
+        assert_eq!(
+            (0..4).map(|k| s.get(k)).collect::<Vec<_>>(),
+            [0, 10, 20, 30]
+        );
         s.set(9, 1);
         assert_eq!(s.get(3), 30, "a set out of range changes nothing");
         let before = std::panic::catch_unwind(|| Slots::<u8>::new(3).get(0));
-        assert!(before.is_err(), "a read before any set is a caught panic, not UB");
+        assert!(
+            before.is_err(),
+            "a read before any set is a caught panic, not UB"
+        );
     }
 
     #[test]

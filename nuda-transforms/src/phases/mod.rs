@@ -74,7 +74,7 @@ pub enum Seg {
     /// A `for` holding a barrier: its variable is the group's.
     For {
         var: Ident,
-        range: Range,
+        range: Box<Range>,
         head: Head,
         body: Vec<Seg>,
     },
@@ -241,7 +241,7 @@ impl Splitter<'_> {
                 var, range, body, ..
             } if !Scan::range_of(&range).barrier => vec![Seg::For {
                 var,
-                range: *range,
+                range,
                 head: Head::new(),
                 body: self.block(&body)?,
             }],

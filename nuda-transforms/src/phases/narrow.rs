@@ -24,9 +24,7 @@ pub fn segs(segs: &mut [Seg], vars: &[(Ident, Var, usize)], facts: &Facts) {
             Seg::While { body, .. }
             | Seg::Loop { body }
             | Seg::Block { body }
-            | Seg::For { body, .. } => {
-                self::segs(body, vars, facts)
-            }
+            | Seg::For { body, .. } => self::segs(body, vars, facts),
         }
     }
 }

@@ -89,7 +89,8 @@ pub fn recomputable(e: &Expr) -> bool {
                 && args.iter().all(recomputable)
         }
         ExprKind::Method { method, .. }
-            if MethodKind::of(&method.to_string()).is_none_or(|k| k.reads_memory() || k.writes()) =>
+            if MethodKind::of(&method.to_string())
+                .is_none_or(|k| k.reads_memory() || k.writes()) =>
         {
             false
         }

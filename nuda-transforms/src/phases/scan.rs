@@ -58,7 +58,7 @@ impl Scan {
 
     fn use_name(&mut self, name: &Ident, assigned: bool) {
         let key = name.to_string();
-        if !self.scope.iter().any(|b| *b == key) {
+        if !self.scope.contains(&key) {
             self.refs.push(Ref {
                 name: name.clone(),
                 assigned,

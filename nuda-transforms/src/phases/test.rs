@@ -19,7 +19,12 @@ fn outline(segs: &[Seg]) -> String {
             Seg::Chunk(_) => "items".into(),
             Seg::If {
                 head, then, els, ..
-            } => format!("if{} [{}] else [{}]", gi(head.group), outline(then), outline(els)),
+            } => format!(
+                "if{} [{}] else [{}]",
+                gi(head.group),
+                outline(then),
+                outline(els)
+            ),
             Seg::While { head, body, .. } => format!("while{} [{}]", gi(head.group), outline(body)),
             Seg::Loop { body } => format!("loop [{}]", outline(body)),
             Seg::Block { body } => format!("{{{}}}", outline(body)),
@@ -228,5 +233,3 @@ fn a_uniform_break_in_its_own_statement_is_split() {
     .unwrap();
     assert_eq!(outline(&p.segs), "items forG [items group] items");
 }
-
-

@@ -261,7 +261,9 @@ impl Walk {
         let restored: Vec<(Ident, usize)> = (uses.restore.iter().filter(|r| r.1))
             .map(|r| (r.0.clone(), r.2))
             .collect();
-        restored.into_iter().for_each(|r| push_once(&mut uses.save, r));
+        restored
+            .into_iter()
+            .for_each(|r| push_once(&mut uses.save, r));
         uses.remat = remat.iter().map(|&k| self.decls[k].let_.clone()).collect();
         uses
     }
@@ -285,7 +287,8 @@ impl Walk {
                 outside(n, k) || (self.group[unit] && counts.get(&n.to_string()) > Some(&1))
             })
         });
-        let names = (uses.restore.iter().map(|r| (&r.0, r.2))).chain(uses.save.iter().map(|s| (&s.0, s.1)));
+        let names =
+            (uses.restore.iter().map(|r| (&r.0, r.2))).chain(uses.save.iter().map(|s| (&s.0, s.1)));
         let rebinds = |(n, k): (&Ident, usize)| {
             own.iter().filter(|d| d.name == *n).count() > usize::from(self.decls[k].unit == unit)
                 || outside(n, k)
@@ -301,12 +304,7 @@ impl Walk {
     }
 
     /// Binding `k` and the recomputed bindings its value needs.
-    fn remat_closure(
-        &self,
-        k: usize,
-        classes: &[Option<Var>],
-        out: &mut BTreeSet<usize>,
-    ) {
+    fn remat_closure(&self, k: usize, classes: &[Option<Var>], out: &mut BTreeSet<usize>) {
         if !out.insert(k) {
             return;
         }
@@ -347,7 +345,9 @@ fn fill(
     for s in segs {
         match s {
             Seg::Chunk(c) => (c.group, c.uses) = piece(cx, unit)?,
-            Seg::If { head, then, els, .. } => {
+            Seg::If {
+                head, then, els, ..
+            } => {
                 (head.group, head.uses) = piece(cx, unit)?;
                 fill(then, w, classes, counts, unit)?;
                 fill(els, w, classes, counts, unit)?;

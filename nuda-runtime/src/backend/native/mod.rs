@@ -15,8 +15,8 @@ mod test;
 mod views;
 
 pub(crate) use barrier::run_group_with_barrier;
-pub use phased::{Group, Items};
 pub use barrier::GroupBarrier;
+pub use phased::{Group, Items};
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};
 

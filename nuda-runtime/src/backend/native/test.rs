@@ -230,7 +230,16 @@ fn a_groups_items_match_the_per_item_numbering() {
             let want: Vec<_> = shape.items(g).enumerate().collect();
             assert_eq!(walked, want, "{global:?} / {local:?}, group {g}");
             assert_eq!(group.len(), want.len());
-            for (op, bound) in [(0, 0), (0, 1), (0, 3), (1, 1), (1, 9), (2, 0), (2, 2), (2, 9)] {
+            for (op, bound) in [
+                (0, 0),
+                (0, 1),
+                (0, 3),
+                (1, 1),
+                (1, 9),
+                (2, 0),
+                (2, 2),
+                (2, 9),
+            ] {
                 let keep = |l: usize| [l < bound, l <= bound, l == bound][op as usize];
                 let some: Vec<_> = group.items_where(op, bound).collect();
                 let want: Vec<_> = (want.iter().filter(|(_, w)| keep(w.local_id(0))))

@@ -25,7 +25,8 @@ impl RustEmitter<'_> {
             let id = slot_ident(*k);
             quote!(let mut #id = #PRIVATE::Slots::new(__nuda_n);)
         });
-        let done = (plan.returns).then(|| quote!(let mut __nuda_done = #PRIVATE::Done::new(__nuda_n);));
+        let done =
+            (plan.returns).then(|| quote!(let mut __nuda_done = #PRIVATE::Done::new(__nuda_n);));
         let body = self.segs(plan, &plan.segs);
         quote!(#(#slots)* #done #body)
     }
@@ -93,7 +94,13 @@ impl RustEmitter<'_> {
     }
 
     /// A loop over the group's work-items running `stmts`, then `tail`, for each live one.
-    fn items(&mut self, plan: &Plan, uses: &Uses, stmts: &[Stmt], tail: TokenStream) -> TokenStream {
+    fn items(
+        &mut self,
+        plan: &Plan,
+        uses: &Uses,
+        stmts: &[Stmt],
+        tail: TokenStream,
+    ) -> TokenStream {
         self.items_in(plan, uses, stmts, tail, quote!(__nuda_g.items()))
     }
 
@@ -116,12 +123,23 @@ impl RustEmitter<'_> {
             quote!(#st.set(__nuda_k, #n);)
         });
         let returns = Scan::stmts(stmts).returns;
-        let exit = quote!({ __nuda_done.finish(__nuda_k); continue '__nuda_item; });
+        let exit = quote!({
+            __nuda_done.finish(__nuda_k);
+            continue '__nuda_item;
+        });
         let saved = std::mem::replace(&mut self.item_exit, returns.then_some(exit));
         let body: Vec<TokenStream> = stmts.iter().map(|s| self.stmt(s)).collect();
         self.item_exit = saved;
-        let skip = (plan.returns).then(|| quote!(if __nuda_done.is(__nuda_k) { continue; }));
-        let after = returns.then(|| quote!(if __nuda_done.all() { return; }));
+        let skip = (plan.returns).then(|| {
+            quote!(if __nuda_done.is(__nuda_k) {
+                continue;
+            })
+        });
+        let after = returns.then(|| {
+            quote!(if __nuda_done.all() {
+                return;
+            })
+        });
         quote! {
             '__nuda_item: for (__nuda_k, __nuda_w) in #walk {
                 let __nuda_w = &__nuda_w;
@@ -138,7 +156,13 @@ impl RustEmitter<'_> {
 
     /// A split construct's condition: the code that decides it, and its value. The group
     /// evaluates a group head once; otherwise every live work-item does and must agree.
-    fn head(&mut self, plan: &Plan, head: &Head, e: &Expr, span: Span) -> (TokenStream, TokenStream) {
+    fn head(
+        &mut self,
+        plan: &Plan,
+        head: &Head,
+        e: &Expr,
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
         let value = self.expr(e);
         self.decide(plan, head, value, span)
     }
