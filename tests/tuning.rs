@@ -154,3 +154,26 @@ fn the_issue_example_tunes_on_every_engine() {
         })
     });
 }
+
+/// `nuda::last_tuned` names the candidate the last tuned launch ran: the first one when
+/// tuning is off, one of the candidates after a search.
+#[test]
+fn last_tuned_names_the_candidate_that_ran() {
+    let n = 16usize;
+    let run = |mode| {
+        nuda::with_tune_mode(mode, || tuned_in_place(n))?;
+        Ok::<_, nuda::Error>(nuda::last_tuned().map(str::to_string))
+    };
+    let off = run(nuda::TuneMode::Off).expect("an untuned launch runs");
+    assert_eq!(off.as_deref(), Some("8; unroll(1)"));
+    let searched = run(nuda::TuneMode::Force).expect("a tuned launch runs");
+    let candidates: Vec<String> = [8, 32]
+        .iter()
+        .flat_map(|g| [1, 2, 4].map(move |u| format!("{g}; unroll({u})")))
+        .collect();
+    let searched = searched.expect("a candidate ran");
+    assert!(
+        candidates.contains(&searched),
+        "not a candidate: {searched}"
+    );
+}

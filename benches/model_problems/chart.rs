@@ -1,10 +1,14 @@
 //! The bench's bar chart of the speedup each annotation buys over its problem's base: as SVG
 //! (`--svg`, linked from BENCHMARKS.md) and as PNG (`--png`, shown in README.md), with the
-//! text in DejaVu Sans (the `dejavu` crate embeds it, so no system font is needed).
+//! text in DejaVu Sans (the `dejavu` crate embeds it, so no system font is needed). Each
+//! panel marks what its speedups are measured against, as labelled vertical lines: NUDA's
+//! published speedup for the problem (its Table 3), and the speedup of each hand-written peer
+//! timed on the same device in the same run.
 
 use super::table::Row;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
@@ -19,6 +23,43 @@ fn size(rows: &[Row]) -> (u32, u32) {
     let panels = problems(rows);
     let h: u32 = panels.iter().map(|p| PANEL + BAR * p.1.len() as u32).sum();
     (WIDTH, TITLE + h)
+}
+
+/// NUDA's speedups (Adinetz, 2011, Table 3): the best annotated variant over the plain
+/// `nuwork` one, per model problem. imgconv's figure stands for both of its panels.
+const PAPER: &[(&str, f64)] = &[
+    ("imgconv", 5.0),
+    ("imgconv buffer", 5.0),
+    ("nbody", 2.3),
+    ("sgemm", 7.6),
+    ("dgemm", 4.2),
+    ("md5", 4.0),
+];
+
+/// A labelled vertical line in a panel: where the speedups stand against it.
+struct Mark {
+    label: String,
+    at: f64,
+    color: RGBColor,
+}
+
+/// The marks of `problem`'s panel: the paper's speedup, then each same-device peer's.
+fn marks(rows: &[Row], problem: &str, device: &str) -> Vec<Mark> {
+    let paper = PAPER.iter().filter(|p| p.0 == problem).map(|p| Mark {
+        label: format!("NUDA paper {:.1}x", p.1),
+        at: p.1,
+        color: BLACK,
+    });
+    let peers = rows
+        .iter()
+        .filter(|r| r.kind == "peer" && r.problem == problem && r.device == device)
+        .filter(|r| r.speedup.is_finite() && r.speedup > 0.0)
+        .map(|r| Mark {
+            label: format!("{} {:.2}x", r.variant, r.speedup),
+            at: r.speedup,
+            color: RGBColor(200, 120, 0),
+        });
+    paper.chain(peers).collect()
 }
 
 /// The bars: every nuda variant.
@@ -80,10 +121,17 @@ where
     DB::ErrorType: 'static,
 {
     let all = bars(rows);
-    let top = all.iter().map(|r| r.speedup).fold(1.0f64, f64::max) * 1.3;
-    let bottom = all.iter().map(|r| r.speedup).fold(1.0f64, f64::min) / 1.3;
-    root.fill(&WHITE)?;
     let device = all.first().map_or(String::new(), |r| r.device.clone());
+    // The scale spans the bars and every mark.
+    let marked: Vec<f64> = problems(rows)
+        .iter()
+        .flat_map(|(p, _)| marks(rows, p, &device))
+        .map(|m| m.at)
+        .collect();
+    let xs = all.iter().map(|r| r.speedup).chain(marked);
+    let (lo, hi) = xs.fold((1.0f64, 1.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (top, bottom) = (hi * 1.3, lo / 1.3);
+    root.fill(&WHITE)?;
     let (title, mut rest) = root.split_vertically(TITLE);
     title.titled(
         &format!("speedup of each variant over its problem's base (log scale) — {device}"),
@@ -94,17 +142,17 @@ where
         let (area, below) = rest.split_vertically(PANEL + BAR * bars.len() as u32);
         rest = below;
         let color = colors[k % colors.len()];
-        panel(&area, problem, bars, (bottom, top), color)?;
+        let marks = marks(rows, problem, &device);
+        panel(&area, (problem, bars, &marks), (bottom, top), color)?;
     }
     root.present()?;
     Ok(())
 }
 
-/// One problem's bars, variant names on the left.
+/// One problem's bars, variant names on the left, and its marks.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    problem: &str,
-    bars: &[&Row],
+    (problem, bars, marks): (&str, &[&Row], &[Mark]),
     (bottom, top): (f64, f64),
     color: RGBColor,
 ) -> Res
@@ -145,5 +193,31 @@ where
             color.mix(0.7).filled(),
         )
     }))?;
+    // Each mark a dashed line over the panel's rows, labelled in the row it starts beside
+    // (one row per mark, top down, so labels do not overlap).
+    for (k, m) in marks.iter().enumerate() {
+        let style = m.color.stroke_width(2);
+        chart.draw_series(DashedLineSeries::new(
+            [
+                (m.at, SegmentValue::Exact(0)),
+                (m.at, SegmentValue::Exact(n)),
+            ],
+            6,
+            4,
+            style,
+        ))?;
+        let row = SegmentValue::CenterOf(n - 1 - (k % n));
+        // Right of the line, or left of it in the panel's right part, so it is not cut off.
+        let right = (m.at / bottom).ln() / (top / bottom).ln() > 0.6;
+        let (text, h) = match right {
+            true => (format!("{} ", m.label), HPos::Right),
+            false => (format!(" {}", m.label), HPos::Left),
+        };
+        let font = ("sans-serif", 11)
+            .into_font()
+            .color(&m.color)
+            .pos(Pos::new(h, VPos::Center));
+        chart.draw_series(std::iter::once(Text::new(text, (m.at, row), font)))?;
+    }
     Ok(())
 }

@@ -158,6 +158,27 @@ impl Bench {
         self.peers(spec, state, base, best.map(|(_, v)| v))
     }
 
+    /// Variant `v` on the native engine, as a peer row; a tuned variant's row names the
+    /// chain it tuned to there (`nuda::last_tuned`).
+    fn native_peer<S>(
+        &mut self,
+        spec: &Spec<'_, S>,
+        state: &mut S,
+        base: f64,
+        native: usize,
+        v: &Variant<S>,
+    ) -> Result<()> {
+        let name = format!("native engine, {}", v.name);
+        let m = nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
+        let won = nuda::last_tuned().filter(|_| v.name.ends_with(" tuned"));
+        let renamed = won.map(|w| format!("native engine, tuned to `{w}`"));
+        let name = renamed.as_deref().unwrap_or(m.name);
+        let lines = Some(source_lines(spec.source, v.function));
+        let row = self.row(spec, Measured { name, lines, ..m }, base);
+        self.rows.push(elsewhere(row, "native engine"));
+        Ok(())
+    }
+
     /// The speed of `nuda` over `peer`'s, timed in alternating runs.
     fn paired<S>(&self, state: &mut S, nuda: Run<S>, peer: Run<S>) -> Result<f64> {
         let (tn, tp) = best_times_paired(state, (nuda, peer), self.reps)?;
@@ -172,11 +193,12 @@ impl Bench {
         best: Option<&Variant<S>>,
     ) -> Result<()> {
         if let (Some(native), Some(v)) = (self.native, best) {
-            let name = format!("native engine, {}", v.name);
-            let m = nuda::with_device(native, || self.measure(spec, &name, state, v.run))??;
-            let lines = Some(source_lines(spec.source, v.function));
-            let row = self.row(spec, Measured { lines, ..m }, base);
-            self.rows.push(elsewhere(row, "native engine"));
+            self.native_peer(spec, state, base, native, v)?;
+            // The native engine's own winner, where the problem has a tuned variant.
+            let tuned = spec.variants.iter().find(|t| t.name.ends_with(" tuned"));
+            if let Some(t) = tuned.filter(|t| t.name != v.name) {
+                self.native_peer(spec, state, base, native, t)?;
+            }
         }
         if self.device.info().kind != DeviceKind::Native {
             for p in &spec.same_device_peers {
@@ -237,7 +259,7 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
             let (variants, same, host) = match p.as_str() {
                 "imgconv" => (
                     imgconv::VARIANTS.len() + imgconv::BUFFER_VARIANTS.len() + 2 * native,
-                    1,
+                    2,
                     0,
                 ),
                 "saxpy" => (crate::saxpy::steps(native), 0, 0),
@@ -247,8 +269,8 @@ pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
                 "filter" => crate::filter::steps(native),
                 "histogram" => crate::histogram::steps(native),
                 "nbody" => (nbody::VARIANTS.len() + native, 0, 0),
-                "sgemm" => (sgemm::f32::VARIANTS.len() + native, 2, 2),
-                "dgemm" => (sgemm::f64::VARIANTS.len() + native, 0, 2),
+                "sgemm" => (sgemm::f32::VARIANTS.len() + 2 * native, 2, 2),
+                "dgemm" => (sgemm::f64::VARIANTS.len() + 2 * native, 0, 2),
                 "md5" => (md5::VARIANTS.len() + native, 0, 0),
                 // sgemm and nbody, one step each.
                 "scaling" => (2, 0, 0),
@@ -458,7 +480,11 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         flops,
         peak: Peak::Bandwidth,
         check: &imgconv::CHECK,
-        same_device_peers: vec![],
+        same_device_peers: vec![Peer {
+            name: "hand-written OpenCL C",
+            run: imgconv::hand_conv_image,
+            lines: Some(lines_of(imgconv::HAND_CONV_IMAGE.source)),
+        }],
         host_peers: vec![],
     };
     bench.run(&spec, &mut c)?;

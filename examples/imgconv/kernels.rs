@@ -85,6 +85,23 @@ pub fn inline_dmine(c: &mut Conv) -> Result<()> {
     })))
 }
 
+/// Unrolled taps, and a 4x8 block of pixels per work-item: the image winner on PoCL, where
+/// each work-item's 32 outputs amortise the sampler's per-call cost.
+pub fn inline_dmine48(c: &mut Conv) -> Result<()> {
+    let (w, h, img, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.img,
+        &mut c.out_img,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; annot!(dmine(4, 8); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) { s += taps[(dy * 3 + dx) as usize] * img.read(x + dx - 1, y + dy - 1); }));
+        out.write(x, y, s);
+    })))
+}
+
 /// Buffer input, clamping by hand; tap loops left in.
 pub fn buffer_base(c: &mut Conv) -> Result<()> {
     let (w, h, a, out, taps) = (
@@ -145,11 +162,47 @@ pub fn buffer_dmine(c: &mut Conv) -> Result<()> {
     })))
 }
 
+/// Buffer input, unrolled taps, a column of eight pixels per work-item: neighbouring
+/// work-items take neighbouring columns, so a GPU's warps read and write whole rows at once
+/// (the 2x8 blocks above suit CPUs, where one work-item's loads should be contiguous).
+pub fn buffer_column(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (
+        c.w as i32,
+        c.h as i32,
+        &c.buf,
+        &mut c.out_buf,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; annot!(dmine(8, 1); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) {
+            let yy = (y + dy - 1).max(0).min(h - 1) as usize;
+            let xx = (x + dx - 1).max(0).min(w - 1) as usize;
+            s += taps[(dy * 3 + dx) as usize] * a[(yy, xx)];
+        }));
+        out[(y as usize, x as usize)] = s;
+    })))
+}
+
 /// The padded input, unrolled taps, and the 16x16 tile plus its halo staged in local memory
 /// once per work-group (each pixel is read by nine work-items, from there).
 pub fn buffer_staged(c: &mut Conv) -> Result<()> {
     let (w, h, a, out, taps) = (c.w, c.h, &c.pad, &mut c.out_buf, c.taps.as_const());
     nuwork!(16, 16; annot!(tilem(16, 16), stage(a); nfor!((y, x) in (h, w) {
+        let mut s = 0.0f32;
+        annot!(inline; nfor!((dy, dx) in (3, 3) {
+            s += taps[dy * 3 + dx] * a[(y + dy, x + dx)];
+        }));
+        out[(y, x)] = s;
+    })))
+}
+
+/// The padded input, unrolled taps, two rows per work-item, and eight pixels of a row as the
+/// lanes of one `float8`: each tap is one contiguous vector load, since the padding leaves
+/// nothing to clamp.
+pub fn buffer_vector(c: &mut Conv) -> Result<()> {
+    let (w, h, a, out, taps) = (c.w, c.h, &c.pad, &mut c.out_buf, c.taps.as_const());
+    nuwork!(1, 64; annot!(dmine(2, 1), vector(8); nfor!((y, x) in (h, w) {
         let mut s = 0.0f32;
         annot!(inline; nfor!((dy, dx) in (3, 3) {
             s += taps[dy * 3 + dx] * a[(y + dy, x + dx)];
@@ -175,6 +228,11 @@ pub const VARIANTS: &[Variant<Conv>] = &[
         function: "inline_dmine",
         run: inline_dmine,
     },
+    Variant {
+        name: "dmine(4, 8), inline",
+        function: "inline_dmine48",
+        run: inline_dmine48,
+    },
 ];
 
 /// The buffer variants, their own base first.
@@ -195,9 +253,19 @@ pub const BUFFER_VARIANTS: &[Variant<Conv>] = &[
         run: buffer_dmine,
     },
     Variant {
+        name: "dmine(8, 1), inline",
+        function: "buffer_column",
+        run: buffer_column,
+    },
+    Variant {
         name: "tilem(16, 16), stage(a), inline; padded",
         function: "buffer_staged",
         run: buffer_staged,
+    },
+    Variant {
+        name: "dmine(2, 1), vector(8), inline; padded",
+        function: "buffer_vector",
+        run: buffer_vector,
     },
 ];
 /// An image of `w` by `h` with a sharpening filter.
@@ -331,6 +399,57 @@ pub fn hand_conv(c: &mut Conv) -> Result<()> {
         .array_mut(&mut c.out_buf)
         .array(&c.buf)
         .constant(&c.taps)
+        .run()
+        .map(drop)
+}
+
+/// The hand-written OpenCL C peer of the best image variant (`dmine(4, 8), inline`): a 4x8
+/// block of pixels per work-item, nine reads through the clamping sampler and multiply-adds
+/// each, written by hand. It reads and writes through nuda's prelude macros (`nu_read1`,
+/// `nu_write1`), so the same source runs on CUDA's textures and surfaces.
+// SAFETY: reads go through the clamp-to-edge sampler, which cannot leave the image; every
+// write is guarded by `w` and `h`, which each launch passes as the output's size.
+pub static HAND_CONV_IMAGE: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void conv3i(write_only image2d_t out, read_only image2d_t img,
+                        constant float* restrict t, nu_idx tn, int w, int h) {
+         int y0 = 4 * get_global_id(0), x0 = 8 * get_global_id(1);
+         if (y0 + 4 > h || x0 + 8 > w) return; /* the bench's sizes are multiples */
+         float s[4][8];
+         #pragma unroll
+         for (int r = 0; r < 4; r++)
+             #pragma unroll
+             for (int q = 0; q < 8; q++)
+                 s[r][q] = 0.0f;
+         #pragma unroll
+         for (int r = 0; r < 4; r++)
+             #pragma unroll
+             for (int q = 0; q < 8; q++)
+                 #pragma unroll
+                 for (int dy = 0; dy < 3; dy++)
+                     #pragma unroll
+                     for (int dx = 0; dx < 3; dx++)
+                         s[r][q] += t[dy * 3 + dx] * nu_read1(img, x0 + q + dx - 1, y0 + r + dy - 1);
+         #pragma unroll
+         for (int r = 0; r < 4; r++)
+             #pragma unroll
+             for (int q = 0; q < 8; q++)
+                 nu_write1(out, w, h, x0 + q, y0 + r, s[r][q], 0, 0u, 0);
+     }",
+    )
+};
+
+/// Runs the hand-written image peer on the current OpenCL device.
+pub fn hand_conv_image(c: &mut Conv) -> Result<()> {
+    let groups = [c.h.div_ceil(4), c.w.div_ceil(8)];
+    Launch::new(&HAND_CONV_IMAGE, "conv3i")
+        .global(groups)
+        .local([1, 64])
+        .image_mut(&mut c.out_img)
+        .image(&c.img)
+        .constant(&c.taps)
+        .arg(c.w as i32)
+        .arg(c.h as i32)
         .run()
         .map(drop)
 }

@@ -59,4 +59,4 @@ pub use launch::{Geometry, IndexType, KernelSource, Launch, NativeLaunch, Timing
 pub use native::{ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, WorkItem};
 pub use nudevs::nudevs;
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};
-pub use tune::{with_tune_mode, TuneMode};
+pub use tune::{last_tuned, with_tune_mode, TuneMode};

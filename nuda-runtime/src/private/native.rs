@@ -31,10 +31,13 @@ pub fn native_nuwork<const K: usize>(
         return Ok(Timing::default());
     }
     let split = Split::new(trips, rayon::current_num_threads() * 8);
+    // Each task's segments in code built for the CPU's widest vector unit (`wide`).
     let task = |t: usize| {
-        for (idx, hi) in split.segments(t) {
-            body(idx, hi);
-        }
+        crate::backend::native::wide::run(|| {
+            for (idx, hi) in split.segments(t) {
+                body(idx, hi);
+            }
+        })
     };
     run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)
 }

@@ -30,6 +30,16 @@ use std::time::Instant;
 thread_local! {
     /// A mode set by `with_tune_mode` for this thread, over `NUDA_TUNE`.
     static MODE: Cell<Option<TuneMode>> = const { Cell::new(None) };
+    /// The candidate the last tuned launch on this thread ran, for `last_tuned`.
+    static LAST: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// The candidate (its annotation text, as `16, 16; dmine(8, 1), vector(16)`) that the last
+/// tuned `nuwork!` on this thread ran: its stored winner, the winner of the search it just
+/// made, or its first candidate. `None` before any tuned launch. A program logs it to say
+/// which chain it tuned to on this device; the bench names its tuned rows with it.
+pub fn last_tuned() -> Option<&'static str> {
+    LAST.with(Cell::get)
 }
 
 /// Runs `f` with tuned call sites on this thread picking as `mode` says, whatever
@@ -89,6 +99,14 @@ impl TuneSite {
 
     /// Runs the candidate `NUDA_TUNE` and the stored winners pick; `f` performs each step.
     pub fn run(&self, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+        // The last candidate run is the one whose result stays (a search runs its winner last).
+        let labels = self.labels;
+        let f = &mut |s: TuneStep| {
+            if let TuneStep::Run(k) = s {
+                LAST.with(|l| l.set(labels.get(k).copied()));
+            }
+            f(s)
+        };
         let mode = mode()?;
         let key = self.key()?;
         let stored = match mode {

@@ -1,8 +1,9 @@
 //! `vector(w)`: the innermost loop of the nest runs `w` iterations at a time, and OpenCL C runs
 //! those `w` lanes as one iteration on `floatN` values (`emit::cl::vector`): Halide's
-//! `vectorize`. Only the lane loop is marked; every other pass (capture analysis, the
-//! launch-time proof, the native engine, which leaves vectorising to LLVM) sees a plain loop,
-//! so the lanes are exact by construction. The trips no vector fills run in a remainder nest.
+//! `vectorize`. Only the lane loop is marked; capture analysis and the launch-time proof see
+//! a plain loop, so the lanes are exact by construction. The native engine turns the marked
+//! loop inside out (`emit::native::lanes`: locals as `[T; w]`, each statement a loop over
+//! the lanes), which LLVM vectorises. The trips no vector fills run in a remainder nest.
 //!
 //! ```text
 //! nfor!((i, j) in (m, n) { body })   vector(4)   for i_t in 0..m { for j_tile in (0..n / 4 * 4).step_by(4) {

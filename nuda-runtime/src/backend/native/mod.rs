@@ -13,6 +13,7 @@ mod phased;
 #[cfg(test)]
 mod test;
 mod views;
+pub mod wide;
 
 pub(crate) use barrier::run_group_with_barrier;
 pub use barrier::GroupBarrier;

@@ -74,6 +74,9 @@ impl RustEmitter<'_> {
     }
 
     fn value(&mut self, e: &Expr) -> TokenStream {
+        if let Some(t) = self.lane_override(e) {
+            return t;
+        }
         let span = e.span;
         match &e.kind {
             ExprKind::Lit(l) => lit_tokens(l, span),
@@ -85,7 +88,12 @@ impl RustEmitter<'_> {
             ExprKind::Struct { path, fields, rest } => self.struct_lit(path, fields, rest, span),
             ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
             ExprKind::Binary { op, lhs, rhs } => {
-                let (l, r) = (self.expr(lhs), self.expr(rhs));
+                let l = self.expr(lhs);
+                // The right operand of `&&` and `||` may not run: nothing is lifted from it.
+                let r = match op {
+                    BinOp::And | BinOp::Or => self.lane_guarded(|s| s.expr(rhs)),
+                    _ => self.expr(rhs),
+                };
                 self.binary(*op, l, r, span)
             }
             ExprKind::Cast { expr, ty } => {
@@ -323,10 +331,15 @@ impl RustEmitter<'_> {
         els: Option<&Expr>,
         span: Span,
     ) -> TokenStream {
-        let (c, t) = (self.expr(cond), self.block(then));
-        let e = els.map(|x| {
-            let x = self.expr(x);
-            quote!(else #x)
+        let c = self.expr(cond);
+        // Only one branch runs: nothing is lifted out of either (`lanes`).
+        let (t, e) = self.lane_guarded(|s| {
+            let t = s.block(then);
+            let e = els.map(|x| {
+                let x = s.expr(x);
+                quote!(else #x)
+            });
+            (t, e)
         });
         quote_spanned!(span=> if #c #t #e)
     }

@@ -11,8 +11,11 @@
 //! for plain Rust.
 
 mod expr;
+mod lanes;
 mod phased;
 mod stmt;
+#[cfg(test)]
+mod test;
 
 pub use phased::slot_ident as phase_slot;
 
@@ -55,6 +58,8 @@ pub struct RustEmitter<'a> {
     item_exit: Option<TokenStream>,
     /// The split conditions numbered so far, for their agreement variables.
     heads: usize,
+    /// On the native engine, inside a `vector(w)` nest run with its lanes side by side.
+    lane_cx: Option<lanes::LaneCx>,
 }
 
 /// The identifier of slot `k`'s recording variable.
@@ -78,6 +83,7 @@ impl<'a> RustEmitter<'a> {
             lanes: None,
             item_exit: None,
             heads: 0,
+            lane_cx: None,
         }
     }
 

@@ -63,6 +63,7 @@ impl RustEmitter<'_> {
                 self.lanes = saved;
                 t
             }
+            Stmt::Nest(n) if n.lanes.is_some() && self.native() => self.lane_nest(n),
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(span) => quote_spanned!(*span=> break;),
             Stmt::Continue(span) if self.depth == 0 && self.context == Context::Nuwork => {
@@ -231,7 +232,7 @@ impl RustEmitter<'_> {
         quote!(#s = ::nuda::kernel::TypeSlot::of(&#value);)
     }
 
-    fn assign(
+    pub(super) fn assign(
         &mut self,
         place: &Place,
         op: Option<BinOp>,
