@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         |v| args.common.wants(v),
         &kernels::CHECK,
     )?;
-    println!("-- input as a NuArray2, clamped by hand");
+    println!("-- input as a NuArray2: clamped by hand, or padded where the variant says so");
     let ok_buf = report::run_all(
         &mut c,
         kernels::BUFFER_VARIANTS,
