@@ -67,14 +67,16 @@ fn child(name: &str, env: &[(&str, &str)]) -> String {
     common::child(name, &all, &["NUDA_DEVICE", "NUDA_TUNE"])
 }
 
-/// The body the parent runs in children: a tuned launch, checked against Rust.
+/// The body the parent runs in children: a tuned launch of `NUDA_TUNE_N` elements (100
+/// unless set), checked against Rust.
 #[test]
 fn tuned_launch_in_a_child() {
     if std::env::var_os("NUDA_TUNE_CHILD").is_none() {
         return;
     }
-    assert_eq!(tuned_in_place(100).unwrap(), {
-        (0..100i64).map(|i| (i * 3 - 7) * 2 + 1).collect::<Vec<_>>()
+    let n: i64 = std::env::var("NUDA_TUNE_N").map_or(100, |v| v.parse().expect("a size"));
+    assert_eq!(tuned_in_place(n as usize).unwrap(), {
+        (0..n).map(|i| (i * 3 - 7) * 2 + 1).collect::<Vec<_>>()
     });
 }
 
@@ -104,7 +106,7 @@ fn winners_persist_across_processes_per_device() {
     assert_eq!(first.len(), 1);
     let (key, record) = first.iter().next().unwrap();
     assert!(
-        key.contains("tuning.rs") && key.contains("native engine"),
+        key.contains("tuning.rs") && key.contains("native engine") && key.ends_with("writes 100"),
         "{key}"
     );
     let winner = record["winner"].as_u64().unwrap() as usize;
@@ -118,6 +120,17 @@ fn winners_persist_across_processes_per_device() {
     // `force` searches again.
     let log = child(name, &[native[0], native[1], ("NUDA_TUNE", "force")]);
     assert_eq!(searches(&log), 1, "{log}");
+    // Another problem size has its own winner: the first size's is not reused.
+    let other = [
+        native[0],
+        native[1],
+        ("NUDA_TUNE", "1"),
+        ("NUDA_TUNE_N", "300"),
+    ];
+    let log = child(name, &other);
+    assert_eq!(searches(&log), 1, "{log}");
+    assert_eq!(stored(&dir).len(), 2);
+    assert_eq!(searches(&child(name, &other)), 0);
     // Another device has its own winner.
     let opencl = nuda::devices()
         .iter()
@@ -128,7 +141,7 @@ fn winners_persist_across_processes_per_device() {
             &[native[0], ("NUDA_ENGINE", "opencl"), ("NUDA_TUNE", "1")],
         );
         assert_eq!(searches(&log), 1, "{log}");
-        assert_eq!(stored(&dir).len(), 2);
+        assert_eq!(stored(&dir).len(), 3);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -96,6 +96,12 @@ struct Args {
     /// (as `NUDA_TUNE` unset). A `NUDA_TUNE` in the environment wins over both flags.
     #[arg(long)]
     no_tune: bool,
+    /// Run every chosen variant on the native engine too, each timed in alternating rounds
+    /// with the same variant on the selected device; the native row's `nuda/peer` column is
+    /// then its speed over the device's. With `--variants vector`: every `vector(w)` chain,
+    /// natively against the device, from one run.
+    #[arg(long)]
+    native_each: bool,
     /// Write the table as JSON.
     #[arg(long)]
     json: Option<String>,
@@ -175,6 +181,7 @@ fn problems(
         bar,
         rows: Vec::new(),
         only: args.variants.clone(),
+        native_each: args.native_each,
     };
     for p in &chosen {
         match p.as_str() {

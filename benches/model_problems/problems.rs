@@ -2,7 +2,7 @@
 //! peers measured in the same run: the native engine on the best variant, matrixmultiply for
 //! sgemm/dgemm, and hand-written OpenCL C for sgemm and imgconv.
 
-use super::problem::{best_times_paired, measure, source_lines, Check, Variant};
+use super::problem::{best_times_on_two, best_times_paired, measure, source_lines, Check, Variant};
 use super::table::{peaks, Row};
 use super::{imgconv, mandelbrot, md5, nbody, sgemm};
 use indicatif::ProgressBar;
@@ -56,6 +56,8 @@ pub struct Bench {
     pub rows: Vec<Row>,
     /// `--variants`: name parts of the variants to run; empty runs all.
     pub only: Vec<String>,
+    /// `--native-each`: every variant also on the native engine, paired with this device.
+    pub native_each: bool,
 }
 
 /// One measurement, before it becomes a row.
@@ -127,9 +129,9 @@ impl Bench {
     pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
         let mut base = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
-        let chosen = |v: &&Variant<S>| {
-            self.only.is_empty() || self.only.iter().any(|o| v.name.contains(o.as_str()))
-        };
+        let only = self.only.clone();
+        let chosen =
+            |v: &&Variant<S>| only.is_empty() || only.iter().any(|o| v.name.contains(o.as_str()));
         for v in spec.variants.iter().filter(chosen) {
             let m = self.measure(spec, v.name, state, v.run)?;
             let t = m.seconds;
@@ -150,6 +152,9 @@ impl Bench {
                     (Some(c.overhead()), Some(c.without_proof()));
             }
             self.rows.push(row);
+            if let (Some(native), true) = (self.native, self.native_each) {
+                self.native_pair(spec, state, b, native, v)?;
+            }
             if best.is_none() || best.is_some_and(|(bt, _)| t < bt) {
                 best = Some((t, v));
             }
@@ -179,6 +184,25 @@ impl Bench {
         Ok(())
     }
 
+    /// `--native-each`: variant `v` on the native engine, its paired column the native speed
+    /// over this device's for the same variant, timed in alternating runs.
+    fn native_pair<S>(
+        &mut self,
+        spec: &Spec<'_, S>,
+        state: &mut S,
+        base: f64,
+        native: usize,
+        v: &Variant<S>,
+    ) -> Result<()> {
+        self.bar.inc_length(1);
+        self.native_peer(spec, state, base, native, v)?;
+        let (tn, td) = best_times_on_two(state, v.run, native, self.reps)?;
+        if let Some(row) = self.rows.last_mut().filter(|r| r.verified) {
+            row.paired = Some(td.as_secs_f64() / tn.as_secs_f64());
+        }
+        Ok(())
+    }
+
     /// The speed of `nuda` over `peer`'s, timed in alternating runs.
     fn paired<S>(&self, state: &mut S, nuda: Run<S>, peer: Run<S>) -> Result<f64> {
         let (tn, tp) = best_times_paired(state, (nuda, peer), self.reps)?;
@@ -192,7 +216,8 @@ impl Bench {
         base: f64,
         best: Option<&Variant<S>>,
     ) -> Result<()> {
-        if let (Some(native), Some(v)) = (self.native, best) {
+        // With `--native-each` every variant has its native row already.
+        if let (Some(native), Some(v), false) = (self.native, best, self.native_each) {
             self.native_peer(spec, state, base, native, v)?;
             // The native engine's own winner, where the problem has a tuned variant.
             let tuned = spec.variants.iter().find(|t| t.name.ends_with(" tuned"));

@@ -39,6 +39,8 @@ pub struct Row {
     pub no_proof_ratio: Option<f64>,
     /// Same-device peers: the best nuda variant's speed over this peer's, the two timed in
     /// alternating runs (see `best_times_paired`), so a drifting machine biases neither.
+    /// Native rows of `--native-each`: the native speed over the same variant's on the
+    /// selected device, timed the same way.
     pub paired: Option<f64>,
 }
 

@@ -73,12 +73,35 @@ pub fn best_times_paired<S>(
     (a, b): (Run<S>, Run<S>),
     reps: u32,
 ) -> nuda::Result<(Duration, Duration)> {
+    alternating(state, |s| timed(s, a), |s| timed(s, b), reps)
+}
+
+/// The best times of `run` on device `other` (`nuda::with_device`) and on the current
+/// device, in alternating rounds as [`best_times_paired`]'s: one variant on two engines.
+pub fn best_times_on_two<S>(
+    state: &mut S,
+    run: Run<S>,
+    other: usize,
+    reps: u32,
+) -> nuda::Result<(Duration, Duration)> {
+    let on_other = |s: &mut S| nuda::with_device(other, || timed(s, run))?;
+    alternating(state, on_other, |s| timed(s, run), reps)
+}
+
+/// Best times over `reps` rounds of one timed run of `a` then one of `b`, after one untimed
+/// run of each.
+fn alternating<S>(
+    state: &mut S,
+    mut a: impl FnMut(&mut S) -> nuda::Result<Duration>,
+    mut b: impl FnMut(&mut S) -> nuda::Result<Duration>,
+    reps: u32,
+) -> nuda::Result<(Duration, Duration)> {
     a(state)?;
     b(state)?;
     let (mut ta, mut tb) = (Duration::MAX, Duration::MAX);
     for _ in 0..reps.max(1) {
-        ta = ta.min(timed(state, a)?);
-        tb = tb.min(timed(state, b)?);
+        ta = ta.min(a(state)?);
+        tb = tb.min(b(state)?);
     }
     Ok((ta, tb))
 }

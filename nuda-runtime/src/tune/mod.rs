@@ -13,8 +13,10 @@
 //! then times it. A candidate that fails or differs is dropped and reported on stderr. The
 //! arrays are restored once more and the winner runs, so the caller sees one ordinary launch.
 //! Winners persist in `tune.json` beside the program cache (`NUDA_CACHE_DIR`), keyed by
-//! device name, platform, driver version, call site and the candidates' text; with
-//! `NUDA_CACHE=0` they last for the process only.
+//! device name, platform, driver version, call site, the candidates' text and the dims of
+//! the arrays the kernel writes (the problem's size: a winner at 256x256 need not win at
+//! 1024x1024, so each size is tuned on its own); with `NUDA_CACHE=0` they last for the
+//! process only.
 
 mod store;
 #[cfg(test)]
@@ -97,8 +99,13 @@ impl TuneSite {
         TuneSite { site, labels }
     }
 
-    /// Runs the candidate `NUDA_TUNE` and the stored winners pick; `f` performs each step.
-    pub fn run(&self, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+    /// Runs the candidate `NUDA_TUNE` and the stored winners pick for a launch writing
+    /// arrays of these `dims`; `f` performs each step.
+    pub fn run(
+        &self,
+        dims: &[Vec<usize>],
+        f: &mut dyn FnMut(TuneStep) -> Result<()>,
+    ) -> Result<()> {
         // The last candidate run is the one whose result stays (a search runs its winner last).
         let labels = self.labels;
         let f = &mut |s: TuneStep| {
@@ -108,7 +115,7 @@ impl TuneSite {
             f(s)
         };
         let mode = mode()?;
-        let key = self.key()?;
+        let key = self.key(dims)?;
         let stored = match mode {
             TuneMode::Off => return f(TuneStep::Run(0)),
             TuneMode::Force => None,
@@ -121,17 +128,20 @@ impl TuneSite {
         }
     }
 
-    /// The key of this site on the current device.
-    fn key(&self) -> Result<String> {
+    /// The key of this site on the current device, for a launch writing arrays of `dims`.
+    fn key(&self, dims: &[Vec<usize>]) -> Result<String> {
         let dev = crate::current_device()?;
         let i = dev.info();
+        let size = |d: &Vec<usize>| d.iter().map(usize::to_string).collect::<Vec<_>>();
+        let sizes: Vec<String> = dims.iter().map(|d| size(d).join("x")).collect();
         Ok(format!(
-            "{} | {} | {} | {} | {}",
+            "{} | {} | {} | {} | {} | writes {}",
             i.name,
             i.platform,
             i.driver_version,
             self.site,
-            self.labels.join(" / ")
+            self.labels.join(" / "),
+            sizes.join(", ")
         ))
     }
 

@@ -53,6 +53,8 @@ pub trait Tunable {
     fn restore(&mut self, saved: &dyn Any) -> Result<()>;
     /// Whether the contents equal a copy from `save`.
     fn same_as(&self, saved: &dyn Any) -> Result<bool>;
+    /// The dims, outermost first: part of the key a winner is stored under.
+    fn dims(&self) -> Vec<usize>;
 }
 
 fn mismatch() -> Error {
@@ -76,6 +78,10 @@ impl<T: TuneSame, S: Shape> Tunable for NuArray<T, S> {
     fn same_as(&self, saved: &dyn Any) -> Result<bool> {
         let v = saved.downcast_ref::<Vec<T>>().ok_or_else(mismatch)?;
         Ok(T::same(self.try_as_slice()?, v))
+    }
+
+    fn dims(&self) -> Vec<usize> {
+        NuArray::dims(self).to_vec()
     }
 }
 

@@ -211,6 +211,7 @@ pub(super) fn glue(
             #written.__nuda_by_mut()
         };
     )*};
+    let dims = ids.iter().map(|id| quote!(#PRIVATE::Tunable::dims(&*#id)));
     let step = |body: TokenStream| quote!({ #bind #body ::core::result::Result::Ok(()) });
     let save = step(quote!(#( __nuda_saved.save(#ks, &*#ids)?; )*));
     let restore = step(quote!(#( __nuda_saved.restore(#ks, #ids)?; )*));
@@ -223,7 +224,12 @@ pub(super) fn glue(
             &[#(#labels),*],
         );
         let mut __nuda_saved = #PRIVATE::Saved::default();
-        __NUDA_TUNE.run(&mut |__nuda_step: #PRIVATE::TuneStep| -> ::nuda::Result<()> {
+        // The written arrays' dims key the stored winner: each problem size tunes its own.
+        let __nuda_dims: ::std::vec::Vec<::std::vec::Vec<usize>> = {
+            #bind
+            ::std::vec![#(#dims),*]
+        };
+        __NUDA_TUNE.run(&__nuda_dims, &mut |__nuda_step: #PRIVATE::TuneStep| -> ::nuda::Result<()> {
             match __nuda_step {
                 #(#arms)*
                 #PRIVATE::TuneStep::Save => #save,
