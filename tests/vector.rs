@@ -182,3 +182,26 @@ fn nbody_lanes_with_tuples_and_rsqrt() {
         Ok(vec_of(&out))
     });
 }
+
+/// Affine locals (lane 0's value plus the lane number; natively a scalar, read per lane as
+/// an offset) as indices: offsets of the loop index, one computed from another, and a
+/// widening cast, which the native engine keeps as a vector of lanes.
+#[test]
+fn affine_locals_as_indices() {
+    let n = 37usize;
+    let x: Vec<f32> = (0..n + 4).map(|i| (i % 5) as f32 - 1.5).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| x[i + 3] * 2.0 + x[i + 1] - x[i + 2])
+        .collect();
+    check(want, || {
+        let xa = NuArray1::from_fn(n + 4, |i| x[i]);
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(4; annot!(vector(8); nfor!(i in n {
+            let k = i + 3;
+            let q = k - 2;
+            let w = q as usize;
+            out[i] = xa[k] * 2.0 + xa[q] - xa[w + 1];
+        })))?;
+        Ok(vec_of(&out))
+    });
+}

@@ -53,11 +53,26 @@ pub struct Plan {
     pub span: proc_macro2::Span,
     /// The locals the body declares, with their kinds.
     locals: HashMap<String, Kind>,
+    /// Whether `Affine` must hold exactly, in the value's own type: then a widening cast of
+    /// an affine value is varying (see [`Plan::exact`]).
+    exact: bool,
 }
 
 impl Plan {
     /// The plan of `n`, if it is a `vector(w)` nest.
     pub fn of(n: &Nest) -> Option<Plan> {
+        Plan::build(n, false)
+    }
+
+    /// The plan of `n` where an affine value must be exactly lane 0's plus the lane number,
+    /// wrapping in its own type, for every lane: the native engine computes lane `l`'s value
+    /// that way from lane 0's, where `of`'s widening casts hold only while no lane overflows
+    /// the narrower type (`(j + 1) as i64` with `j: i32` at `i32::MAX`).
+    pub fn exact(n: &Nest) -> Option<Plan> {
+        Plan::build(n, true)
+    }
+
+    fn build(n: &Nest, exact: bool) -> Option<Plan> {
         let lanes = n.lanes?;
         let lane = n.loops.first()?.var.clone();
         let mut plan = Plan {
@@ -65,6 +80,7 @@ impl Plan {
             width: lanes.width,
             span: lanes.span,
             locals: HashMap::new(),
+            exact,
         };
         plan.settle(&n.body);
         Some(plan)
@@ -130,7 +146,7 @@ impl Plan {
                 }
             }
             ExprKind::Cast { expr, ty } => match (self.kind(expr), ty) {
-                (Affine, Ty::Scalar(s)) if widens(*s) => Affine,
+                (Affine, Ty::Scalar(s)) if widens(*s) && !self.exact => Affine,
                 (Affine, _) => Varying,
                 (k, _) => k,
             },

@@ -5,10 +5,14 @@
 //! `vector(16)` ran at 17 GFLOP/s natively, against 263 on PoCL). Here the body is turned inside
 //! out, as OpenCL C's `floatN` form is: statement by statement, each over all `w` lanes.
 //!
-//! - A local that differs between lanes (`lanes::Plan`: affine or varying) becomes `[T; w]`,
-//!   set by `core::array::from_fn` or a `for __nuda_l in 0..w` loop; a uniform one stays a
-//!   scalar. Loops and branches whose heads are uniform stay as they are, with their bodies
-//!   turned the same way.
+//! - A varying local (`lanes::Plan`) becomes `[T; w]`, set by `core::array::from_fn` or a
+//!   `for __nuda_l in 0..w` loop; a uniform one stays a scalar. Loops and branches whose heads
+//!   are uniform stay as they are, with their bodies turned the same way.
+//! - An affine local (lane `l`'s value is lane 0's plus `l`, exactly: `Plan::exact`) stays a
+//!   scalar, lane 0's value, and lane `l` reads it as `offset(x, l, 1)`. Then LLVM sees that
+//!   the lanes' indices are consecutive and loads and stores whole vectors. As `[usize; w]`
+//!   it did not always see it: sgemm's `dmine(8, 1), vector(8)` gathered its loads of `b`
+//!   lane by lane and ran at half the speed.
 //! - Uniform subexpressions that are not plain names (loads at uniform indices, calls) are
 //!   evaluated once before a statement's lanes, so the lane loop is straight-line arithmetic
 //!   over arrays, which LLVM vectorises. Nothing is lifted out of a branch or a short-circuit
@@ -55,7 +59,7 @@ impl RustEmitter<'_> {
     /// A `vector(w)` nest on the native engine: its lanes side by side where the body allows,
     /// else the plain lane loop.
     pub(super) fn lane_nest(&mut self, n: &Nest) -> TokenStream {
-        let Some(plan) = Plan::of(n).filter(|_| lane_loop_is_plain(n)) else {
+        let Some(plan) = Plan::exact(n).filter(|_| lane_loop_is_plain(n)) else {
             return self.nest(&n.loops, &n.body);
         };
         self.depth += 1;
@@ -188,13 +192,20 @@ impl RustEmitter<'_> {
             return self.stmt(&Stmt::Let(l.clone()));
         }
         match (&l.pat, &l.init) {
+            (Pat::Ident { name, mutable }, Some(init))
+                if self.lane_plan().var(name) == Kind::Affine =>
+            {
+                self.lane_affine_let(l, name, *mutable, init)
+            }
             (Pat::Ident { name, mutable }, Some(init)) => {
                 let ty = self.lane_array_ty(l);
                 let v = self.lane_array(init);
                 let m = mutable.then(|| quote!(mut));
                 self.with_hoisted(quote_spanned!(l.span=> let #m #name #ty = #v;))
             }
-            (Pat::Tuple(list), Some(init)) if l.ty.is_none() && l.named.is_none() => {
+            (Pat::Tuple(list), Some(init))
+                if l.ty.is_none() && l.named.is_none() && !self.binds_affine(list) =>
+            {
                 self.lane_tuple_let(list, init, l.span)
             }
             _ => {
@@ -202,6 +213,32 @@ impl RustEmitter<'_> {
                 TokenStream::new()
             }
         }
+    }
+
+    /// `let x = e;` for an affine `x`: lane 0's value, as a scalar.
+    fn lane_affine_let(
+        &mut self,
+        l: &Let,
+        name: &syn::Ident,
+        mutable: bool,
+        init: &Expr,
+    ) -> TokenStream {
+        let ty = match (&l.named, l.ty) {
+            (Some(t), _) => Some(quote!(: #t)),
+            (None, Some(t)) => Some(super::expr::ty_tokens(t)).map(|t| quote!(: #t)),
+            (None, None) => None,
+        };
+        let (lane, v) = (lane_ident(), self.lane_value(init));
+        let m = mutable.then(|| quote!(mut));
+        let first = quote!({ let #lane = 0usize; #v });
+        self.with_hoisted(quote_spanned!(l.span=> let #m #name #ty = #first;))
+    }
+
+    /// Whether a tuple pattern binds an affine name, which only a plain `let` keeps as a
+    /// scalar: such a nest keeps its lane loop.
+    fn binds_affine(&self, list: &[Option<(syn::Ident, bool)>]) -> bool {
+        let p = self.lane_plan();
+        list.iter().flatten().any(|(n, _)| p.var(n) == Kind::Affine)
     }
 
     /// `: [T; w]` for a written type.
@@ -357,7 +394,8 @@ impl RustEmitter<'_> {
             return match cx.plan.var(v) {
                 _ if *v == cx.plan.lane => Some(quote!(#l)),
                 Kind::Uniform => None,
-                _ => Some(quote_spanned!(e.span=> #v[#l])),
+                Kind::Affine => Some(quote_spanned!(e.span=> ::nuda::__private::offset(#v, #l, 1))),
+                Kind::Varying => Some(quote_spanned!(e.span=> #v[#l])),
             };
         }
         if cx.guarded == 0 && cx.plan.uniform(e) && worth_lifting(e) && liftable(e) {

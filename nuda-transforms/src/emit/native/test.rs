@@ -60,3 +60,32 @@ fn nothing_is_lifted_out_of_a_branch() {
         "lifted out of a branch: {code}"
     );
 }
+
+/// sgemm's shape: the column `j` steps by one per lane, so it stays a scalar (lane 0's
+/// value) and each lane reads `offset(j, l, 1)`, which LLVM turns into whole-vector loads of
+/// `b` and stores of `c`. A widening cast keeps a value affine for OpenCL C but not here,
+/// where it must hold exactly: `w` becomes an array.
+#[test]
+fn an_affine_local_stays_a_scalar_and_a_cast_of_it_does_not() {
+    let code = native(
+        quote!(16, 16; annot!(dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+            let w = j as usize;
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)] + b[(k, w)]; });
+            c[(i, j)] = s;
+        }))),
+    );
+    assert!(
+        code.contains("let j_t = { let __nuda_l = 0usize ;"),
+        "{code}"
+    );
+    assert!(
+        code.contains(":: nuda :: __private :: offset (j_0_0 , __nuda_l , 1)"),
+        "{code}"
+    );
+    assert!(!code.contains("j_0_0 [__nuda_l]"), "{code}");
+    assert!(
+        code.contains("let w_0_0 = :: core :: array :: from_fn"),
+        "{code}"
+    );
+}
