@@ -1,7 +1,8 @@
 //! The lanes of a `vector(w)` nest: which values differ between its `w` lanes. The OpenCL C
 //! emitter runs the lanes as one iteration; a value is then a scalar (the same in every lane),
 //! the lane-0 value of an index that steps by one per lane, or a vector. The native emitter
-//! (`emit::native::lanes`) keeps uniform values as scalars and the others as `[T; w]`.
+//! (`emit::native::lanes`) keeps uniform values as scalars, affine ones (under
+//! [`Plan::exact`]) as lane 0's value, and the others as `[T; w]`.
 //!
 //! - **Uniform**: the same in every lane (captured values, locals set only from uniform
 //!   values, loads at uniform indices). Emitted once, as scalars.
