@@ -102,6 +102,12 @@ struct Args {
     /// natively against the device, from one run.
     #[arg(long)]
     native_each: bool,
+    /// Time every variant in alternating rounds with its problem's base as well; the variant
+    /// row's `nuda/peer` column is then its speed over the base's, paired, so a machine whose
+    /// speed drifts between the two measurements biases neither (the `speedup` column is not
+    /// paired).
+    #[arg(long)]
+    paired_base: bool,
     /// Write the table as JSON.
     #[arg(long)]
     json: Option<String>,
@@ -182,6 +188,7 @@ fn problems(
         rows: Vec::new(),
         only: args.variants.clone(),
         native_each: args.native_each,
+        paired_base: args.paired_base,
     };
     for p in &chosen {
         match p.as_str() {

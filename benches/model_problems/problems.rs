@@ -58,6 +58,8 @@ pub struct Bench {
     pub only: Vec<String>,
     /// `--native-each`: every variant also on the native engine, paired with this device.
     pub native_each: bool,
+    /// `--paired-base`: every variant also timed in alternating rounds with the base.
+    pub paired_base: bool,
 }
 
 /// One measurement, before it becomes a row.
@@ -128,6 +130,7 @@ impl Bench {
     /// Measures every variant and peer of one problem on `state`.
     pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
         let mut base = None;
+        let mut base_run: Option<Run<S>> = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
         let only = self.only.clone();
         let chosen =
@@ -136,6 +139,9 @@ impl Bench {
             let m = self.measure(spec, v.name, state, v.run)?;
             let t = m.seconds;
             let b = *base.get_or_insert(t);
+            // The base's own row has nothing to pair with.
+            let against = base_run;
+            base_run.get_or_insert(v.run);
             let lines = Some(source_lines(spec.source, v.function));
             let mut row = self.row(
                 spec,
@@ -150,6 +156,7 @@ impl Bench {
                 let c = crate::checks::costs(state, v.run, self.reps)?;
                 (row.checks_ratio, row.no_proof_ratio) =
                     (Some(c.overhead()), Some(c.without_proof()));
+                row.paired = self.over_base(state, v.run, against)?;
             }
             self.rows.push(row);
             if let (Some(native), true) = (self.native, self.native_each) {
@@ -201,6 +208,20 @@ impl Bench {
             row.paired = Some(td.as_secs_f64() / tn.as_secs_f64());
         }
         Ok(())
+    }
+
+    /// `--paired-base`: the speed of `run` over the base's, timed in alternating runs; `None`
+    /// for the base itself (no `base`), or without the flag.
+    fn over_base<S>(
+        &self,
+        state: &mut S,
+        run: Run<S>,
+        base: Option<Run<S>>,
+    ) -> Result<Option<f64>> {
+        match base.filter(|_| self.paired_base) {
+            Some(b) => self.paired(state, run, b).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The speed of `nuda` over `peer`'s, timed in alternating runs.

@@ -40,7 +40,8 @@ pub struct Row {
     /// Same-device peers: the best nuda variant's speed over this peer's, the two timed in
     /// alternating runs (see `best_times_paired`), so a drifting machine biases neither.
     /// Native rows of `--native-each`: the native speed over the same variant's on the
-    /// selected device, timed the same way.
+    /// selected device, timed the same way. Variant rows under `--paired-base`: the speed
+    /// over the base's, timed the same way.
     pub paired: Option<f64>,
 }
 
