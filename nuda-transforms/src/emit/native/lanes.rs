@@ -223,11 +223,7 @@ impl RustEmitter<'_> {
         mutable: bool,
         init: &Expr,
     ) -> TokenStream {
-        let ty = match (&l.named, l.ty) {
-            (Some(t), _) => Some(quote!(: #t)),
-            (None, Some(t)) => Some(super::expr::ty_tokens(t)).map(|t| quote!(: #t)),
-            (None, None) => None,
-        };
+        let ty = written_ty(l).map(|t| quote!(: #t));
         let (lane, v) = (lane_ident(), self.lane_value(init));
         let m = mutable.then(|| quote!(mut));
         let first = quote!({ let #lane = 0usize; #v });
@@ -244,14 +240,7 @@ impl RustEmitter<'_> {
     /// `: [T; w]` for a written type.
     fn lane_array_ty(&self, l: &Let) -> Option<TokenStream> {
         let w = self.lane_width();
-        match (&l.named, l.ty) {
-            (Some(t), _) => Some(quote!(: [#t; #w])),
-            (None, Some(t)) => {
-                let t = super::expr::ty_tokens(t);
-                Some(quote!(: [#t; #w]))
-            }
-            (None, None) => None,
-        }
+        written_ty(l).map(|t| quote!(: [#t; #w]))
     }
 
     /// `let (a, mut b) = (x, y);`: each value into a temporary first, as Rust evaluates the
@@ -431,6 +420,15 @@ impl RustEmitter<'_> {
             cx.guarded -= 1;
         }
         r
+    }
+}
+
+/// The type a `let` writes, named or built in, if any.
+fn written_ty(l: &Let) -> Option<TokenStream> {
+    match (&l.named, l.ty) {
+        (Some(t), _) => Some(quote!(#t)),
+        (None, Some(t)) => Some(super::expr::ty_tokens(t)),
+        (None, None) => None,
     }
 }
 
