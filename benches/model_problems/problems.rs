@@ -526,11 +526,18 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         flops,
         peak: Peak::Bandwidth,
         check: &imgconv::CHECK,
-        same_device_peers: vec![Peer {
-            name: "hand-written OpenCL C",
-            run: imgconv::hand_conv_image,
-            lines: Some(lines_of(imgconv::HAND_CONV_IMAGE.source)),
-        }],
+        same_device_peers: vec![
+            Peer {
+                name: "hand-written OpenCL C",
+                run: imgconv::hand_conv_image,
+                lines: Some(lines_of(imgconv::HAND_CONV_IMAGE.source)),
+            },
+            Peer {
+                name: "hand-written OpenCL C, packed",
+                run: imgconv::hand_conv_packed,
+                lines: Some(lines_of(imgconv::HAND_CONV_PACKED.source)),
+            },
+        ],
         host_peers: vec![],
     };
     bench.run(&spec, &mut c)?;

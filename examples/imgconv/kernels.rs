@@ -23,6 +23,12 @@ pub struct Conv {
     pub taps: NuArray1<f32>,
     /// Output of the image variants.
     pub out_img: NuImage2<f32>,
+    /// The input packed four pixels to an RGBA texel: texel `(x, y)` holds pixels `4x` to
+    /// `4x + 3` of row `y`; where the width is no multiple of 4, copies of the edge fill the
+    /// last texel, so they also serve as the clamped right neighbour.
+    pub img4: NuImage2<[f32; 4]>,
+    /// Output of the packed variants, packed the same way.
+    pub out_img4: NuImage2<[f32; 4]>,
     /// Output of the buffer variants.
     pub out_buf: NuArray2<f32>,
 }
@@ -98,6 +104,32 @@ pub fn inline_dmine48(c: &mut Conv) -> Result<()> {
     nuwork!(1, 64; annot!(dmine(4, 8); nfor!((y, x) in (h, w) {
         let mut s = 0.0f32;
         annot!(inline; nfor!((dy, dx) in (3, 3) { s += taps[(dy * 3 + dx) as usize] * img.read(x + dx - 1, y + dy - 1); }));
+        out.write(x, y, s);
+    })))
+}
+
+/// The packed image, NUDA's `vector` for images: the input holds four pixels per RGBA texel,
+/// so one sampler call fetches four. Each iteration filters one texel from the three texels
+/// around it in each of three rows; where the texel to the left or right lies outside the
+/// image, the edge pixel stands in for its neighbour, as the sampler's clamp does for single
+/// pixels. `dmine(8, 4)` gives each work-item 8 rows of 4 texels, whose reads of the same
+/// texel the device compiler merges (all reads precede the writes), so each input texel is
+/// fetched about twice instead of nine times.
+pub fn packed(c: &mut Conv) -> Result<()> {
+    let (tw, h, img, out, taps) = (
+        c.w.div_ceil(4) as i32,
+        c.h as i32,
+        &c.img4,
+        &mut c.out_img4,
+        c.taps.as_const(),
+    );
+    nuwork!(1, 64; annot!(dmine(8, 4); nfor!((y, x) in (h, tw) {
+        let mut s = [0.0f32; 4];
+        annot!(inline; nfor!(dy in 3 {
+            let (l, m, r) = (img.read(x - 1, y + dy - 1), img.read(x, y + dy - 1), img.read(x + 1, y + dy - 1));
+            let row = [if x == 0 { m[0] } else { l[3] }, m[0], m[1], m[2], m[3], if x == tw - 1 { m[3] } else { r[0] }];
+            annot!(inline; nfor!((q, dx) in (4, 3) { s[q as usize] += taps[(dy * 3 + dx) as usize] * row[(q + dx) as usize]; }));
+        }));
         out.write(x, y, s);
     })))
 }
@@ -233,6 +265,11 @@ pub const VARIANTS: &[Variant<Conv>] = &[
         function: "inline_dmine48",
         run: inline_dmine48,
     },
+    Variant {
+        name: "packed 4 pixels per texel, dmine(8, 4), inline",
+        function: "packed",
+        run: packed,
+    },
 ];
 
 /// The buffer variants, their own base first.
@@ -279,6 +316,9 @@ pub fn setup(w: usize, h: usize) -> Conv {
         ring + 0.6 * x as f32 / w as f32
     };
     let img = NuImage2::<f32>::from_fn((w, h), |(x, y)| px(x, y));
+    let img4 = NuImage2::<[f32; 4]>::from_fn((w.div_ceil(4), h), |(x, y)| {
+        std::array::from_fn(|c| px((4 * x + c).min(w - 1), y))
+    });
     let buf = NuArray2::<f32>::from_fn((h, w), |(y, x)| px(x, y));
     let edge = |v: usize, n: usize| v.saturating_sub(1).min(n - 1);
     let pad = NuArray2::<f32>::from_fn((h + 2, w + 2), |(y, x)| px(edge(x, w), edge(y, h)));
@@ -299,6 +339,8 @@ pub fn setup(w: usize, h: usize) -> Conv {
         pad,
         taps,
         out_img: NuImage2::new((w, h)),
+        img4,
+        out_img4: NuImage2::new((w.div_ceil(4), h)),
         out_buf: NuArray2::new((h, w)),
     }
 }
@@ -318,6 +360,7 @@ fn reference(c: &Conv, x: i32, y: i32) -> f32 {
 pub const CHECK: Check<Conv> = Check {
     clear: |c| {
         c.out_img.fill(f32::NAN)?;
+        c.out_img4.fill([f32::NAN; 4])?;
         c.out_buf.fill(f32::NAN)
     },
     verify,
@@ -327,12 +370,17 @@ pub const CHECK: Check<Conv> = Check {
 /// against plain Rust on sampled rows. Every sampled pixel of a written output must match.
 pub fn verify(c: &Conv) -> std::result::Result<(), String> {
     let outputs = [
-        ("image", c.out_img.as_slice()),
-        ("buffer", c.out_buf.as_slice()),
+        ("image", c.out_img.as_slice(), c.w),
+        ("buffer", c.out_buf.as_slice(), c.w),
+        (
+            "packed image",
+            c.out_img4.as_slice().as_flattened(),
+            4 * c.w.div_ceil(4),
+        ),
     ];
     let written: Vec<_> = outputs
         .iter()
-        .filter(|(_, o)| o.iter().any(|v| !v.is_nan()))
+        .filter(|(_, o, _)| o.iter().any(|v| !v.is_nan()))
         .collect();
     if written.is_empty() {
         return Err("neither output was written".into());
@@ -341,8 +389,8 @@ pub fn verify(c: &Conv) -> std::result::Result<(), String> {
     for y in rows {
         for x in 0..c.w {
             let want = reference(c, x as i32, y as i32) as f64;
-            for (what, out) in &written {
-                let got = out[y * c.w + x];
+            for (what, out, stride) in &written {
+                let got = out[y * stride + x];
                 if !close(got as f64, want, 1e-5) {
                     return Err(format!("{what} output at ({x}, {y}) = {got}, want {want}"));
                 }
@@ -449,6 +497,73 @@ pub fn hand_conv_image(c: &mut Conv) -> Result<()> {
         .image(&c.img)
         .constant(&c.taps)
         .arg(c.w as i32)
+        .arg(c.h as i32)
+        .run()
+        .map(drop)
+}
+
+/// The hand-written OpenCL C peer of the packed variant: a block of 8 rows by 4 texels (128
+/// pixels) per work-item, as the variant's `dmine(8, 4)`, written as a programmer would by
+/// hand: each of the 10 by 6 texels around the block read once, into a window of three
+/// unpacked rows that slides down the block.
+// SAFETY: reads go through the clamp-to-edge sampler, which cannot leave the image; every
+// write lies inside `tw` by `h`, the output's texel dims, which each launch passes.
+pub static HAND_CONV_PACKED: KernelSource = unsafe {
+    KernelSource::new(
+        "kernel void conv3p(write_only image2d_t out, read_only image2d_t img,
+                        constant float* restrict t, nu_idx tn, int tw, int h) {
+         int y0 = 8 * get_global_id(0), x0 = 4 * get_global_id(1);
+         if (y0 + 8 > h || x0 + 4 > tw) return; /* the bench's sizes are multiples */
+         /* a window of three input rows, unpacked with a pixel each side */
+         float p[3][18];
+         for (int j = 0; j < 10; j++) { /* input row y0 + j - 1 enters the window */
+             int y = y0 + j - 1;
+             #pragma unroll
+             for (int i = 0; i < 18; i++) {
+                 p[0][i] = p[1][i];
+                 p[1][i] = p[2][i];
+             }
+             #pragma unroll
+             for (int k = 0; k < 4; k++) {
+                 nu_arr_float_4 m = nu_read4(img, x0 + k, y);
+                 #pragma unroll
+                 for (int c = 0; c < 4; c++)
+                     p[2][1 + 4 * k + c] = m.v[c];
+             }
+             p[2][0] = x0 == 0 ? p[2][1] : nu_read4(img, x0 - 1, y).v[3];
+             p[2][17] = x0 + 4 == tw ? p[2][16] : nu_read4(img, x0 + 4, y).v[0];
+             if (j < 2) continue;
+             #pragma unroll
+             for (int k = 0; k < 4; k++) { /* output row y - 1 */
+                 nu_arr_float_4 o;
+                 #pragma unroll
+                 for (int c = 0; c < 4; c++) {
+                     float s = 0.0f;
+                     #pragma unroll
+                     for (int dy = 0; dy < 3; dy++)
+                         #pragma unroll
+                         for (int dx = 0; dx < 3; dx++)
+                             s += t[dy * 3 + dx] * p[dy][4 * k + c + dx];
+                     o.v[c] = s;
+                 }
+                 nu_write4(out, tw, h, x0 + k, y - 1, o, 0, 0u, 0);
+             }
+         }
+     }",
+    )
+};
+
+/// Runs the hand-written packed peer on the current OpenCL device.
+pub fn hand_conv_packed(c: &mut Conv) -> Result<()> {
+    let tw = c.w.div_ceil(4);
+    let groups = [c.h.div_ceil(8), tw.div_ceil(4)];
+    Launch::new(&HAND_CONV_PACKED, "conv3p")
+        .global(groups)
+        .local([1, 64])
+        .image_mut(&mut c.out_img4)
+        .image(&c.img4)
+        .constant(&c.taps)
+        .arg(tw as i32)
         .arg(c.h as i32)
         .run()
         .map(drop)

@@ -71,11 +71,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn pictures(c: &kernels::Conv, dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(dir)?;
     let written = |o: &[f32]| o.iter().any(|v| !v.is_nan());
-    let out = if written(c.out_buf.as_slice()) {
-        c.out_buf.as_slice()
-    } else {
-        c.out_img.as_slice()
-    };
+    // The packed output's rows hold whole texels; the picture takes the first `w` of each.
+    let packed: Vec<f32> = (c.out_img4.as_slice().as_flattened())
+        .chunks(4 * c.w.div_ceil(4))
+        .flat_map(|row| &row[..c.w])
+        .copied()
+        .collect();
+    let out = [c.out_buf.as_slice(), c.out_img.as_slice(), &packed]
+        .into_iter()
+        .find(|o| written(o))
+        .unwrap_or(&packed);
     for (name, data) in [
         ("imgconv-input.png", c.buf.as_slice()),
         ("imgconv-output.png", out),
