@@ -166,8 +166,8 @@ pub fn packed_texel(c: &mut Conv) -> Result<()> {
 
 /// The packed image shaped for a GPU, with a column of 4 texels per work-item: the rows
 /// shared by neighbouring texels of the column can be fetched once (the jam puts the reads
-/// before the writes, where the device compiler may merge them): 18 texel fetches for 4
-/// texels instead of 36.
+/// before the writes, where the device compiler may merge them): at best 18 texel fetches
+/// for 4 texels instead of 36.
 pub fn packed_col4(c: &mut Conv) -> Result<()> {
     let (tw, h, img, out, taps) = (
         c.w.div_ceil(4) as i32,
@@ -189,8 +189,8 @@ pub fn packed_col4(c: &mut Conv) -> Result<()> {
 
 /// The packed image shaped for a GPU, with a column of 8 texels per work-item: the rows
 /// shared by neighbouring texels of the column can be fetched once (the jam puts the reads
-/// before the writes, where the device compiler may merge them): 30 texel fetches for 8
-/// texels instead of 72.
+/// before the writes, where the device compiler may merge them): at best 30 texel fetches
+/// for 8 texels instead of 72.
 pub fn packed_col8(c: &mut Conv) -> Result<()> {
     let (tw, h, img, out, taps) = (
         c.w.div_ceil(4) as i32,
