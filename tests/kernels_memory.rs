@@ -95,6 +95,41 @@ fn images_read_clamped_and_write() {
     });
 }
 
+/// A `dmine` block of a stencil reads each texel once in OpenCL C (the emitter merges the
+/// copies' reads): the same values as plain Rust, at sizes that leave remainders.
+#[test]
+fn dmine_stencil_blocks_on_images() {
+    let (w, h) = (13usize, 11usize);
+    let src = NuImage2::<[f32; 4]>::from_fn((w, h), |(x, y)| {
+        [x as f32, y as f32, (x * y % 7) as f32, 1.0]
+    });
+    let wt: Vec<f32> = (0..9).map(|k| k as f32 - 3.5).collect();
+    let taps = NuArray1::<f32>::from_vec(9, wt.clone())._or_panic();
+    let mut want = Vec::new();
+    for y in 0..h as i32 {
+        for x in 0..w as i32 {
+            let mut s = 0.0f32;
+            for (dy, dx) in (0..3).flat_map(|dy| (0..3).map(move |dx| (dy, dx))) {
+                let p = src.read(x + dx - 1, y + dy - 1);
+                s += wt[(dy * 3 + dx) as usize] * (p[0] + 2.0 * p[1] - p[2]);
+            }
+            want.push(s + src.read(x, y)[0]);
+        }
+    }
+    check_close(&want, 1e-6, || {
+        let mut dst = NuImage2::<f32>::new((w, h));
+        nuwork!(1, 4; annot!(dmine(3, 2); nfor!((y, x) in (h as i32, w as i32) {
+            let mut s = 0.0f32;
+            annot!(inline; nfor!((dy, dx) in (3, 3) {
+                let p = src.read(x + dx - 1, y + dy - 1);
+                s += taps[(dy * 3 + dx) as usize] * (p[0] + 2.0 * p[1] - p[2]);
+            }));
+            dst.write(x, y, s + src.read(x, y)[0]);
+        })))?;
+        Ok(dst.to_vec())
+    });
+}
+
 #[test]
 fn rgba_images_and_texel_lanes() {
     let (w, h) = (8usize, 5usize);

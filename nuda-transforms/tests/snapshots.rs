@@ -419,8 +419,8 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
-                $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], nu_st0]];
-                $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], nu_st1]];
+                $T21 i_t = $O21(add)[nu_s0, $O21(mul)[$O21(from_int)[nu_g0], $Z0(nu_idx:2)]];
+                $T22 j_t = $O22(add)[nu_s1, $O22(mul)[$O22(from_int)[nu_g1], $Z0(nu_idx:2)]];
                 $T1 i_0_0 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T1 i_0_1 = $O1(add)[$L0(0), $O1(from_int)[i_t]];
                 $T1 i_1_0 = $O1(add)[$L0(0), $O1(from_int)[$O18(add)[i_t, $Z0(nu_idx:1)]]];
@@ -810,7 +810,7 @@ fn vectorised_sgemm() {
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
                 $T14 i_t = $O14(add)[nu_s0, $O14(from_int)[nu_g0]];
-                $T15 j_tile = $O15(add)[nu_s1, $O15(mul)[$O15(from_int)[nu_g1], nu_st1]];
+                $T15 j_tile = $O15(add)[nu_s1, $O15(mul)[$O15(from_int)[nu_g1], $Z0(nu_idx:4)]];
                 {
                     $T17 j_e = $Z0(nu_idx:0);
                     $T1 i = $O1(add)[$L0(0), $O1(from_int)[i_t]];

@@ -355,6 +355,9 @@ nu_arr_float_4 nu_texel(float4 f) {
     return t;
 }
 #define nu_read4(nu_i, nu_x, nu_y) nu_texel(read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)))
+/* the type of a texel of one channel or four: a read made once (the macros' `reads.rs`) */
+#define nu_texel_t1 float
+#define nu_texel_t4 nu_arr_float_4
 int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
     if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
     nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);
@@ -384,6 +387,8 @@ nu_arr_float_4 nu_read4(image2d_t i, int x, int y) {
     t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
     return t;
 }
+#define nu_texel_t1 float
+#define nu_texel_t4 nu_arr_float_4
 int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
     if (!c || (x >= 0 && y >= 0 && (nu_idx)x < w && (nu_idx)y < h)) return 1;
     nu_fault(e, s, 0u, (ulong)(long)x, (ulong)(long)y, 0, w, h, 0);

@@ -168,6 +168,11 @@ impl ClEmitter<'_> {
             }
             return self.atomic(name, op, args, span);
         }
+        if kind == MethodKind::Read {
+            if let Some(c) = self.merged_read(args) {
+                return c;
+            }
+        }
         let b = self.var(name);
         let fill = self.env.capture_fill(name).unwrap_or_default();
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();

@@ -10,6 +10,7 @@
 mod access;
 mod expr;
 mod names;
+mod reads;
 mod reduce;
 mod scan;
 mod stage;
@@ -114,6 +115,11 @@ impl Env<'_> {
     }
 }
 
+/// Whether `e` is an integer literal.
+fn int_lit(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Lit(Lit::Int { .. }))
+}
+
 /// `x` without one pair of parentheses around the whole of it, if it has them: conditions
 /// are written `if (a == b)`, not `if ((a == b))`, which compilers warn about.
 pub fn unparen(x: &str) -> &str {
@@ -165,6 +171,9 @@ pub struct ClEmitter<'a> {
     lanes_scope: usize,
     /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
     staging: Option<std::rc::Rc<stage::Staging>>,
+    /// Image reads made once at the top of the body (`reads.rs`), by the key of each
+    /// occurrence: the C name of the value.
+    merged: std::collections::HashMap<usize, String>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -191,6 +200,7 @@ impl<'a> ClEmitter<'a> {
             lanes: None,
             lanes_scope: 0,
             staging: None,
+            merged: Default::default(),
         }
     }
 
@@ -280,7 +290,7 @@ impl<'a> ClEmitter<'a> {
         self.mapped_vars(mapped);
         match staged {
             Some(n) => self.staged_nest(n),
-            None => self.body(body),
+            None => self.merged_body(body),
         }
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
@@ -297,8 +307,12 @@ impl<'a> ClEmitter<'a> {
             let k = Ph::op(l.slot, "from_int", &[&g]);
             // Without a written step (and not reversed) the step is 1: no multiply, which
             // keeps the loops of scan and reduction kernels plain enough to vectorise.
+            // A literal step (`dmine`'s blocks) is written in, so that the device compiler sees
+            // each work-item's stride. Every launch passes that step; the first value it
+            // passes may differ from the written start (a rank's rows under `nuda::dist`).
             let step = match (&l.range.step, l.range.rev) {
                 (None, false) => k,
+                (Some(s), false) if int_lit(s) => Ph::op(l.slot, "mul", &[&k, &self.expr(s)]),
                 _ => Ph::op(l.slot, "mul", &[&k, &format!("nu_st{d}")]),
             };
             let v = Ph::op(l.slot, "add", &[&format!("nu_s{d}"), &step]);
@@ -311,7 +325,7 @@ impl<'a> ClEmitter<'a> {
         let mut params = vec![RECORD_PARAM.to_string()];
         params.extend(self.capture_params());
         self.zero_locals(locals);
-        self.body(body);
+        self.merged_body(body);
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
             params.join(", "),

@@ -32,7 +32,7 @@ impl ClEmitter<'_> {
         self.names.pop();
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    pub(super) fn stmt(&mut self, s: &Stmt) {
         if self.vector_stmt(s) {
             return;
         }
