@@ -1,5 +1,7 @@
-// A crate that forbids unsafe code uses every safe form: nuwork! with annotations and a
-// reduction, #[nukernel] with nucall!, #[nucode] and #[nustruct].
+//! A crate that forbids unsafe code uses every safe form: nuwork! with annotations and a
+//! reduction, #[nukernel] with nucall!, #[nucode] and #[nustruct]. (A test crate of its own,
+//! not a trybuild pass case: a pass case makes trybuild build every compile-fail case and
+//! every dependency with code generation, where checking them is enough.)
 #![forbid(unsafe_code)]
 use nuda::prelude::*;
 
@@ -23,7 +25,8 @@ fn scale(v: &mut NuArray1<f32>, p: Pair) {
     }
 }
 
-fn main() -> nuda::Result<()> {
+#[test]
+fn safe_forms_compile_and_run_where_unsafe_code_is_forbidden() -> nuda::Result<()> {
     let n = 100usize;
     let mut v = NuArray1::<f32>::from_fn(n, |i| i as f32);
     nucall!(0, [n], [32]; scale(&mut v, Pair { a: 1.0, b: 1.0 }))?;
