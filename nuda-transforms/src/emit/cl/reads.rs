@@ -18,8 +18,8 @@
 //! modulo 2^32 those operations and any wrapping are exact. A cast could hide a narrower type
 //! and is not followed. Only names with one value in the whole work-item count as atoms: the
 //! mapped loop variables and captures, which the body never binds, and the body's top-level
-//! immutable `let`s of names bound once, after their statement. Only reads every run of the body makes are merged: none in
-//! an `if` branch, a loop or the right of `&&` and `||`.
+//! immutable `let`s of names bound once, after their statement. Only reads every run of the
+//! body makes are merged: none in an `if` branch, a loop or the right of `&&` and `||`.
 
 use super::ClEmitter;
 use crate::emit::template::Ph;
