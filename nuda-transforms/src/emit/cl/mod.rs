@@ -171,8 +171,8 @@ pub struct ClEmitter<'a> {
     lanes_scope: usize,
     /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
     staging: Option<std::rc::Rc<stage::Staging>>,
-    /// Image reads made once at the top of the body (`reads.rs`), by the key of each
-    /// occurrence: the C name of the value.
+    /// Image reads made once per work-item (`reads.rs`), by the key of each occurrence: the
+    /// C name of the value.
     merged: std::collections::HashMap<usize, String>,
 }
 

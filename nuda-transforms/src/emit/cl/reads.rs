@@ -2,11 +2,12 @@
 //! texel of a read-only image once.
 //!
 //! `dmine` jams copies of a stencil's body, and neighbouring copies read the same texels: a
-//! 3x3 filter over a block of 8 by 4 texels names 288 reads of 60 texels. Device compilers do
-//! not merge such reads across the hundreds of instructions of a jammed block (on PoCL a hand
-//! kernel reading as the jam does ran at 0.75x the same kernel reading each texel once), so
-//! the emitter does: the reads of one image at the same coordinates are made once, just before
-//! the body's statement that holds the first of them, and every occurrence names that value.
+//! 3x3 filter over a block of 8 by 4 texels names 288 reads of 60 texels. Whether a device
+//! compiler merges them across the hundreds of instructions of a jammed block is its choice
+//! (PoCL's merged the generated block's, but a hand kernel making a read per copy ran at 0.75x
+//! one reading each texel once), so the emitter does: the reads of one image at the same
+//! coordinates are made once, just before the body's statement that holds the first of them,
+//! and every occurrence names that value.
 //!
 //! Sound because the kernel cannot change a read-only image during the launch and the sampler
 //! clamps, so a read has no effect and cannot fault: made once and earlier, it gives every
