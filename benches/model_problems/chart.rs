@@ -6,6 +6,8 @@
 //! timed on the same device in the same run.
 
 use super::table::Row;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::RangedCoordusize;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -18,11 +20,23 @@ const PANEL: u32 = 56;
 const TITLE: u32 = 40;
 const WIDTH: u32 = 1200;
 
-/// The chart's size in pixels: one panel per problem, one row per variant.
+/// The chart's size in pixels: one panel per problem, one row per variant and per mark.
 fn size(rows: &[Row]) -> (u32, u32) {
-    let panels = problems(rows);
-    let h: u32 = panels.iter().map(|p| PANEL + BAR * p.1.len() as u32).sum();
+    let h: u32 = problems(rows).iter().map(|p| panel_height(rows, p)).sum();
     (WIDTH, TITLE + h)
+}
+
+/// A problem's panel height: a row for each of its marks' labels, then one per bar.
+fn panel_height(rows: &[Row], (problem, bars): &(&str, Vec<&Row>)) -> u32 {
+    let marks = marks(rows, problem, &device(rows)).len();
+    PANEL + BAR * (bars.len() + marks) as u32
+}
+
+/// The device of the chart's bars (the first bar's): the peers marked are this device's.
+fn device(rows: &[Row]) -> String {
+    bars(rows)
+        .first()
+        .map_or(String::new(), |r| r.device.clone())
 }
 
 /// NUDA's speedups (Adinetz, 2011, Table 3): the best annotated variant over the plain
@@ -35,6 +49,9 @@ const PAPER: &[(&str, f64)] = &[
     ("dgemm", 4.2),
     ("md5", 4.0),
 ];
+
+/// A panel's coordinates: speedup on a log scale, and one segment per row.
+type Rows = Cartesian2d<LogCoord<f64>, SegmentedCoord<RangedCoordusize>>;
 
 /// A labelled vertical line in a panel: where the speedups stand against it.
 struct Mark {
@@ -121,7 +138,7 @@ where
     DB::ErrorType: 'static,
 {
     let all = bars(rows);
-    let device = all.first().map_or(String::new(), |r| r.device.clone());
+    let device = device(rows);
     // The scale spans the bars and every mark.
     let marked: Vec<f64> = problems(rows)
         .iter()
@@ -138,8 +155,9 @@ where
         ("sans-serif", 18),
     )?;
     let colors = [BLUE, RED, GREEN, MAGENTA, CYAN];
-    for (k, (problem, bars)) in problems(rows).iter().enumerate() {
-        let (area, below) = rest.split_vertically(PANEL + BAR * bars.len() as u32);
+    for (k, p) in problems(rows).iter().enumerate() {
+        let (problem, bars) = p;
+        let (area, below) = rest.split_vertically(panel_height(rows, p));
         rest = below;
         let color = colors[k % colors.len()];
         let marks = marks(rows, problem, &device);
@@ -149,7 +167,9 @@ where
     Ok(())
 }
 
-/// One problem's bars, variant names on the left, and its marks.
+/// One problem's panel: a row per mark's label on top, then the bars, variant names on the
+/// left; each mark's dashed line runs down through every row. Labels in rows of their own
+/// cross no bar and no other label.
 fn panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (problem, bars, marks): (&str, &[&Row], &[Mark]),
@@ -159,26 +179,27 @@ fn panel<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let n = bars.len();
+    let (n, m) = (bars.len(), marks.len());
+    let t = n + m;
     let mut chart = ChartBuilder::on(area)
         .caption(problem, ("sans-serif", 15))
         .margin_left(8)
         .margin_right(24)
         .y_label_area_size(500)
         .x_label_area_size(20)
-        .build_cartesian_2d((bottom..top).log_scale(), (0..n).into_segmented())?;
-    // The base on top: row `k` from the top is segment `n - 1 - k`.
-    let at = |k: usize| n - 1 - k;
+        .build_cartesian_2d((bottom..top).log_scale(), (0..t).into_segmented())?;
+    // Row `k` from the top is segment `t - 1 - k`: the marks' rows, then the base's.
+    let at = |k: usize| t - 1 - k;
     let label = |i: &SegmentValue<usize>| match i {
-        SegmentValue::CenterOf(k) | SegmentValue::Exact(k) if *k < n => {
-            let r = bars[at(*k)];
+        SegmentValue::CenterOf(s) | SegmentValue::Exact(s) if (m..t).contains(&at(*s)) => {
+            let r = bars[at(*s) - m];
             format!("{} ({:.2}x)", r.variant, r.speedup)
         }
         _ => String::new(),
     };
     chart
         .configure_mesh()
-        .y_labels(n)
+        .y_labels(t)
         .y_label_formatter(&label)
         .y_label_style(("sans-serif", 12))
         .x_label_style(("sans-serif", 11))
@@ -187,37 +208,49 @@ where
     chart.draw_series(bars.iter().enumerate().map(|(k, r)| {
         Rectangle::new(
             [
-                (1.0, SegmentValue::Exact(at(k))),
-                (r.speedup, SegmentValue::Exact(at(k) + 1)),
+                (1.0, SegmentValue::Exact(at(m + k))),
+                (r.speedup, SegmentValue::Exact(at(m + k) + 1)),
             ],
             color.mix(0.7).filled(),
         )
     }))?;
-    // Each mark a dashed line over the panel's rows, labelled in the row it starts beside
-    // (one row per mark, top down, so labels do not overlap).
-    for (k, m) in marks.iter().enumerate() {
-        let style = m.color.stroke_width(2);
-        chart.draw_series(DashedLineSeries::new(
-            [
-                (m.at, SegmentValue::Exact(0)),
-                (m.at, SegmentValue::Exact(n)),
-            ],
-            6,
-            4,
-            style,
-        ))?;
-        let row = SegmentValue::CenterOf(n - 1 - (k % n));
-        // Right of the line, or left of it in the panel's right part, so it is not cut off.
-        let right = (m.at / bottom).ln() / (top / bottom).ln() > 0.6;
-        let (text, h) = match right {
-            true => (format!("{} ", m.label), HPos::Right),
-            false => (format!(" {}", m.label), HPos::Left),
-        };
-        let font = ("sans-serif", 11)
-            .into_font()
-            .color(&m.color)
-            .pos(Pos::new(h, VPos::Center));
-        chart.draw_series(std::iter::once(Text::new(text, (m.at, row), font)))?;
+    for (k, mark) in marks.iter().enumerate() {
+        draw_mark(
+            &mut chart,
+            mark,
+            SegmentValue::CenterOf(at(k)),
+            (t, bottom, top),
+        )?;
     }
+    Ok(())
+}
+
+/// A mark's dashed line over all `t` rows, its label in `row`: right of the line, or left of
+/// it in the panel's right part, so it is not cut off.
+fn draw_mark<DB: DrawingBackend>(
+    chart: &mut ChartContext<DB, Rows>,
+    mark: &Mark,
+    row: SegmentValue<usize>,
+    (t, bottom, top): (usize, f64, f64),
+) -> Res
+where
+    DB::ErrorType: 'static,
+{
+    let style = mark.color.stroke_width(2);
+    let line = [
+        (mark.at, SegmentValue::Exact(0)),
+        (mark.at, SegmentValue::Exact(t)),
+    ];
+    chart.draw_series(DashedLineSeries::new(line, 6, 4, style))?;
+    let right = (mark.at / bottom).ln() / (top / bottom).ln() > 0.6;
+    let (text, h) = match right {
+        true => (format!("{} ", mark.label), HPos::Right),
+        false => (format!(" {}", mark.label), HPos::Left),
+    };
+    let font = ("sans-serif", 11)
+        .into_font()
+        .color(&mark.color)
+        .pos(Pos::new(h, VPos::Center));
+    chart.draw_series(std::iter::once(Text::new(text, (mark.at, row), font)))?;
     Ok(())
 }
