@@ -188,10 +188,11 @@ where
         .y_label_area_size(500)
         .x_label_area_size(20)
         .build_cartesian_2d((bottom..top).log_scale(), (0..t).into_segmented())?;
-    // Row `k` from the top is segment `t - 1 - k`: the marks' rows, then the base's.
+    // Row `k` from the top is segment `t - 1 - k`: the marks' rows, then the base's. The mesh
+    // also asks for the segment `t` past the top, which has no label.
     let at = |k: usize| t - 1 - k;
     let label = |i: &SegmentValue<usize>| match i {
-        SegmentValue::CenterOf(s) | SegmentValue::Exact(s) if (m..t).contains(&at(*s)) => {
+        SegmentValue::CenterOf(s) | SegmentValue::Exact(s) if *s < t && at(*s) >= m => {
             let r = bars[at(*s) - m];
             format!("{} ({:.2}x)", r.variant, r.speedup)
         }
