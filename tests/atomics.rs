@@ -70,7 +70,9 @@ fn compare_exchange_builds_a_lock_free_float_max() {
         let mut m = NuArray1::<f32>::from_vec(1, vec![f32::NEG_INFINITY])?;
         nuwork!(64; nfor!(i in n {
             let x = v[i];
-            let mut old = m[0];
+            // A guess: a plain read of `m[0]` would race with the other work-items' atomics
+            // (the dependence test refuses it), and the loop corrects any guess.
+            let mut old = f32::NEG_INFINITY;
             while x > old {
                 let prev = m.atomic_cmpxchg(0, old, x);
                 if prev == old {

@@ -59,6 +59,9 @@ pub fn word(c: u32, g: usize) -> u32 {
 pub fn base(q: &mut Search) -> Result<()> {
     let (start, end, mask, target) = (q.start, q.start + q.count, mask(q.bits), q.target);
     let (k, s, found) = (q.k.as_const(), q.s.as_const(), &mut q.found);
+    // The last match, as the sequential loop would leave it: a max reduction (a plain store
+    // from every matching work-item would race).
+    let mut hit = 0u64;
     nuwork!(256; nfor!(c in start..end {
         let msg = c as u32;
         let (mut a, mut b, mut cc, mut d) = (0x67452301u32, 0xefcdab89u32, 0x98badcfeu32, 0x10325476u32);
@@ -72,15 +75,22 @@ pub fn base(q: &mut Search) -> Result<()> {
             a = t;
         });
         if (a.wrapping_add(0x67452301) & mask) == target {
-            found[0] = c + 1;
+            hit = hit.max(c + 1);
         }
-    }))
+    }))?;
+    if hit > 0 {
+        found[0] = hit;
+    }
+    Ok(())
 }
 
 /// The rounds fully unrolled: every branch and message index folds away.
 pub fn inline(q: &mut Search) -> Result<()> {
     let (start, end, mask, target) = (q.start, q.start + q.count, mask(q.bits), q.target);
     let (k, s, found) = (q.k.as_const(), q.s.as_const(), &mut q.found);
+    // The last match, as the sequential loop would leave it: a max reduction (a plain store
+    // from every matching work-item would race).
+    let mut hit = 0u64;
     nuwork!(256; nfor!(c in start..end {
         let msg = c as u32;
         let (mut a, mut b, mut cc, mut d) = (0x67452301u32, 0xefcdab89u32, 0x98badcfeu32, 0x10325476u32);
@@ -94,15 +104,22 @@ pub fn inline(q: &mut Search) -> Result<()> {
             a = t;
         }));
         if (a.wrapping_add(0x67452301) & mask) == target {
-            found[0] = c + 1;
+            hit = hit.max(c + 1);
         }
-    }))
+    }))?;
+    if hit > 0 {
+        found[0] = hit;
+    }
+    Ok(())
 }
 
 /// Unrolled rounds, two candidates per work-item interleaved.
 pub fn inline_dmine(q: &mut Search) -> Result<()> {
     let (start, end, mask, target) = (q.start, q.start + q.count, mask(q.bits), q.target);
     let (k, s, found) = (q.k.as_const(), q.s.as_const(), &mut q.found);
+    // The last match, as the sequential loop would leave it: a max reduction (a plain store
+    // from every matching work-item would race).
+    let mut hit = 0u64;
     nuwork!(256; annot!(dmine(2); nfor!(c in start..end {
         let msg = c as u32;
         let (mut a, mut b, mut cc, mut d) = (0x67452301u32, 0xefcdab89u32, 0x98badcfeu32, 0x10325476u32);
@@ -116,9 +133,13 @@ pub fn inline_dmine(q: &mut Search) -> Result<()> {
             a = t;
         }));
         if (a.wrapping_add(0x67452301) & mask) == target {
-            found[0] = c + 1;
+            hit = hit.max(c + 1);
         }
-    })))
+    })))?;
+    if hit > 0 {
+        found[0] = hit;
+    }
+    Ok(())
 }
 
 /// The variants, base first.

@@ -141,6 +141,17 @@ pub enum Error {
         /// The error on this rank (its index is the global one for a distributed array).
         error: Box<Error>,
     },
+    /// Two names a launch captures are handles of one array (copies of one `NuShared`), and
+    /// iterations would race through them: one writes an element that another reads or
+    /// writes through the other name. The launch ran nothing.
+    Aliased {
+        /// The macro form and where it is: `nuwork! at src/main.rs:12`.
+        at: String,
+        /// The first name, as the user wrote it.
+        first: String,
+        /// The second name.
+        second: String,
+    },
     /// A distributed launch failed on another rank, so this one stopped too (no rank is left
     /// waiting for the others).
     OtherRank {
@@ -265,6 +276,13 @@ impl fmt::Display for Error {
                 write!(f, "{kernel} at {location} on {device}: {fault}")
             }
             Error::Dist { during, detail } => write!(f, "{during}: {detail}"),
+            Error::Aliased { at, first, second } => write!(
+                f,
+                "{at}: `{first}` and `{second}` are the same array (two copies of one NuShared), \
+                 and iterations would race through them, one writing an element that another \
+                 reads or writes through the other name; nothing ran; capture the array under \
+                 one name, or write into another array"
+            ),
             Error::Rank { rank, size, held, error } => {
                 write!(f, "{error} (on rank {rank} of {size}, which holds {held})")
             }

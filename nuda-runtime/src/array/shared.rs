@@ -95,6 +95,11 @@ impl<'a, T: Stored, S: Shape> NuShared<'a, NuArray<T, S>> {
     pub(crate) fn storage(&self) -> &'a Storage<T> {
         self.0.storage()
     }
+
+    /// The array's address: the same for every copy of the handle.
+    pub(crate) fn address(&self) -> usize {
+        std::ptr::from_ref(self.0) as usize
+    }
 }
 
 impl<T: Stored, S: Shape> NuArray<T, S> {

@@ -117,6 +117,11 @@ pub unsafe trait Capture {
     fn private_bytes(&self) -> usize {
         0
     }
+    /// The address of the array behind a handle that another captured name may be a copy of
+    /// (a `NuShared`): two captures with the same address are one array.
+    fn shared_array(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// A value a kernel may write: arrays and images.
@@ -144,6 +149,10 @@ pub unsafe trait CaptureMut {
     fn proof_input_mut(&self) -> Input;
     /// Pushes the kernel arguments.
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a>;
+    /// As [`Capture::shared_array`].
+    fn shared_array_mut(&self) -> Option<usize> {
+        None
+    }
 }
 
 macro_rules! scalar_capture {
@@ -398,6 +407,9 @@ unsafe impl<'s, T: Value, S: Shape> Capture for NuShared<'s, NuArray<T, S>> {
     fn push_ref<'a>(&'a self, l: Launch<'a>) -> Launch<'a> {
         l.shared(*self, false)
     }
+    fn shared_array(&self) -> Option<usize> {
+        Some(self.address())
+    }
 }
 
 // SAFETY: the shared array's own pointer and dims.
@@ -417,6 +429,9 @@ unsafe impl<'s, T: Value, S: Shape> CaptureMut for NuShared<'s, NuArray<T, S>> {
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         l.shared(*self, true)
+    }
+    fn shared_array_mut(&self) -> Option<usize> {
+        Some(self.address())
     }
 }
 
@@ -447,6 +462,9 @@ macro_rules! forward_ref {
             fn private_bytes(&self) -> usize {
                 (**self).private_bytes()
             }
+            fn shared_array(&self) -> Option<usize> {
+                (**self).shared_array()
+            }
         }
     };
 }
@@ -470,6 +488,9 @@ unsafe impl<C: CaptureMut + ?Sized> CaptureMut for &mut C {
     }
     fn push_mut<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         (**self).push_mut(l)
+    }
+    fn shared_array_mut(&self) -> Option<usize> {
+        (**self).shared_array_mut()
     }
 }
 

@@ -2,6 +2,7 @@
 //! launch-time proof, templates, and the native forms' runners. Not a stable API: only
 //! `nuda`'s macros call it.
 
+mod alias;
 mod native;
 mod phased;
 mod program;
@@ -16,6 +17,7 @@ pub mod dist {
     pub use crate::dist::{DistMut, DistRef};
 }
 
+pub use alias::{distinct, AliasPair};
 pub use crate::backend::c::spell::literal;
 pub use crate::backend::native::Group;
 pub use crate::backend::Form;

@@ -2,6 +2,7 @@
 //! loop variables of two iterations, the loop-invariant names they share, and opaque terms
 //! (an indirect index, a product of variables) that stand for anything.
 
+use crate::ir::builtins::MethodKind;
 use crate::ir::*;
 use std::collections::BTreeMap;
 
@@ -111,10 +112,36 @@ pub struct Forms {
 }
 
 impl Forms {
-    /// The opaque term of `e`.
+    /// The term of `e`, which is not affine: a symbol if every iteration computes the same
+    /// value (`n / 2` of a captured `n`), else an unknown of each iteration.
     fn opaque(&self, e: &Expr) -> Affine {
-        let name = format!("{}@{}", crate::ir::display::expr(e), self.version);
-        Affine::atom(Atom::Opaque(name, 0))
+        let text = crate::ir::display::expr(e);
+        if self.invariant(e) {
+            return Affine::atom(Atom::Sym(text));
+        }
+        Affine::atom(Atom::Opaque(format!("{text}@{}", self.version), 0))
+    }
+
+    /// Whether `e` has one value for the whole launch: it reads no memory and names only
+    /// what the body neither binds nor assigns (captured scalars and constants). Its text
+    /// then names that value wherever it appears.
+    fn invariant(&self, e: &Expr) -> bool {
+        let fixed = match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Assoc { .. } => true,
+            ExprKind::Var(v) => {
+                let n = v.to_string();
+                !self.env.iter().any(|(m, _)| *m == n) && !self.assigned.contains(&n)
+            }
+            ExprKind::Binary { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Paren(_)
+            | ExprKind::Cast { .. }
+            | ExprKind::Field { .. } => true,
+            ExprKind::Method { method, .. } => MethodKind::of(&method.to_string())
+                .is_some_and(|m| !m.on_memory() || matches!(m, MethodKind::Dims | MethodKind::Len)),
+            _ => false,
+        };
+        fixed && e.operands().into_iter().all(|o| self.invariant(o))
     }
 
     /// The affine form of `e`, opaque where it is not affine.

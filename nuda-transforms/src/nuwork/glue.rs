@@ -293,6 +293,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let (sites, range_table, proof) = (p.shared.sites.table(), range_sites.table(), &p.proof);
     let contract = unchecked_contract(input.unchecked);
     let push_checks = push_guards(p);
+    let alias_checks = alias_checks(p);
     let (reds, wreds) = (super::reduce::setup(p), super::reduce::witness(p));
     // Read after the body, as the loop's next iteration would: no "never read" warnings.
     let wreads = p.analysis.reductions.iter().map(|r| &r.name);
@@ -310,6 +311,7 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
         __nuda_faults.check("nuwork!", || "the host, before the launch".into())?;
         #push_checks
         #bind
+        #alias_checks
         #reds
         #decls
         {
@@ -326,6 +328,32 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
             };
         }
     }
+}
+
+/// The check that no two captures the dependence test paired are one array (`NuShared`
+/// copies), after the captures are bound.
+fn alias_checks(p: &Parts) -> TokenStream {
+    let caps = &p.analysis.captures;
+    let address = |name: &str| {
+        let (i, c) = caps.iter().enumerate().find(|(_, c)| c.name == name)?;
+        let id = crate::emit::glue::capture_ident(i);
+        Some(match c.written {
+            true => quote!(::nuda::kernel::CaptureMut::shared_array_mut(&*#id)),
+            false => quote!(::nuda::kernel::Capture::shared_array(#id)),
+        })
+    };
+    let pairs: Vec<TokenStream> = p
+        .aliases
+        .iter()
+        .filter_map(|(a, b)| {
+            let (x, y) = (address(a)?, address(b)?);
+            Some(quote!((#x, #y, #a, #b)))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(#PRIVATE::distinct(concat!("nuwork! at ", file!(), ":", line!()), &[#(#pairs),*])?;)
 }
 
 /// Each 32-bit push counter checked against the vector's length and the iterations.

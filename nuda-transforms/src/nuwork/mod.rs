@@ -143,6 +143,9 @@ struct Parts {
     pushes: Vec<crate::reduce::push::Push>,
     /// Variables set by the flag idiom (`crate::reduce::flag`).
     flags: Vec<crate::reduce::flag::Flag>,
+    /// Pairs of arrays that would race as one array (`crate::depend::alias_pairs`): the
+    /// launch checks that they are not.
+    aliases: Vec<(String, String)>,
     /// Inside `annot!(nudist; ..)`: reductions, scans and flags combine over the ranks of
     /// the launch `__nudist` (`annot_host/nudist.rs`).
     dist: bool,
@@ -230,8 +233,10 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let span = input.nest.span();
     // After an error in the body, its stand-ins (`false` for an unsupported index) would
     // only add confusing errors.
+    let mut aliases = Vec::new();
     if !input.independent && !cx.has_errors() {
         crate::depend::check(cx, &nest, k);
+        aliases = crate::depend::alias_pairs(&nest, k);
     }
     // Decided on the nest as written: annotations only redistribute its iterations.
     let plain = crate::disjoint::plain_store_arrays(&nest);
@@ -255,6 +260,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     }
     let mut parts = assemble(cx, kernels, analysis, lower.slots, plain, pushes);
     parts.flags = flags;
+    parts.aliases = aliases;
     Some(parts)
 }
 
@@ -301,6 +307,7 @@ fn assemble(
         plain,
         pushes,
         flags: Vec::new(),
+        aliases: Vec::new(),
         dist: false,
     }
 }

@@ -23,7 +23,9 @@ pub fn decimal(text: &str) -> String {
 }
 
 /// `T::NAME` in OpenCL C: the value for integers (through the literal spelling, so `usize`
-/// keeps 64 bits), the C library's constant for floats and for signed minimums.
+/// keeps 64 bits), the C library's constant for finite floats and for signed minimums, and
+/// the bits of the float specials (`NAN` and `INFINITY` are macros OpenCL C has and CUDA's
+/// headers, as NVRTC compiles them, do not).
 fn assoc_const(ty: Scalar, name: &str) -> String {
     use Scalar::*;
     let f32_name = |n: &str| match n {
@@ -31,19 +33,14 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
         "MIN" => "(-FLT_MAX)".into(),
         "EPSILON" => "FLT_EPSILON".into(),
         "MIN_POSITIVE" => "FLT_MIN".into(),
-        "INFINITY" => "INFINITY".into(),
-        "NEG_INFINITY" => "(-INFINITY)".into(),
-        _ => "NAN".into(),
+        _ => format!("as_float({})", float_special(n, "0x7f800000u", "0xff800000u", "0x7fc00000u")),
     };
     match (ty, name) {
         (F32, n) => f32_name(n),
+        (F64, n) if f32_name(n).contains("FLT_") => f32_name(n).replace("FLT_", "DBL_"),
         (F64, n) => {
-            let f = f32_name(n).replace("FLT_", "DBL_");
-            if f.contains("DBL_") {
-                f
-            } else {
-                format!("((double){f})")
-            }
+            let bits = float_special(n, "0x7ff0000000000000UL", "0xfff0000000000000UL", "0x7ff8000000000000UL");
+            format!("as_double({bits})")
         }
         (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),
         (t, "MAX") => Ph::static_lit(t.c_name(), &t.max_value().to_string()),
@@ -54,6 +51,15 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
         (I64, _) => "LONG_MIN".into(),
         (Isize, _) => "((nu_sidx)LONG_MIN)".into(),
         (t, _) => Ph::static_lit(t.c_name(), "0"),
+    }
+}
+
+/// The bits of `INFINITY`, `NEG_INFINITY` or `NAN` (Rust's quiet NaN).
+fn float_special<'a>(name: &str, inf: &'a str, neg: &'a str, nan: &'a str) -> &'a str {
+    match name {
+        "INFINITY" => inf,
+        "NEG_INFINITY" => neg,
+        _ => nan,
     }
 }
 

@@ -221,10 +221,18 @@ const RESERVED: &[&str] = &[
     "upsample",
 ];
 
-/// Whether `name` may not be a C name: a reserved word, a vector type, or a builtin the
-/// kernel language spells in C.
+/// Whether `name` may not be a C name: a reserved word, a vector type, a builtin the
+/// kernel language spells in C, or a name a C header may define as a macro.
 pub fn reserved(name: &str) -> bool {
-    RESERVED.contains(&name) || vector_type(name) || builtin_spelling(name)
+    RESERVED.contains(&name) || vector_type(name) || builtin_spelling(name) || macro_like(name)
+}
+
+/// A name without a lower-case letter (`M_PI`, `INT_MAX`, `NAN`, `MAXFLOAT`, `N`): OpenCL C's
+/// headers, the device compilers' own and CUDA's define hundreds of such macros, and the list
+/// differs between compilers and versions (PoCL's `opencl-c.h`, NVRTC's built-ins), so every
+/// such name is escaped rather than a list of them.
+fn macro_like(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_ascii_lowercase())
 }
 
 /// `float4`, `uchar16`, `double3`, ..: OpenCL C's vector types.
