@@ -6,6 +6,8 @@
 //! Rust's: bit for bit for maps, integers and stencils; float sums within reassociation.
 //! The last line is a digest of every result, which `scripts/test` compares between two runs.
 
+mod dist_input;
+
 use nuda::dist::{self, World};
 use nuda::prelude::*;
 
@@ -36,6 +38,14 @@ fn main() {
             scan_reduction_and_push_in_one_loop,
         ),
         ("the_issues_example_verbatim", the_issues_example_verbatim),
+        (
+            "scatter_and_gather_bad_roots",
+            dist_input::scatter_and_gather_bad_roots,
+        ),
+        ("ranks_that_disagree", dist_input::ranks_that_disagree),
+        ("writes_outside_own_rows", dist_input::writes_outside_own_rows),
+        ("a_range_past_the_rows", dist_input::a_range_past_the_rows),
+        ("inner_nests_are_rebased", dist_input::inner_nests_are_rebased),
     ];
     let mut digest = Digest(0xcbf2_9ce4_8422_2325);
     for (name, case) in cases {
@@ -264,6 +274,13 @@ fn halo_read_out_of_range(world: &World, _: &mut Digest) -> nuda::Result<()> {
                 text.contains("`a`") && text.contains(&format!("dist.rs:{line}")),
                 || text.clone(),
             )?;
+            // Past the array with one or two ranks (rank 1 is the last); within it, but past
+            // the halo, with more.
+            let why = match world.size() {
+                1 | 2 => "out of bounds for `a` of dims [12]",
+                _ => "is within its dims [12], but row",
+            };
+            check(text.contains(why), || text.clone())?;
             let full = nuda::Error::Rank {
                 rank,
                 size: world.size(),
@@ -276,8 +293,13 @@ fn halo_read_out_of_range(world: &World, _: &mut Digest) -> nuda::Result<()> {
                 || full.clone(),
             )?;
         }
-        (false, Err(nuda::Error::OtherRank { failed, .. })) => {
-            check(failed == bad, || format!("failed {failed}"))?
+        (false, Err(nuda::Error::OtherRank { failed, message, .. })) => {
+            check(failed == bad, || format!("failed {failed}"))?;
+            // The failed rank's words, global: its index, the global dims, its rows.
+            check(
+                message.contains("[12]") && message.contains(&format!("on rank {bad} of")),
+                || message.clone(),
+            )?
         }
         (_, r) => fail(&format!("halo read: unexpected {r:?}")),
     }

@@ -180,6 +180,25 @@ pub enum KernelFault {
     ZeroStep,
     /// A native work-item panicked, with the panic's message.
     Panic(String),
+    /// `nuda::dist`: an index within a distributed array's global dims, in a row that this
+    /// rank neither owns nor keeps as a halo row (boxed, as `OutOfBounds`).
+    OutsideRows(Box<OutsideRows>),
+}
+
+/// An index into a distributed array outside this rank's rows and halo; see
+/// [`KernelFault::OutsideRows`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutsideRows {
+    /// The array, as the user wrote it.
+    pub array: String,
+    /// The global index, one value per dim.
+    pub index: Vec<String>,
+    /// The global dims.
+    pub dims: Vec<u64>,
+    /// The global rows this rank keeps, `start..end`: its own and its halo rows.
+    pub kept: (u64, u64),
+    /// The halo width, in rows.
+    pub halo: u64,
 }
 
 /// An out-of-range access: which array, the index, the dims.
@@ -212,6 +231,21 @@ impl fmt::Display for KernelFault {
                  count up or a negative one to count down"
             ),
             KernelFault::Panic(msg) => write!(f, "a work-item panicked: {msg}"),
+            KernelFault::OutsideRows(r) => write!(
+                f,
+                "index [{}] of `{}` is within its dims {:?}, but row {} is neither this \
+                 rank's nor one of its halo rows (it keeps rows {}..{}: its own and a halo \
+                 of {} on either side); the access touched no memory (a write is skipped, a \
+                 read gives zero); read only rows within the halo of the loop's row, or give \
+                 the array a wider halo",
+                r.index.join(", "),
+                r.array,
+                r.dims,
+                r.index.first().map_or("?", String::as_str),
+                r.kept.0,
+                r.kept.1,
+                r.halo
+            ),
         }
     }
 }

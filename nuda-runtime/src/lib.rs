@@ -51,7 +51,7 @@ pub use device::{
     current_device, device, devices, init, set_device, with_device, Device, DeviceInfo, DeviceKind,
 };
 pub use element::{Pod, Stored, Texel};
-pub use error::{Compiler, Error, KernelFault, OutOfBounds, Result};
+pub use error::{Compiler, Error, KernelFault, OutOfBounds, OutsideRows, Result};
 pub use fault::{skip_bounds_checks, unchecked};
 pub use image::NuImage2;
 pub use kernel::{Element, Value};

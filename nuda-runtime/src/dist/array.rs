@@ -80,7 +80,10 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
     }
 
     /// Splits rank `root`'s `whole` array (the other ranks pass `None`) over the ranks; each
-    /// receives its rows and its halo rows. Collective.
+    /// receives its rows and its halo rows. Collective: every rank passes the same `dims`,
+    /// `halo` and `root`. A bad input on any rank (a `root` that is not a rank, no array or
+    /// one of other dims on the root, arguments that differ between ranks) is the same `Err`
+    /// on every rank, before any data moves.
     pub fn scatter(
         world: &World,
         dims: S,
@@ -88,17 +91,17 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         root: usize,
         whole: Option<&NuArray<T, S>>,
     ) -> Result<Self> {
-        let mut d = Self::new(world, dims, halo)?;
+        let made = Self::new(world, dims, halo);
+        let mine = match &made {
+            Err(e) => Err(e.clone()),
+            Ok(_) => scatter_input(world, dims, root, whole),
+        };
+        let args = format!("root {root}, dims {dims:?}, halo {halo}");
+        super::agree::agree(world, "NuDist::scatter", &args, mine)?;
+        let mut d = made?;
         let size = world.size();
         let mut out = vec![Vec::new(); size];
-        if world.rank() == root {
-            let whole = whole.ok_or_else(|| scatter_error("the root passed None"))?;
-            if whole.dims() != dims {
-                return Err(scatter_error(&format!(
-                    "the root's array has dims {:?}, not {dims:?}",
-                    whole.dims()
-                )));
-            }
+        if let (true, Some(whole)) = (world.rank() == root, whole) {
             let data = whole.try_as_slice()?;
             let row = row_len(dims);
             for (q, o) in out.iter_mut().enumerate() {
@@ -171,8 +174,15 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
     }
 
     /// The whole array on rank `root` (`Some` there, `None` on the others), from every
-    /// rank's own rows. Collective.
+    /// rank's own rows. Collective: every rank passes the same `root`; one that is not a
+    /// rank, or roots that differ, are the same `Err` on every rank.
     pub fn gather(&self, root: usize) -> Result<Option<NuArray<T, S>>> {
+        let size = self.world.size();
+        let mine = match root < size {
+            true => Ok(()),
+            false => Err(not_a_rank("NuDist::gather", root, size)),
+        };
+        super::agree::agree(&self.world, "NuDist::gather", &format!("root {root}"), mine)?;
         let all = self.rows_of_all()?;
         Ok((self.world.rank() == root).then_some(all))
     }
@@ -206,6 +216,34 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
 
 fn scatter_error(detail: &str) -> crate::error::Error {
     super::comm::dist_error("NuDist::scatter", detail.to_string())
+}
+
+/// `root` out of `0..size`.
+fn not_a_rank(call: &str, root: usize, size: usize) -> crate::error::Error {
+    let detail = format!("root {root} is not a rank: the world has {size} (0 to {}); pass a rank below world.size()", size - 1);
+    super::comm::dist_error(call, detail)
+}
+
+/// This rank's verdict on a scatter's input: the root is a rank, and on the root, the
+/// array is there and has the dims.
+fn scatter_input<T: Stored, S: Shape>(
+    world: &World,
+    dims: S,
+    root: usize,
+    whole: Option<&NuArray<T, S>>,
+) -> Result<()> {
+    if root >= world.size() {
+        return Err(not_a_rank("NuDist::scatter", root, world.size()));
+    }
+    match (world.rank() == root, whole) {
+        (false, _) => Ok(()),
+        (true, None) => Err(scatter_error("the root passed None; pass Some(array) on the root")),
+        (true, Some(w)) if w.dims() != dims => Err(scatter_error(&format!(
+            "the root's array has dims {:?}, not {dims:?}",
+            w.dims()
+        ))),
+        (true, Some(_)) => Ok(()),
+    }
 }
 
 impl<T: Stored + std::fmt::Debug, S: Shape> std::fmt::Debug for NuDist<T, S> {
@@ -245,18 +283,21 @@ pub trait DistRef {
 pub trait DistMut {
     /// The array the kernel writes.
     type Local: ?Sized;
-    /// The array and its row 0's global row, recorded in `launch` under `name`.
+    /// The array and its row 0's global row, recorded in `launch` under `name`; `stray` is
+    /// a write of the loop whose first index is not the outer loop's variable, if any (a
+    /// distributed array may only be written at the rows the rank owns).
     fn __nuda_dist_mut(
         &mut self,
         launch: &DistLaunch,
         name: &'static str,
+        stray: Option<&'static str>,
     ) -> (&mut Self::Local, usize);
 }
 
 impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
     type Local = NuArray<T, S>;
     fn __nuda_dist_ref(&self, launch: &DistLaunch, name: &'static str) -> (&NuArray<T, S>, usize) {
-        launch.record(name, self, false);
+        launch.record(name, self, None);
         (&self.local, self.held.start)
     }
 }
@@ -267,8 +308,9 @@ impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
         &mut self,
         launch: &DistLaunch,
         name: &'static str,
+        stray: Option<&'static str>,
     ) -> (&mut NuArray<T, S>, usize) {
-        launch.record(name, self, true);
+        launch.record(name, self, stray);
         (&mut self.local, self.held.start)
     }
 }
@@ -282,7 +324,12 @@ impl<C: Capture + ?Sized> DistRef for C {
 
 impl<C: CaptureMut + ?Sized> DistMut for C {
     type Local = C;
-    fn __nuda_dist_mut(&mut self, _: &DistLaunch, _: &'static str) -> (&mut C, usize) {
+    fn __nuda_dist_mut(
+        &mut self,
+        _: &DistLaunch,
+        _: &'static str,
+        _: Option<&'static str>,
+    ) -> (&mut C, usize) {
         (self, 0)
     }
 }

@@ -16,7 +16,7 @@
 use super::array::NuDist;
 use super::World;
 use crate::element::{bytes, Stored};
-use crate::error::{Error, Result};
+use crate::error::{Error, KernelFault, OutOfBounds, OutsideRows, Result};
 use crate::kernel::Reduce;
 use crate::shape::Shape;
 use nuda_abi::RedOp;
@@ -26,10 +26,13 @@ use std::ops::Range;
 /// A distributed array as the launch saw it.
 struct Seen {
     name: &'static str,
+    /// A write at a row other than the outer loop's, if the loop has one.
+    stray: Option<&'static str>,
     world: World,
     rows: usize,
     owned: Range<usize>,
     held: Range<usize>,
+    halo: usize,
 }
 
 /// The state of one `nudist` launch on this rank.
@@ -65,19 +68,21 @@ impl DistLaunch {
         }
     }
 
-    /// Records a distributed array the loop indexes.
+    /// Records a distributed array the loop indexes, and its stray write if it has one.
     pub(crate) fn record<T: Stored, S: Shape>(
         &self,
         name: &'static str,
         a: &NuDist<T, S>,
-        _written: bool,
+        stray: Option<&'static str>,
     ) {
         self.seen.borrow_mut().push(Seen {
             name,
+            stray,
             world: a.world().clone(),
             rows: a.dims().extents()[0],
             owned: a.rows(),
             held: a.held(),
+            halo: a.halo(),
         });
     }
 
@@ -88,6 +93,12 @@ impl DistLaunch {
         let Some(first) = seen.first() else {
             return Ok(None);
         };
+        if let Some(s) = seen.iter().find(|s| s.stray.is_some()) {
+            return Err(super::comm::dist_error(
+                &format!("annot!(nudist; ..) at {}", self.at),
+                format!("`{}` is a distributed array, and the loop writes it at `{}`, whose first index is not the outer loop's variable: a rank may write only the rows it owns (a write to a halo row stays on that rank, and the owner's value replaces it at the next exchange), so the result would differ from plain Rust; nothing ran; index its first dimension by the outer loop's variable, or write into an array every rank holds whole", s.name, s.stray.unwrap_or_default()),
+            ));
+        }
         for s in seen.iter().skip(1) {
             if !s.world.same(&first.world) || s.rows != first.rows {
                 return Err(super::comm::dist_error(
@@ -100,8 +111,11 @@ impl DistLaunch {
     }
 
     /// The outer loop's range `start..end` (`..=end` when `inclusive`) cut to this rank's
-    /// rows, as `lo..hi`; a step keeps the values the whole loop would take. Without
-    /// distributed arrays, the whole range (every rank runs all of it).
+    /// rows, as `lo..hi`; a step keeps the values the whole loop would take. Values before
+    /// the first row go to rank 0 and values past the last row to the last rank, so that an
+    /// index out of the arrays' rows is the launch's bounds error there, as in one process,
+    /// and no iteration is dropped. Without distributed arrays, the whole range (every rank
+    /// runs all of it).
     pub fn clip<I: RowIndex>(
         &self,
         start: I,
@@ -109,12 +123,14 @@ impl DistLaunch {
         inclusive: bool,
         step: Option<usize>,
     ) -> Result<(I, I)> {
-        let Some((_, owned)) = self.world()? else {
+        let Some((world, owned)) = self.world()? else {
             let end = if inclusive { end.next() } else { end };
             return Ok((start, end));
         };
         let (s, e) = (start.to_i128(), end.to_i128() + i128::from(inclusive));
-        let (lo, hi) = (owned.start as i128, owned.end as i128);
+        let (first, last) = (world.rank() == 0, world.rank() + 1 == world.size());
+        let lo = if first { i128::MIN } else { owned.start as i128 };
+        let hi = if last { i128::MAX } else { owned.end as i128 };
         let step = step.unwrap_or(1).max(1) as i128;
         // The first value at or after `lo` that the stepped loop takes.
         let from = if s >= lo {
@@ -190,6 +206,9 @@ impl DistLaunch {
     /// The end of the launch: `done` is how it went on this rank, `payload` its partials.
     /// Every rank's payload, in rank order.
     pub fn end(&self, done: Result<()>, payload: Payload) -> Result<Vec<Payload>> {
+        // Described before it is sent: the other ranks report this rank's words, with the
+        // global index and what this rank holds.
+        let done = done.map_err(|e| self.described(e));
         let all = self.step(END, done.map(|()| payload.0))?;
         Ok(all.into_iter().map(Payload).collect())
     }
@@ -197,13 +216,18 @@ impl DistLaunch {
     /// This launch's error on this rank, with where the rank is and, for an index into a
     /// distributed array, the global index and dims.
     pub fn finish(&self, done: Result<()>) -> Result<()> {
-        let Err(e) = done else {
-            return Ok(());
-        };
-        let (Ok(Some((world, owned))), false) =
-            (self.world(), matches!(e, Error::OtherRank { .. }))
-        else {
-            return Err(e);
+        match done {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.described(e)),
+        }
+    }
+
+    /// `e` with where this rank is, once (an error already described, or another rank's,
+    /// stays as it is).
+    fn described(&self, e: Error) -> Error {
+        let described = matches!(e, Error::OtherRank { .. } | Error::Rank { .. });
+        let (Ok(Some((world, owned))), false) = (self.world(), described) else {
+            return e;
         };
         let seen = self.seen.borrow();
         let error = Box::new(globalise(e, &seen));
@@ -211,16 +235,18 @@ impl DistLaunch {
         for s in seen.iter() {
             held.push_str(&format!(", `{}` rows {:?} with its halo", s.name, s.held));
         }
-        Err(Error::Rank {
+        Error::Rank {
             rank: world.rank(),
             size: world.size(),
             held,
             error,
-        })
+        }
     }
 }
 
-/// An out-of-range index into a distributed array's local array, made global again.
+/// An out-of-range index into a distributed array's local array, made global again: past
+/// the global dims, an `OutOfBounds` with the global index and dims; within them, a row
+/// outside this rank's rows and halo.
 fn globalise(e: Error, seen: &[Seen]) -> Error {
     let Error::Kernel {
         kernel,
@@ -232,15 +258,10 @@ fn globalise(e: Error, seen: &[Seen]) -> Error {
         return e;
     };
     let fault = match fault {
-        crate::error::KernelFault::OutOfBounds(mut b) => {
-            if let Some(s) = seen.iter().find(|s| s.name == b.array) {
-                if let Some(i) = b.index.first().and_then(|i| i.parse::<u64>().ok()) {
-                    b.index[0] = i.wrapping_add(s.held.start as u64).to_string();
-                    b.dims[0] = s.rows as u64;
-                }
-            }
-            crate::error::KernelFault::OutOfBounds(b)
-        }
+        KernelFault::OutOfBounds(b) => match seen.iter().find(|s| s.name == b.array) {
+            Some(s) => global_fault(*b, s),
+            None => KernelFault::OutOfBounds(b),
+        },
         other => other,
     };
     Error::Kernel {
@@ -248,6 +269,35 @@ fn globalise(e: Error, seen: &[Seen]) -> Error {
         device,
         location,
         fault,
+    }
+}
+
+/// The fault of local out-of-range access `b` into distributed array `s`, globally.
+fn global_fault(mut b: OutOfBounds, s: &Seen) -> KernelFault {
+    let first = b.index.first().and_then(|i| local_row(i));
+    let Some(local) = first else {
+        return KernelFault::OutOfBounds(Box::new(b));
+    };
+    let row = local.wrapping_add(s.held.start as i128);
+    b.index[0] = row.to_string();
+    b.dims[0] = s.rows as u64;
+    if !(0..s.rows as i128).contains(&row) {
+        return KernelFault::OutOfBounds(Box::new(b));
+    }
+    KernelFault::OutsideRows(Box::new(OutsideRows {
+        array: b.array,
+        index: b.index,
+        dims: b.dims,
+        kept: (s.held.start as u64, s.held.end as u64),
+        halo: s.halo as u64,
+    }))
+}
+
+/// A local row as the fault wrote it: a signed index, or a `usize` that wrapped below 0.
+fn local_row(text: &str) -> Option<i128> {
+    match text.parse::<i128>().ok()? {
+        v if v > i64::MAX as i128 => Some(v - (1i128 << 64)),
+        v => Some(v),
     }
 }
 

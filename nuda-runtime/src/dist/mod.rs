@@ -12,6 +12,7 @@
 //! Results do not depend on MPI's internal order: reductions gather every rank's partial in
 //! rank order and fold them the same way on every rank ([`launch`]).
 
+mod agree;
 mod array;
 mod comm;
 mod halo;

@@ -36,6 +36,13 @@ pub trait Arith: Copy {
         f: Checker<'_, TR>,
         site: &'static Site,
     ) -> Self;
+    /// `a.div_euclid(b)`, faulting as `nu_div`.
+    fn nu_div_euclid<const TR: bool>(
+        self,
+        b: Self,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self;
     /// `a.saturating_div(b)`: `MIN / -1` is `MAX`; a zero divisor faults as `nu_div`.
     fn nu_saturating_div<const TR: bool>(
         self,
@@ -132,6 +139,13 @@ macro_rules! ints {
                 }
             }
             #[inline(always)]
+            fn nu_div_euclid<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
+                match self.checked_div_euclid(b) {
+                    Some(q) => q,
+                    None => { f.arith(site, b != 0); 0 }
+                }
+            }
+            #[inline(always)]
             fn nu_saturating_div<const TR: bool>(self, b: $t, f: Checker<'_, TR>, site: &'static Site) -> $t {
                 if b == 0 {
                     f.arith(site, false);
@@ -179,6 +193,8 @@ macro_rules! floats {
             fn nu_rem<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self % b }
             #[inline(always)]
             fn nu_rem_euclid<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self.rem_euclid(b) }
+            #[inline(always)]
+            fn nu_div_euclid<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self.div_euclid(b) }
             // Floats have no `saturating_div` in Rust, so the witness refuses it first.
             #[inline(always)]
             fn nu_saturating_div<const TR: bool>(self, b: $t, _: Checker<'_, TR>, _: &'static Site) -> $t { self / b }
@@ -224,6 +240,9 @@ impl Arith for bool {
     }
     fn nu_rem_euclid<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
         self.nu_rem(b, f, s)
+    }
+    fn nu_div_euclid<const TR: bool>(self, b: bool, f: Checker<'_, TR>, s: &'static Site) -> bool {
+        self.nu_div(b, f, s)
     }
     fn nu_saturating_div<const TR: bool>(
         self,

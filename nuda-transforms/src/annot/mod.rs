@@ -9,6 +9,7 @@
 //! every transformation exact for any bounds, steps and integer types: each iteration runs
 //! exactly once, including empty ranges and trip counts no factor divides.
 
+mod bindings;
 mod build;
 mod counter;
 mod dmine;

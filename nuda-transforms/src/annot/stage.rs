@@ -68,7 +68,7 @@ fn plan_boxes(cx: &Ctxt, n: &mut Nest) {
     let (elems, locals) = (element_vars(n), bound_names(&n.body));
     // The element values each dimension's work-items cover, from their block starts; the
     // lanes of a `vector(w)` add `w - 1` to the last.
-    let lane_extra = lanes.and_then(|l| l.lanes).map_or(0, |l| l.width - 1);
+    let lane_extra = lanes.and_then(|l| l.lanes.as_ref()).map_or(0, |l| l.width - 1);
     let spans: Vec<usize> = (group.iter().enumerate())
         .map(|(d, &(step, items))| {
             (items - 1) * step + 1 + lane_extra * usize::from(d + 1 == group.len())

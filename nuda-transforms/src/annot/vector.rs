@@ -37,12 +37,14 @@ pub fn vector(g: &mut Gen<'_>, n: Nest, width: u128, span: Span) -> Vec<Stmt> {
     loops.push(g.counter(tile.clone(), zero, full.clone(), Some(w.clone())));
     let value = g.bin(BinOp::Add, g.var(&tile), g.var(&lane));
     let subst = HashMap::from([(last.counter.to_string(), value)]);
-    let body = norm.with_counters(subst).body;
+    let mut body = norm.with_counters(subst).body;
+    let renamed = super::bindings::unique(g, &mut body);
     let zero = g.usize_lit(0, norm.span);
     let mut lanes = nest(vec![g.counter(lane, zero, w, None)], body, norm.span);
     lanes.lanes = Some(Lanes {
         width: width as usize,
         span,
+        renamed,
     });
     let main = Block {
         stmts: vec![Stmt::Nest(Box::new(lanes))],
@@ -80,7 +82,9 @@ pub fn staged(g: &mut Gen<'_>, mut n: Nest, width: u128, span: Span) -> Vec<Stmt
     let lane = g.fresh(&format!("{old}_l"), &old);
     let value = g.bin(BinOp::Add, g.var(&v), g.var(&lane));
     let subst = HashMap::from([(old.to_string(), value)]);
-    let (_, body) = super::counter::substitute(Vec::new(), std::mem::take(&mut n.body), subst);
+    let (_, mut body) =
+        super::counter::substitute(Vec::new(), std::mem::take(&mut n.body), subst);
+    let renamed = super::bindings::unique(g, &mut body);
     let (zero, w) = (g.usize_lit(0, n.span), g.usize_lit(width, n.span));
     let end = g.usize_lit(tile as u128, n.span);
     n.loops[last] = g.counter(v, zero.clone(), end, Some(w.clone()));
@@ -88,6 +92,7 @@ pub fn staged(g: &mut Gen<'_>, mut n: Nest, width: u128, span: Span) -> Vec<Stmt
     lanes.lanes = Some(Lanes {
         width: width as usize,
         span,
+        renamed,
     });
     n.body = Block {
         stmts: vec![Stmt::Nest(Box::new(lanes))],

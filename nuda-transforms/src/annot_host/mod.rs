@@ -6,6 +6,7 @@
 
 mod nudevs;
 mod nudist;
+mod rows;
 
 use crate::capture::{Analysis, Context};
 use crate::ctxt::Ctxt;

@@ -10,12 +10,11 @@
 //! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
 
 use crate::syntax::annot::{AnnotInput, NUDIST};
+use super::rows::{base_ident, range_tokens, Rebase};
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
-use std::collections::HashSet;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::Ident;
 
@@ -40,11 +39,13 @@ pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
     Ok(assemble(&found, &written, expansion, nest.span()))
 }
 
-/// What the rewrite found: the outer range, and the arrays indexed from outside the body.
+/// What the rewrite found: the outer range, the arrays indexed from outside the body, and
+/// per array the first write whose first index is not the outer loop's variable.
 #[derive(Default)]
 struct Found {
     range: Option<RangeSyntax>,
     arrays: Vec<Ident>,
+    strays: std::collections::HashMap<String, String>,
 }
 
 /// The launch: the views of the arrays, the clipped range, the `nuwork!`, the error's rank.
@@ -53,7 +54,11 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
         let (base, text) = (base_ident(a), a.to_string());
         match written.contains(a) {
             true => {
-                quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_mut(&__nudist, #text);)
+                let stray = match found.strays.get(&text) {
+                    Some(w) => quote!(::core::option::Option::Some(#w)),
+                    None => quote!(::core::option::Option::None),
+                };
+                quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_mut(&__nudist, #text, #stray);)
             }
             false => {
                 quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_ref(&__nudist, #text);)
@@ -82,10 +87,6 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
     }
 }
 
-fn base_ident(a: &Ident) -> Ident {
-    format_ident!("__nudist_base_{}", a)
-}
-
 /// `nudist` stands alone in its chain and takes no parameters.
 fn check_chain(input: &AnnotInput) -> syn::Result<()> {
     for a in &input.chain {
@@ -102,7 +103,7 @@ fn check_chain(input: &AnnotInput) -> syn::Result<()> {
 }
 
 /// The tokens before and after the first top-level `;`.
-fn split_semi(tokens: TokenStream, span: Span) -> syn::Result<(TokenStream, syn::Macro)> {
+pub(super) fn split_semi(tokens: TokenStream, span: Span) -> syn::Result<(TokenStream, syn::Macro)> {
     let list: Vec<TokenTree> = tokens.into_iter().collect();
     let Some(k) = list
         .iter()
@@ -147,6 +148,7 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
     let mut rebase = Rebase::new(&n);
     rebase.visit_block_mut(&mut n.body);
     found.arrays = rebase.arrays;
+    found.strays = rebase.strays;
     found.range = Some(outer);
     let (vars, body) = (&n.vars, &n.body);
     Ok(match &vars[..] {
@@ -155,76 +157,3 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
     })
 }
 
-/// A range written back in `nfor!` syntax.
-fn range_tokens(r: &RangeSyntax) -> TokenStream {
-    let end = &r.end;
-    let mut out = match (&r.start, r.inclusive) {
-        (Some(s), true) => quote!((#s)..=(#end)),
-        (Some(s), false) => quote!((#s)..(#end)),
-        (None, true) => quote!(0..=(#end)),
-        (None, false) => end.to_token_stream(),
-    };
-    if let Some(s) = &r.step {
-        out = quote!((#out).step_by(#s));
-    }
-    if r.rev {
-        out = quote!((#out).rev());
-    }
-    out
-}
-
-/// Rebases the first index of every array the body does not bind.
-struct Rebase {
-    bound: HashSet<String>,
-    arrays: Vec<Ident>,
-}
-
-impl Rebase {
-    fn new(n: &NforSyntax) -> Self {
-        let mut names = Names::default();
-        names.visit_block(&n.body);
-        names.0.extend(n.vars.iter().map(ToString::to_string));
-        Rebase {
-            bound: names.0,
-            arrays: Vec::new(),
-        }
-    }
-}
-
-impl VisitMut for Rebase {
-    fn visit_expr_index_mut(&mut self, e: &mut syn::ExprIndex) {
-        syn::visit_mut::visit_expr_index_mut(self, e);
-        let syn::Expr::Path(p) = &*e.expr else {
-            return;
-        };
-        // A constant (`TABLE[k]`) is the same on every rank, and `let (TABLE, ..)` would be a
-        // pattern, not a binding.
-        let local =
-            |n: &&Ident| self.bound.contains(&n.to_string()) || crate::syntax::looks_const(n);
-        let Some(name) = p.path.get_ident().filter(|n| !local(n)) else {
-            return;
-        };
-        let base = base_ident(name);
-        let first = match &mut *e.index {
-            syn::Expr::Tuple(t) if !t.elems.is_empty() => &mut t.elems[0],
-            other => other,
-        };
-        let span = first.span();
-        let old = first.clone();
-        *first = syn::parse_quote_spanned!(span=> ((#old) - #base));
-        if !self.arrays.contains(name) {
-            self.arrays.push(name.clone());
-        }
-    }
-}
-
-/// Every name a pattern in the body binds.
-#[derive(Default)]
-struct Names(HashSet<String>);
-
-impl<'ast> Visit<'ast> for Names {
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.0.insert(p.ident.to_string());
-        syn::visit::visit_pat_ident(self, p);
-    }
-}

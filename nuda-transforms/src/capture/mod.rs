@@ -101,6 +101,7 @@ pub fn analyze(cx: &Ctxt, block: &mut Block, bound: &[Ident], context: Context) 
         out: Analysis::default(),
         depth: 0,
         atomics: 0,
+        images: Vec::new(),
     };
     w.block(block);
     w.reads_of_reductions();
@@ -122,6 +123,7 @@ pub fn analyze_expr(
         out: std::mem::take(into),
         depth: 0,
         atomics: 0,
+        images: Vec::new(),
     };
     w.expr(e);
     *into = w.out;
@@ -136,6 +138,8 @@ struct Walker<'a> {
     depth: usize,
     /// Atomics met in the statement being walked (one is allowed per statement).
     atomics: usize,
+    /// The images read (`false`) and written (`true`) so far: a kernel does one or the other.
+    images: Vec<(Ident, bool)>,
 }
 
 impl Walker<'_> {
@@ -509,6 +513,18 @@ impl Walker<'_> {
         }
     }
 
+    /// An image read or written at `span`: refused where the kernel does the other too,
+    /// since OpenCL C's images are `read_only` or `write_only` in a kernel.
+    fn image_use(&mut self, name: &Ident, write: bool, span: Span) {
+        if self.images.iter().any(|(n, w)| n == name && *w != write) {
+            let msg = format!("`{name}` is both read (`{name}.read(..)`) and written (`{name}.write(..)`) in this kernel, and a kernel may only read an image or write it (OpenCL C's read_only and write_only images); write the results into a second image and swap the two between launches");
+            self.cx.error(span, msg);
+        }
+        if !self.images.contains(&(name.clone(), write)) {
+            self.images.push((name.clone(), write));
+        }
+    }
+
     fn work_item_fn(&mut self, f: &BuiltinFn, span: Span) {
         let name = f.name;
         match self.context {
@@ -554,6 +570,9 @@ impl Walker<'_> {
             return;
         }
         let name = name.clone();
+        if matches!(kind, MethodKind::Read | MethodKind::Write) {
+            self.image_use(&name, kind == MethodKind::Write, method.span());
+        }
         self.capture(&name, kind.writes());
         self.mark(recv, true);
         if kind.is_atomic() && !self.out.atomic.contains(&name) {

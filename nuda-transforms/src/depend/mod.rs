@@ -140,9 +140,11 @@ fn rank(a: &Access) -> u8 {
 
 /// Whether two accesses to one array could race: one writes, they are not both atomics
 /// (atomics combine), and not both stores at slots of one counter (each store has a slot
-/// of its own, as a push's has).
+/// of its own, as a push's has). An image read beside a write of it is capture analysis's
+/// error (a kernel cannot do both), not a race.
 fn conflicting(x: &Access, y: &Access) -> bool {
-    x.array == y.array && conflicts(x, y)
+    let image_rw = x.image && y.image && x.kind != y.kind;
+    x.array == y.array && conflicts(x, y) && !image_rw
 }
 
 /// As [`conflicting`], whatever the arrays' names.

@@ -24,6 +24,8 @@ pub struct Access {
     pub kind: Kind,
     /// The compound operator, where the access is half of `a[i] op= v`.
     pub update: Option<BinOp>,
+    /// Whether it is an image's `read` or `write`.
+    pub image: bool,
     /// The scan variable the index is, where each store there is followed by the variable's
     /// increment (`out[slot] = v; slot += 1;`, and a push's store): iterations then store
     /// to slots of their own.
@@ -78,6 +80,8 @@ pub struct Walk {
     counters: Vec<String>,
     /// The counter the store being walked is followed by the increment of.
     slot: Option<String>,
+    /// Whether the access being recorded is an image's.
+    image: bool,
 }
 
 impl Walk {
@@ -93,6 +97,7 @@ impl Walk {
             loops: 0,
             counters: counters(body),
             slot: None,
+            image: false,
         }
     }
 
@@ -239,6 +244,7 @@ impl Walk {
         else {
             return;
         };
+        self.image = matches!(m, MethodKind::Read | MethodKind::Write);
         let (kind, index) = match m {
             MethodKind::Read if args.len() == 2 => (Kind::Read, args),
             MethodKind::Write if args.len() == 3 => (Kind::Write, &args[..2]),
@@ -249,6 +255,7 @@ impl Walk {
             _ => return,
         };
         self.access(&base.clone(), index, kind, None, span);
+        self.image = false;
     }
 
     fn access(
@@ -279,6 +286,7 @@ impl Walk {
             index: forms,
             kind,
             update,
+            image: self.image,
             slot,
             text,
             span,

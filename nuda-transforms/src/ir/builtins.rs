@@ -58,6 +58,9 @@ pub enum MethodKind {
     SaturatingMul,
     AbsDiff,
     RemEuclid,
+    DivEuclid,
+    WrappingNeg,
+    ToBits,
     Clamp,
     CheckedAdd,
     CheckedSub,
@@ -117,6 +120,8 @@ pub struct Method {
 pub enum ProofRule {
     /// Nothing it follows (a float, a value it does not bound): any value.
     Top,
+    /// Any value, from a division whose zero divisor faults at the call's site, as `/`'s.
+    Divides,
     /// `min` (`false`) or `max` (`true`) of the receiver and the argument.
     MinMax(bool),
     /// `abs`: the receiver's magnitude.
@@ -335,6 +340,16 @@ pub const METHODS: &[Method] = &[
             P::Binary(BinOp::Rem),
         )
     },
+    // Euclid's quotient: a zero divisor faults at the call, as `/`; what the proof knows of
+    // `/`'s value does not hold for it (`-7.div_euclid(2)` is -4), so its value is any.
+    Method {
+        native: NativeMethod::Checked("nu_div_euclid"),
+        ..m("div_euclid", K::DivEuclid, 1, C::Typed, false, P::Divides)
+    },
+    m("wrapping_neg", K::WrappingNeg, 0, C::Typed, false, P::Top),
+    // A float's bits (`as_uint`, `as_ulong`); integers have no `to_bits`, which the witness
+    // says first.
+    m("to_bits", K::ToBits, 0, C::Typed, false, P::Top),
     Method {
         native: NativeMethod::Checked("nu_clamp"),
         ..m("clamp", K::Clamp, 2, C::Typed, false, P::Top)

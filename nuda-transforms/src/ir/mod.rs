@@ -74,12 +74,15 @@ pub struct StageBox {
 }
 
 /// The lanes of a `vector(w)` nest.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Lanes {
     /// The vector width: 2, 4, 8 or 16.
     pub width: usize,
     /// The `vector(w)` annotation, where its errors point.
     pub span: Span,
+    /// The lane body's bindings given names of their own (`annot/bindings.rs`), as (new
+    /// name, name written): messages name what the user wrote.
+    pub renamed: Vec<(String, String)>,
 }
 
 /// One annotation of an `annot!` chain.

@@ -57,6 +57,8 @@ pub struct Plan {
     /// Whether `Affine` must hold exactly, in the value's own type: then a widening cast of
     /// an affine value is varying (see [`Plan::exact`]).
     exact: bool,
+    /// The bindings given names of their own, as (new name, name written).
+    renamed: Vec<(String, String)>,
 }
 
 impl Plan {
@@ -74,7 +76,7 @@ impl Plan {
     }
 
     fn build(n: &Nest, exact: bool) -> Option<Plan> {
-        let lanes = n.lanes?;
+        let lanes = n.lanes.as_ref()?;
         let lane = n.loops.first()?.var.clone();
         let mut plan = Plan {
             lane,
@@ -82,6 +84,7 @@ impl Plan {
             span: lanes.span,
             locals: HashMap::new(),
             exact,
+            renamed: lanes.renamed.clone(),
         };
         plan.settle(&n.body);
         Some(plan)
@@ -100,6 +103,27 @@ impl Plan {
                 break;
             }
         }
+    }
+
+    /// `text` with every name the lanes gave a binding back as the user wrote it.
+    pub fn written(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut word = String::new();
+        let flush = |word: &mut String, out: &mut String| {
+            let found = self.renamed.iter().find(|(new, _)| new == word);
+            out.push_str(found.map_or(word.as_str(), |(_, old)| old.as_str()));
+            word.clear();
+        };
+        for ch in text.chars() {
+            if ch.is_alphanumeric() || ch == '_' {
+                word.push(ch);
+            } else {
+                flush(&mut word, &mut out);
+                out.push(ch);
+            }
+        }
+        flush(&mut word, &mut out);
+        out
     }
 
     /// Whether the body declares `name` (values it assigns outside would change per lane).
@@ -215,7 +239,7 @@ impl VisitMut for Walk<'_> {
             }
             Stmt::Assign {
                 place, value, op, ..
-            } => self.assign(place, value, op.is_some()),
+            } => self.assign(place, value, *op),
             Stmt::For { var, .. } => self.changed |= self.plan.bind(var, Kind::Uniform),
             _ => {}
         }
@@ -231,9 +255,12 @@ impl VisitMut for Walk<'_> {
 }
 
 impl Walk<'_> {
-    /// An assignment to a local the body declares: an affine local stays affine only if it
-    /// is never assigned, since lane 0's value is all the C holds.
-    fn assign(&mut self, place: &Place, value: &Expr, compound: bool) {
+    /// An assignment to a local the body declares. Lane 0's value is all the C holds of a
+    /// uniform or affine local, so it keeps its kind only where the new value has it too
+    /// (`k = j + 1` keeps an affine `k` affine: every lane still steps by one; the emitter
+    /// refuses a branch whose condition differs between lanes, so every lane assigns or none
+    /// does); `k += u` with `u` uniform keeps `k`'s kind.
+    fn assign(&mut self, place: &Place, value: &Expr, op: Option<BinOp>) {
         let (base, index_varies) = match place {
             Place::Var(v) => (v, false),
             Place::Member { base, path } => {
@@ -248,13 +275,20 @@ impl Walk<'_> {
         if !self.plan.declares(base) {
             return;
         }
-        let k = match (self.plan.kind(value), index_varies, compound) {
-            (Kind::Uniform, false, _) => Kind::Uniform,
+        let old = self.plan.var(base);
+        let new = match (op, self.plan.kind(value)) {
+            (None, v) => v,
+            (Some(BinOp::Add | BinOp::Sub), Kind::Uniform) => old,
+            (Some(_), Kind::Uniform) if old == Kind::Uniform => Kind::Uniform,
             _ => Kind::Varying,
         };
+        // A part of a struct or array holds one kind for all its parts: an affine part, or
+        // one chosen per lane, makes the whole vary.
+        let whole = matches!(place, Place::Var(_));
+        let k = match index_varies || (new == Kind::Affine && !whole) {
+            true => Kind::Varying,
+            false => new,
+        };
         self.changed |= self.plan.bind(base, k);
-        if k == Kind::Varying {
-            self.changed |= self.plan.bind(base, Kind::Varying);
-        }
     }
 }

@@ -222,6 +222,10 @@ impl Proof<'_> {
             ProofRule::MinMax(max) => self.push(quote!(MinMax(#max, #a, #b))),
             ProofRule::Abs => self.push(quote!(Abs(#a, #ty, #l))),
             ProofRule::Binary(op) => self.binary(op, a, b, ty, span),
+            ProofRule::Divides => {
+                self.binary(BinOp::Div, a, b, ty, span);
+                self.push(quote!(Top))
+            }
             ProofRule::Bits => self.push(quote!(Bits(#ty, #l))),
             ProofRule::Width => self.push(quote!(Rotate(#ty, #l))),
             ProofRule::Top | ProofRule::Memory => self.push(quote!(Top)),

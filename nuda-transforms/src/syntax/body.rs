@@ -362,12 +362,18 @@ impl<'a> Lower<'a> {
 
     fn for_stmt(&mut self, f: &syn::ExprForLoop) -> Option<Stmt> {
         self.no_label(f.label.as_ref());
-        let syn::Pat::Ident(var) = &*f.pat else {
-            self.cx.error(
-                f.pat.span(),
-                "for loops in kernels take one loop variable, as in `for k in 0..n`",
-            );
-            return None;
+        let var = match &*f.pat {
+            syn::Pat::Ident(v) => v.ident.clone(),
+            // `for _ in ..` runs for its count: the variable gets a name no code reads (the
+            // leading underscore keeps rustc quiet about it).
+            syn::Pat::Wild(w) => syn::Ident::new("_nuda_count", w.span()),
+            _ => {
+                self.cx.error(
+                    f.pat.span(),
+                    "for loops in kernels take one loop variable or `_`, as in `for k in 0..n`",
+                );
+                return None;
+            }
         };
         let range = match range_of_for(&f.expr) {
             Some(r) => self.range(&r),
@@ -381,12 +387,12 @@ impl<'a> Lower<'a> {
         };
         // The loop variable hides a tuple of its name in the body only.
         self.depth += 1;
-        self.shadow(&var.ident);
+        self.shadow(&var);
         let body = self.block(&f.body);
         self.depth -= 1;
         self.leave_block();
         Some(Stmt::For {
-            var: var.ident.clone(),
+            var,
             slot: self.slot(),
             range: Box::new(range),
             body,

@@ -312,7 +312,10 @@ impl Lower<'_> {
             );
         };
         let mut recv = self.expr(&m.receiver);
-        if method_needs_receiver_type(kind) && recv.slot.is_none() {
+        // A method `vector(w)` applies lane by lane broadcasts its scalar arguments to the
+        // receiver's vector type, so it needs the type too.
+        let typed = method_needs_receiver_type(kind) || kind.spec().lanes;
+        if typed && recv.slot.is_none() {
             recv.slot = Some(self.slot());
         }
         let args = m.args.iter().map(|a| self.expr(a)).collect();

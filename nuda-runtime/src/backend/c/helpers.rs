@@ -68,6 +68,7 @@ pub fn division_helpers() -> String {
         // Rust's rem_euclid of unsigned values is the remainder; nothing saturates.
         s += &format!("{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_rem_{t}(a, b, c, s, e); }}\n");
         s += &format!("{t} nu_saturating_div_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_div_{t}(a, b, c, s, e); }}\n");
+        s += &format!("{t} nu_div_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ return nu_div_{t}(a, b, c, s, e); }}\n");
     }
     // A negative remainder moves up by |b|, in the unsigned twin (|MIN| wraps, as in Rust).
     for (t, u) in fixed().filter(|i| i.signed).map(|i| (i.name, i.unsigned)) {
@@ -75,8 +76,15 @@ pub fn division_helpers() -> String {
             "{t} nu_rem_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ {t} r = nu_rem_{t}(a, b, c, s, e); \
              return r < 0 ? as_{t}(({u})(({u})r + (b < 0 ? ({u})0 - ({u})b : ({u})b))) : r; }}\n"
         );
-        // `MIN / -1` is `MAX`, as Rust's `saturating_div`; a zero divisor still faults.
+        // Euclid's quotient: one less (more, for a negative divisor) where the remainder is
+        // negative; a zero divisor and `MIN / -1` fault as `/` does.
         let (min, max, _) = limits(t);
+        s += &format!(
+            "{t} nu_div_euclid_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ \
+             if (b == 0 || (a == {min} && b == -1)) return nu_div_{t}(a, b, c, s, e); \
+             {t} q = a / b; return a % b < 0 ? (b > 0 ? q - 1 : q + 1) : q; }}\n"
+        );
+        // `MIN / -1` is `MAX`, as Rust's `saturating_div`; a zero divisor still faults.
         s += &format!(
             "{t} nu_saturating_div_{t}({t} a, {t} b, int c, uint s, global uint* e) {{ \
              return (a == {min} && b == -1) ? {max} : nu_div_{t}(a, b, c, s, e); }}\n"
@@ -97,6 +105,11 @@ pub fn method_helpers() -> String {
     s += "float nu_rem_euclid_float(float a, float b) { float r = fmod(a, b); return r < 0 ? r + fabs(b) : r; }\n";
     s += "double nu_signum_double(double x) { return isnan(x) ? x : copysign(1.0, x); }\n";
     s += "double nu_rem_euclid_double(double a, double b) { double r = fmod(a, b); return r < 0 ? r + fabs(b) : r; }\n";
+    // Rust's div_euclid of floats: the truncated quotient, one less (more, for a negative
+    // divisor) where the remainder is negative.
+    for t in ["float", "double"] {
+        s += &format!("{t} nu_div_euclid_{t}({t} a, {t} b) {{ {t} q = trunc(a / b); return fmod(a, b) < 0 ? (b > 0 ? q - 1 : q + 1) : q; }}\n");
+    }
     s += &powi("float");
     s += &powi("double");
     let types = [
@@ -322,4 +335,25 @@ fn saturating_mul(t: &str, u: &str) -> String {
          {u} nu_saturating_mul_{u}({u} a, {u} b) {{ ulong r = (ulong)a * (ulong)b; \
          return ({u})(r > {umax} ? {umax} : r); }}\n"
     )
+}
+
+/// `nu_vclamp_<floatN>(x, lo, hi, c, s, e)`: Rust's `clamp` on every lane of a `vector(w)`
+/// value with shared bounds: bounds out of order (or NaN) fault once, as `nu_clamp_T`, and a
+/// NaN lane stays NaN (no comparison holds for it). Lane by lane through the components
+/// (`.s0` .. `.sf`), which both dialects have.
+pub fn vector_clamp_helpers() -> String {
+    let mut s = String::new();
+    for t in ["float", "double"] {
+        for w in [2usize, 4, 8, 16] {
+            let lanes: String = (0..w)
+                .map(|l| format!(" r.s{l:x} = x.s{l:x} < lo ? lo : x.s{l:x} > hi ? hi : x.s{l:x};"))
+                .collect();
+            s += &format!(
+                "{t}{w} nu_vclamp_{t}{w}({t}{w} x, {t} lo, {t} hi, int c, uint s, global uint* e) {{ \
+                 if (c && !(lo <= hi)) {{ nu_fault(e, s, 0u, 0, 0, 0, 0, 0, 0); return x; }} \
+                 {t}{w} r;{lanes} return r; }}\n"
+            );
+        }
+    }
+    s
 }

@@ -6,7 +6,7 @@
 //! reads a few hundred lines, not thousands. The CUDA dialect takes a few parts of its own
 //! (`Dialect::Cuda`: images, `offsetof`, no OpenCL pragmas).
 
-use super::helpers::{division_helpers, method_helpers, trips_helpers};
+use super::helpers::{division_helpers, method_helpers, trips_helpers, vector_clamp_helpers};
 use super::Dialect;
 use crate::backend::IndexType;
 use std::collections::HashSet;
@@ -102,6 +102,7 @@ impl Prelude {
         t += &division_helpers();
         t += &trips_helpers();
         t += &method_helpers();
+        t += &vector_clamp_helpers();
         t += &index_aliases(u, i);
         if self.images && self.dialect == Dialect::Cuda {
             t += CUDA_IMAGE_HELPERS;
@@ -129,6 +130,7 @@ fn index_aliases(u: &str, i: &str) -> String {
         "swap_bytes",
         "saturating_mul",
         "rem_euclid",
+        "div_euclid",
         "clamp",
         "checked_add",
         "checked_sub",

@@ -145,7 +145,7 @@ fn int_op(op: &str, t: &Int, args: &[String]) -> String {
             format!("nu_{f}_{}({})", t.name, a(0))
         }
         "abs" | "wrapping_abs" | "unsigned_abs" => format!("({})", a(0)),
-        "div" | "rem" | "rem_euclid" | "saturating_div" => format!(
+        "div" | "rem" | "rem_euclid" | "div_euclid" | "saturating_div" => format!(
             "nu_{op}_{}({}, {}, {}, {}, nu_err)",
             t.name,
             a(0),
@@ -167,6 +167,7 @@ fn float_op(op: &str, ty: &str, a: &str, b: &str) -> String {
         "div" => format!("({a} / {b})"),
         "rem" => format!("fmod({a}, {b})"),
         "rem_euclid" => format!("nu_rem_euclid_{ty}({a}, {b})"),
+        "div_euclid" => format!("nu_div_euclid_{ty}({a}, {b})"),
         "neg" => format!("(-{a})"),
         "not" if ty == "bool" => format!("(!{a})"),
         "abs" => format!("fabs({a})"),
@@ -248,6 +249,9 @@ pub fn func(f: &str, ty: &str) -> String {
     let float = matches!(ty, "float" | "double");
     match f {
         "min" | "max" if float => format!("f{f}"),
+        // The bits of a float, as the unsigned integer of its width.
+        "to_bits" if ty == "double" => "as_ulong".to_string(),
+        "to_bits" => "as_uint".to_string(),
         "signum" | "powi" | "pow" | "swap_bytes" | "saturating_mul" | "clamp" | "checked_add"
         | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" | "checked_neg"
         | "checked_abs" | "saturating_abs" | "checked_pow" | "saturating_pow" | "checked_shl"

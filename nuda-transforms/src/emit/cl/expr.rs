@@ -296,11 +296,15 @@ impl ClEmitter<'_> {
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
         match kind.spec().cl {
             ClMethod::Typed
-                if matches!(kind, MethodKind::RemEuclid | MethodKind::SaturatingDiv) =>
+                if matches!(
+                    kind,
+                    MethodKind::RemEuclid | MethodKind::DivEuclid | MethodKind::SaturatingDiv
+                ) =>
             {
                 // A zero divisor faults at the call, as `%` and `/` do.
                 let (site, op) = match kind {
                     MethodKind::RemEuclid => (SiteKind::Remainder, "rem_euclid"),
+                    MethodKind::DivEuclid => (SiteKind::Divide, "div_euclid"),
                     _ => (SiteKind::Divide, "saturating_div"),
                 };
                 let (c, q) = self.env.site_args(site, "", 0, span);
@@ -463,7 +467,12 @@ impl ClEmitter<'_> {
     }
 
     /// [`Self::hoisted`] with a temporary of C type `ty`.
-    fn hoisted_as(&mut self, e: &Expr, ty: String, f: impl FnOnce(&mut Self, &str)) -> String {
+    pub(super) fn hoisted_as(
+        &mut self,
+        e: &Expr,
+        ty: String,
+        f: impl FnOnce(&mut Self, &str),
+    ) -> String {
         if !self.hoist_ok {
             self.cx.error(e.span, "this value needs statements before it (a block with statements, an `if`, an array or struct literal), which a loop condition cannot have; compute it before the loop");
             return String::new();
@@ -561,6 +570,8 @@ pub(super) fn typed_method(kind: MethodKind, s: usize, x: &str, a: &[String]) ->
         Signum => format!("{}({x})", Ph::func(s, "signum")),
         Pow => format!("{}({x}, (uint)({}))", Ph::func(s, "pow"), arg(0)),
         SwapBytes => format!("{}({x})", Ph::func(s, "swap_bytes")),
+        WrappingNeg => Ph::op(s, "neg", &[x]),
+        ToBits => format!("{}({x})", Ph::func(s, "to_bits")),
         SaturatingMul => format!("{}({x}, {})", Ph::func(s, "saturating_mul"), arg(0)),
         CheckedAdd | CheckedSub | CheckedMul | CheckedDiv | CheckedRem | CheckedDivEuclid
         | CheckedRemEuclid => {

@@ -32,6 +32,18 @@ fn uniform_range(plan: &Plan, r: &Range) -> bool {
     parts.into_iter().flatten().all(|e| plan.uniform(e))
 }
 
+/// Whether a loop value's count is a reversed range's, `trips - 1 - k` (`Gen::offset`).
+fn counts_down(count: &Expr) -> bool {
+    match &count.kind {
+        ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            ..
+        } => matches!(&lhs.kind, ExprKind::Binary { lhs: t, .. } if matches!(t.kind, ExprKind::Trips(..))),
+        _ => false,
+    }
+}
+
 /// The component selector of lane `l` (`s0` .. `sf`).
 fn component(l: usize) -> String {
     format!("s{l:x}")
@@ -92,6 +104,7 @@ impl ClEmitter<'_> {
 
     pub(super) fn lane_error(&self, span: proc_macro2::Span, what: &str) -> String {
         let w = self.width();
+        let what = self.lanes.as_ref().map_or(what.to_string(), |p| p.written(what));
         self.cx
             .error(span, format!("annot!: vector({w}) cannot vectorise {what}"));
         "0".into()
@@ -120,7 +133,7 @@ impl ClEmitter<'_> {
             }
             ExprKind::Method {
                 recv, method, args, ..
-            } => self.vector_method(recv, method, args, e.span),
+            } => self.vector_method(recv, method, args, e),
             // The math builtins (`rsqrt`) take one float; OpenCL C overloads them for vectors.
             ExprKind::Call { func, args } => match crate::ir::builtins::builtin_of(func) {
                 Some(f) if f.kind == crate::ir::builtins::FnKind::Math && args.len() == 1 => {
@@ -130,8 +143,15 @@ impl ClEmitter<'_> {
                 _ => self.lane_error(e.span, "a call on values that differ between lanes; vectors take the float math methods and `rsqrt`"),
             },
             ExprKind::Cast { .. } => self.lane_error(e.span, "a cast of a value that differs between lanes (the lane index, or a loaded value); vectors are f32 or f64 throughout"),
+            ExprKind::Offset { count, .. } if counts_down(count) => self.lane_error(e.span, "a loop whose lanes count down (`.rev()`): the vectorised loop must count up by 1; reverse the index instead (`a[n - 1 - j]`)"),
             ExprKind::Offset { .. } => self.lane_error(e.span, "a loop whose lanes step by more than one: the vectorised loop must step by 1 (a step, or a dmine factor on this loop before vector, spreads the lanes)"),
-            ExprKind::If { .. } | ExprKind::Block(_) => self.lane_error(e.span, "a value chosen per lane; compute both and use `min`/`max`, or leave this loop scalar"),
+            ExprKind::If {
+                cond,
+                then,
+                els: Some(els),
+            } if self.lane_kind(cond) == Some(Kind::Uniform) => self.vector_if(e, cond, then, els),
+            ExprKind::Block(b) => self.vector_block(e, b),
+            ExprKind::If { .. } => self.lane_error(e.span, "a value chosen per lane; compute both and use `min`/`max`, or leave this loop scalar"),
             _ => self.lane_error(e.span, "this expression on values that differ between lanes"),
         }
     }
@@ -151,22 +171,93 @@ impl ClEmitter<'_> {
         }
     }
 
-    fn vector_method(
-        &mut self,
-        recv: &Expr,
-        method: &syn::Ident,
-        args: &[Expr],
-        span: proc_macro2::Span,
-    ) -> String {
+    /// `recv.method(args)`, the call `e`, on lanes. The vector methods give their receiver's
+    /// type, whose slot (which syntax gives every such receiver) types every operand: a
+    /// literal argument has none of its own.
+    fn vector_method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], e: &Expr) -> String {
         let kind = MethodKind::of(&method.to_string());
+        if kind == Some(MethodKind::Clamp) {
+            return self.vector_clamp(recv, args, e);
+        }
         // The table's `lanes` column: the methods OpenCL C overloads for vectors.
         let Some(kind) = kind.filter(|k| k.spec().lanes) else {
-            return self.lane_error(span, &format!("`.{method}()` on values that differ between lanes; vectors take the float math methods"));
+            return self.lane_error(e.span, &format!("`.{method}()` on values that differ between lanes; vectors take the float math methods"));
         };
-        let s = recv.slot.unwrap_or_default();
+        let s = recv.slot.or(e.slot).unwrap_or_default();
         let x = self.lane_operand(recv, s);
         let a: Vec<String> = args.iter().map(|e| self.lane_operand(e, s)).collect();
         super::expr::spelled(kind, s, &x, &a)
+    }
+}
+
+impl ClEmitter<'_> {
+    /// A value `if` whose condition every lane shares: the branch taken stores its vector
+    /// (a uniform tail broadcast) into a temporary, as a scalar value `if` does.
+    fn vector_if(&mut self, e: &Expr, cond: &Expr, then: &Block, els: &Expr) -> String {
+        let s = e.slot.unwrap_or_default();
+        let ty = format!("{}{}", Ph::ty(s), self.width());
+        self.hoisted_as(e, ty, |em, tmp| {
+            let c = em.expr(cond);
+            em.line(format!("if ({}) {{", super::unparen(&c)));
+            em.vector_value_block(then, tmp, s);
+            em.line("} else {");
+            match &els.kind {
+                ExprKind::Block(b) => em.vector_value_block(b, tmp, s),
+                _ => {
+                    em.indent += 1;
+                    let v = em.lane_operand(els, s);
+                    em.line(format!("{tmp} = {v};"));
+                    em.indent -= 1;
+                }
+            }
+            em.line("}");
+        })
+    }
+
+    /// A block's value on lanes: its statements, then its tail's vector.
+    fn vector_block(&mut self, e: &Expr, b: &Block) -> String {
+        let s = e.slot.unwrap_or_default();
+        if b.stmts.is_empty() {
+            return match &b.tail {
+                Some(t) => format!("({})", self.lane_operand(t, s)),
+                None => self.lane_error(e.span, "a block without a value"),
+            };
+        }
+        let ty = format!("{}{}", Ph::ty(s), self.width());
+        self.hoisted_as(e, ty, |em, tmp| {
+            em.line("{");
+            em.vector_value_block(b, tmp, s);
+            em.line("}");
+        })
+    }
+
+    /// `b`'s statements, then `tmp = ` its tail as a vector of slot `s`'s type.
+    fn vector_value_block(&mut self, b: &Block, tmp: &str, s: Slot) {
+        self.names.push();
+        self.indent += 1;
+        self.stmts(&b.stmts);
+        if let Some(t) = &b.tail {
+            let v = self.lane_operand(t, s);
+            self.line(format!("{tmp} = {v};"));
+        }
+        self.indent -= 1;
+        self.names.pop();
+    }
+
+    /// `x.clamp(lo, hi)` on lanes, with bounds every lane shares: the prelude's
+    /// `nu_vclamp_<floatN>`, which checks the bounds once (out of order, a fault where Rust
+    /// panics) and keeps a NaN lane NaN, as Rust's `clamp` does.
+    fn vector_clamp(&mut self, recv: &Expr, args: &[Expr], e: &Expr) -> String {
+        let uniform = args.iter().all(|a| self.lane_kind(a) == Some(Kind::Uniform));
+        if !uniform || args.len() != 2 {
+            return self.lane_error(e.span, "`.clamp()` with bounds that differ between lanes; clamp to bounds every lane shares");
+        }
+        let s = recv.slot.or(e.slot).unwrap_or_default();
+        let x = self.lane_operand(recv, s);
+        let (lo, hi) = (self.expr(&args[0]), self.expr(&args[1]));
+        let (c, q) = self.env.site_args(SiteKind::Clamp, "", 0, e.span);
+        let (t, w) = (Ph::ty(s), self.width());
+        format!("nu_vclamp_{t}{w}({x}, {lo}, {hi}, {c}, {q}, nu_err)")
     }
 }
 

@@ -280,7 +280,7 @@ impl RustEmitter<'_> {
                 let f = format_ident!("{}", f, span = span);
                 let kind = match MethodKind::of(&method.to_string()) {
                     Some(MethodKind::Clamp) => SiteKind::Clamp,
-                    Some(MethodKind::SaturatingDiv) => SiteKind::Divide,
+                    Some(MethodKind::SaturatingDiv | MethodKind::DivEuclid) => SiteKind::Divide,
                     _ => SiteKind::Remainder,
                 };
                 let site = self.site(kind, "", 0, span);

@@ -321,6 +321,14 @@ impl RustEmitter<'_> {
             Place::Var(name) if self.lane_plan().var(name) == Kind::Uniform && uniform => {
                 return self.assign(place, op, value, span);
             }
+            // An affine local holds lane 0's value: `k += u` as a scalar, `k = j + 1` at lane 0.
+            Place::Var(name) if self.lane_plan().var(name) == Kind::Affine => {
+                if uniform {
+                    return self.assign(place, op, value, span);
+                }
+                let (lane, v) = (lane_ident(), self.lane_value(value));
+                return self.with_hoisted(quote_spanned!(span=> #name = { let #lane = 0usize; #v };));
+            }
             Place::Var(name) if self.lane_plan().declares(name) => {
                 let v = self.lane_value(value);
                 let target = quote_spanned!(span=> #name[#l]);

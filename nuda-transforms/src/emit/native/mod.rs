@@ -137,6 +137,16 @@ impl<'a> RustEmitter<'a> {
         quote!(#s = ::nuda::kernel::TypeSlot::of(&#var);)
     }
 
+    /// In the witness, slot `slot` takes the type written after `:` (`t` is `: T`).
+    fn record_type(&self, slot: usize, t: &TokenStream) -> TokenStream {
+        if !self.witness {
+            return TokenStream::new();
+        }
+        let s = slot_ident(slot);
+        let ty: TokenStream = t.clone().into_iter().skip(1).collect();
+        quote!(#s = ::nuda::kernel::TypeSlot::<#ty>::new();)
+    }
+
     /// In the witness, a vector access's value (`vector(w)` lanes at an index that differs
     /// between them) asks for an element type OpenCL C has vectors of; elsewhere `value`.
     fn lane_checked(

@@ -172,11 +172,14 @@ impl RustEmitter<'_> {
         match &l.pat {
             Pat::Ident { name, mutable } => {
                 let m = mutable.then(|| quote!(mut));
-                let rec = match (&init, l.ty.is_some() || l.named.is_some()) {
-                    (None, false) => {
+                let rec = match (&init, &ty) {
+                    (None, None) => {
                         self.pending.insert(name.to_string(), l.slots[0]);
                         TokenStream::new()
                     }
+                    // `let x: u32;`, assigned later: the slot takes the written type (a read
+                    // of `x` here would be rustc's "used binding isn't initialized").
+                    (None, Some(t)) => self.record_type(l.slots[0], t),
                     _ => self.record_var(l.slots[0], name),
                 };
                 let init = init.map(|i| quote!(= #i));
