@@ -103,3 +103,38 @@ fn clamp_vectorises_with_shared_bounds() {
     let e = errors(varying);
     assert!(e.iter().any(|m| m.contains("bounds that differ between lanes")), "{e:?}");
 }
+
+#[test]
+fn each_refusal_is_reported_once_with_its_own_words() {
+    let one = |nest: proc_macro2::TokenStream, words: &str| {
+        let text = nest.to_string();
+        let e = errors(nest);
+        assert_eq!(e.len(), 1, "{text}: {e:?}");
+        assert!(e[0].contains(words), "{text}: {}", e[0]);
+    };
+    // A private array or struct whose parts differ between lanes: the documented message,
+    // once, naming it; not the generic one at every use.
+    let arr = quote!(64; annot!(vector(4); nfor!(j in n { let t = [a[j], a[j] + 1.0]; b[j] = t[0] + t[1]; })));
+    one(arr, "a struct or array `t` whose parts differ between lanes");
+    let st = quote!(64; annot!(vector(4); nfor!(j in n { let s = S { x: a[j], y: 1.0 }; b[j] = s.x; })));
+    one(st, "a struct or array `s` whose parts differ between lanes");
+    // `.rev()` counts down; a step spreads the lanes; neither adds an error at the index.
+    let rev = quote!(64; annot!(vector(4); nfor!(j in (0..n).rev() { b[j] = a[j]; })));
+    one(rev, "count down (`.rev()`)");
+    let step = quote!(64; annot!(vector(4); nfor!(j in (0..n).step_by(2) { b[j] = a[j]; })));
+    one(step, "step by more than one");
+    let strided = quote!(64; annot!(vector(4); nfor!(j in n { b[j] = a[j * 3 + 1] + a[j]; })));
+    one(strided, "the index `(j * 3) + 1` of `a`");
+    // The copies a dmine makes of one statement report it once.
+    let dmine = quote!(64, 4; annot!(dmine(1, 2), vector(4); nfor!((i, j) in (n, n) { b[(i, j)] = a[(i, j)]; })));
+    one(dmine, "step by more than one");
+    // A renamed binding is named as written.
+    let renamed = quote!(64; annot!(vector(4); nfor!(j in n {
+        let k = 1.0f32;
+        b[j] = a[j] * k;
+        let k = 2 * j;
+        c[j] = a[k];
+    })));
+    let e = errors(renamed);
+    assert!(e.iter().all(|m| !m.contains("k_")), "{e:?}");
+}

@@ -169,6 +169,13 @@ pub struct ClEmitter<'a> {
     lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
     /// The names scope the lane body's declarations start at.
     lanes_scope: usize,
+    /// Lane errors so far, and the lane locals whose definition had one: a later use of
+    /// such a local is not reported again.
+    lane_errors: std::cell::Cell<usize>,
+    poisoned: Vec<String>,
+    /// The lane errors reported, by place and text: the copies a `dmine` made of one
+    /// statement report it once.
+    lane_reported: std::cell::RefCell<Vec<(proc_macro2::LineColumn, String)>>,
     /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
     staging: Option<std::rc::Rc<stage::Staging>>,
     /// Image reads made once per work-item (`reads.rs`), by the key of each occurrence: the
@@ -199,6 +206,9 @@ impl<'a> ClEmitter<'a> {
             outs: 0,
             lanes: None,
             lanes_scope: 0,
+            lane_errors: std::cell::Cell::new(0),
+            poisoned: Vec::new(),
+            lane_reported: std::cell::RefCell::new(Vec::new()),
             staging: None,
             merged: Default::default(),
         }

@@ -103,10 +103,15 @@ impl ClEmitter<'_> {
     }
 
     pub(super) fn lane_error(&self, span: proc_macro2::Span, what: &str) -> String {
+        self.lane_errors.set(self.lane_errors.get() + 1);
         let w = self.width();
         let what = self.lanes.as_ref().map_or(what.to_string(), |p| p.written(what));
-        self.cx
-            .error(span, format!("annot!: vector({w}) cannot vectorise {what}"));
+        let key = (span.start(), what.clone());
+        if !self.lane_reported.borrow().contains(&key) {
+            self.lane_reported.borrow_mut().push(key);
+            self.cx
+                .error(span, format!("annot!: vector({w}) cannot vectorise {what}"));
+        }
         "0".into()
     }
 
@@ -117,6 +122,9 @@ impl ClEmitter<'_> {
             ExprKind::Var(v) => self.var(v),
             ExprKind::Paren(x) => format!("({})", self.expr(x)),
             ExprKind::Index { base, index } => self.vector_read(base, index, e.span),
+            ExprKind::At { base, .. } | ExprKind::Member { base, .. } | ExprKind::Field { base, .. } => {
+                self.aggregate_error(base, e.span)
+            }
             ExprKind::Binary { op, lhs, rhs } => match super::expr::op_name(*op) {
                 Some(name @ ("add" | "sub" | "mul" | "div")) => {
                     let (l, r) = (self.lane_operand(lhs, s), self.lane_operand(rhs, s));
@@ -191,6 +199,28 @@ impl ClEmitter<'_> {
 }
 
 impl ClEmitter<'_> {
+    /// A part of a struct or private array that differs between lanes: one error per local,
+    /// the documented one, and none where its definition had one already.
+    fn aggregate_error(&mut self, base: &Expr, span: proc_macro2::Span) -> String {
+        let ExprKind::Var(name) = &base.kind else {
+            return self.lane_error(span, "this expression on values that differ between lanes");
+        };
+        let name = name.to_string();
+        if self.poisoned.contains(&name) {
+            return "0".into();
+        }
+        self.poisoned.push(name.clone());
+        self.lane_error(span, &format!("a struct or array `{name}` whose parts differ between lanes"))
+    }
+
+    /// Whether `e` reads a lane local whose definition had an error already.
+    fn mentions_poisoned(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(v) => self.poisoned.contains(&v.to_string()),
+            _ => e.operands().into_iter().any(|x| self.mentions_poisoned(x)),
+        }
+    }
+
     /// A value `if` whose condition every lane shares: the branch taken stores its vector
     /// (a uniform tail broadcast) into a temporary, as a scalar value `if` does.
     fn vector_if(&mut self, e: &Expr, cond: &Expr, then: &Block, els: &Expr) -> String {
@@ -276,9 +306,21 @@ impl ClEmitter<'_> {
                 slots,
                 ..
             }) if plan.var(name) == Kind::Varying => {
+                let aggregate = init.as_ref().is_some_and(|e| {
+                    matches!(e.kind, ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. })
+                });
+                if aggregate {
+                    let span = init.as_ref().map_or(plan.span, |e| e.span);
+                    self.aggregate_error(&Expr::new(ExprKind::Var(name.clone()), span), span);
+                    return true;
+                }
                 let slot = slots[0];
                 let t = ty.map_or_else(|| Ph::ty(slot), |t| t.cl_name().to_string());
+                let before = self.lane_errors.get();
                 let init = init.as_ref().map(|e| self.lane_operand(e, slot));
+                if self.lane_errors.get() > before {
+                    self.poisoned.push(name.to_string());
+                }
                 let c = self.names.declare(name);
                 match init {
                     Some(v) => self.line(format!("{t}{} {c} = {v};", plan.width)),
@@ -458,6 +500,9 @@ impl ClEmitter<'_> {
     /// that varies otherwise.
     fn lane_mask(&self, base: &syn::Ident, index: &[Expr]) -> Option<u32> {
         let mut mask = 0;
+        if index.iter().any(|i| self.mentions_poisoned(i)) {
+            return None;
+        }
         for (k, i) in index.iter().enumerate() {
             match self.lane_kind(i) {
                 Some(Kind::Affine) => mask |= 1 << k,
