@@ -273,6 +273,20 @@ fn have_nvrtc(cu: &[String]) -> bool {
     true
 }
 
+/// `NUDA_CUDA_CHECK` holds on every device: the native engine, which builds no source of
+/// its own, has NVRTC compile the program the source-form engines would build.
+#[test]
+fn the_cuda_check_compiles_the_native_engines_launches_too() {
+    let native = [("NUDA_CUDA_CHECK", "sm_90"), ("NUDA_ENGINE", "native")];
+    let cu = dumped_as("cu-native", "cu", &native);
+    if !have_nvrtc(&cu) {
+        return;
+    }
+    assert_eq!(cu.len(), 6, "six programs in CUDA C, from the native engine's launches");
+    let ptx = dumped_as("ptx-native", "ptx", &native);
+    assert!(ptx.len() == 6 && ptx.iter().all(|p| p.contains(".target sm_90")));
+}
+
 #[test]
 fn the_cuda_dialect_keeps_f32_single_and_compiles_to_ptx() {
     if !have_opencl() {

@@ -520,9 +520,19 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
     let (run_native, pushes) = (run_native(name, p), push_captures(&p.captures));
     let (template, label) = (&p.template, format!("#[nukernel] {name}"));
     let quoted = &p.quoted;
+    // NVRTC compiles the native engine's launches too under NUDA_CUDA_CHECK.
+    let check = quote! {
+        // SAFETY: this call site's own template, its witness's fills and calls, and the
+        // variant the proof gave for this launch: `instantiate`'s contract.
+        unsafe { #PRIVATE::check_native(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) }?;
+    };
     quote! {
+        static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
+            concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label,
+            concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
         #PRIVATE::dispatch(&__nuda_dev, |__nuda_form| match __nuda_form {
             #PRIVATE::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+                #check
                 // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
                 // site of this kernel, which is `Checker::trusting`'s contract.
                 let __nuda_fault = unsafe { #PRIVATE::Checker::trusting(__nuda_faults) };
@@ -530,14 +540,12 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
                 #run_native
             }
             #PRIVATE::Form::Native => {
+                #check
                 #nviews
                 #run_native
             }
             // Every other form starts from the OpenCL C source.
             _ => {
-                static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
-                    concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label,
-                    concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
                 // SAFETY: this call site's own template, its witness's fills and calls, and
                 // the variant the proof gave for this launch: `instantiate`'s contract.
                 let __nuda_src = unsafe { #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) };

@@ -47,4 +47,4 @@ pub use range::{
     LoopRange, RangeElement, Steps,
 };
 pub use stack::{check_private, slot_bytes, PrivateLet};
-pub use template::{fill, instantiate, Cx, Template};
+pub use template::{check_native, fill, instantiate, Cx, Template};

@@ -91,6 +91,31 @@ pub unsafe fn instantiate(
     src
 }
 
+/// `NUDA_CUDA_CHECK` on the native engine, which builds no source: the program the
+/// source-form engines would build for this launch, compiled by NVRTC as theirs is (once per
+/// program and process), so that the check holds on every device. Nothing when the check is
+/// off.
+///
+/// # Safety
+///
+/// As [`instantiate`]: the call site's own template, its witness's fills and calls, and the
+/// variant the proof gave for this launch.
+pub unsafe fn check_native(
+    t: &'static Template,
+    fills: &[Fill],
+    calls: &[&'static Nucode],
+    variant: &Variant,
+) -> crate::error::Result<()> {
+    match &crate::config::config().cuda_check {
+        Err(e) => return Err(e.clone()),
+        Ok(archs) if archs.is_empty() => return Ok(()),
+        Ok(_) => {}
+    }
+    // SAFETY: the caller's contract is `instantiate`'s.
+    let src = unsafe { instantiate(t, fills, calls, variant) };
+    crate::backend::cuda::check::check(src, variant.index_type(), t.label)
+}
+
 /// The program: a header saying which checks are on, the called functions (callees first,
 /// their sites numbered after the kernel's), then the kernel. Also the sites in program
 /// order, and whether any check can fire.

@@ -412,9 +412,19 @@ fn engines(p: &Parts, parts: &[KernelGlue], quoted: &str) -> TokenStream {
     let natives: Vec<&TokenStream> = parts.iter().map(|g| &g.native).collect();
     let launches = parts.iter().map(|g| &g.launch);
     let template = &p.template;
+    // NVRTC compiles the native engine's launches too under NUDA_CUDA_CHECK.
+    let check = quote! {
+        // SAFETY: this call site's own template, its witness's fills and calls, and the
+        // variant the proof gave for this launch: `instantiate`'s contract.
+        unsafe { #PRIVATE::check_native(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) }?;
+    };
     quote! {
+        static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
+            concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!",
+            concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
         #PRIVATE::dispatch(&__nuda_dev, |__nuda_form| { match __nuda_form {
             #PRIVATE::Form::Native if __nuda_variant.trusts_bounds(&__NUDA_SITES) => {
+                #check
                 // The launch-time proof (or the caller's `unsafe` opt-out) cleared every bounds
                 // site of this kernel, which is `Checker::trusting`'s contract.
                 let __nuda_fault = unsafe { #PRIVATE::Checker::trusting(__nuda_faults) };
@@ -422,14 +432,12 @@ fn engines(p: &Parts, parts: &[KernelGlue], quoted: &str) -> TokenStream {
                 #(#natives)*
             }
             #PRIVATE::Form::Native => {
+                #check
                 #nviews
                 #(#natives)*
             }
             // Every other form starts from the OpenCL C source.
             _ => {
-                static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
-                    concat!("/* nuwork! at ", file!(), ":", line!(), " */\n", #template), "nuwork!",
-                    concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
                 // SAFETY: this call site's own template, its witness's fills and calls, and
                 // the variant the proof gave for this launch: `instantiate`'s contract.
                 let __nuda_src = unsafe { #PRIVATE::instantiate(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) };
