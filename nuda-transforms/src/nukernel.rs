@@ -526,7 +526,8 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
         // variant the proof gave for this launch: `instantiate`'s contract.
         unsafe { #PRIVATE::check_native(&__NUDA_KERNEL, &__nuda_fills, __nuda_calls, &__nuda_variant) }?;
     };
-    quote! {
+    // A block: the engines are the value of the launch.
+    quote! {{
         static __NUDA_KERNEL: #PRIVATE::Template = #PRIVATE::Template::new(
             concat!("/* #[nukernel] ", #name, " at ", file!(), ":", line!(), " */\n", #template), #label,
             concat!(file!(), ":", line!(), ": ", #quoted), &__NUDA_SITES);
@@ -554,5 +555,5 @@ fn engines(name: &str, p: &Parts) -> TokenStream {
                 __nuda_l.run()
             }
         })
-    }
+    }}
 }
