@@ -17,6 +17,7 @@ mod stage;
 mod stage_lanes;
 mod stmt;
 mod vector;
+mod vector_values;
 mod zeroing;
 
 pub(crate) use access::atomic_args;
