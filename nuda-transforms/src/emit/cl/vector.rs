@@ -206,33 +206,13 @@ impl ClEmitter<'_> {
             return false;
         };
         match s {
-            Stmt::Let(Let {
-                pat: Pat::Ident { name, .. },
-                ty,
-                init,
-                slots,
-                ..
-            }) if plan.var(name) == Kind::Varying => {
-                let aggregate = init.as_ref().is_some_and(|e| {
-                    matches!(e.kind, ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. })
-                });
-                if aggregate {
-                    let span = init.as_ref().map_or(plan.span, |e| e.span);
-                    self.aggregate_error(&Expr::new(ExprKind::Var(name.clone()), span), span);
-                    return true;
-                }
-                let slot = slots[0];
-                let t = ty.map_or_else(|| Ph::ty(slot), |t| t.cl_name().to_string());
-                let before = self.lane_errors.get();
-                let init = init.as_ref().map(|e| self.lane_operand(e, slot));
-                if self.lane_errors.get() > before {
-                    self.poisoned.push(name.to_string());
-                }
-                let c = self.names.declare(name);
-                match init {
-                    Some(v) => self.line(format!("{t}{} {c} = {v};", plan.width)),
-                    None => self.line(format!("{t}{} {c};", plan.width)),
-                }
+            Stmt::Let(
+                l @ Let {
+                    pat: Pat::Ident { name, .. },
+                    ..
+                },
+            ) if plan.var(name) == Kind::Varying => {
+                self.vector_let(l, name);
                 true
             }
             Stmt::Let(
@@ -302,6 +282,32 @@ impl ClEmitter<'_> {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// `let v = ..;` of a value that differs between lanes: a vector local; a struct or
+    /// private array is refused once, and a definition that had an error marks `v` so that
+    /// its uses are not reported again.
+    fn vector_let(&mut self, l: &Let, name: &syn::Ident) {
+        let aggregate = l.init.as_ref().is_some_and(|e| {
+            matches!(e.kind, ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. })
+        });
+        if aggregate {
+            let span = l.init.as_ref().map_or(l.span, |e| e.span);
+            self.aggregate_error(&Expr::new(ExprKind::Var(name.clone()), span), span);
+            return;
+        }
+        let slot = l.slots[0];
+        let t = l.ty.map_or_else(|| Ph::ty(slot), |t| t.cl_name().to_string());
+        let before = self.lane_errors.get();
+        let init = l.init.as_ref().map(|e| self.lane_operand(e, slot));
+        if self.lane_errors.get() > before {
+            self.poisoned.push(name.to_string());
+        }
+        let (c, w) = (self.names.declare(name), self.width());
+        match init {
+            Some(v) => self.line(format!("{t}{w} {c} = {v};")),
+            None => self.line(format!("{t}{w} {c};")),
         }
     }
 
