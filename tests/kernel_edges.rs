@@ -172,6 +172,31 @@ fn vector_lanes_take_float_methods_with_literal_arguments() {
     });
 }
 
+/// The same methods on f64 lanes, at the narrowest and widest vectors.
+#[test]
+fn vector_lanes_take_f64_methods_with_literal_arguments_at_every_width() {
+    let n = 35usize;
+    let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.125 - 2.0).collect();
+    let f = |v: f64| v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0);
+    let want: Vec<f64> = a.iter().map(|&v| f(v) * 2.0).collect();
+    let close = |got: Vec<f64>| {
+        got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0))
+    };
+    check(true, || {
+        let x = NuArray1::from_vec(n, a.clone())?;
+        let (mut o2, mut o16) = (NuArray1::<f64>::new(n), NuArray1::<f64>::new(n));
+        nuwork!(4; annot!(vector(2); nfor!(j in n {
+            let v = x[j];
+            o2[j] = 2.0 * (v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0));
+        })))?;
+        nuwork!(2; annot!(vector(16); nfor!(j in n {
+            let v = x[j];
+            o16[j] = 2.0 * (v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0));
+        })))?;
+        Ok(close(o2.to_vec()) && close(o16.to_vec()))
+    });
+}
+
 #[test]
 fn vector_lanes_clamp_and_keep_nan() {
     let n = 21usize;
