@@ -248,3 +248,36 @@ fn vector_lane_locals_are_told_apart_by_binding() {
         Ok(o.to_vec())
     });
 }
+
+/// A lane body whose inner triangular nest rebinds a lane local's name: the inner range
+/// `0..p` is the nest's own `p`, as in Rust.
+#[test]
+fn vector_lane_inner_nests_see_their_own_loop_variables() {
+    let (n, m) = (21usize, 5usize);
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|j| {
+            let p = 3usize;
+            let first = a[j] * p as f32;
+            let mut t = 0.0f32;
+            for p in 0..m {
+                for _q in 0..p {
+                    t += 1.0;
+                }
+            }
+            first + t
+        })
+        .collect();
+    check(want, || {
+        let x = NuArray1::from_vec(n, a.clone())?;
+        let mut o = NuArray1::<f32>::new(n);
+        nuwork!(4; annot!(vector(4); nfor!(j in n {
+            let p = 3usize;
+            let first = x[j] * p as f32;
+            let mut t = 0.0f32;
+            nfor!((p, q) in (m, 0..p) { t += 1.0; let _ = q; });
+            o[j] = first + t;
+        })))?;
+        Ok(o.to_vec())
+    });
+}

@@ -92,17 +92,22 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         whole: Option<&NuArray<T, S>>,
     ) -> Result<Self> {
         let made = Self::new(world, dims, halo);
-        let mine = match &made {
-            Err(e) => Err(e.clone()),
-            Ok(_) => scatter_input(world, dims, root, whole),
+        // Everything that can fail on one rank fails before the agreement, so that no rank
+        // is left in the exchange (the root's download of its array included).
+        let slice = match (world.rank() == root, whole) {
+            (true, Some(w)) if w.dims() == dims => Some(w.try_as_slice()),
+            _ => None,
+        };
+        let mine = match (&made, &slice) {
+            (Err(e), _) | (_, Some(Err(e))) => Err(e.clone()),
+            _ => scatter_input(world, dims, root, whole),
         };
         let args = format!("root {root}, dims {dims:?}, halo {halo}");
         super::agree::agree(world, "NuDist::scatter", &args, mine)?;
         let mut d = made?;
         let size = world.size();
         let mut out = vec![Vec::new(); size];
-        if let (true, Some(whole)) = (world.rank() == root, whole) {
-            let data = whole.try_as_slice()?;
+        if let Some(Ok(data)) = slice {
             let row = row_len(dims);
             for (q, o) in out.iter_mut().enumerate() {
                 let h = held(dims.extents()[0], halo, &block(dims.extents()[0], size, q));
@@ -197,13 +202,29 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         Ok(self.allgather()?.try_as_slice()?.to_vec())
     }
 
-    /// Every rank's own rows, assembled on every rank.
+    /// Every rank's own rows, assembled on every rank. A rank that cannot read its rows
+    /// still takes part in the gather, with its error, so every rank returns it.
     fn rows_of_all(&self) -> Result<NuArray<T, S>> {
         let row = row_len(self.dims);
         let own = self.owned.start - self.held.start;
-        let mut mine = crate::memory::zeros::<T>(self.owned.len() * row)?;
-        self.local.read_range(own * row, &mut mine)?;
-        let data = self.world.all_gather_vec(&mine)?;
+        let mine = crate::memory::zeros::<T>(self.owned.len() * row).and_then(|mut m| {
+            self.local.read_range(own * row, &mut m)?;
+            Ok(m)
+        });
+        let msg = match &mine {
+            Ok(m) => [&[0u8][..], &bytes(m)].concat(),
+            Err(e) => [&[1u8][..], e.to_string().as_bytes()].concat(),
+        };
+        let parts = self.world.comm().all_gather(&msg)?;
+        if let Some((q, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
+            let why = String::from_utf8_lossy(p.get(1..).unwrap_or_default()).into_owned();
+            let detail = format!("rank {q} could not read its rows: {why}");
+            return Err(super::comm::dist_error("gathering a NuDist", detail));
+        }
+        let mut data = Vec::with_capacity(self.dims.extents().iter().product());
+        for p in &parts {
+            data.extend(decode::<T>(&p[1..])?);
+        }
         NuArray::from_vec(self.dims, data)
     }
 

@@ -111,35 +111,43 @@ impl DistLaunch {
     }
 
     /// The outer loop's range `start..end` (`..=end` when `inclusive`) cut to this rank's
-    /// rows, as `lo..hi`; a step keeps the values the whole loop would take. Values before
-    /// the first row go to rank 0 and values past the last row to the last rank, so that an
-    /// index out of the arrays' rows is the launch's bounds error there, as in one process,
-    /// and no iteration is dropped. Without distributed arrays, the whole range (every rank
-    /// runs all of it).
+    /// rows, as the inclusive bounds `lo..=hi` (`1..=0` where the rank runs none, so that a
+    /// range up to its type's maximum keeps its last value); a step keeps the values the
+    /// whole loop would take, and must be positive (a `nudist` loop counts up through blocks
+    /// of rows). Values before the first row go to rank 0 and values past the last row to the
+    /// last rank, so that an index out of the arrays' rows is the launch's bounds error there,
+    /// as in one process, and no iteration is dropped. Without distributed arrays, the whole
+    /// range (every rank runs all of it).
     pub fn clip<I: RowIndex>(
         &self,
         start: I,
         end: I,
         inclusive: bool,
-        step: Option<usize>,
+        step: Option<i128>,
     ) -> Result<(I, I)> {
-        let Some((world, owned)) = self.world()? else {
-            let end = if inclusive { end.next() } else { end };
-            return Ok((start, end));
+        let step = step.unwrap_or(1);
+        if step <= 0 {
+            return Err(super::comm::dist_error(
+                &format!("annot!(nudist; ..) at {}", self.at),
+                format!("the outer loop steps by {step}; a nudist loop's outer loop counts up through the ranks' blocks of rows, so step by a positive value (reverse the index instead)"),
+            ));
+        }
+        let (lo, hi) = match self.world()? {
+            None => (i128::MIN, i128::MAX),
+            Some((world, owned)) => {
+                let (first, last) = (world.rank() == 0, world.rank() + 1 == world.size());
+                let lo = if first { i128::MIN } else { owned.start as i128 };
+                (lo, if last { i128::MAX } else { owned.end as i128 })
+            }
         };
         let (s, e) = (start.to_i128(), end.to_i128() + i128::from(inclusive));
-        let (first, last) = (world.rank() == 0, world.rank() + 1 == world.size());
-        let lo = if first { i128::MIN } else { owned.start as i128 };
-        let hi = if last { i128::MAX } else { owned.end as i128 };
-        let step = step.unwrap_or(1).max(1) as i128;
         // The first value at or after `lo` that the stepped loop takes.
-        let from = if s >= lo {
-            s
-        } else {
-            s + (lo - s + step - 1) / step * step
-        };
-        let to = e.min(hi).max(from);
-        Ok((I::from_i128(from.min(to)), I::from_i128(to)))
+        let from = if s >= lo { s } else { s + (lo - s + step - 1) / step * step };
+        let to = e.min(hi);
+        if from >= to {
+            return Ok((I::from_i128(1), I::from_i128(0)));
+        }
+        Ok((I::from_i128(from), I::from_i128(to - 1)))
     }
 
     /// The world, when the loop is distributed over more than one rank and no rank stopped.
@@ -279,9 +287,15 @@ fn global_fault(mut b: OutOfBounds, s: &Seen) -> KernelFault {
         return KernelFault::OutOfBounds(Box::new(b));
     };
     let row = local.wrapping_add(s.held.start as i128);
+    let held_rows = b.dims[0];
     b.index[0] = row.to_string();
     b.dims[0] = s.rows as u64;
-    if !(0..s.rows as i128).contains(&row) {
+    // The row is the cause only where it is in the array, not kept here, and every other
+    // coordinate is within its dim (`a[(i, m)]` faults on its column, on any rank).
+    let others_in = (b.index.iter().zip(&b.dims).skip(1))
+        .all(|(i, &d)| i.parse::<u64>().is_ok_and(|v| v < d));
+    let kept = (0..held_rows as i128).contains(&local);
+    if !(0..s.rows as i128).contains(&row) || kept || !others_in {
         return KernelFault::OutOfBounds(Box::new(b));
     }
     KernelFault::OutsideRows(Box::new(OutsideRows {

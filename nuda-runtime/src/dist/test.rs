@@ -32,10 +32,16 @@ fn one_rank_holds_everything_and_clips_nothing() -> crate::error::Result<()> {
     assert_eq!(a.to_vec()?, (0..15).map(|x| x as f32).collect::<Vec<_>>());
     let l = DistLaunch::new("here");
     let _ = DistRef::__nuda_dist_ref(&a, &l, "a");
-    assert_eq!(l.clip(1usize, 3, true, None)?, (1, 4));
+    // Inclusive bounds: `1..=3`.
+    assert_eq!(l.clip(1usize, 3, true, None)?, (1, 3));
     // Values past the last row stay with the last rank, here the only one: 1 and 5 run,
     // and 5 is the launch's bounds error, as in one process.
-    assert_eq!(l.clip(1i32, 9, false, Some(4))?, (1, 9));
+    assert_eq!(l.clip(1i32, 9, false, Some(4))?, (1, 8));
+    // A range up to its type's maximum keeps its last value; an empty one is `1..=0`.
+    assert_eq!(l.clip(250u8, 255, true, None)?, (250, 255));
+    assert_eq!(l.clip(3u8, 3, false, None)?, (1, 0));
+    // A nudist loop counts up.
+    assert!(l.clip(9i32, 0, true, Some(-1)).is_err());
     Ok(())
 }
 

@@ -20,6 +20,7 @@ mod plain;
 mod private_array;
 mod reduction;
 mod share;
+mod slot;
 mod value;
 
 #[doc(hidden)]
@@ -29,6 +30,7 @@ pub use access::{
 };
 pub use access::{index_of, AtomicArray, IndexOf, Indexed};
 pub use arith::{Arith, Shift, ShiftAmount};
+pub use slot::{slot_counter, SlotCounter};
 pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, Capture,
     CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,

@@ -99,10 +99,13 @@ impl VisitMut for Collect {
         }
     }
 
+    /// A nest's range `k` sees its loop variables before `k` (`nfor!((p, q) in (m, 0..p))`).
     fn visit_nest(&mut self, n: &mut Nest) {
-        n.loops.iter_mut().for_each(|l| self.visit_range(&mut l.range));
         self.scopes.push(Vec::new());
-        n.loops.iter().for_each(|l| self.bind(&l.var));
+        for l in &mut n.loops {
+            self.visit_range(&mut l.range);
+            self.bind(&l.var);
+        }
         self.visit_block(&mut n.body);
         self.scopes.pop();
     }
@@ -212,12 +215,14 @@ impl VisitMut for Rename<'_, '_> {
     }
 
     fn visit_nest(&mut self, n: &mut Nest) {
-        n.loops.iter_mut().for_each(|l| self.visit_range(&mut l.range));
         n.annots
             .iter_mut()
             .for_each(|a| a.args.iter_mut().for_each(|e| self.visit_expr(e)));
         self.scopes.push(Vec::new());
-        n.loops.iter_mut().for_each(|l| self.bind(&mut l.var));
+        for l in &mut n.loops {
+            self.visit_range(&mut l.range);
+            self.bind(&mut l.var);
+        }
         self.visit_block(&mut n.body);
         self.scopes.pop();
     }

@@ -69,7 +69,7 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
         let start = r.start.as_ref().map_or_else(|| quote_spanned!(r.span=> 0), |s| quote!(#s));
         let (end, incl) = (&r.end, r.inclusive);
         let step = match &r.step {
-            Some(s) => quote!(::core::option::Option::Some((#s) as usize)),
+            Some(s) => quote!(::core::option::Option::Some((#s) as i128)),
             None => quote!(::core::option::Option::None),
         };
         quote_spanned!(r.span=> let (__nudist_lo, __nudist_hi) = __nudist.clip(#start, #end, #incl, #step)?;)
@@ -139,8 +139,8 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
     }
     let step = outer.step.as_ref().map(|s| quote!(.step_by((#s) as usize)));
     let first = match step {
-        Some(step) => quote_spanned!(outer.span=> (__nudist_lo..__nudist_hi)#step),
-        None => quote_spanned!(outer.span=> __nudist_lo..__nudist_hi),
+        Some(step) => quote_spanned!(outer.span=> (__nudist_lo..=__nudist_hi)#step),
+        None => quote_spanned!(outer.span=> __nudist_lo..=__nudist_hi),
     };
     let ranges: Vec<TokenStream> = std::iter::once(first)
         .chain(n.ranges.iter().map(range_tokens))

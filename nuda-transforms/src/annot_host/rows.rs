@@ -168,6 +168,23 @@ impl Rebase {
     }
 }
 
+impl Rebase {
+    /// `index` into `array` from its first held row: its first coordinate less the row.
+    fn rebase(&mut self, array: &Ident, index: &mut syn::Expr) {
+        let base = base_ident(array);
+        let first = match index {
+            syn::Expr::Tuple(t) if !t.elems.is_empty() => &mut t.elems[0],
+            other => other,
+        };
+        let span = first.span();
+        let old = first.clone();
+        *first = syn::parse_quote_spanned!(span=> ((#old) - #base));
+        if !self.arrays.contains(array) {
+            self.arrays.push(array.clone());
+        }
+    }
+}
+
 /// The first coordinate of an index: `i` of `(i, j)`.
 fn first_of(index: &syn::Expr) -> &syn::Expr {
     match index {
@@ -203,30 +220,25 @@ impl VisitMut for Rebase {
         syn::visit_mut::visit_expr_binary_mut(self, e);
     }
 
+    /// `a.atomic_add(i, v)`: a write of `a` at `i`, whose index is rebased as `a[i]`'s is.
     fn visit_expr_method_call_mut(&mut self, e: &mut syn::ExprMethodCall) {
+        // The write as written, before its index is rewritten.
         let atomic = e.method.to_string().starts_with("atomic_");
-        if let (true, Some(array), Some(i)) = (atomic, self.outside(&e.receiver), e.args.first()) {
-            let text = tidy(&format!("{}.{}({}, ..)", quote!(#array), e.method, quote!(#i)));
-            self.write(&array, first_of(i), text);
+        let array = self.outside(&e.receiver).filter(|_| atomic && !e.args.is_empty());
+        if let (Some(a), Some(i)) = (&array, e.args.first()) {
+            let text = tidy(&format!("{}.{}({}, ..)", quote!(#a), e.method, quote!(#i)));
+            self.write(a, first_of(i), text);
         }
         syn::visit_mut::visit_expr_method_call_mut(self, e);
+        if let (Some(a), Some(i)) = (&array, e.args.first_mut()) {
+            self.rebase(a, i);
+        }
     }
 
     fn visit_expr_index_mut(&mut self, e: &mut syn::ExprIndex) {
         syn::visit_mut::visit_expr_index_mut(self, e);
-        let Some(name) = self.outside(&e.expr) else {
-            return;
-        };
-        let base = base_ident(&name);
-        let first = match &mut *e.index {
-            syn::Expr::Tuple(t) if !t.elems.is_empty() => &mut t.elems[0],
-            other => other,
-        };
-        let span = first.span();
-        let old = first.clone();
-        *first = syn::parse_quote_spanned!(span=> ((#old) - #base));
-        if !self.arrays.contains(&name) {
-            self.arrays.push(name);
+        if let Some(name) = self.outside(&e.expr) {
+            self.rebase(&name, &mut e.index);
         }
     }
 

@@ -46,13 +46,14 @@ impl Affine {
         f
     }
 
-    /// `self + k · other`.
+    /// `self + k · other`. Saturating: a number past `i128` (`i * BIG * BIG`) stays past
+    /// [`LIMIT`], so the form is opaque, never a panic in the macro.
     pub fn add_scaled(&self, other: &Affine, k: i128) -> Affine {
         let mut out = self.clone();
-        out.constant += k * other.constant;
+        out.constant = out.constant.saturating_add(k.saturating_mul(other.constant));
         for (a, c) in &other.terms {
             let e = out.terms.entry(a.clone()).or_insert(0);
-            *e += k * c;
+            *e = e.saturating_add(k.saturating_mul(*c));
             if *e == 0 {
                 out.terms.remove(a);
             }
@@ -161,13 +162,30 @@ impl Forms {
             },
             ExprKind::Var(v) => self.name(e, &v.to_string()),
             ExprKind::Paren(x) => self.form(x),
-            ExprKind::Cast { expr, ty } if wide(ty) => self.form(expr),
+            ExprKind::Cast { expr, ty } if wide(ty) => self.cast(e, expr),
             ExprKind::Unary {
                 op: UnOp::Neg,
                 expr,
             } => self.form(expr).scale(-1),
             ExprKind::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
             _ => self.opaque(e),
+        }
+    }
+
+    /// `expr as usize` (or another 64-bit type): the operand's form where its value is kept.
+    /// Arithmetic inside the cast runs in the operand's type, which may be a float or a
+    /// narrow integer (`(h + h) as usize`, `h: f32`): only loop variables (integers, within
+    /// their ranges) and a bare captured name are followed; anything else is one term.
+    fn cast(&mut self, e: &Expr, expr: &Expr) -> Affine {
+        let inner = self.form(expr);
+        let loops_only = inner.terms.keys().all(|a| matches!(a, Atom::Var(..)));
+        let bare = matches!(unparen(expr).kind, ExprKind::Var(_))
+            && inner.constant == 0
+            && inner.terms.len() == 1
+            && inner.terms.iter().all(|(a, c)| *c == 1 && matches!(a, Atom::Sym(_)));
+        match loops_only || bare {
+            true => inner,
+            false => self.opaque(e),
         }
     }
 
@@ -200,8 +218,16 @@ impl Forms {
     }
 }
 
+/// `e` without its parentheses.
+pub(super) fn unparen(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Paren(x) => unparen(x),
+        _ => e,
+    }
+}
+
 /// Casts that keep every value an index can have (a narrower type could wrap).
-fn wide(ty: &Ty) -> bool {
+pub(super) fn wide(ty: &Ty) -> bool {
     matches!(
         ty,
         Ty::Scalar(Scalar::Usize | Scalar::Isize | Scalar::U64 | Scalar::I64)

@@ -30,14 +30,17 @@ fn line(a: &Access) -> usize {
     a.span.start().line
 }
 
-/// A read that a push's store may reach.
+/// A plain access that a push's store may reach.
 fn push(w: &Access, r: &Access) -> String {
-    let a = &r.array;
-    format!(
-        "nuwork!: this read of `{a}[{ri}]` may see an element that `{a}.push(..)` (line {line}) appends in this launch, where the iterations' order decides which element lands where; read the vector after the launch, or in another nuwork!",
-        ri = r.text,
-        line = line(w),
-    )
+    let (a, ri, line) = (&r.array, &r.text, line(w));
+    match r.kind {
+        Kind::Read => format!(
+            "nuwork!: this read of `{a}[{ri}]` may see an element that `{a}.push(..)` (line {line}) appends in this launch, where the iterations' order decides which element lands where; read the vector after the launch, or in another nuwork!"
+        ),
+        _ => format!(
+            "nuwork!: this write of `{a}[{ri}]` may store to an element that `{a}.push(..)` (line {line}) appends in this launch, where the iterations' order decides which element lands where; write the vector after the launch, or in another nuwork!"
+        ),
+    }
 }
 
 /// A read that another iteration's plain write may reach.

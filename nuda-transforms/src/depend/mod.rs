@@ -21,10 +21,71 @@ use affine::{Affine, Atom};
 use walk::{Access, Bound, Kind, Walk};
 
 /// Refuses `nest` where two iterations may touch one element and one of them writes it. The
-/// first `mapped` loops of the nest the annotation chain produces run in parallel.
-pub fn check(cx: &Ctxt, nest: &Nest, mapped: usize) {
-    let (accesses, system) = accesses(nest, mapped);
-    report(cx, &accesses, &system);
+/// first `mapped` loops of the nest the annotation chain produces run in parallel. Nests
+/// inside the body whose annotations reorder their iterations are checked the same way,
+/// their own loops taking the place of the mapped ones. The scan variables whose slots the
+/// check took as each iteration's own (`out[slot] = v; slot += 1;`): their type must be wide
+/// enough not to wrap, which the witness checks.
+pub fn check(cx: &Ctxt, nest: &Nest, mapped: usize) -> Vec<String> {
+    let (found, system) = accesses(nest, mapped);
+    report(cx, &found, &system, "nuwork!: iterations run in parallel");
+    for inner in reordered_nests(&nest.body) {
+        let (inner_found, system) = accesses(inner, 0);
+        let context = "annot!: the annotations of this inner nest run its iterations out of order";
+        report(cx, &inner_found, &system, context);
+    }
+    let mut slots: Vec<String> = found.iter().filter_map(|a| a.slot.clone()).collect();
+    slots.retain(|s| !s.starts_with("__nuda_len_"));
+    slots.sort();
+    slots.dedup();
+    slots
+}
+
+/// The nests inside `body` whose annotations may change the order of their iterations
+/// within one work-item: all but `inline` and `peel`, which run the copies in order.
+fn reordered_nests(body: &Block) -> Vec<&Nest> {
+    let mut out: Vec<&Nest> = Vec::new();
+    for_each_nest(body, &mut |n| out.push(n));
+    let keeps_order = |a: &Annot| matches!(a.kind, AnnotKind::Inline | AnnotKind::Peel);
+    out.retain(|n| !n.annots.iter().all(keeps_order));
+    out
+}
+
+/// Calls `f` on every nest inside `b`, outer ones first.
+fn for_each_nest<'a>(b: &'a Block, f: &mut dyn FnMut(&'a Nest)) {
+    let exprs = b.stmts.iter().filter_map(|s| match s {
+        Stmt::Expr(e) | Stmt::Return(Some(e), _) => Some(e),
+        Stmt::Let(l) => l.init.as_ref(),
+        Stmt::Assign { value, .. } => Some(value),
+        _ => None,
+    });
+    exprs.chain(b.tail.as_deref()).for_each(|e| nests_in_expr(e, f));
+    for s in &b.stmts {
+        match s {
+            Stmt::Nest(n) => {
+                f(n);
+                for_each_nest(&n.body, f);
+            }
+            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Loop { body, .. } => {
+                for_each_nest(body, f)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The nests in the blocks of an expression (`if` branches, blocks).
+fn nests_in_expr<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Nest)) {
+    match &e.kind {
+        ExprKind::Block(b) => for_each_nest(b, f),
+        ExprKind::If { then, els, .. } => {
+            for_each_nest(then, f);
+            if let Some(x) = els {
+                nests_in_expr(x, f);
+            }
+        }
+        _ => e.operands().into_iter().for_each(|x| nests_in_expr(x, f)),
+    }
 }
 
 /// Every access of the nest's body, and the unknowns its iterations differ in.
@@ -104,7 +165,7 @@ struct System {
 
 /// Each pair of accesses that two iterations may make to one element, one of them a write,
 /// as an error at the later one (the read of a read and a write); one error per access.
-fn report(cx: &Ctxt, accesses: &[Access], sys: &System) {
+fn report(cx: &Ctxt, accesses: &[Access], sys: &System, context: &str) {
     let mut reported = Vec::new();
     for (i, x) in accesses.iter().enumerate() {
         for y in &accesses[i..] {
@@ -112,8 +173,9 @@ fn report(cx: &Ctxt, accesses: &[Access], sys: &System) {
                 continue;
             }
             // The error goes to the plainer access: a read before a write, a write before
-            // an atomic; else to the later one.
-            let (first, at) = match rank(x) < rank(y) {
+            // an atomic; else to the later one; never to a push's store, which the user did
+            // not write.
+            let (first, at) = match (rank(x) < rank(y) || y.is_push()) && !x.is_push() {
                 true => (y, x),
                 false => (x, y),
             };
@@ -124,7 +186,9 @@ fn report(cx: &Ctxt, accesses: &[Access], sys: &System) {
                 if first.text == at.text {
                     reported.push(key(first));
                 }
-                cx.error(at.span, message::of(first, at));
+                let text = message::of(first, at);
+                let text = text.replacen("nuwork!: iterations run in parallel", context, 1);
+                cx.error(at.span, text);
             }
         }
     }

@@ -222,3 +222,60 @@ fn stores_at_a_counted_slot_are_each_iterations_own() {
     let down = quote!(nfor!(i in n { out[s] = a[i]; s += 1; if a[i] > 2 { s -= 1; } }));
     assert_eq!(errors(down, 1).len(), 1);
 }
+
+#[test]
+fn arithmetic_inside_a_cast_is_followed_only_for_loop_variables() {
+    // `h` may be a float (or a narrow integer that wraps): `(h + h) as usize` is one term, so
+    // the GCD test cannot "prove" 2i + 2h and 2i + 3 apart.
+    let float = quote!(nfor!(i in 0..n { a[2 * i + (h + h) as usize] = a[2 * i + 3]; }));
+    assert_eq!(errors(float, 1).len(), 1);
+    // Loop variables are integers within their ranges, and a bare captured name keeps its
+    // value: these are followed.
+    assert!(errors(quote!(nfor!(i in 0..n { a[(i + 1) as usize] = a[(i + 1) as usize] * 2.0; })), 1).is_empty());
+    assert!(errors(quote!(nfor!(i in 0..n { a[2 * i] = a[2 * i + 1 + 2 * k as usize]; })), 1).is_empty());
+}
+
+#[test]
+fn slots_through_a_narrowing_cast_are_not_each_iterations_own() {
+    let narrow = quote!(nfor!(i in n { out[(s as u8) as usize] = x[i]; s += 1; }));
+    assert_eq!(errors(narrow, 1).len(), 1);
+}
+
+#[test]
+fn inner_nests_whose_annotations_reorder_them_are_checked() {
+    let vector = quote!(nfor!(i in n { annot!(vector(4); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    let e = errors(vector, 1);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(e[0].starts_with("annot!: the annotations of this inner nest"), "{}", e[0]);
+    // `inline` runs the copies in order: a serial recurrence stays fine.
+    let inline = quote!(nfor!(i in n { annot!(inline; nfor!(k in 1..8 { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    assert!(errors(inline, 1).is_empty());
+    // An inner nest with no dependence of its own compiles under any annotation.
+    let free = quote!(nfor!(i in n { annot!(vector(4); nfor!(k in m { b[(i, k)] = a[(i, k)] * 2.0; })); }));
+    assert!(errors(free, 1).is_empty());
+}
+
+#[test]
+fn a_push_is_never_named_by_its_store() {
+    for nest in [
+        quote!(nfor!(i in n { v[0] = 1.0; v.push(x[i]); })),
+        quote!(nfor!(i in n { v.push(x[i]); v[0] = 1.0; })),
+    ] {
+        let text = nest.to_string();
+        let mac: syn::Macro = syn::parse2(nest).expect("a macro call");
+        let cx = Ctxt::new();
+        let mut lower = Lower::new(&cx);
+        let mut nest = crate::syntax::annot::lower_nest_macro(&mut lower, &mac, "nuwork!").expect("a nest");
+        crate::reduce::push::rewrite(&cx, &mut nest.body, &mut lower.slots);
+        check(&cx, &nest, 1);
+        let e: Vec<String> = cx.check().unwrap_err().into_iter().map(|e| e.to_string()).collect();
+        assert!(e.iter().all(|m| !m.contains("__nuda")), "{text}: {e:?}");
+        assert!(e.iter().any(|m| m.contains("this write of `v[0]`")), "{text}: {e:?}");
+    }
+}
+
+#[test]
+fn huge_literals_make_an_opaque_term_not_a_panic() {
+    let big = quote!(nfor!(i in n { a[i + 18446744073709551615 * 18446744073709551615 * 18446744073709551615] = 0.0; }));
+    assert_eq!(errors(big, 1).len(), 1);
+}

@@ -377,11 +377,13 @@ fn slot_store(stmt: &Stmt, next: Option<&Stmt>, counters: &[String]) -> Option<S
     (*v == name && step.is_some() && counters.contains(&name)).then_some(name)
 }
 
-/// The variable `e` is, through parentheses and casts.
+/// The variable `e` is, through parentheses and casts that keep every value (a narrowing
+/// cast, `(s as u8) as usize`, would make slots repeat).
 fn bare_name(e: &Expr) -> Option<String> {
     match &e.kind {
         ExprKind::Var(v) => Some(v.to_string()),
-        ExprKind::Paren(x) | ExprKind::Cast { expr: x, .. } => bare_name(x),
+        ExprKind::Paren(x) => bare_name(x),
+        ExprKind::Cast { expr, ty } if super::affine::wide(ty) => bare_name(expr),
         _ => None,
     }
 }

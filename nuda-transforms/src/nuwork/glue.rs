@@ -297,7 +297,13 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     let (reds, wreds) = (super::reduce::setup(p), super::reduce::witness(p));
     // Read after the body, as the loop's next iteration would: no "never read" warnings.
     let wreads = p.analysis.reductions.iter().map(|r| &r.name);
-    let wreads = quote!(#( ::core::mem::drop(#wreads); )*);
+    // A counted slot's counter wide enough not to wrap (`depend`), before the reads.
+    let counters = p.analysis.reductions.iter().map(|r| &r.name);
+    let counters = counters.filter(|n| p.slot_counters.contains(&n.to_string()));
+    let wreads = quote! {
+        #( ::nuda::kernel::slot_counter(&#counters); )*
+        #( ::core::mem::drop(#wreads); )*
+    };
     quote! {
         #contract
         static __NUDA_SITES: #sites;

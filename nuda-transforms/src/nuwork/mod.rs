@@ -146,6 +146,9 @@ struct Parts {
     /// Pairs of arrays that would race as one array (`crate::depend::alias_pairs`): the
     /// launch checks that they are not.
     aliases: Vec<(String, String)>,
+    /// The scan variables whose slots the dependence test took as each iteration's own:
+    /// the witness checks they are wide enough not to wrap.
+    slot_counters: Vec<String>,
     /// Inside `annot!(nudist; ..)`: reductions, scans and flags combine over the ranks of
     /// the launch `__nudist` (`annot_host/nudist.rs`).
     dist: bool,
@@ -233,9 +236,9 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let span = input.nest.span();
     // After an error in the body, its stand-ins (`false` for an unsupported index) would
     // only add confusing errors.
-    let mut aliases = Vec::new();
+    let (mut aliases, mut slot_counters) = (Vec::new(), Vec::new());
     if !input.independent && !cx.has_errors() {
-        crate::depend::check(cx, &nest, k);
+        slot_counters = crate::depend::check(cx, &nest, k);
         aliases = crate::depend::alias_pairs(&nest, k);
     }
     // Decided on the nest as written: annotations only redistribute its iterations.
@@ -261,6 +264,7 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     let mut parts = assemble(cx, kernels, analysis, lower.slots, plain, pushes);
     parts.flags = flags;
     parts.aliases = aliases;
+    parts.slot_counters = slot_counters;
     Some(parts)
 }
 
@@ -308,6 +312,7 @@ fn assemble(
         pushes,
         flags: Vec::new(),
         aliases: Vec::new(),
+        slot_counters: Vec::new(),
         dist: false,
     }
 }
