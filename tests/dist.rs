@@ -46,6 +46,14 @@ fn main() {
         ("writes_outside_own_rows", dist_input::writes_outside_own_rows),
         ("a_range_past_the_rows", dist_input::a_range_past_the_rows),
         ("inner_nests_are_rebased", dist_input::inner_nests_are_rebased),
+        (
+            "atomics_on_a_distributed_array",
+            dist_input::atomics_on_a_distributed_array,
+        ),
+        (
+            "a_downward_outer_loop_is_an_err",
+            dist_input::a_downward_outer_loop_is_an_err,
+        ),
     ];
     let mut digest = Digest(0xcbf2_9ce4_8422_2325);
     for (name, case) in cases {

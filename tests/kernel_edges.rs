@@ -275,7 +275,7 @@ fn vector_lane_inner_nests_see_their_own_loop_variables() {
             let p = 3usize;
             let first = x[j] * p as f32;
             let mut t = 0.0f32;
-            nfor!((p, q) in (m, 0..p) { t += 1.0; let _ = q; });
+            nfor!((p, _q) in (m, 0..p) { t += 1.0; });
             o[j] = first + t;
         })))?;
         Ok(o.to_vec())

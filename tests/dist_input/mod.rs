@@ -113,3 +113,27 @@ pub fn inner_nests_are_rebased(world: &World, d: &mut Digest) -> nuda::Result<()
     d.add(got.iter().map(|&x| x as u64));
     Ok(())
 }
+
+/// Atomics index a distributed array as `[]` does: rebased to the rank's block, and the
+/// array recorded even where atomics are its only use.
+pub fn atomics_on_a_distributed_array(world: &World, d: &mut Digest) -> nuda::Result<()> {
+    let n = 13usize;
+    let mut h = NuDist1::<u32>::new(world, n, 0)?;
+    annot!(nudist; nuwork!(4; nfor!(i in n { h.atomic_add(i, i as u32 + 1); })))?;
+    let got = h.to_vec()?;
+    check(got == (1..=n as u32).collect::<Vec<_>>(), || format!("atomics: {got:?}"))?;
+    d.add(got.iter().map(|&x| u64::from(x)));
+    Ok(())
+}
+
+/// A `nudist` loop counts up through the ranks' blocks: a downward outer loop is an `Err` on
+/// every rank, not a loop that runs nothing (a literal negative step is a compile error,
+/// `tests/ui/nudist_downward_loop.rs`).
+pub fn a_downward_outer_loop_is_an_err(world: &World, _: &mut Digest) -> nuda::Result<()> {
+    let (n, step) = (10i64, -1i64);
+    let mut b = NuDist1::<i64>::new(world, n as usize, 0)?;
+    let r = annot!(nudist; nuwork!(4; nfor!(i in n - 1 <> 0 :/ step { b[i as usize] = i; })));
+    let text = dist_detail(r, "a downward outer loop");
+    check(text.contains("steps by -1"), || text.clone())?;
+    check(b.to_vec()?.iter().all(|&x| x == 0), || "nothing ran".into())
+}

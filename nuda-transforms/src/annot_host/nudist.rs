@@ -137,6 +137,10 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
     if outer.rev {
         return Err(syn::Error::new(outer.span, "annot!: nudist splits the outer loop into blocks of rows in order; remove `.rev()` from it"));
     }
+    // A step known negative here; one that is negative at run time is the launch's `Err`.
+    if let Some(s @ syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), .. })) = &outer.step {
+        return Err(syn::Error::new(s.span(), "annot!: nudist splits the outer loop into blocks of rows in order, counting up; step by a positive value and reverse the index instead"));
+    }
     let step = outer.step.as_ref().map(|s| quote!(.step_by((#s) as usize)));
     let first = match step {
         Some(step) => quote_spanned!(outer.span=> (__nudist_lo..=__nudist_hi)#step),

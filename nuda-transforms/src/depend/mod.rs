@@ -42,13 +42,25 @@ pub fn check(cx: &Ctxt, nest: &Nest, mapped: usize) -> Vec<String> {
 }
 
 /// The nests inside `body` whose annotations may change the order of their iterations
-/// within one work-item: all but `inline` and `peel`, which run the copies in order.
+/// within one work-item.
 fn reordered_nests(body: &Block) -> Vec<&Nest> {
     let mut out: Vec<&Nest> = Vec::new();
     for_each_nest(body, &mut |n| out.push(n));
-    let keeps_order = |a: &Annot| matches!(a.kind, AnnotKind::Inline | AnnotKind::Peel);
     out.retain(|n| !n.annots.iter().all(keeps_order));
     out
+}
+
+/// Whether an annotation runs a nest's iterations in their order: `inline` and `peel`;
+/// `unroll`, `tile` and `tilem` on one loop (the copies, tiles and remainders follow one
+/// another; on two or more loops the inner ones restart per tile); `permut` as written.
+/// `dmine` interleaves its copies and `vector` runs lanes side by side.
+fn keeps_order(a: &Annot) -> bool {
+    match a.kind {
+        AnnotKind::Inline | AnnotKind::Peel => true,
+        AnnotKind::Unroll | AnnotKind::Tile | AnnotKind::Tilem => a.args.len() == 1,
+        AnnotKind::Permut => a.args.iter().enumerate().all(|(k, e)| position(e) == Some(k + 1)),
+        _ => false,
+    }
 }
 
 /// Calls `f` on every nest inside `b`, outer ones first.

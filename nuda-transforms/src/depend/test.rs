@@ -247,9 +247,17 @@ fn inner_nests_whose_annotations_reorder_them_are_checked() {
     let e = errors(vector, 1);
     assert_eq!(e.len(), 1, "{e:?}");
     assert!(e[0].starts_with("annot!: the annotations of this inner nest"), "{}", e[0]);
-    // `inline` runs the copies in order: a serial recurrence stays fine.
+    // `inline`, and `unroll` or `tile` on one loop, run the copies in order: a serial
+    // recurrence, or updates of one element, stay fine.
     let inline = quote!(nfor!(i in n { annot!(inline; nfor!(k in 1..8 { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
     assert!(errors(inline, 1).is_empty());
+    let unroll = quote!(nfor!(i in n { annot!(unroll(4), tile(2); nfor!(k in m { c[i] += a[(i, k)]; })); }));
+    assert!(errors(unroll, 1).is_empty());
+    // `dmine` interleaves its copies, and tiling two loops reorders them.
+    let dmine = quote!(nfor!(i in n { annot!(dmine(2); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    assert_eq!(errors(dmine, 1).len(), 1);
+    let tiles = quote!(nfor!(i in n { annot!(tile(2, 2); nfor!((k, l) in (m, m) { a[(i, l)] = a[(i, l - 1)]; })); }));
+    assert!(!errors(tiles, 1).is_empty());
     // An inner nest with no dependence of its own compiles under any annotation.
     let free = quote!(nfor!(i in n { annot!(vector(4); nfor!(k in m { b[(i, k)] = a[(i, k)] * 2.0; })); }));
     assert!(errors(free, 1).is_empty());
