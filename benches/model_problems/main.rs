@@ -9,6 +9,7 @@ mod checks;
 mod dot;
 mod filter;
 mod histogram;
+mod lab;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
 #[path = "../../examples/mandelbrot/kernels.rs"]
@@ -120,6 +121,13 @@ struct Args {
     /// Measure nothing: read the rows of an earlier `--json` and print and draw them.
     #[arg(long)]
     replot: Option<String>,
+    /// Run nothing either: compile every variant of every problem (and each hand-written
+    /// peer) for this NVIDIA architecture with NVRTC, read NVIDIA's disassembly, and print
+    /// per kernel its registers, spills, shared memory, occupancy on an H100/H200 and the
+    /// instruction mix of its hottest loop (`sm_90`; needs pip's nvidia-cuda-nvrtc-cu12,
+    /// nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, no GPU).
+    #[arg(long = "static", value_name = "ARCH")]
+    static_arch: Option<String>,
     #[arg(long, hide = true)]
     bench: bool,
 }
@@ -135,7 +143,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Tuned rows are tuned unless asked not to be: a fresh machine has no stored winner, and
     // a "tuned" row running its first candidate would show that tuning buys nothing.
-    if (args.tune || !args.no_tune) && std::env::var_os("NUDA_TUNE").is_none() {
+    // The lab times nothing, so a tuned row there runs its first candidate (or a stored
+    // winner), as with `--no-tune`.
+    let tuning = (args.tune || !args.no_tune) && args.static_arch.is_none();
+    if tuning && std::env::var_os("NUDA_TUNE").is_none() {
         std::env::set_var("NUDA_TUNE", "1");
     }
     if let Some(bad) = args.problems.iter().find(|p| !ALL.contains(&p.as_str())) {
@@ -145,34 +156,47 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let rows: Vec<table::Row> = serde_json::from_str(&std::fs::read_to_string(path)?)?;
         return report(&args, &rows);
     }
+    if let Some(arch) = &args.static_arch {
+        // Registered before anything else asks for devices; every launch then goes there.
+        let lab = nuda::lab::enable(arch)?;
+        nuda::set_device(lab)?;
+    }
     nuda::init()?;
     let device = nuda::current_device()?;
     println!("nuda bench on {}", device.info());
-    if args.problems.iter().any(|p| p == "runtime") {
+    if args.problems.iter().any(|p| p == "runtime") && args.static_arch.is_none() {
         runtime::report(&device, args.quick)?;
         overhead::report(&device, args.quick)?;
     }
-    let rows = problems(&args, device)?;
+    let (rows, lab) = problems(&args, device)?;
+    if let Some(arch) = &args.static_arch {
+        lab::print(&lab, arch);
+        return Ok(());
+    }
     if rows.is_empty() {
         return Ok(());
     }
     report(&args, &rows)
 }
 
-fn problems(
-    args: &Args,
-    device: nuda::Device,
-) -> Result<Vec<table::Row>, Box<dyn std::error::Error>> {
+/// The rows measured, and what the static lab recorded (with `--static`).
+type Ran = (Vec<table::Row>, Vec<lab::LabRow>);
+
+fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error::Error>> {
     let native = nuda::devices()
         .iter()
         .find(|d| d.kind == nuda::DeviceKind::Native && d.index != device.index())
         .map(|d| d.index);
+    // The lab runs the problems' variants: neither runtime figures nor scaling.
+    let lab_mode = args.static_arch.is_some();
     let chosen: Vec<String> = args
         .problems
         .iter()
-        .filter(|p| *p != "runtime")
+        .filter(|p| *p != "runtime" && !(lab_mode && *p == "scaling"))
         .cloned()
         .collect();
+    // The native engine's peers run natively: nothing for the lab.
+    let native = native.filter(|_| !lab_mode);
     let opencl = !device.is_native();
     let bar = ProgressBar::new(problems::steps(&chosen, native.is_some(), opencl));
     bar.set_style(
@@ -189,6 +213,8 @@ fn problems(
         only: args.variants.clone(),
         native_each: args.native_each,
         paired_base: args.paired_base,
+        lab_mode,
+        lab: Vec::new(),
     };
     for p in &chosen {
         match p.as_str() {
@@ -212,7 +238,7 @@ fn problems(
         }
     }
     bench.bar.finish_and_clear();
-    Ok(bench.rows)
+    Ok((bench.rows, bench.lab))
 }
 
 /// Prints the table and writes the files asked for; an unverified row is an error.

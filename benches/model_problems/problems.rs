@@ -60,6 +60,10 @@ pub struct Bench {
     pub native_each: bool,
     /// `--paired-base`: every variant also timed in alternating rounds with the base.
     pub paired_base: bool,
+    /// `--static`: run each variant once on the static lab, time and check nothing.
+    pub lab_mode: bool,
+    /// What the lab recorded per variant (`lab.rs`).
+    pub lab: Vec<crate::lab::LabRow>,
 }
 
 /// One measurement, before it becomes a row.
@@ -129,6 +133,9 @@ impl Bench {
 
     /// Measures every variant and peer of one problem on `state`.
     pub fn run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
+        if self.lab_mode {
+            return self.lab_run(spec, state);
+        }
         let mut base = None;
         let mut base_run: Option<Run<S>> = None;
         let mut best: Option<(f64, &Variant<S>)> = None;

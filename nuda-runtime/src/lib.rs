@@ -33,6 +33,7 @@ mod error;
 mod fault;
 pub mod image;
 pub mod kernel;
+pub mod lab;
 pub mod launch;
 mod memory;
 mod nudevs;

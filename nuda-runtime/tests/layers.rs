@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("reduce", 5),
     ("tune", 5),
     ("dist", 5),
+    ("lab", 5),
     ("private", 6),
 ];
 

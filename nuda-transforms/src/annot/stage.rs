@@ -141,7 +141,7 @@ fn footprint(
 }
 
 fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option<Stage> {
-    let (arrays, k, depth) = parse_args(g, args)?;
+    let (arrays, k, depth, buffers) = parse_args(g, args)?;
     let tiles: Option<Vec<usize>> = n.loops.iter().map(|l| constant_end(&l.range)).collect();
     let Some(tiles) = tiles else {
         g.cx.error(span, "annot!: stage needs the constant tile sizes of a tilem right before it, as in `tilem(16, 16), stage(a, k: 16)`");
@@ -170,6 +170,7 @@ fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option
         arrays,
         k,
         depth,
+        buffers,
         tiles,
         span,
         group: Vec::new(),
@@ -177,20 +178,27 @@ fn plan(g: &Gen<'_>, n: &Nest, args: &[Expr], span: proc_macro2::Span) -> Option
     })
 }
 
-/// `stage(a, b, k: 16)`: the arrays, the loop and its tile size (`stage(a)`: none, 1).
-fn parse_args(g: &Gen<'_>, args: &[Expr]) -> Option<(Vec<syn::Ident>, Option<syn::Ident>, usize)> {
-    let (mut arrays, mut k) = (Vec::new(), None);
+/// What `stage(..)`'s arguments say.
+struct Args {
+    arrays: Vec<syn::Ident>,
+    /// The staged loop and its depth (`k: 16`).
+    k: Option<(syn::Ident, usize)>,
+    /// `buffers: 2`: copies of each box in local memory, and where the option was written.
+    buffers: Option<(usize, proc_macro2::Span)>,
+}
+
+/// `stage(a, b, k: 16, buffers: 2)`: the arrays, the loop and its tile size (`stage(a)`:
+/// none, 1), the local copies (1 unless said). `buffers` always names the option.
+fn parse_args(g: &Gen<'_>, args: &[Expr]) -> Option<(Vec<syn::Ident>, Option<syn::Ident>, usize, usize)> {
+    let mut out = Args { arrays: Vec::new(), k: None, buffers: None };
     for a in args {
         match &a.kind {
-            ExprKind::Var(v) => arrays.push(v.clone()),
-            ExprKind::Tuple(p) if p.len() == 2 => match (&p[0].kind, literal(&p[1])) {
-                (ExprKind::Var(v), Some(d)) if d > 0 && k.is_none() => k = Some((v.clone(), d as usize)),
-                _ => g.cx.error(a.span, "annot!: stage takes one `loop: depth` with a constant depth, as in `stage(a, b, k: 16)`"),
-            },
+            ExprKind::Var(v) => out.arrays.push(v.clone()),
+            ExprKind::Tuple(p) if p.len() == 2 => pair(g, &mut out, a, (&p[0], &p[1])),
             _ => g.cx.error(a.span, "annot!: stage takes the arrays to stage and the loop to tile, as in `stage(a, b, k: 16)`"),
         }
     }
-    if arrays.is_empty() {
+    if out.arrays.is_empty() {
         let span = args
             .first()
             .map_or_else(proc_macro2::Span::call_site, |a| a.span);
@@ -200,8 +208,31 @@ fn parse_args(g: &Gen<'_>, args: &[Expr]) -> Option<(Vec<syn::Ident>, Option<syn
         );
         return None;
     }
-    let (k, depth) = k.map_or((None, 1), |(k, d)| (Some(k), d));
-    Some((arrays, k, depth))
+    let buffers = match (out.buffers, &out.k) {
+        (Some((_, span)), None) => {
+            g.cx.error(span, "annot!: stage(.., buffers: 2) double-buffers the copies of a staged loop: name the loop first, as in `stage(a, b, k: 8, buffers: 2)`");
+            return None;
+        }
+        (b, _) => b.map_or(1, |b| b.0),
+    };
+    let (k, depth) = out.k.map_or((None, 1), |(k, d)| (Some(k), d));
+    Some((out.arrays, k, depth, buffers))
+}
+
+/// One `name: value` argument: the staged loop, or after it `buffers: 1` or `buffers: 2`.
+fn pair(g: &Gen<'_>, out: &mut Args, a: &Expr, (name, value): (&Expr, &Expr)) {
+    let (ExprKind::Var(v), Some(d)) = (&name.kind, literal(value)) else {
+        g.cx.error(a.span, "annot!: stage takes one `loop: depth` with a constant depth, as in `stage(a, b, k: 16)`");
+        return;
+    };
+    match () {
+        _ if v == "buffers" && out.buffers.is_none() => match d {
+            1 | 2 => out.buffers = Some((d as usize, a.span)),
+            _ => g.cx.error(value.span, "annot!: stage(.., buffers: n) takes 1 or 2: with 2, the next slice is copied while this one is read, one barrier a slice"),
+        },
+        _ if d > 0 && out.k.is_none() => out.k = Some((v.clone(), d as usize)),
+        _ => g.cx.error(a.span, "annot!: stage takes one `loop: depth` with a constant depth, and then `buffers: 1` or `buffers: 2`, as in `stage(a, b, k: 8, buffers: 2)`"),
+    }
 }
 
 /// The end of a `0..T` element loop, `T` a constant.

@@ -46,6 +46,10 @@ pub struct Stage {
     pub k: Option<Ident>,
     /// Its tile size.
     pub depth: usize,
+    /// Copies of each box in local memory (`buffers: 2`): with two, the group copies the next
+    /// slice into one while the last is still being read from the other, with one barrier a
+    /// slice instead of two.
+    pub buffers: usize,
     /// The element loops' trip counts: the work-group's size.
     pub tiles: Vec<usize>,
     /// The annotation, where its errors point.

@@ -78,6 +78,12 @@ impl Prelude {
             // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
             Dialect::Cuda => "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
         };
+        // Before a loop of a constant trip count that a GPU should run unrolled (a staged
+        // slice); CPUs' OpenCL compilers decide for themselves, and compile faster so.
+        t += match self.dialect {
+            Dialect::OpenCl => "#define NU_UNROLL\n",
+            Dialect::Cuda => "#define NU_UNROLL _Pragma(\"unroll\")\n",
+        };
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");

@@ -60,7 +60,7 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     let compiled = nvrtc::compile(&text, label, &options, true);
     let log = match compiled {
         Ok(c) if !has_warning(&c.log) => {
-            dump(&text, label, arch, &c.log);
+            dump(&text, label, arch, &c.log, Some(&c.image));
             if let Some(p) = &passed {
                 p.record();
             }
@@ -125,7 +125,7 @@ fn has_warning(log: &str) -> bool {
 
 /// Writes the CUDA C, its PTX and ptxas's report to `NUDA_DUMP`, if set, as the OpenCL
 /// backend does its OpenCL C (the CUDA backend's builds call it too).
-pub(crate) fn dump(text: &str, label: &str, arch: &str, ptxas: &str) {
+pub(crate) fn dump(text: &str, label: &str, arch: &str, ptxas: &str, cubin: Option<&[u8]>) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
@@ -141,6 +141,15 @@ pub(crate) fn dump(text: &str, label: &str, arch: &str, ptxas: &str) {
     }
     if let Ok(p) = ptx {
         files.push((format!("{label}-{digest}-{arch}.ptx"), p.image));
+    }
+    // NVIDIA's disassembly of the CUBIN, with a resource line per kernel first.
+    match cubin.map(super::sass::disassemble) {
+        Some(Ok((sass, kernels))) => {
+            let head = super::sass::resource_lines(&kernels, ptxas);
+            files.push((format!("{label}-{digest}-{arch}.sass"), (head + &sass).into_bytes()));
+        }
+        Some(Err(why)) => eprintln!("nuda: NUDA_DUMP: no SASS for {label}: {why}"),
+        None => {}
     }
     for (name, bytes) in files {
         let path = dir.join(name);

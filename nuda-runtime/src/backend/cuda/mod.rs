@@ -13,6 +13,8 @@ mod launch;
 mod memory;
 mod nvrtc;
 mod program;
+pub mod lab;
+pub mod sass;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::Result;

@@ -87,17 +87,7 @@ fn candidates() -> Vec<PathBuf> {
         .iter()
         .map(PathBuf::from)
         .collect();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let venv = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from);
-    let roots = [
-        home.map(|h| h.join(".local/lib")),
-        venv.map(|v| v.join("lib")),
-        Some(PathBuf::from("/usr/local/lib")),
-        Some(PathBuf::from("/usr/lib")),
-    ];
-    for root in roots.into_iter().flatten() {
-        dirs.extend(site_packages(&root).map(|s| s.join("nvidia/cuda_nvrtc/lib")));
-    }
+    dirs.extend(site_package_dirs().map(|s| s.join("nvidia/cuda_nvrtc/lib")));
     // Last, the Python on the path, which knows where its own packages are (a conda or venv
     // that torch brought NVIDIA's wheels into, say).
     dirs.extend(python_nvrtc_dir());
@@ -106,6 +96,23 @@ fn candidates() -> Vec<PathBuf> {
         out.push(d.join("libnvrtc.so"));
     }
     out
+}
+
+/// Every Python site-packages nuda can think of: the user's, a virtual environment's and
+/// the system's (pip's NVIDIA wheels land in one of them).
+pub(super) fn site_package_dirs() -> impl Iterator<Item = PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let venv = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from);
+    let roots = [
+        home.map(|h| h.join(".local/lib")),
+        venv.map(|v| v.join("lib")),
+        Some(PathBuf::from("/usr/local/lib")),
+        Some(PathBuf::from("/usr/lib")),
+    ];
+    roots
+        .into_iter()
+        .flatten()
+        .flat_map(|root| site_packages(&root).collect::<Vec<_>>())
 }
 
 /// `nvidia/cuda_nvrtc/lib` of the package `python3` imports, if it imports one.

@@ -108,7 +108,7 @@ impl CuDevice {
         let text = cuda_text(source, index);
         let label = source.faults.as_ref().map_or(kernel, |f| f.label);
         let arch = super::driver::architecture(&self.info);
-        super::check::dump(&text, label, &arch, "");
+        super::check::dump(&text, label, &arch, "", None);
         let cache = crate::config::config().cache.clone()?.map(DiskCache::new);
         let key = DiskCache::key(&self.info, &format!("{arch}\n{}\n{text}", nvrtc_version()));
         let image = match cache.as_ref().and_then(|c| c.load(&key)) {

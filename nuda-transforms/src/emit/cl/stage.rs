@@ -47,6 +47,9 @@ pub(super) struct Staging {
     /// The C names of the element loops' variables, by dimension.
     elems: Vec<String>,
     k: String,
+    /// With `buffers: 2`, the C name of the copy this slice uses (0 or 1): each box sits at
+    /// that multiple of its size in its `local` array.
+    buf: Option<String>,
     /// The work-items of a group.
     group: usize,
     user_elems: HashMap<String, (usize, i64)>,
@@ -82,6 +85,7 @@ impl ClEmitter<'_> {
             ke: String::new(),
             elems,
             k,
+            buf: None,
             group: st.group.iter().map(|d| d.1).product(),
             user_elems,
             locals,
@@ -122,13 +126,14 @@ impl ClEmitter<'_> {
     /// The `local` arrays (at kernel scope, as OpenCL C requires), the element variables
     /// from the local ids, and the work-item's number in its group.
     fn declare_elements(&mut self, n: &Nest, arrays: &HashMap<String, StagedArray>) {
+        let copies = n.stage.as_ref().map_or(1, |st| st.buffers);
         let mut sorted: Vec<(&String, &StagedArray)> = arrays.iter().collect();
         sorted.sort_by(|a, b| a.1.local.cmp(&b.1.local));
         for (name, b) in sorted {
             let fill = self
                 .env
                 .capture_fill(&syn::Ident::new(name, proc_macro2::Span::call_site()));
-            let size: usize = b.extents.iter().product();
+            let size = b.extents.iter().product::<usize>() * copies;
             self.line(format!(
                 "local {} {}[{size}];",
                 Ph::elem(fill.unwrap_or_default()),
@@ -196,10 +201,22 @@ impl ClEmitter<'_> {
             "for (nu_idx {kt} = 0; {kt} + {d} <= {n}; {kt} += {d}) {{"
         ));
         self.indent += 1;
-        self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        // One copy: every work-item must be done reading the last slice before it is
+        // overwritten. Two: slice `s` is written while `s - 1` is read from the other copy,
+        // and the barrier after slice `s - 1`'s copy already follows every read of `s - 2`.
+        if st.buffers == 2 {
+            let buf = self.names.fresh("nu_kb");
+            self.line(format!("nu_idx {buf} = {kt} / {d} % 2;"));
+            staging.buf = Some(buf);
+        } else {
+            self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        }
         let first = value(&kt);
         self.copies(&staging, &format!("{t} nu_k0 = {first};"));
         self.line("barrier(CLK_LOCAL_MEM_FENCE);");
+        // A GPU runs the slice unrolled: its loop counter and branch would take issue slots
+        // from the multiply-adds, and its reads' addresses become constants.
+        self.line("NU_UNROLL");
         self.line(format!("for (nu_idx {ke} = 0; {ke} < {d}; {ke}++) {{"));
         staging.ke = ke.clone();
         let saved = self.staging.replace(Rc::new(staging));
@@ -264,10 +281,19 @@ impl ClEmitter<'_> {
         for (p, o) in origins.iter().enumerate() {
             self.line(format!("{}_o{p} = {o};", b.local));
         }
-        self.line(format!(
-            "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
-        ));
-        self.indent += 1;
+        if size % group == 0 {
+            // As many elements for every work-item: a constant trip count, which a GPU
+            // unrolls (no counter, no branch, constant offsets).
+            self.line("NU_UNROLL");
+            self.line(format!("for (nu_idx nu_c = 0; nu_c < {}; nu_c++) {{", size / group));
+            self.indent += 1;
+            self.line(format!("nu_idx nu_f = nu_lid + nu_c * {group};"));
+        } else {
+            self.line(format!(
+                "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
+            ));
+            self.indent += 1;
+        }
         let rank = b.extents.len();
         for p in 0..rank {
             let stride: usize = b.extents[p + 1..].iter().product();
@@ -282,8 +308,9 @@ impl ClEmitter<'_> {
             off = format!("({off}) * {c}__d{p} + nu_x{p}");
         }
         let data = Ph::data(fill, &c);
+        let at = staging.buf.as_ref().map_or_else(String::new, |k| format!("{k} * {size} + "));
         self.line(format!(
-            "if ({}) {}[nu_f] = {data}[{off}];",
+            "if ({}) {}[{at}nu_f] = {data}[{off}];",
             inside.join(" && "),
             b.local
         ));
@@ -388,6 +415,10 @@ impl ClEmitter<'_> {
             };
             expected.push(format!("{}_o{p} + {coord}", b.local));
             flat = format!("({flat}) * {} + {coord}", b.extents[p]);
+        }
+        if let Some(k) = &staging.buf {
+            let size: usize = b.extents.iter().product();
+            flat = format!("{k} * {size} + {flat}");
         }
         Some((b.local.clone(), flat, expected))
     }

@@ -1,0 +1,115 @@
+//! `--static sm_90`: every variant of every problem, and each same-device peer, run once on
+//! the static lab (`nuda::lab`), which compiles each launch for an H100/H200 with NVRTC, reads
+//! NVIDIA's disassembly and runs nothing. The table: per kernel, registers, spills, shared
+//! memory, theoretical occupancy, the instruction mix of its hottest innermost loop, and a
+//! static bound on the share of the peak it can reach.
+
+use super::problems::{Bench, Peak, Spec};
+use nuda::lab::Record;
+use nuda::Result;
+
+/// The kernels one variant launched, as the lab saw them.
+pub struct LabRow {
+    pub problem: String,
+    pub variant: String,
+    pub peak: Peak,
+    pub records: Vec<Record>,
+}
+
+impl Bench {
+    /// Runs each variant and same-device peer of `spec` once on the lab, and keeps what it
+    /// recorded. Results are never checked: nothing ran.
+    pub fn lab_run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
+        let only = self.only.clone();
+        let chosen = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
+        let variants = spec.variants.iter().map(|v| (v.name.to_string(), v.run));
+        let peers = spec
+            .same_device_peers
+            .iter()
+            .map(|p| (format!("[peer] {}", p.name), p.run));
+        for (name, run) in variants.chain(peers).filter(|(n, _)| chosen(n)) {
+            self.bar.set_message(format!("{} {name}", spec.problem));
+            nuda::lab::take_records();
+            run(state)?;
+            self.lab.push(LabRow {
+                problem: spec.problem.into(),
+                variant: name,
+                peak: spec.peak,
+                records: nuda::lab::take_records(),
+            });
+            self.bar.inc(1);
+        }
+        Ok(())
+    }
+}
+
+/// The static bound of a kernel, as a share of its problem's peak: the flops its hottest
+/// loop does per issue slot against an all-FMA loop's (`Mix::flop_share`: an FMA counts 2,
+/// an unfused add or multiply 1, anything else 0), times an occupancy factor,
+/// `min(1, resident warps / 16)` (four warps per scheduler hide an FMA's latency when a
+/// register block gives each warp independent FMAs). Only FMAs of the problem's precision
+/// count. `None` where the peak is not arithmetic (md5, bandwidth-bound problems).
+pub fn bound(r: &Record, peak: Peak) -> Option<f64> {
+    let m = &r.inner;
+    let fma = match peak {
+        Peak::Fp32 => m.ffma,
+        Peak::Fp64 => m.dfma,
+        _ => return None,
+    };
+    let flops = 2 * fma + m.add_mul;
+    let share = f64::from(flops) / f64::from(2 * m.total.max(1));
+    Some(share * (f64::from(r.occupancy.warps) / 16.0).min(1.0))
+}
+
+/// Widths `32/64/128` of loads, as counts.
+fn widths(w: [u32; 3]) -> String {
+    format!("{}/{}/{}", w[0], w[1], w[2])
+}
+
+/// Prints the lab's table, one row per kernel a variant launched.
+pub fn print(rows: &[LabRow], arch: &str) {
+    println!("\nstatic lab, {arch} (NVRTC and cuobjdump; occupancy of an H100/H200 SM; the loop is the own body of the loop with the most arithmetic; +/* counts unfused adds and multiplies, alu% the integer ALU share (md5's work); bound = flops per issue slot against all-FMA x min(1, warps/16))\n");
+    println!(
+        "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>6} {:>4} {:>5} {:>9} {:>9} {:>4} {:>4} {:>4} {:>7}",
+        "problem", "variant", "kernel", "thr", "regs", "spill s/l", "smem", "warps/64", "limit", "loop", "fma%", "+/*", "alu%", "lds", "ldg", "stg", "shfl", "bar", "bound"
+    );
+    println!("{}", "-".repeat(201));
+    for row in rows {
+        for r in &row.records {
+            let b = bound(r, row.peak).map_or_else(|| "-".into(), |b| format!("{:.0}%", 100.0 * b));
+            let m = &r.inner;
+            println!(
+                "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>5.0}% {:>4} {:>4.0}% {:>9} {:>9} {:>4} {:>4} {:>4} {:>7}",
+                row.problem,
+                truncate(&row.variant, 58),
+                r.kernel,
+                r.threads,
+                r.registers,
+                format!("{}/{}", r.spills.0, r.spills.1),
+                r.shared,
+                r.occupancy.warps,
+                r.occupancy.limit,
+                m.total,
+                100.0 * m.fma_share(),
+                m.add_mul,
+                100.0 * f64::from(m.int_alu) / f64::from(m.total.max(1)),
+                widths(m.lds),
+                widths(m.ldg),
+                m.stg,
+                m.shfl,
+                m.bar,
+                b,
+            );
+        }
+        if row.records.is_empty() {
+            println!("{:<15} {:<58} (no launch on the lab)", row.problem, truncate(&row.variant, 58));
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    match s.chars().count() > n {
+        true => format!("{}…", s.chars().take(n - 1).collect::<String>()),
+        false => s.to_string(),
+    }
+}

@@ -1,0 +1,124 @@
+//! The static lab (`nuda::lab`): NVRTC and NVIDIA's disassembler judge kernels with no GPU.
+//! A kernel launched on the lab device runs nothing and leaves a record of what an H100 or
+//! H200 would run: its registers, spills, shared memory, occupancy and the instruction mix of
+//! its hottest loop. Needs pip's nvidia-cuda-nvrtc-cu12, nvidia-cuda-cuobjdump and
+//! nvidia-cuda-nvdisasm (`scripts/test` installs them); without them the lab says what is
+//! missing, and under `NUDA_REQUIRE_NVRTC=1` that fails the test.
+
+use nuda::prelude::*;
+
+/// The lab's device index, or `None` (said on stderr) where its tools are missing.
+fn lab() -> Option<usize> {
+    static LAB: std::sync::OnceLock<Result<usize, String>> = std::sync::OnceLock::new();
+    let found = LAB.get_or_init(|| nuda::lab::enable("sm_90").map_err(|e| e.to_string()));
+    match found {
+        Ok(i) => Some(*i),
+        Err(e) if std::env::var("NUDA_REQUIRE_NVRTC").as_deref() == Ok("1") => {
+            panic!("NUDA_REQUIRE_NVRTC=1, but the lab is missing: {e}")
+        }
+        Err(e) => {
+            eprintln!("no static lab here: {e}");
+            None
+        }
+    }
+}
+
+/// A dot-product-like loop of fused multiply-adds: the lab finds the loop, its FFMAs and
+/// its global loads, and the occupancy its registers allow.
+#[test]
+fn a_kernel_on_the_lab_is_compiled_disassembled_and_recorded() {
+    let Some(lab) = lab() else { return };
+    nuda::with_device(lab, || -> nuda::Result<()> {
+        let (n, m) = (256usize, 512usize);
+        let a = NuArray2::<f32>::from_fn((n, m), |(i, j)| (i + j) as f32);
+        let x = NuArray1::<f32>::from_fn(m, |j| j as f32);
+        let mut y = NuArray1::<f32>::new(n);
+        nuda::lab::take_records();
+        nuwork!(128; nfor!(i in n {
+            let mut s = 0.0f32;
+            for j in 0..m {
+                s = a[(i, j)].mul_add(x[j], s);
+            }
+            y[i] = s;
+        }))?;
+        let records = nuda::lab::take_records();
+        assert_eq!(records.len(), 1, "{records:?}");
+        let r = &records[0];
+        assert!(r.origin.contains("static_lab.rs"), "{}", r.origin);
+        assert_eq!(r.threads, 128);
+        assert!(r.registers > 0 && r.spills == (0, 0), "{r:?}");
+        assert!(r.inner.ffma >= 1 && r.inner.ldg.iter().sum::<u32>() >= 2, "{:?}", r.inner);
+        assert!(r.occupancy.warps > 0 && r.occupancy.warps <= 64, "{:?}", r.occupancy);
+        Ok(())
+    })
+    .unwrap()
+    .unwrap();
+}
+
+/// CUDA's occupancy rules for sm_90, against NVIDIA's occupancy calculator's answers.
+#[test]
+fn occupancy_follows_cudas_rules() {
+    use nuda::lab::Occupancy;
+    // 256 threads of 32 registers: 8 blocks fill the 64 warps.
+    assert_eq!(Occupancy::sm90(256, 32, 0), Occupancy { blocks: 8, warps: 64, limit: "threads" });
+    // 128 registers a thread: 16 warps of registers per SM (65,536 / (128 * 32)).
+    assert_eq!(Occupancy::sm90(256, 128, 0).warps, 16);
+    assert_eq!(Occupancy::sm90(256, 128, 0).limit, "registers");
+    // 100 KiB of shared memory a block: two blocks per SM (228 KiB, 1 KiB reserved each).
+    let o = Occupancy::sm90(128, 32, 100 << 10);
+    assert_eq!((o.blocks, o.limit), (2, "shared"));
+    // Tiny blocks: 32 per SM at most.
+    assert_eq!(Occupancy::sm90(32, 16, 0), Occupancy { blocks: 32, warps: 32, limit: "blocks" });
+}
+
+/// The sgemm chain for GPUs, as an H100/H200 runs it: 128 x 128 tiles of C a work-group,
+/// an 8 x 8 block a work-item, 8-deep slices of A and B double-buffered in shared memory,
+/// fused multiply-adds. Its hottest loop must spill nothing, read shared memory with
+/// 128-bit loads, and be at least 75% FFMA (what cuBLAS-class kernels reach).
+#[test]
+fn the_gpu_sgemm_chain_is_ffma_bound_with_128_bit_shared_loads() {
+    let Some(lab) = lab() else { return };
+    let r = nuda::with_device(lab, || -> nuda::Result<nuda::lab::Record> {
+        let n = 1024usize;
+        let a = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i + j) as f32);
+        let b = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i * j) as f32);
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuda::lab::take_records();
+        nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 16, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+            c[(i, j)] = s;
+        })))?;
+        Ok(nuda::lab::take_records().remove(0))
+    })
+    .unwrap()
+    .unwrap();
+    eprintln!("{r:?}");
+    assert_eq!(r.spills, (0, 0), "{r:?}");
+    assert!(r.inner.lds[2] > 0, "no 128-bit shared loads in the hottest loop: {:?}", r.inner);
+    assert!(r.inner.fma_share() >= 0.75, "FFMA share {:.2}: {:?}", r.inner.fma_share(), r.inner);
+}
+
+/// The gate above can fail: the same chain written `s += a * b` has no FFMA at all (nuda
+/// compiles with contraction off, as Rust never fuses), which the lab sees.
+#[test]
+fn without_mul_add_the_lab_sees_no_ffma() {
+    let Some(lab) = lab() else { return };
+    let r = nuda::with_device(lab, || -> nuda::Result<nuda::lab::Record> {
+        let n = 1024usize;
+        let a = NuArray2::<f32>::new((n, n));
+        let b = NuArray2::<f32>::new((n, n));
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuda::lab::take_records();
+        nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 16, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        })))?;
+        Ok(nuda::lab::take_records().remove(0))
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(r.inner.ffma, 0, "{:?}", r.inner);
+    assert!(r.inner.add_mul >= 2048 && r.inner.fma_share() < 0.75, "{:?}", r.inner);
+}
