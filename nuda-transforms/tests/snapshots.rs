@@ -919,20 +919,25 @@ fn staged_sgemm() {
                             $T6 nu_k0 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt], nu_ks]];
                             nu_stage_a_o0 = (nu_idx)(nu_k0);
                             nu_stage_a_o1 = (nu_idx)(i) - (nu_idx)(i_e);
-                            for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
+                            NU_UNROLL
+                            for (nu_idx nu_c = 0; nu_c < 1; nu_c++) {
+                                nu_idx nu_f = nu_lid + nu_c * 256;
                                 nu_idx nu_x0 = nu_stage_a_o0 + nu_f / 16 % 16;
                                 nu_idx nu_x1 = nu_stage_a_o1 + nu_f / 1 % 16;
                                 if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D29(a)[(nu_x0) * a__d1 + nu_x1];
                             }
                             nu_stage_b_o0 = (nu_idx)(nu_k0);
                             nu_stage_b_o1 = (nu_idx)(j) - (nu_idx)(j_e);
-                            for (nu_idx nu_f = nu_lid; nu_f < 256; nu_f += 256) {
+                            NU_UNROLL
+                            for (nu_idx nu_c = 0; nu_c < 1; nu_c++) {
+                                nu_idx nu_f = nu_lid + nu_c * 256;
                                 nu_idx nu_x0 = nu_stage_b_o0 + nu_f / 16 % 16;
                                 nu_idx nu_x1 = nu_stage_b_o1 + nu_f / 1 % 16;
                                 if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D30(b)[(nu_x0) * b__d1 + nu_x1];
                             }
                         }
                         barrier(CLK_LOCAL_MEM_FENCE);
+                        NU_UNROLL
                         for (nu_idx nu_ke = 0; nu_ke < 16; nu_ke++) {
                             $T6 k = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt + nu_ke], nu_ks]];
                             s = $O10(add)[s, $O9(mul)[nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(i_e) + 0, a, a__d0, a__d1, k, i, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e) + 0, NU_C$Q1, $Q1u, nu_err), nu_lds_b(nu_stage_b, ((0) * 16 + nu_ke + 0) * 16 + (nu_idx)(j_e) + 0, b, b__d0, b__d1, k, j, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e) + 0, NU_C$Q2, $Q2u, nu_err)]];
@@ -1089,20 +1094,25 @@ fn staged_vector_sgemm() {
                                 $T6 nu_k0 = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt], nu_ks]];
                                 nu_stage_a_o0 = (nu_idx)(nu_k0);
                                 nu_stage_a_o1 = (nu_idx)(i_0_0) - (nu_idx)(i_e_t);
-                                for (nu_idx nu_f = nu_lid; nu_f < 1024; nu_f += 256) {
+                                NU_UNROLL
+                                for (nu_idx nu_c = 0; nu_c < 4; nu_c++) {
+                                    nu_idx nu_f = nu_lid + nu_c * 256;
                                     nu_idx nu_x0 = nu_stage_a_o0 + nu_f / 64 % 16;
                                     nu_idx nu_x1 = nu_stage_a_o1 + nu_f / 1 % 64;
                                     if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D40(a)[(nu_x0) * a__d1 + nu_x1];
                                 }
                                 nu_stage_b_o0 = (nu_idx)(nu_k0);
                                 nu_stage_b_o1 = (nu_idx)(j_0_0) - (nu_idx)(j_e_t_v);
-                                for (nu_idx nu_f = nu_lid; nu_f < 1024; nu_f += 256) {
+                                NU_UNROLL
+                                for (nu_idx nu_c = 0; nu_c < 4; nu_c++) {
+                                    nu_idx nu_f = nu_lid + nu_c * 256;
                                     nu_idx nu_x0 = nu_stage_b_o0 + nu_f / 64 % 16;
                                     nu_idx nu_x1 = nu_stage_b_o1 + nu_f / 1 % 64;
                                     if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D41(b)[(nu_x0) * b__d1 + nu_x1];
                                 }
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);
+                            NU_UNROLL
                             for (nu_idx nu_ke = 0; nu_ke < 16; nu_ke++) {
                                 $T6 k = $O6(add)[nu_ka, $O6(mul)[$O6(from_int)[nu_kt + nu_ke], nu_ks]];
                                 s_0_0 = $O10(add)[s_0_0, $O9(mul)[(($T94)(nu_lds_a(nu_stage_a, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(i_e_t) + 0, a, a__d0, a__d1, k, i_0_0, nu_stage_a_o0 + nu_ke + 0, nu_stage_a_o1 + (nu_idx)(i_e_t) + 0, NU_C$Q1, $Q1u, nu_err))), nu_vlds4_b_2_1(nu_stage_b, ((0) * 16 + nu_ke + 0) * 64 + (nu_idx)(j_e_t_v) + 0, b, b__d0, b__d1, k, j_0_0, nu_stage_b_o0 + nu_ke + 0, nu_stage_b_o1 + (nu_idx)(j_e_t_v) + 0, NU_C$Q2, $Q2u, nu_err)]];
