@@ -23,7 +23,7 @@ pub fn flops(n: usize) -> f64 {
 }
 
 macro_rules! gemm {
-    ($t:ident, $zero:literal, $depth:tt) => {
+    ($t:ident, $zero:literal, $ti:tt, $depth:tt, $rows:tt) => {
         /// The variants of one element type.
         pub mod $t {
             use super::*;
@@ -174,15 +174,15 @@ macro_rules! gemm {
                 })))
             }
 
-            /// The chain for GPUs: 128x128 tiles, an 8x8 block per work-item, slices of k
-            /// double-buffered in local memory (16 deep in f32, 8 in f64: 32 KiB either
-            /// way, under the 48 KiB a kernel may declare), and fused multiply-adds, as
-            /// `mul_add` writes them (one FFMA where `s += a * b` is an FMUL and an FADD, as
-            /// Rust never fuses). The static lab's test holds it to no spills, 128-bit shared
-            /// loads and at least 75% FFMA in its hottest loop (`tests/static_lab.rs`).
+            /// The chain for GPUs: 128x128 tiles with an 8x8 block per work-item in f32 (64x128
+            /// and 4x8 in f64, for registers), slices of k double-buffered in local memory (16
+            /// deep in f32, 8 in f64), and fused multiply-adds, as `mul_add` writes them (one
+            /// FFMA where `s += a * b` is an FMUL and an FADD, as Rust never fuses). The static
+            /// lab's test holds the f32 chain to no spills, 128-bit shared loads and at least
+            /// 75% FFMA in its hottest loop (`tests/static_lab.rs`).
             pub fn gpu(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
-                nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: $depth, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                nuwork!(16, 16; annot!(tilem($ti, 128), stage(a, b, k: $depth, buffers: 2), dmine($rows, 1), vector(8); nfor!((i, j) in (n, n) {
                     let mut s = $zero;
                     nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
                     c[(i, j)] = s;
@@ -247,7 +247,7 @@ macro_rules! gemm {
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)", function: "staged_blocks", run: staged_blocks },
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)", function: "staged_vector", run: staged_vector },
                 Variant { name: "tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8)", function: "staged_vector8", run: staged_vector8 },
-                Variant { name: concat!("tilem(128, 128), stage(a, b, k: ", stringify!($depth), ", buffers: 2), dmine(8, 1), vector(8); mul_add"), function: "gpu", run: gpu },
+                Variant { name: concat!("tilem(", stringify!($ti), ", 128), stage(a, b, k: ", stringify!($depth), ", buffers: 2), dmine(", stringify!($rows), ", 1), vector(8); mul_add"), function: "gpu", run: gpu },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];
@@ -282,8 +282,10 @@ macro_rules! gemm {
     };
 }
 
-gemm!(f32, 0.0f32, 16);
-gemm!(f64, 0.0f64, 8);
+gemm!(f32, 0.0f32, 128, 16, 8);
+// f64: 64 x 128 tiles and a 4 x 8 block (an 8 x 8 block of doubles takes 218 registers, one
+// block of 8 warps an SM; this one 112, two blocks of 8), slices 8 deep (25 KiB of shared memory).
+gemm!(f64, 0.0f64, 64, 8, 4);
 
 /// The hand-written OpenCL C peers of `dmine(4, 4)`, so the bench measures what the
 /// translation costs. Work-item (p, q) computes the 4x4 block of C at rows 4p.., columns 4q..;
