@@ -281,7 +281,7 @@ impl ClEmitter<'_> {
         for (p, o) in origins.iter().enumerate() {
             self.line(format!("{}_o{p} = {o};", b.local));
         }
-        if size % group == 0 {
+        if size.is_multiple_of(group) {
             // As many elements for every work-item: a constant trip count, which a GPU
             // unrolls (no counter, no branch, constant offsets).
             self.line("NU_UNROLL");
