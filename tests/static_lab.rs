@@ -122,3 +122,25 @@ fn without_mul_add_the_lab_sees_no_ffma() {
     assert_eq!(r.inner.ffma, 0, "{:?}", r.inner);
     assert!(r.inner.add_mul >= 2048 && r.inner.fma_share() < 0.75, "{:?}", r.inner);
 }
+
+/// What a GPU would refuse, the lab refuses: staged slices of doubles 16 deep on 64 x 128
+/// tiles, double-buffered, declare 50,176 bytes of shared memory, past the 48 KiB a kernel
+/// may declare. An `Err` that says what to change, not a record.
+#[test]
+fn shared_memory_past_what_a_kernel_may_declare_is_an_error() {
+    let Some(lab) = lab() else { return };
+    let got = nuda::with_device(lab, || -> nuda::Result<()> {
+        let n = 256usize;
+        let a = NuArray2::<f64>::new((n, n));
+        let b = NuArray2::<f64>::new((n, n));
+        let mut c = NuArray2::<f64>::new((n, n));
+        nuwork!(16, 16; annot!(tilem(64, 128), stage(a, b, k: 16, buffers: 2), dmine(4, 1), vector(8); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f64;
+            nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+            c[(i, j)] = s;
+        })))
+    })
+    .unwrap();
+    let e = got.expect_err("50,176 bytes of static shared memory were accepted").to_string();
+    assert!(e.contains("50176") && e.contains("k:"), "{e}");
+}

@@ -14,11 +14,13 @@ pub struct LabRow {
     pub variant: String,
     pub peak: Peak,
     pub records: Vec<Record>,
+    /// What the lab refused, as a GPU's launch would (too much shared memory, ..).
+    pub error: Option<String>,
 }
 
 impl Bench {
     /// Runs each variant and same-device peer of `spec` once on the lab, and keeps what it
-    /// recorded. Results are never checked: nothing ran.
+    /// recorded, or why it was refused. Results are never checked: nothing ran.
     pub fn lab_run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
         let only = self.only.clone();
         let chosen = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
@@ -30,12 +32,14 @@ impl Bench {
         for (name, run) in variants.chain(peers).filter(|(n, _)| chosen(n)) {
             self.bar.set_message(format!("{} {name}", spec.problem));
             nuda::lab::take_records();
-            run(state)?;
+            // A variant a GPU would refuse is a row that says why; the others still run.
+            let error = run(state).err().map(|e| e.to_string());
             self.lab.push(LabRow {
                 problem: spec.problem.into(),
                 variant: name,
                 peak: spec.peak,
                 records: nuda::lab::take_records(),
+                error,
             });
             self.bar.inc(1);
         }
@@ -101,7 +105,9 @@ pub fn print(rows: &[LabRow], arch: &str) {
                 b,
             );
         }
-        if row.records.is_empty() {
+        if let Some(e) = &row.error {
+            println!("{:<15} {:<58} refused: {e}", row.problem, truncate(&row.variant, 58));
+        } else if row.records.is_empty() {
             println!("{:<15} {:<58} (no launch on the lab)", row.problem, truncate(&row.variant, 58));
         }
     }

@@ -138,6 +138,10 @@ fn lab_info(arch: &str) -> DeviceInfo {
     }
 }
 
+/// The shared memory an sm_90 kernel may declare statically, and a block may use in all.
+const STATIC_SHARED: u32 = 48 << 10;
+const BLOCK_SHARED: u32 = 227 << 10;
+
 /// A program's kernels as the disassembler read them, and ptxas's log (for spills).
 type Disassembled = Arc<(Vec<sass::Kernel>, String)>;
 
@@ -171,8 +175,21 @@ impl Lab {
         }
     }
 
+    /// The bytes `offset..offset + n` of a buffer of `len`, or the error a driver gives for a
+    /// transfer past its end.
+    fn span(&self, offset: usize, n: usize, len: usize, what: &str) -> Result<std::ops::Range<usize>> {
+        match offset.checked_add(n) {
+            Some(end) if end <= len => Ok(offset..end),
+            _ => Err(Error::OutOfResources {
+                device: self.info.name.clone(),
+                what: format!("{what} of {n} bytes at offset {offset}"),
+                detail: format!("the buffer has {len} bytes"),
+            }),
+        }
+    }
+
     /// The disassembly of `source`'s program, compiled once.
-    fn program(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<Arc<(Vec<sass::Kernel>, String)>> {
+    fn program(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<Disassembled> {
         let key = (source as *const KernelSource as usize, index);
         if let Some(p) = self.programs.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
             return Ok(p.clone());
@@ -208,6 +225,15 @@ impl Lab {
             _ => 0,
         }).sum();
         let shared = k.shared + dynamic as u32;
+        // What a GPU's launch would refuse, refused here too: a kernel may declare 48 KiB of
+        // shared memory, and a block use 227 KiB in all (dynamic memory past 48 KiB opted in).
+        if k.shared > STATIC_SHARED || shared > BLOCK_SHARED {
+            return Err(Error::OutOfResources {
+                device: self.info.name.clone(),
+                what: format!("{} ({})", l.kernel, l.source.faults.as_ref().map_or("", |f| f.origin)),
+                detail: format!("{} bytes of shared memory declared and {shared} in all; an sm_90 kernel may declare {STATIC_SHARED} and a block use {BLOCK_SHARED}: stage smaller slices (a smaller `k:` or tile)", k.shared),
+            });
+        }
         let origin = l.source.faults.as_ref().map_or_else(|| l.kernel.to_string(), |f| f.origin.to_string());
         Ok(Record {
             origin,
@@ -246,8 +272,9 @@ impl Backend for Lab {
 
     fn upload_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
         let host = self.host(buf)?;
-        let end = (offset + data.len()).min(host.len());
-        host[offset.min(end)..end].copy_from_slice(&data[..end - offset.min(end)]);
+        let len = host.len();
+        let to = self.span(offset, data.len(), len, "an upload")?;
+        host[to].copy_from_slice(data);
         Ok(())
     }
 
@@ -255,9 +282,8 @@ impl Backend for Lab {
         let Some(b) = buf.as_any().downcast_ref::<HostBuffer>() else {
             return Err(self.unsupported("a buffer of another backend"));
         };
-        let end = (offset + out.len()).min(b.0.len());
-        let n = end - offset.min(end);
-        out[..n].copy_from_slice(&b.0[offset.min(end)..end]);
+        let from = self.span(offset, out.len(), b.0.len(), "a download")?;
+        out.copy_from_slice(&b.0[from]);
         Ok(())
     }
 
