@@ -94,7 +94,11 @@ fn two_shared_names_of_one_array_are_refused_at_the_launch() {
             text.contains("`p` and `q` are the same array") && text.contains("nothing ran"),
             "{dev}: {text}"
         );
-        assert_eq!(a.to_vec(), (0..n).map(|i| i as f32).collect::<Vec<_>>(), "{dev}");
+        assert_eq!(
+            a.to_vec(),
+            (0..n).map(|i| i as f32).collect::<Vec<_>>(),
+            "{dev}"
+        );
         Ok(())
     });
 }
@@ -103,9 +107,14 @@ fn two_shared_names_of_one_array_are_refused_at_the_launch() {
 #[test]
 fn shared_names_that_cannot_race_run() {
     let n = 1000usize;
-    let want: Vec<f32> = (0..n).map(|i| if i + 1 < n { i as f32 + 1.0 } else { i as f32 }).collect();
+    let want: Vec<f32> = (0..n)
+        .map(|i| if i + 1 < n { i as f32 + 1.0 } else { i as f32 })
+        .collect();
     on_each(|dev| {
-        let (mut a, mut b) = (NuArray1::<f32>::from_fn(n, |i| i as f32), NuArray1::<f32>::new(n));
+        let (mut a, mut b) = (
+            NuArray1::<f32>::from_fn(n, |i| i as f32),
+            NuArray1::<f32>::new(n),
+        );
         let (p, q) = (a.as_shared(), b.as_shared());
         nuwork!(64; nfor!(i in 0..n - 1 { q[i] = p[i + 1]; }))?;
         // Each element read and written by its own iteration only: no race as one array.

@@ -43,9 +43,15 @@ fn main() {
             dist_input::scatter_and_gather_bad_roots,
         ),
         ("ranks_that_disagree", dist_input::ranks_that_disagree),
-        ("writes_outside_own_rows", dist_input::writes_outside_own_rows),
+        (
+            "writes_outside_own_rows",
+            dist_input::writes_outside_own_rows,
+        ),
         ("a_range_past_the_rows", dist_input::a_range_past_the_rows),
-        ("inner_nests_are_rebased", dist_input::inner_nests_are_rebased),
+        (
+            "inner_nests_are_rebased",
+            dist_input::inner_nests_are_rebased,
+        ),
         (
             "atomics_on_a_distributed_array",
             dist_input::atomics_on_a_distributed_array,
@@ -301,7 +307,12 @@ fn halo_read_out_of_range(world: &World, _: &mut Digest) -> nuda::Result<()> {
                 || full.clone(),
             )?;
         }
-        (false, Err(nuda::Error::OtherRank { failed, message, .. })) => {
+        (
+            false,
+            Err(nuda::Error::OtherRank {
+                failed, message, ..
+            }),
+        ) => {
             check(failed == bad, || format!("failed {failed}"))?;
             // The failed rank's words, global: its index, the global dims, its rows.
             check(

@@ -282,7 +282,11 @@ fn the_cuda_check_compiles_the_native_engines_launches_too() {
     if !have_nvrtc(&cu) {
         return;
     }
-    assert_eq!(cu.len(), 6, "six programs in CUDA C, from the native engine's launches");
+    assert_eq!(
+        cu.len(),
+        6,
+        "six programs in CUDA C, from the native engine's launches"
+    );
     let ptx = dumped_as("ptx-native", "ptx", &native);
     assert!(ptx.len() == 6 && ptx.iter().all(|p| p.contains(".target sm_90")));
 }

@@ -3,7 +3,8 @@
 //! accepted that did not build, methods that were missing, names C headers define as macros,
 //! float specials, and lane bodies whose locals share names.
 
-#![allow(clippy::needless_range_loop)] // the Rust references mirror the kernels
+#![allow(clippy::needless_range_loop)]
+// the Rust references mirror the kernels
 // Locals and constants named as C headers' macros are the point of one test.
 #![allow(non_snake_case, non_upper_case_globals)]
 
@@ -65,7 +66,9 @@ fn float_specials_are_spelled_portably() {
 #[test]
 fn a_local_declared_then_assigned_in_both_branches() {
     let n = 50usize;
-    let want: Vec<u32> = (0..n as u32).map(|i| if i % 3 == 0 { i * 2 } else { i + 7 }).collect();
+    let want: Vec<u32> = (0..n as u32)
+        .map(|i| if i % 3 == 0 { i * 2 } else { i + 7 })
+        .collect();
     check(want, || {
         let mut o = NuArray1::<u32>::new(n);
         nuwork!(16; nfor!(i in n {
@@ -110,12 +113,17 @@ fn div_euclid_wrapping_neg_and_to_bits_match_rust() {
         .map(|k| {
             let (x, d, f) = (xs[k], ds[k], fs[k]);
             let w = x.wrapping_neg();
-            let big = (i64::from(x) * 1000).div_euclid(i64::from(d)).wrapping_neg();
+            let big = (i64::from(x) * 1000)
+                .div_euclid(i64::from(d))
+                .wrapping_neg();
             (x.div_euclid(d), w, f.to_bits(), f.div_euclid(1.5), big)
         })
         .collect();
     check(want, || {
-        let (x, d) = (NuArray1::from_vec(n, xs.clone())?, NuArray1::from_vec(n, ds.clone())?);
+        let (x, d) = (
+            NuArray1::from_vec(n, xs.clone())?,
+            NuArray1::from_vec(n, ds.clone())?,
+        );
         let f = NuArray1::from_vec(n, fs.clone())?;
         let mut q = NuArray1::<i32>::new(n);
         let mut w = NuArray1::<i32>::new(n);
@@ -159,7 +167,9 @@ fn vector_lanes_take_float_methods_with_literal_arguments() {
     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 3.0).collect();
     let want: Vec<f32> = a
         .iter()
-        .map(|&v| v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0))
+        .map(|&v| {
+            v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0)
+        })
         .collect();
     common::check_close(&want, 1e-5, || {
         let x = NuArray1::from_vec(n, a.clone())?;
@@ -177,10 +187,13 @@ fn vector_lanes_take_float_methods_with_literal_arguments() {
 fn vector_lanes_take_f64_methods_with_literal_arguments_at_every_width() {
     let n = 35usize;
     let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.125 - 2.0).collect();
-    let f = |v: f64| v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0);
+    let f =
+        |v: f64| v.mul_add(0.5, 0.1) + v.powf(2.0) + v.atan2(0.5) + v.hypot(3.0) + v.copysign(-1.0);
     let want: Vec<f64> = a.iter().map(|&v| f(v) * 2.0).collect();
     let close = |got: Vec<f64>| {
-        got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0))
+        got.iter()
+            .zip(&want)
+            .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0))
     };
     check(true, || {
         let x = NuArray1::from_vec(n, a.clone())?;
@@ -200,7 +213,15 @@ fn vector_lanes_take_f64_methods_with_literal_arguments_at_every_width() {
 #[test]
 fn vector_lanes_clamp_and_keep_nan() {
     let n = 21usize;
-    let a: Vec<f64> = (0..n).map(|i| if i == 5 { f64::NAN } else { i as f64 * 0.5 - 4.0 }).collect();
+    let a: Vec<f64> = (0..n)
+        .map(|i| {
+            if i == 5 {
+                f64::NAN
+            } else {
+                i as f64 * 0.5 - 4.0
+            }
+        })
+        .collect();
     let want: Vec<u64> = a.iter().map(|v| v.clamp(-1.0, 2.5).to_bits()).collect();
     check(want, || {
         let x = NuArray1::from_vec(n, a.clone())?;

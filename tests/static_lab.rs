@@ -47,8 +47,16 @@ fn a_kernel_on_the_lab_is_compiled_disassembled_and_recorded() {
         assert!(r.origin.contains("static_lab.rs"), "{}", r.origin);
         assert_eq!(r.threads, 128);
         assert!(r.registers > 0 && r.spills == (0, 0), "{r:?}");
-        assert!(r.inner.ffma >= 1 && r.inner.ldg.iter().sum::<u32>() >= 2, "{:?}", r.inner);
-        assert!(r.occupancy.warps > 0 && r.occupancy.warps <= 64, "{:?}", r.occupancy);
+        assert!(
+            r.inner.ffma >= 1 && r.inner.ldg.iter().sum::<u32>() >= 2,
+            "{:?}",
+            r.inner
+        );
+        assert!(
+            r.occupancy.warps > 0 && r.occupancy.warps <= 64,
+            "{:?}",
+            r.occupancy
+        );
         Ok(())
     })
     .unwrap()
@@ -60,7 +68,14 @@ fn a_kernel_on_the_lab_is_compiled_disassembled_and_recorded() {
 fn occupancy_follows_cudas_rules() {
     use nuda::lab::Occupancy;
     // 256 threads of 32 registers: 8 blocks fill the 64 warps.
-    assert_eq!(Occupancy::sm90(256, 32, 0), Occupancy { blocks: 8, warps: 64, limit: "threads" });
+    assert_eq!(
+        Occupancy::sm90(256, 32, 0),
+        Occupancy {
+            blocks: 8,
+            warps: 64,
+            limit: "threads"
+        }
+    );
     // 128 registers a thread: 16 warps of registers per SM (65,536 / (128 * 32)).
     assert_eq!(Occupancy::sm90(256, 128, 0).warps, 16);
     assert_eq!(Occupancy::sm90(256, 128, 0).limit, "registers");
@@ -68,7 +83,14 @@ fn occupancy_follows_cudas_rules() {
     let o = Occupancy::sm90(128, 32, 100 << 10);
     assert_eq!((o.blocks, o.limit), (2, "shared"));
     // Tiny blocks: 32 per SM at most.
-    assert_eq!(Occupancy::sm90(32, 16, 0), Occupancy { blocks: 32, warps: 32, limit: "blocks" });
+    assert_eq!(
+        Occupancy::sm90(32, 16, 0),
+        Occupancy {
+            blocks: 32,
+            warps: 32,
+            limit: "blocks"
+        }
+    );
 }
 
 /// The sgemm chain for GPUs, as an H100/H200 runs it: 128 x 128 tiles of C a work-group,
@@ -95,8 +117,17 @@ fn the_gpu_sgemm_chain_is_ffma_bound_with_128_bit_shared_loads() {
     .unwrap();
     eprintln!("{r:?}");
     assert_eq!(r.spills, (0, 0), "{r:?}");
-    assert!(r.inner.lds[2] > 0, "no 128-bit shared loads in the hottest loop: {:?}", r.inner);
-    assert!(r.inner.fma_share() >= 0.75, "FFMA share {:.2}: {:?}", r.inner.fma_share(), r.inner);
+    assert!(
+        r.inner.lds[2] > 0,
+        "no 128-bit shared loads in the hottest loop: {:?}",
+        r.inner
+    );
+    assert!(
+        r.inner.fma_share() >= 0.75,
+        "FFMA share {:.2}: {:?}",
+        r.inner.fma_share(),
+        r.inner
+    );
 }
 
 /// The gate above can fail: the same chain written `s += a * b` has no FFMA at all (nuda
@@ -120,7 +151,11 @@ fn without_mul_add_the_lab_sees_no_ffma() {
     .unwrap()
     .unwrap();
     assert_eq!(r.inner.ffma, 0, "{:?}", r.inner);
-    assert!(r.inner.add_mul >= 2048 && r.inner.fma_share() < 0.75, "{:?}", r.inner);
+    assert!(
+        r.inner.add_mul >= 2048 && r.inner.fma_share() < 0.75,
+        "{:?}",
+        r.inner
+    );
 }
 
 /// What a GPU would refuse, the lab refuses: staged slices of doubles 16 deep on 64 x 128
@@ -141,6 +176,8 @@ fn shared_memory_past_what_a_kernel_may_declare_is_an_error() {
         })))
     })
     .unwrap();
-    let e = got.expect_err("50,176 bytes of static shared memory were accepted").to_string();
+    let e = got
+        .expect_err("50,176 bytes of static shared memory were accepted")
+        .to_string();
     assert!(e.contains("50176") && e.contains("k:"), "{e}");
 }

@@ -106,9 +106,17 @@ pub fn print(rows: &[LabRow], arch: &str) {
             );
         }
         if let Some(e) = &row.error {
-            println!("{:<15} {:<58} refused: {e}", row.problem, truncate(&row.variant, 58));
+            println!(
+                "{:<15} {:<58} refused: {e}",
+                row.problem,
+                truncate(&row.variant, 58)
+            );
         } else if row.records.is_empty() {
-            println!("{:<15} {:<58} (no launch on the lab)", row.problem, truncate(&row.variant, 58));
+            println!(
+                "{:<15} {:<58} (no launch on the lab)",
+                row.problem,
+                truncate(&row.variant, 58)
+            );
         }
     }
 }

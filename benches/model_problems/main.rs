@@ -9,9 +9,9 @@ mod checks;
 mod dot;
 mod filter;
 mod histogram;
-mod lab;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
+mod lab;
 #[path = "../../examples/mandelbrot/kernels.rs"]
 mod mandelbrot;
 #[path = "../../examples/md5/kernels.rs"]

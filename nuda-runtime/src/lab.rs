@@ -21,14 +21,18 @@ pub fn enable(arch: &str) -> Result<usize> {
         choices: "sm_90".into(),
     };
     if arch != "sm_90" {
-        return Err(bad("the lab knows the occupancy rules of sm_90 (H100, H200) only".into()));
+        return Err(bad(
+            "the lab knows the occupancy rules of sm_90 (H100, H200) only".into(),
+        ));
     }
     use crate::backend::Provider;
     let lab = &crate::backend::cuda::lab::LAB_SM90;
     // Why there would be no device, said before the registry hides it.
     lab.devices().map_err(bad)?;
     crate::device::register(lab)?;
-    let found = crate::device::devices().into_iter().find(|d| d.platform == "CUDA lab");
+    let found = crate::device::devices()
+        .into_iter()
+        .find(|d| d.platform == "CUDA lab");
     found
         .map(|d| d.index)
         .ok_or_else(|| bad("the device list has no lab device".into()))

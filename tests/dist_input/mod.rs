@@ -10,7 +10,9 @@ use nuda::prelude::*;
 fn dist_detail<T: std::fmt::Debug>(r: nuda::Result<T>, what: &str) -> String {
     match r {
         Err(nuda::Error::Dist { detail, .. }) => detail,
-        other => fail(&format!("{what}: want Error::Dist on every rank, got {other:?}")),
+        other => fail(&format!(
+            "{what}: want Error::Dist on every rank, got {other:?}"
+        )),
     }
 }
 
@@ -22,7 +24,9 @@ pub fn scatter_and_gather_bad_roots(world: &World, _: &mut Digest) -> nuda::Resu
     let wrong = (world.rank() == 0).then(|| NuArray2::<i32>::new((n + 1, m)));
     let r = NuDist2::<i32>::scatter(world, (n, m), 1, 0, wrong.as_ref());
     let text = dist_detail(r, "scatter with the wrong dims");
-    check(text.contains("[11, 3]") || text.contains("(11, 3)"), || text.clone())?;
+    check(text.contains("[11, 3]") || text.contains("(11, 3)"), || {
+        text.clone()
+    })?;
     let whole = NuArray2::<i32>::from_fn((n, m), |(i, j)| (i * m + j) as i32);
     let r = NuDist2::<i32>::scatter(world, (n, m), 1, size, Some(&whole));
     let text = dist_detail(r, "scatter to root == size");
@@ -31,10 +35,13 @@ pub fn scatter_and_gather_bad_roots(world: &World, _: &mut Digest) -> nuda::Resu
     let text = dist_detail(a.gather(size), "gather(size)");
     check(text.contains("not a rank"), || text.clone())?;
     match a.gather(size - 1)? {
-        Some(g) => check(world.rank() == size - 1 && g.to_vec() == whole.to_vec(), || {
-            "gather to the last rank".into()
+        Some(g) => check(
+            world.rank() == size - 1 && g.to_vec() == whole.to_vec(),
+            || "gather to the last rank".into(),
+        ),
+        None => check(world.rank() != size - 1, || {
+            "gather: no array on the root".into()
         }),
-        None => check(world.rank() != size - 1, || "gather: no array on the root".into()),
     }
 }
 
@@ -59,15 +66,19 @@ pub fn writes_outside_own_rows(world: &World, _: &mut Digest) -> nuda::Result<()
     let mut b = NuDist2::<f32>::new(world, (n, m), 1)?;
     let r = annot!(nudist; nuwork!(4, 4; nfor!((j, i) in (m, n) { b[(i, j)] = (i + j) as f32; })));
     let text = dist_detail(r, "swapped loops");
-    check(text.contains("`b[(i, j)]`") && text.contains("rows it owns"), || text.clone())?;
+    check(
+        text.contains("`b[(i, j)]`") && text.contains("rows it owns"),
+        || text.clone(),
+    )?;
     let a = NuDist1::<f32>::from_fn(world, n, 1, |i| i as f32)?;
     let mut c = NuDist1::<f32>::new(world, n, 1)?;
     let r = annot!(nudist; nuwork!(4; nfor!(i in 0..n - 1 { c[i + 1] = a[i]; })));
     let text = dist_detail(r, "a write past the rank's rows");
     check(text.contains("`c[i + 1]`"), || text.clone())?;
-    check(b.to_vec()?.iter().chain(&c.to_vec()?).all(|&x| x == 0.0), || {
-        "nothing ran".into()
-    })
+    check(
+        b.to_vec()?.iter().chain(&c.to_vec()?).all(|&x| x == 0.0),
+        || "nothing ran".into(),
+    )
 }
 
 /// An outer range past the arrays' rows: the last rank runs the rows past the end, so the
@@ -80,7 +91,10 @@ pub fn a_range_past_the_rows(world: &World, _: &mut Digest) -> nuda::Result<()> 
     match (world.rank() == last, r) {
         (true, Err(nuda::Error::Rank { error, .. })) => {
             let text = error.to_string();
-            check(text.contains("out of bounds") && text.contains("[9]"), || text.clone())
+            check(
+                text.contains("out of bounds") && text.contains("[9]"),
+                || text.clone(),
+            )
         }
         (false, Err(nuda::Error::OtherRank { failed, .. })) => {
             check(failed == last, || format!("failed {failed}"))
@@ -121,7 +135,9 @@ pub fn atomics_on_a_distributed_array(world: &World, d: &mut Digest) -> nuda::Re
     let mut h = NuDist1::<u32>::new(world, n, 0)?;
     annot!(nudist; nuwork!(4; nfor!(i in n { h.atomic_add(i, i as u32 + 1); })))?;
     let got = h.to_vec()?;
-    check(got == (1..=n as u32).collect::<Vec<_>>(), || format!("atomics: {got:?}"))?;
+    check(got == (1..=n as u32).collect::<Vec<_>>(), || {
+        format!("atomics: {got:?}")
+    })?;
     d.add(got.iter().map(|&x| u64::from(x)));
     Ok(())
 }

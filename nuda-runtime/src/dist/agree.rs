@@ -52,5 +52,9 @@ fn parse(m: &[u8]) -> (bool, String, String) {
         .map_or(0, u64::from_le_bytes) as usize;
     let end = (9 + len).min(m.len());
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (failed, text(m.get(9..end).unwrap_or_default()), text(m.get(end..).unwrap_or_default()))
+    (
+        failed,
+        text(m.get(9..end).unwrap_or_default()),
+        text(m.get(end..).unwrap_or_default()),
+    )
 }

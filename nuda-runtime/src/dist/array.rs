@@ -216,7 +216,11 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             Err(e) => [&[1u8][..], e.to_string().as_bytes()].concat(),
         };
         let parts = self.world.comm().all_gather(&msg)?;
-        if let Some((q, p)) = parts.iter().enumerate().find(|(_, p)| p.first() != Some(&0)) {
+        if let Some((q, p)) = parts
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.first() != Some(&0))
+        {
             let why = String::from_utf8_lossy(p.get(1..).unwrap_or_default()).into_owned();
             let detail = format!("rank {q} could not read its rows: {why}");
             return Err(super::comm::dist_error("gathering a NuDist", detail));
@@ -241,7 +245,10 @@ fn scatter_error(detail: &str) -> crate::error::Error {
 
 /// `root` out of `0..size`.
 fn not_a_rank(call: &str, root: usize, size: usize) -> crate::error::Error {
-    let detail = format!("root {root} is not a rank: the world has {size} (0 to {}); pass a rank below world.size()", size - 1);
+    let detail = format!(
+        "root {root} is not a rank: the world has {size} (0 to {}); pass a rank below world.size()",
+        size - 1
+    );
     super::comm::dist_error(call, detail)
 }
 
@@ -258,7 +265,9 @@ fn scatter_input<T: Stored, S: Shape>(
     }
     match (world.rank() == root, whole) {
         (false, _) => Ok(()),
-        (true, None) => Err(scatter_error("the root passed None; pass Some(array) on the root")),
+        (true, None) => Err(scatter_error(
+            "the root passed None; pass Some(array) on the root",
+        )),
         (true, Some(w)) if w.dims() != dims => Err(scatter_error(&format!(
             "the root's array has dims {:?}, not {dims:?}",
             w.dims()

@@ -136,13 +136,21 @@ impl DistLaunch {
             None => (i128::MIN, i128::MAX),
             Some((world, owned)) => {
                 let (first, last) = (world.rank() == 0, world.rank() + 1 == world.size());
-                let lo = if first { i128::MIN } else { owned.start as i128 };
+                let lo = if first {
+                    i128::MIN
+                } else {
+                    owned.start as i128
+                };
                 (lo, if last { i128::MAX } else { owned.end as i128 })
             }
         };
         let (s, e) = (start.to_i128(), end.to_i128() + i128::from(inclusive));
         // The first value at or after `lo` that the stepped loop takes.
-        let from = if s >= lo { s } else { s + (lo - s + step - 1) / step * step };
+        let from = if s >= lo {
+            s
+        } else {
+            s + (lo - s + step - 1) / step * step
+        };
         let to = e.min(hi);
         if from >= to {
             return Ok((I::from_i128(1), I::from_i128(0)));
@@ -292,8 +300,8 @@ fn global_fault(mut b: OutOfBounds, s: &Seen) -> KernelFault {
     b.dims[0] = s.rows as u64;
     // The row is the cause only where it is in the array, not kept here, and every other
     // coordinate is within its dim (`a[(i, m)]` faults on its column, on any rank).
-    let others_in = (b.index.iter().zip(&b.dims).skip(1))
-        .all(|(i, &d)| i.parse::<u64>().is_ok_and(|v| v < d));
+    let others_in =
+        (b.index.iter().zip(&b.dims).skip(1)).all(|(i, &d)| i.parse::<u64>().is_ok_and(|v| v < d));
     let kept = (0..held_rows as i128).contains(&local);
     if !(0..s.rows as i128).contains(&row) || kept || !others_in {
         return KernelFault::OutOfBounds(Box::new(b));

@@ -30,7 +30,6 @@ pub use access::{
 };
 pub use access::{index_of, AtomicArray, IndexOf, Indexed};
 pub use arith::{Arith, Shift, ShiftAmount};
-pub use slot::{slot_counter, SlotCounter};
 pub use capture::{
     cl_type, compared, lane, plain_arg, witness_mut, witness_ref, ByMut, ByShared, Capture,
     CaptureMut, ClType, Compared, Lane, PlainArg, Pushed, TypeSlot,
@@ -48,4 +47,5 @@ pub use private_array::{array_type, element_at, private_index, Indexable, Privat
 /// not).
 pub use reduction::{combine, identity, reduce_cl_type, reduced, reduction_var, Reduce};
 pub use share::{ShareCopy, ShareMut};
+pub use slot::{slot_counter, SlotCounter};
 pub use value::{let_copy, witness_number, LetCopy, NumberHint};

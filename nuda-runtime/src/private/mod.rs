@@ -17,7 +17,6 @@ pub mod dist {
     pub use crate::dist::{DistMut, DistRef};
 }
 
-pub use alias::{distinct, AliasPair};
 pub use crate::backend::c::spell::literal;
 pub use crate::backend::native::Group;
 pub use crate::backend::Form;
@@ -33,6 +32,7 @@ pub use crate::reduce::{
     Partials, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes, ScanTotals,
 };
 pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
+pub use alias::{distinct, AliasPair};
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };

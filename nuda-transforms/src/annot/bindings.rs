@@ -203,9 +203,9 @@ impl VisitMut for Rename<'_, '_> {
             }
             Stmt::Assign { place, value, .. } => {
                 match place {
-                    Place::Var(v) | Place::Member { base: v, .. } | Place::Index { base: v, .. } => {
-                        self.rename_use(v)
-                    }
+                    Place::Var(v)
+                    | Place::Member { base: v, .. }
+                    | Place::Index { base: v, .. } => self.rename_use(v),
                 }
                 walk_place(self, place);
                 self.visit_expr(value);

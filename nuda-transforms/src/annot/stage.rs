@@ -68,7 +68,9 @@ fn plan_boxes(cx: &Ctxt, n: &mut Nest) {
     let (elems, locals) = (element_vars(n), bound_names(&n.body));
     // The element values each dimension's work-items cover, from their block starts; the
     // lanes of a `vector(w)` add `w - 1` to the last.
-    let lane_extra = lanes.and_then(|l| l.lanes.as_ref()).map_or(0, |l| l.width - 1);
+    let lane_extra = lanes
+        .and_then(|l| l.lanes.as_ref())
+        .map_or(0, |l| l.width - 1);
     let spans: Vec<usize> = (group.iter().enumerate())
         .map(|(d, &(step, items))| {
             (items - 1) * step + 1 + lane_extra * usize::from(d + 1 == group.len())
@@ -189,8 +191,15 @@ struct Args {
 
 /// `stage(a, b, k: 16, buffers: 2)`: the arrays, the loop and its tile size (`stage(a)`:
 /// none, 1), the local copies (1 unless said). `buffers` always names the option.
-fn parse_args(g: &Gen<'_>, args: &[Expr]) -> Option<(Vec<syn::Ident>, Option<syn::Ident>, usize, usize)> {
-    let mut out = Args { arrays: Vec::new(), k: None, buffers: None };
+fn parse_args(
+    g: &Gen<'_>,
+    args: &[Expr],
+) -> Option<(Vec<syn::Ident>, Option<syn::Ident>, usize, usize)> {
+    let mut out = Args {
+        arrays: Vec::new(),
+        k: None,
+        buffers: None,
+    };
     for a in args {
         match &a.kind {
             ExprKind::Var(v) => out.arrays.push(v.clone()),

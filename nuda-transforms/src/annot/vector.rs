@@ -82,8 +82,7 @@ pub fn staged(g: &mut Gen<'_>, mut n: Nest, width: u128, span: Span) -> Vec<Stmt
     let lane = g.fresh(&format!("{old}_l"), &old);
     let value = g.bin(BinOp::Add, g.var(&v), g.var(&lane));
     let subst = HashMap::from([(old.to_string(), value)]);
-    let (_, mut body) =
-        super::counter::substitute(Vec::new(), std::mem::take(&mut n.body), subst);
+    let (_, mut body) = super::counter::substitute(Vec::new(), std::mem::take(&mut n.body), subst);
     let renamed = super::bindings::unique(g, &mut body);
     let (zero, w) = (g.usize_lit(0, n.span), g.usize_lit(width, n.span));
     let end = g.usize_lit(tile as u128, n.span);

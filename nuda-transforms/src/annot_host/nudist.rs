@@ -9,8 +9,8 @@
 //! An index outside the rank's rows and halo wraps below 0 or passes the local array's end,
 //! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
 
-use crate::syntax::annot::{AnnotInput, NUDIST};
 use super::rows::{base_ident, range_tokens, Rebase};
+use crate::syntax::annot::{AnnotInput, NUDIST};
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
@@ -103,7 +103,10 @@ fn check_chain(input: &AnnotInput) -> syn::Result<()> {
 }
 
 /// The tokens before and after the first top-level `;`.
-pub(super) fn split_semi(tokens: TokenStream, span: Span) -> syn::Result<(TokenStream, syn::Macro)> {
+pub(super) fn split_semi(
+    tokens: TokenStream,
+    span: Span,
+) -> syn::Result<(TokenStream, syn::Macro)> {
     let list: Vec<TokenTree> = tokens.into_iter().collect();
     let Some(k) = list
         .iter()
@@ -138,7 +141,13 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(outer.span, "annot!: nudist splits the outer loop into blocks of rows in order; remove `.rev()` from it"));
     }
     // A step known negative here; one that is negative at run time is the launch's `Err`.
-    if let Some(s @ syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), .. })) = &outer.step {
+    if let Some(
+        s @ syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }),
+    ) = &outer.step
+    {
         return Err(syn::Error::new(s.span(), "annot!: nudist splits the outer loop into blocks of rows in order, counting up; step by a positive value and reverse the index instead"));
     }
     let step = outer.step.as_ref().map(|s| quote!(.step_by((#s) as usize)));
@@ -160,4 +169,3 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
         _ => quote_spanned!(m.span()=> nfor!((#(#vars),*) in (#(#ranges),*) #body)),
     })
 }
-

@@ -204,7 +204,10 @@ fn first_ident(e: &syn::Expr) -> Option<String> {
 
 /// Token text as a user writes it: `b[(i + 1, j)]`, not `b [(i + 1 , j)]`.
 fn tidy(text: &str) -> String {
-    text.replace(" [", "[").replace(" ,", ",").replace("( ", "(").replace(" )", ")")
+    text.replace(" [", "[")
+        .replace(" ,", ",")
+        .replace("( ", "(")
+        .replace(" )", ")")
 }
 
 impl VisitMut for Rebase {
@@ -224,7 +227,9 @@ impl VisitMut for Rebase {
     fn visit_expr_method_call_mut(&mut self, e: &mut syn::ExprMethodCall) {
         // The write as written, before its index is rewritten.
         let atomic = e.method.to_string().starts_with("atomic_");
-        let array = self.outside(&e.receiver).filter(|_| atomic && !e.args.is_empty());
+        let array = self
+            .outside(&e.receiver)
+            .filter(|_| atomic && !e.args.is_empty());
         if let (Some(a), Some(i)) = (&array, e.args.first()) {
             let text = tidy(&format!("{}.{}({}, ..)", quote!(#a), e.method, quote!(#i)));
             self.write(a, first_of(i), text);
@@ -247,7 +252,9 @@ impl VisitMut for Rebase {
             return;
         };
         for r in &mut n.nest.ranges {
-            range_exprs(r).into_iter().for_each(|e| self.visit_expr_mut(e));
+            range_exprs(r)
+                .into_iter()
+                .for_each(|e| self.visit_expr_mut(e));
         }
         self.visit_block_mut(&mut n.nest.body);
         m.tokens = rebuilt(&n);

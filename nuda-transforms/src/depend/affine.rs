@@ -50,7 +50,9 @@ impl Affine {
     /// [`LIMIT`], so the form is opaque, never a panic in the macro.
     pub fn add_scaled(&self, other: &Affine, k: i128) -> Affine {
         let mut out = self.clone();
-        out.constant = out.constant.saturating_add(k.saturating_mul(other.constant));
+        out.constant = out
+            .constant
+            .saturating_add(k.saturating_mul(other.constant));
         for (a, c) in &other.terms {
             let e = out.terms.entry(a.clone()).or_insert(0);
             *e = e.saturating_add(k.saturating_mul(*c));
@@ -182,7 +184,10 @@ impl Forms {
         let bare = matches!(unparen(expr).kind, ExprKind::Var(_))
             && inner.constant == 0
             && inner.terms.len() == 1
-            && inner.terms.iter().all(|(a, c)| *c == 1 && matches!(a, Atom::Sym(_)));
+            && inner
+                .terms
+                .iter()
+                .all(|(a, c)| *c == 1 && matches!(a, Atom::Sym(_)));
         match loops_only || bare {
             true => inner,
             false => self.opaque(e),

@@ -58,7 +58,11 @@ fn keeps_order(a: &Annot) -> bool {
     match a.kind {
         AnnotKind::Inline | AnnotKind::Peel => true,
         AnnotKind::Unroll | AnnotKind::Tile | AnnotKind::Tilem => a.args.len() == 1,
-        AnnotKind::Permut => a.args.iter().enumerate().all(|(k, e)| position(e) == Some(k + 1)),
+        AnnotKind::Permut => a
+            .args
+            .iter()
+            .enumerate()
+            .all(|(k, e)| position(e) == Some(k + 1)),
         _ => false,
     }
 }
@@ -71,7 +75,9 @@ fn for_each_nest<'a>(b: &'a Block, f: &mut dyn FnMut(&'a Nest)) {
         Stmt::Assign { value, .. } => Some(value),
         _ => None,
     });
-    exprs.chain(b.tail.as_deref()).for_each(|e| nests_in_expr(e, f));
+    exprs
+        .chain(b.tail.as_deref())
+        .for_each(|e| nests_in_expr(e, f));
     for s in &b.stmts {
         match s {
             Stmt::Nest(n) => {

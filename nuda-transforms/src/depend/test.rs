@@ -106,7 +106,11 @@ fn equal_indices_that_are_not_one_to_one_are_refused() {
         let e = errors(nest, 1);
         assert_eq!(e.len(), 1, "must be refused once: {text}: {e:?}");
         assert!(e[0].contains("update the same element"), "{text}: {}", e[0]);
-        assert!(e[0].contains("atomic_add") && e[0].contains("reduction variable"), "{}", e[0]);
+        assert!(
+            e[0].contains("atomic_add") && e[0].contains("reduction variable"),
+            "{}",
+            e[0]
+        );
     }
 }
 
@@ -117,11 +121,18 @@ fn two_writes_to_one_element_are_refused() {
     assert!(e[0].contains("this write of `w[i / 2]`"), "{}", e[0]);
     let e = errors(quote!(nfor!((i, j) in (n, m) { last[i] = j; })), 2);
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].contains("`last[i]`") && e[0].contains("#[independent]"), "{}", e[0]);
+    assert!(
+        e[0].contains("`last[i]`") && e[0].contains("#[independent]"),
+        "{}",
+        e[0]
+    );
     // With only `i` mapped, `j` runs in order inside each work-item: sequential Rust's result.
     assert!(errors(quote!(nfor!((i, j) in (n, m) { last[i] = j; })), 1).is_empty());
     // Two different writes.
-    assert_eq!(errors(quote!(nfor!(i in n { a[i] = 1.0; a[i + 1] = 2.0; })), 1).len(), 1);
+    assert_eq!(
+        errors(quote!(nfor!(i in n { a[i] = 1.0; a[i + 1] = 2.0; })), 1).len(),
+        1
+    );
     assert_eq!(errors(quote!(nfor!(i in n { a[0] = 1.0; })), 1).len(), 1);
 }
 
@@ -136,22 +147,55 @@ fn sums_over_a_mapped_loop_are_refused() {
 
 #[test]
 fn plain_accesses_beside_atomics_are_refused() {
-    let e = errors(quote!(nfor!(i in n { b[i] = a[i]; a.atomic_add(i + 1, 1); })), 1);
+    let e = errors(
+        quote!(nfor!(i in n { b[i] = a[i]; a.atomic_add(i + 1, 1); })),
+        1,
+    );
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].contains("this read of `a[i]`") && e[0].contains("a.atomic_add(i + 1, ..)"), "{}", e[0]);
-    let e = errors(quote!(nfor!(i in n { a[i / 2] = 0; a.atomic_add(i, 1); })), 1);
+    assert!(
+        e[0].contains("this read of `a[i]`") && e[0].contains("a.atomic_add(i + 1, ..)"),
+        "{}",
+        e[0]
+    );
+    let e = errors(
+        quote!(nfor!(i in n { a[i / 2] = 0; a.atomic_add(i, 1); })),
+        1,
+    );
     assert_eq!(e.len(), 1, "{e:?}");
     // Atomics among themselves combine; an atomic and a plain access in one iteration only
     // is fine.
-    assert!(errors(quote!(nfor!(i in n { h.atomic_add(idx[i], 1); h.atomic_max(i / 2, 3); })), 1).is_empty());
-    assert!(errors(quote!(nfor!(i in n { b[i] = a[i]; a.atomic_add(i, 1); })), 1).is_empty());
-    assert!(errors(quote!(nfor!((i, j) in (n, m) { a.atomic_add((i, j / 2), 1); })), 2).is_empty());
+    assert!(errors(
+        quote!(nfor!(i in n { h.atomic_add(idx[i], 1); h.atomic_max(i / 2, 3); })),
+        1
+    )
+    .is_empty());
+    assert!(errors(
+        quote!(nfor!(i in n { b[i] = a[i]; a.atomic_add(i, 1); })),
+        1
+    )
+    .is_empty());
+    assert!(errors(
+        quote!(nfor!((i, j) in (n, m) { a.atomic_add((i, j / 2), 1); })),
+        2
+    )
+    .is_empty());
 }
 
 #[test]
 fn images_read_and_written_are_tested_too() {
-    assert_eq!(errors(quote!(nfor!((x, y) in (w, h) { o.write(x, y / 2, 1.0); })), 2).len(), 1);
-    assert!(errors(quote!(nfor!((x, y) in (w, h) { o.write(x, y, i.read(x + 1, y)); })), 2).is_empty());
+    assert_eq!(
+        errors(
+            quote!(nfor!((x, y) in (w, h) { o.write(x, y / 2, 1.0); })),
+            2
+        )
+        .len(),
+        1
+    );
+    assert!(errors(
+        quote!(nfor!((x, y) in (w, h) { o.write(x, y, i.read(x + 1, y)); })),
+        2
+    )
+    .is_empty());
 }
 
 #[test]
@@ -182,7 +226,9 @@ fn a_permutation_is_judged_on_the_loops_it_maps() {
     // Mapping both loops makes the rows race.
     assert_eq!(errors(trmm, 2).len(), 1);
     // Serial loops the permutation reorders count as parallel.
-    let reordered = quote!(annot!(permut(3, 2, 1); nfor!((i, j, k) in (n, n, n) { a[(i, j, k)] = a[(i + 1, j, k)]; })));
+    let reordered = quote!(
+        annot!(permut(3, 2, 1); nfor!((i, j, k) in (n, n, n) { a[(i, j, k)] = a[(i + 1, j, k)]; }))
+    );
     assert_eq!(errors(reordered, 1).len(), 1);
     // Other annotations may redistribute every loop.
     let tiled = quote!(annot!(tilem(8); nfor!((i, j) in (n, n) { a[(i, j)] = a[(i, j - 1)]; })));
@@ -216,7 +262,10 @@ fn stores_at_a_counted_slot_are_each_iterations_own() {
     let cast = quote!(nfor!(i in n { out[k as usize] = a[i]; k += 2; }));
     assert!(errors(cast, 1).is_empty());
     // Without the increment, or with a local, or a counter also decreased, slots repeat.
-    assert_eq!(errors(quote!(nfor!(i in n { out[slot] = a[i]; })), 1).len(), 1);
+    assert_eq!(
+        errors(quote!(nfor!(i in n { out[slot] = a[i]; })), 1).len(),
+        1
+    );
     let local = quote!(nfor!(i in n { let mut s = 0; out[s] = a[i]; s += 1; }));
     assert_eq!(errors(local, 1).len(), 1);
     let down = quote!(nfor!(i in n { out[s] = a[i]; s += 1; if a[i] > 2 { s -= 1; } }));
@@ -231,8 +280,16 @@ fn arithmetic_inside_a_cast_is_followed_only_for_loop_variables() {
     assert_eq!(errors(float, 1).len(), 1);
     // Loop variables are integers within their ranges, and a bare captured name keeps its
     // value: these are followed.
-    assert!(errors(quote!(nfor!(i in 0..n { a[(i + 1) as usize] = a[(i + 1) as usize] * 2.0; })), 1).is_empty());
-    assert!(errors(quote!(nfor!(i in 0..n { a[2 * i] = a[2 * i + 1 + 2 * k as usize]; })), 1).is_empty());
+    assert!(errors(
+        quote!(nfor!(i in 0..n { a[(i + 1) as usize] = a[(i + 1) as usize] * 2.0; })),
+        1
+    )
+    .is_empty());
+    assert!(errors(
+        quote!(nfor!(i in 0..n { a[2 * i] = a[2 * i + 1 + 2 * k as usize]; })),
+        1
+    )
+    .is_empty());
 }
 
 #[test]
@@ -243,23 +300,38 @@ fn slots_through_a_narrowing_cast_are_not_each_iterations_own() {
 
 #[test]
 fn inner_nests_whose_annotations_reorder_them_are_checked() {
-    let vector = quote!(nfor!(i in n { annot!(vector(4); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    let vector = quote!(
+        nfor!(i in n { annot!(vector(4); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); })
+    );
     let e = errors(vector, 1);
     assert_eq!(e.len(), 1, "{e:?}");
-    assert!(e[0].starts_with("annot!: the annotations of this inner nest"), "{}", e[0]);
+    assert!(
+        e[0].starts_with("annot!: the annotations of this inner nest"),
+        "{}",
+        e[0]
+    );
     // `inline`, and `unroll` or `tile` on one loop, run the copies in order: a serial
     // recurrence, or updates of one element, stay fine.
-    let inline = quote!(nfor!(i in n { annot!(inline; nfor!(k in 1..8 { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    let inline = quote!(
+        nfor!(i in n { annot!(inline; nfor!(k in 1..8 { a[(i, k)] = a[(i, k - 1)] + 1.0; })); })
+    );
     assert!(errors(inline, 1).is_empty());
-    let unroll = quote!(nfor!(i in n { annot!(unroll(4), tile(2); nfor!(k in m { c[i] += a[(i, k)]; })); }));
+    let unroll =
+        quote!(nfor!(i in n { annot!(unroll(4), tile(2); nfor!(k in m { c[i] += a[(i, k)]; })); }));
     assert!(errors(unroll, 1).is_empty());
     // `dmine` interleaves its copies, and tiling two loops reorders them.
-    let dmine = quote!(nfor!(i in n { annot!(dmine(2); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); }));
+    let dmine = quote!(
+        nfor!(i in n { annot!(dmine(2); nfor!(k in 1..m { a[(i, k)] = a[(i, k - 1)] + 1.0; })); })
+    );
     assert_eq!(errors(dmine, 1).len(), 1);
-    let tiles = quote!(nfor!(i in n { annot!(tile(2, 2); nfor!((k, l) in (m, m) { a[(i, l)] = a[(i, l - 1)]; })); }));
+    let tiles = quote!(
+        nfor!(i in n { annot!(tile(2, 2); nfor!((k, l) in (m, m) { a[(i, l)] = a[(i, l - 1)]; })); })
+    );
     assert!(!errors(tiles, 1).is_empty());
     // An inner nest with no dependence of its own compiles under any annotation.
-    let free = quote!(nfor!(i in n { annot!(vector(4); nfor!(k in m { b[(i, k)] = a[(i, k)] * 2.0; })); }));
+    let free = quote!(
+        nfor!(i in n { annot!(vector(4); nfor!(k in m { b[(i, k)] = a[(i, k)] * 2.0; })); })
+    );
     assert!(errors(free, 1).is_empty());
 }
 
@@ -273,17 +345,28 @@ fn a_push_is_never_named_by_its_store() {
         let mac: syn::Macro = syn::parse2(nest).expect("a macro call");
         let cx = Ctxt::new();
         let mut lower = Lower::new(&cx);
-        let mut nest = crate::syntax::annot::lower_nest_macro(&mut lower, &mac, "nuwork!").expect("a nest");
+        let mut nest =
+            crate::syntax::annot::lower_nest_macro(&mut lower, &mac, "nuwork!").expect("a nest");
         crate::reduce::push::rewrite(&cx, &mut nest.body, &mut lower.slots);
         check(&cx, &nest, 1);
-        let e: Vec<String> = cx.check().unwrap_err().into_iter().map(|e| e.to_string()).collect();
+        let e: Vec<String> = cx
+            .check()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
         assert!(e.iter().all(|m| !m.contains("__nuda")), "{text}: {e:?}");
-        assert!(e.iter().any(|m| m.contains("this write of `v[0]`")), "{text}: {e:?}");
+        assert!(
+            e.iter().any(|m| m.contains("this write of `v[0]`")),
+            "{text}: {e:?}"
+        );
     }
 }
 
 #[test]
 fn huge_literals_make_an_opaque_term_not_a_panic() {
-    let big = quote!(nfor!(i in n { a[i + 18446744073709551615 * 18446744073709551615 * 18446744073709551615] = 0.0; }));
+    let big = quote!(
+        nfor!(i in n { a[i + 18446744073709551615 * 18446744073709551615 * 18446744073709551615] = 0.0; })
+    );
     assert_eq!(errors(big, 1).len(), 1);
 }

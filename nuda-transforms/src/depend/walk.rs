@@ -409,7 +409,12 @@ fn counters(body: &Block) -> Vec<String> {
     impl VisitMut for Walk {
         fn visit_stmt(&mut self, s: &mut Stmt) {
             match s {
-                Stmt::Assign { place: Place::Var(v), op, value, .. } => {
+                Stmt::Assign {
+                    place: Place::Var(v),
+                    op,
+                    value,
+                    ..
+                } => {
                     let up = *op == Some(BinOp::Add) && literal(value).is_some_and(|c| c >= 0);
                     match up {
                         true => self.good.push(v.to_string()),
@@ -418,9 +423,9 @@ fn counters(body: &Block) -> Vec<String> {
                 }
                 Stmt::Let(l) => match &l.pat {
                     Pat::Ident { name, .. } => self.bad.push(name.to_string()),
-                    Pat::Tuple(parts) => {
-                        self.bad.extend(parts.iter().flatten().map(|(n, _)| n.to_string()))
-                    }
+                    Pat::Tuple(parts) => self
+                        .bad
+                        .extend(parts.iter().flatten().map(|(n, _)| n.to_string())),
                 },
                 _ => {}
             }

@@ -87,8 +87,15 @@ fn a_value_if_on_a_shared_condition_vectorises() {
 
 #[test]
 fn float_methods_with_literal_arguments_take_the_vector_type() {
-    for method in [quote!(mul_add(u, 0.1)), quote!(powf(2.0)), quote!(atan2(0.5)), quote!(hypot(3.0)), quote!(copysign(-1.0))] {
-        let nest = quote!(64; annot!(vector(8); nfor!(j in n { let u = b[j]; c[j] = a[j].#method; })));
+    for method in [
+        quote!(mul_add(u, 0.1)),
+        quote!(powf(2.0)),
+        quote!(atan2(0.5)),
+        quote!(hypot(3.0)),
+        quote!(copysign(-1.0)),
+    ] {
+        let nest =
+            quote!(64; annot!(vector(8); nfor!(j in n { let u = b[j]; c[j] = a[j].#method; })));
         let t = template(nest);
         assert!(!t.contains("nu_idx8"), "{method}: {t}");
     }
@@ -101,7 +108,11 @@ fn clamp_vectorises_with_shared_bounds() {
     assert!(t.contains("nu_vclamp_"), "{t}");
     let varying = quote!(64; annot!(vector(4); nfor!(j in n { c[j] = a[j].clamp(0.0, b[j]); })));
     let e = errors(varying);
-    assert!(e.iter().any(|m| m.contains("bounds that differ between lanes")), "{e:?}");
+    assert!(
+        e.iter()
+            .any(|m| m.contains("bounds that differ between lanes")),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -115,8 +126,12 @@ fn each_refusal_is_reported_once_with_its_own_words() {
     // A private array or struct whose parts differ between lanes: the documented message,
     // once, naming it; not the generic one at every use.
     let arr = quote!(64; annot!(vector(4); nfor!(j in n { let t = [a[j], a[j] + 1.0]; b[j] = t[0] + t[1]; })));
-    one(arr, "a struct or array `t` whose parts differ between lanes");
-    let st = quote!(64; annot!(vector(4); nfor!(j in n { let s = S { x: a[j], y: 1.0 }; b[j] = s.x; })));
+    one(
+        arr,
+        "a struct or array `t` whose parts differ between lanes",
+    );
+    let st =
+        quote!(64; annot!(vector(4); nfor!(j in n { let s = S { x: a[j], y: 1.0 }; b[j] = s.x; })));
     one(st, "a struct or array `s` whose parts differ between lanes");
     // `.rev()` counts down; a step spreads the lanes; neither adds an error at the index.
     let rev = quote!(64; annot!(vector(4); nfor!(j in (0..n).rev() { b[j] = a[j]; })));

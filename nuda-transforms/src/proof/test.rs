@@ -30,9 +30,12 @@ fn a_guard_refines_the_variable_it_compares() {
 #[test]
 fn a_variable_assigned_later_is_any_value_of_its_type() {
     // (The dependence test cannot follow `k`: the stores are the user's word.)
-    let p = program(quote!(#[independent] 64; nfor!(i in n { let mut k = i; k += 1; b[k] = 1.0; })));
+    let p =
+        program(quote!(#[independent] 64; nfor!(i in n { let mut k = i; k += 1; b[k] = 1.0; })));
     assert!(p.contains("Op :: Var"), "{p}");
-    let q = program(quote!(#[independent] 64; nfor!(i in n { let mut k = i; if k < m { b[k] = 1.0; } k += 1; })));
+    let q = program(
+        quote!(#[independent] 64; nfor!(i in n { let mut k = i; if k < m { b[k] = 1.0; } k += 1; })),
+    );
     assert!(
         !q.contains("Op :: Refine"),
         "a variable assigned somewhere is not refined: {q}"

@@ -146,7 +146,10 @@ pub(crate) fn dump(text: &str, label: &str, arch: &str, ptxas: &str, cubin: Opti
     match cubin.map(super::sass::disassemble) {
         Some(Ok((sass, kernels))) => {
             let head = super::sass::resource_lines(&kernels, ptxas);
-            files.push((format!("{label}-{digest}-{arch}.sass"), (head + &sass).into_bytes()));
+            files.push((
+                format!("{label}-{digest}-{arch}.sass"),
+                (head + &sass).into_bytes(),
+            ));
         }
         Some(Err(why)) => eprintln!("nuda: NUDA_DUMP: no SASS for {label}: {why}"),
         None => {}

@@ -64,8 +64,16 @@ impl Occupancy {
         let by_shared = 233_472 / smem;
         let by_threads = 64 / warps_per_block;
         // On a tie, the first named: threads and blocks before what the kernel spends.
-        let limits = [(by_threads, "threads"), (32, "blocks"), (by_regs, "registers"), (by_shared, "shared")];
-        let (blocks, limit) = limits.into_iter().min_by_key(|l| l.0).unwrap_or((0, "threads"));
+        let limits = [
+            (by_threads, "threads"),
+            (32, "blocks"),
+            (by_regs, "registers"),
+            (by_shared, "shared"),
+        ];
+        let (blocks, limit) = limits
+            .into_iter()
+            .min_by_key(|l| l.0)
+            .unwrap_or((0, "threads"));
         Occupancy {
             blocks,
             warps: blocks * warps_per_block,
@@ -177,7 +185,13 @@ impl Lab {
 
     /// The bytes `offset..offset + n` of a buffer of `len`, or the error a driver gives for a
     /// transfer past its end.
-    fn span(&self, offset: usize, n: usize, len: usize, what: &str) -> Result<std::ops::Range<usize>> {
+    fn span(
+        &self,
+        offset: usize,
+        n: usize,
+        len: usize,
+        what: &str,
+    ) -> Result<std::ops::Range<usize>> {
         match offset.checked_add(n) {
             Some(end) if end <= len => Ok(offset..end),
             _ => Err(Error::OutOfResources {
@@ -189,9 +203,19 @@ impl Lab {
     }
 
     /// The disassembly of `source`'s program, compiled once.
-    fn program(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<Disassembled> {
+    fn program(
+        &self,
+        source: &KernelSource,
+        index: IndexType,
+        kernel: &str,
+    ) -> Result<Disassembled> {
         let key = (source as *const KernelSource as usize, index);
-        if let Some(p) = self.programs.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        if let Some(p) = self
+            .programs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
             return Ok(p.clone());
         }
         let text = program::cuda_text(source, index);
@@ -205,12 +229,23 @@ impl Lab {
         };
         let compiled = match nvrtc::compile(&text, label, &options, true) {
             Ok(c) => c,
-            Err(nvrtc::Failure::Missing(why) | nvrtc::Failure::Rejected(why)) => return Err(failed(why)),
+            Err(nvrtc::Failure::Missing(why) | nvrtc::Failure::Rejected(why)) => {
+                return Err(failed(why))
+            }
         };
-        super::check::dump(&text, label, self.arch, &compiled.log, Some(&compiled.image));
+        super::check::dump(
+            &text,
+            label,
+            self.arch,
+            &compiled.log,
+            Some(&compiled.image),
+        );
         let (_, kernels) = sass::disassemble(&compiled.image).map_err(failed)?;
         let p = Arc::new((kernels, compiled.log));
-        self.programs.lock().unwrap_or_else(PoisonError::into_inner).insert(key, p.clone());
+        self.programs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, p.clone());
         Ok(p)
     }
 
@@ -218,12 +253,20 @@ impl Lab {
     fn record(&self, l: &SourceLaunch<'_, '_>) -> Result<Record> {
         let p = self.program(l.source, l.index, l.kernel)?;
         let (kernels, log) = (&p.0, &p.1);
-        let k = kernels.iter().find(|k| k.name == l.kernel).cloned().unwrap_or_default();
+        let k = kernels
+            .iter()
+            .find(|k| k.name == l.kernel)
+            .cloned()
+            .unwrap_or_default();
         let threads: usize = l.geometry.local.as_ref().map_or(1, |d| d.iter().product());
-        let dynamic: usize = l.args.iter().map(|a| match a {
-            crate::backend::Arg::Local(bytes) => *bytes,
-            _ => 0,
-        }).sum();
+        let dynamic: usize = l
+            .args
+            .iter()
+            .map(|a| match a {
+                crate::backend::Arg::Local(bytes) => *bytes,
+                _ => 0,
+            })
+            .sum();
         let shared = k.shared + dynamic as u32;
         // What a GPU's launch would refuse, refused here too: a kernel may declare 48 KiB of
         // shared memory, and a block use 227 KiB in all (dynamic memory past 48 KiB opted in).
@@ -234,7 +277,11 @@ impl Lab {
                 detail: format!("{} bytes of shared memory declared and {shared} in all; an sm_90 kernel may declare {STATIC_SHARED} and a block use {BLOCK_SHARED}: stage smaller slices (a smaller `k:` or tile)", k.shared),
             });
         }
-        let origin = l.source.faults.as_ref().map_or_else(|| l.kernel.to_string(), |f| f.origin.to_string());
+        let origin = l
+            .source
+            .faults
+            .as_ref()
+            .map_or_else(|| l.kernel.to_string(), |f| f.origin.to_string());
         Ok(Record {
             origin,
             kernel: l.kernel.to_string(),
@@ -301,7 +348,10 @@ impl Backend for Lab {
             }
         }
         let record = self.record(launch)?;
-        RECORDS.lock().unwrap_or_else(PoisonError::into_inner).push(record);
+        RECORDS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(record);
         launch.args.iter_mut().for_each(|a| a.ran(self.info.index));
         Ok(Timing {
             kernel: Some(std::time::Duration::ZERO),

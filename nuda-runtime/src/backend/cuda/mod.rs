@@ -9,11 +9,11 @@
 pub(crate) mod check;
 pub(crate) mod dialect;
 mod driver;
+pub mod lab;
 mod launch;
 mod memory;
 mod nvrtc;
 mod program;
-pub mod lab;
 pub mod sass;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};

@@ -81,10 +81,22 @@ fn find_tools() -> Result<(PathBuf, PathBuf), String> {
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .into_iter()
         .collect();
-    dirs.extend(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+    dirs.extend(
+        std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths),
+    );
     dirs.push(PathBuf::from("/usr/local/cuda/bin"));
     for site in super::nvrtc::site_package_dirs() {
-        dirs.extend(["cu13/bin", "cu12/bin", "cuda_cuobjdump/bin", "cuda_nvdisasm/bin"].map(|d| site.join("nvidia").join(d)));
+        dirs.extend(
+            [
+                "cu13/bin",
+                "cu12/bin",
+                "cuda_cuobjdump/bin",
+                "cuda_nvdisasm/bin",
+            ]
+            .map(|d| site.join("nvidia").join(d)),
+        );
     }
     let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file());
     match (find("cuobjdump"), find("nvdisasm")) {
@@ -102,7 +114,11 @@ pub(crate) fn disassemble(cubin: &[u8]) -> Result<(String, Vec<Kernel>), String>
     std::fs::write(&file, cubin).map_err(|e| format!("writing the CUBIN: {e}"))?;
     // cuobjdump runs nvdisasm, which it finds on the PATH.
     let path = std::env::join_paths(
-        nvdisasm.parent().into_iter().map(Path::to_path_buf).chain(std::env::var_os("PATH").iter().flat_map(std::env::split_paths)),
+        nvdisasm.parent().into_iter().map(Path::to_path_buf).chain(
+            std::env::var_os("PATH")
+                .iter()
+                .flat_map(std::env::split_paths),
+        ),
     )
     .map_err(|e| e.to_string())?;
     let out = std::process::Command::new(&cuobjdump)
@@ -113,7 +129,10 @@ pub(crate) fn disassemble(cubin: &[u8]) -> Result<(String, Vec<Kernel>), String>
         .map_err(|e| format!("running {}: {e}", cuobjdump.display()))?;
     let _ = std::fs::remove_file(&file);
     if !out.status.success() {
-        return Err(format!("cuobjdump failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "cuobjdump failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let kernels = parse(&text);
@@ -128,7 +147,12 @@ pub fn spills(log: &str, kernel: &str) -> (u32, u32) {
         if let Some((_, rest)) = line.split_once("Compiling entry function '") {
             mine = rest.starts_with(&format!("{kernel}'"));
         } else if let (true, Some((_, rest))) = (mine, line.split_once("bytes stack frame, ")) {
-            let n = |w: &str| w.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            let n = |w: &str| {
+                w.split_whitespace()
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0)
+            };
             let (stores, loads) = rest.split_once(", ").unwrap_or((rest, ""));
             return (n(stores), n(loads));
         }
@@ -164,19 +188,26 @@ pub fn parse(text: &str) -> Vec<Kernel> {
     let mut pending_resources: Option<String> = None;
     for line in text.lines() {
         let t = line.trim();
-        if let Some(name) = t.strip_prefix("Function ").and_then(|r| r.strip_suffix(':')) {
+        if let Some(name) = t
+            .strip_prefix("Function ")
+            .and_then(|r| r.strip_suffix(':'))
+        {
             pending_resources = Some(name.trim().to_string());
         } else if let (Some(name), true) = (&pending_resources, t.starts_with("REG:")) {
             resources.push((name.clone(), resource_line(t)));
             pending_resources = None;
         } else if let Some(name) = t.strip_prefix("Function : ") {
-            kernels.push(Kernel { name: name.trim().to_string(), ..Kernel::default() });
+            kernels.push(Kernel {
+                name: name.trim().to_string(),
+                ..Kernel::default()
+            });
         } else if let (Some(k), Some(insn)) = (kernels.last_mut(), instruction(t)) {
             k.code.push(insn);
         }
     }
     for k in &mut kernels {
-        if let Some((_, [reg, stack, shared, local])) = resources.iter().find(|(n, _)| *n == k.name) {
+        if let Some((_, [reg, stack, shared, local])) = resources.iter().find(|(n, _)| *n == k.name)
+        {
             (k.registers, k.stack, k.shared, k.local) = (*reg, *stack, *shared, *local);
         }
     }
@@ -191,7 +222,12 @@ fn resource_line(t: &str) -> [u32; 4] {
             .and_then(|v| v.parse().ok())
             .unwrap_or(0)
     };
-    [field("REG:"), field("STACK:"), field("SHARED:"), field("LOCAL:")]
+    [
+        field("REG:"),
+        field("STACK:"),
+        field("SHARED:"),
+        field("LOCAL:"),
+    ]
 }
 
 /// `/*0070*/  FFMA R5, R0, R5, 1 ;  /* 0x.. */`: the address, the opcode (with modifiers,
@@ -246,7 +282,9 @@ impl Kernel {
                 .collect();
             let mut m = Mix::default();
             let own = self.code.iter().filter(|(a, _, _)| (lo..=hi).contains(a));
-            for (_, op, _) in own.filter(|(a, _, _)| !inside.iter().any(|&(l, h)| (l..=h).contains(a))) {
+            for (_, op, _) in
+                own.filter(|(a, _, _)| !inside.iter().any(|&(l, h)| (l..=h).contains(a)))
+            {
                 count(&mut m, op);
             }
             m

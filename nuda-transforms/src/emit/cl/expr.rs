@@ -33,13 +33,21 @@ fn assoc_const(ty: Scalar, name: &str) -> String {
         "MIN" => "(-FLT_MAX)".into(),
         "EPSILON" => "FLT_EPSILON".into(),
         "MIN_POSITIVE" => "FLT_MIN".into(),
-        _ => format!("as_float({})", float_special(n, "0x7f800000u", "0xff800000u", "0x7fc00000u")),
+        _ => format!(
+            "as_float({})",
+            float_special(n, "0x7f800000u", "0xff800000u", "0x7fc00000u")
+        ),
     };
     match (ty, name) {
         (F32, n) => f32_name(n),
         (F64, n) if f32_name(n).contains("FLT_") => f32_name(n).replace("FLT_", "DBL_"),
         (F64, n) => {
-            let bits = float_special(n, "0x7ff0000000000000UL", "0xfff0000000000000UL", "0x7ff8000000000000UL");
+            let bits = float_special(
+                n,
+                "0x7ff0000000000000UL",
+                "0xfff0000000000000UL",
+                "0x7ff8000000000000UL",
+            );
             format!("as_double({bits})")
         }
         (_, "BITS") => Ph::static_lit("uint", &ty.bits().to_string()),

@@ -285,7 +285,10 @@ impl ClEmitter<'_> {
             // As many elements for every work-item: a constant trip count, which a GPU
             // unrolls (no counter, no branch, constant offsets).
             self.line("NU_UNROLL");
-            self.line(format!("for (nu_idx nu_c = 0; nu_c < {}; nu_c++) {{", size / group));
+            self.line(format!(
+                "for (nu_idx nu_c = 0; nu_c < {}; nu_c++) {{",
+                size / group
+            ));
             self.indent += 1;
             self.line(format!("nu_idx nu_f = nu_lid + nu_c * {group};"));
         } else {
@@ -308,7 +311,10 @@ impl ClEmitter<'_> {
             off = format!("({off}) * {c}__d{p} + nu_x{p}");
         }
         let data = Ph::data(fill, &c);
-        let at = staging.buf.as_ref().map_or_else(String::new, |k| format!("{k} * {size} + "));
+        let at = staging
+            .buf
+            .as_ref()
+            .map_or_else(String::new, |k| format!("{k} * {size} + "));
         self.line(format!(
             "if ({}) {}[{at}nu_f] = {data}[{off}];",
             inside.join(" && "),

@@ -39,7 +39,9 @@ fn counts_down(count: &Expr) -> bool {
             op: BinOp::Sub,
             lhs,
             ..
-        } => matches!(&lhs.kind, ExprKind::Binary { lhs: t, .. } if matches!(t.kind, ExprKind::Trips(..))),
+        } => {
+            matches!(&lhs.kind, ExprKind::Binary { lhs: t, .. } if matches!(t.kind, ExprKind::Trips(..)))
+        }
         _ => false,
     }
 }
@@ -105,7 +107,10 @@ impl ClEmitter<'_> {
     pub(super) fn lane_error(&self, span: proc_macro2::Span, what: &str) -> String {
         self.lane_errors.set(self.lane_errors.get() + 1);
         let w = self.width();
-        let what = self.lanes.as_ref().map_or(what.to_string(), |p| p.written(what));
+        let what = self
+            .lanes
+            .as_ref()
+            .map_or(what.to_string(), |p| p.written(what));
         let key = (span.start(), what.clone());
         if !self.lane_reported.borrow().contains(&key) {
             self.lane_reported.borrow_mut().push(key);
@@ -182,7 +187,13 @@ impl ClEmitter<'_> {
     /// `recv.method(args)`, the call `e`, on lanes. The vector methods give their receiver's
     /// type, whose slot (which syntax gives every such receiver) types every operand: a
     /// literal argument has none of its own.
-    fn vector_method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], e: &Expr) -> String {
+    fn vector_method(
+        &mut self,
+        recv: &Expr,
+        method: &syn::Ident,
+        args: &[Expr],
+        e: &Expr,
+    ) -> String {
         let kind = MethodKind::of(&method.to_string());
         if kind == Some(MethodKind::Clamp) {
             return self.vector_clamp(recv, args, e);
@@ -290,7 +301,10 @@ impl ClEmitter<'_> {
     /// its uses are not reported again.
     fn vector_let(&mut self, l: &Let, name: &syn::Ident) {
         let aggregate = l.init.as_ref().is_some_and(|e| {
-            matches!(e.kind, ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. })
+            matches!(
+                e.kind,
+                ExprKind::Array(_) | ExprKind::Repeat { .. } | ExprKind::Struct { .. }
+            )
         });
         if aggregate {
             let span = l.init.as_ref().map_or(l.span, |e| e.span);
@@ -298,7 +312,8 @@ impl ClEmitter<'_> {
             return;
         }
         let slot = l.slots[0];
-        let t = l.ty.map_or_else(|| Ph::ty(slot), |t| t.cl_name().to_string());
+        let t =
+            l.ty.map_or_else(|| Ph::ty(slot), |t| t.cl_name().to_string());
         let before = self.lane_errors.get();
         let init = l.init.as_ref().map(|e| self.lane_operand(e, slot));
         if self.lane_errors.get() > before {

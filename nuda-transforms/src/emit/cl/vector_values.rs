@@ -21,7 +21,10 @@ impl ClEmitter<'_> {
             return "0".into();
         }
         self.poisoned.push(name.clone());
-        self.lane_error(span, &format!("a struct or array `{name}` whose parts differ between lanes"))
+        self.lane_error(
+            span,
+            &format!("a struct or array `{name}` whose parts differ between lanes"),
+        )
     }
 
     /// Whether `e` reads a lane local whose definition had an error already.
@@ -89,7 +92,9 @@ impl ClEmitter<'_> {
     /// `nu_vclamp_<floatN>`, which checks the bounds once (out of order, a fault where Rust
     /// panics) and keeps a NaN lane NaN, as Rust's `clamp` does.
     pub(super) fn vector_clamp(&mut self, recv: &Expr, args: &[Expr], e: &Expr) -> String {
-        let uniform = args.iter().all(|a| self.lane_kind(a) == Some(Kind::Uniform));
+        let uniform = args
+            .iter()
+            .all(|a| self.lane_kind(a) == Some(Kind::Uniform));
         if !uniform || args.len() != 2 {
             return self.lane_error(e.span, "`.clamp()` with bounds that differ between lanes; clamp to bounds every lane shares");
         }

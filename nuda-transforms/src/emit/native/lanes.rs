@@ -327,7 +327,8 @@ impl RustEmitter<'_> {
                     return self.assign(place, op, value, span);
                 }
                 let (lane, v) = (lane_ident(), self.lane_value(value));
-                return self.with_hoisted(quote_spanned!(span=> #name = { let #lane = 0usize; #v };));
+                return self
+                    .with_hoisted(quote_spanned!(span=> #name = { let #lane = 0usize; #v };));
             }
             Place::Var(name) if self.lane_plan().declares(name) => {
                 let v = self.lane_value(value);
