@@ -12,12 +12,17 @@ use common::{bounds, check, engines};
 use nuda::prelude::*;
 
 fn gemm_t(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    gemm_t_by(a, b, n, |x, y, s| s + x * y)
+}
+
+/// C = AᵀB in plain Rust, each step `s = step(a, b, s)` (`f32::mul_add` for fused ones).
+fn gemm_t_by(a: &[f32], b: &[f32], n: usize, step: fn(f32, f32, f32) -> f32) -> Vec<f32> {
     let mut c = vec![0.0f32; n * n];
     for i in 0..n {
         for j in 0..n {
             let mut s = 0.0f32;
             for k in 0..n {
-                s += a[k * n + i] * b[k * n + j];
+                s = step(a[k * n + i], b[k * n + j], s);
             }
             c[i * n + j] = s;
         }
@@ -80,21 +85,6 @@ fn double_buffered_stage_matches_rust() {
     }
 }
 
-/// Plain Rust's C = AᵀB with fused multiply-adds, as `mul_add` writes it.
-fn gemm_t_fma(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
-    let mut c = vec![0.0f32; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            let mut s = 0.0f32;
-            for k in 0..n {
-                s = a[k * n + i].mul_add(b[k * n + j], s);
-            }
-            c[i * n + j] = s;
-        }
-    }
-    c
-}
-
 /// The GPU's sgemm chain: 128 x 128 tiles, an 8 x 8 block a work-item (8 rows by `dmine`,
 /// 8 columns as lanes), 8-deep slices double-buffered, fused multiply-adds. Exact against
 /// Rust's `mul_add`, with partial tiles and a remainder of the staged loop.
@@ -102,7 +92,7 @@ fn gemm_t_fma(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
 fn the_gpu_sgemm_chain_matches_rusts_mul_add() {
     for n in common::sizes(&[128usize, 136, 40], &[136]) {
         let (ha, hb) = gemm_inputs(n);
-        check(gemm_t_fma(&ha, &hb, n), || {
+        check(gemm_t_by(&ha, &hb, n, f32::mul_add), || {
             let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
             let b = NuArray2::from_fn((n, n), |(i, j)| hb[i * n + j]);
             let mut c = NuArray2::<f32>::new((n, n));
