@@ -87,7 +87,8 @@ fn double_buffered_stage_matches_rust() {
 
 /// The GPU's sgemm chain: 128 x 128 tiles, an 8 x 8 block a work-item (8 rows by `dmine`,
 /// 8 columns as lanes), 8-deep slices double-buffered, fused multiply-adds. Exact against
-/// Rust's `mul_add`, with partial tiles and a remainder of the staged loop.
+/// Rust's `mul_add`, with partial tiles and a remainder of the staged loop; 16 and 32 deep
+/// too.
 #[test]
 fn the_gpu_sgemm_chain_matches_rusts_mul_add() {
     for n in common::sizes(&[128usize, 136, 40], &[136]) {
@@ -109,6 +110,14 @@ fn the_gpu_sgemm_chain_matches_rusts_mul_add() {
                 c[(i, j)] = s;
             })))?;
             assert_eq!(first, c.to_vec(), "k: 8 and k: 16 differ at n = {n}");
+            // 32 deep: 64 KiB of tiles, past the 48 KiB a CUDA kernel may declare, so there
+            // they are dynamic shared memory (`backend/cuda/shared.rs`): the same C again.
+            nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 32, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                c[(i, j)] = s;
+            })))?;
+            assert_eq!(first, c.to_vec(), "k: 8 and k: 32 differ at n = {n}");
             Ok(c.to_vec())
         });
     }

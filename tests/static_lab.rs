@@ -158,26 +158,46 @@ fn without_mul_add_the_lab_sees_no_ffma() {
     );
 }
 
-/// What a GPU would refuse, the lab refuses: staged slices of doubles 16 deep on 64 x 128
-/// tiles, double-buffered, declare 50,176 bytes of shared memory, past the 48 KiB a kernel
-/// may declare. An `Err` that says what to change, not a record.
+/// Staged slices of doubles 16 deep on 128 x 128 tiles, double-buffered, take 64 KiB of
+/// shared memory, past the 48 KiB a CUDA kernel may declare: the CUDA dialect moves them into
+/// the dynamic buffer, which a launch may take up to 227 KiB of. With 64 deep slices they
+/// would take 256 KiB: an `Err` that says what to change, not a record, as a GPU's launch
+/// would refuse them.
 #[test]
-fn shared_memory_past_what_a_kernel_may_declare_is_an_error() {
+fn stage_tiles_past_48_kib_are_dynamic_shared_memory_up_to_227_kib() {
     let Some(lab) = lab() else { return };
-    let got = nuda::with_device(lab, || -> nuda::Result<()> {
-        let n = 256usize;
-        let a = NuArray2::<f64>::new((n, n));
-        let b = NuArray2::<f64>::new((n, n));
-        let mut c = NuArray2::<f64>::new((n, n));
-        nuwork!(16, 16; annot!(tilem(64, 128), stage(a, b, k: 16, buffers: 2), dmine(4, 1), vector(8); nfor!((i, j) in (n, n) {
-            let mut s = 0.0f64;
-            nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
-            c[(i, j)] = s;
-        })))
-    })
-    .unwrap();
-    let e = got
-        .expect_err("50,176 bytes of static shared memory were accepted")
+    let dgemm = |depth: usize| {
+        nuda::with_device(lab, || -> nuda::Result<()> {
+            let n = 256usize;
+            let a = NuArray2::<f64>::new((n, n));
+            let b = NuArray2::<f64>::new((n, n));
+            let mut c = NuArray2::<f64>::new((n, n));
+            match depth {
+                16 => nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 16, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = 0.0f64;
+                    nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                    c[(i, j)] = s;
+                })))?,
+                _ => nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 64, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = 0.0f64;
+                    nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                    c[(i, j)] = s;
+                })))?,
+            }
+            Ok(())
+        })
+        .unwrap()
+    };
+    nuda::lab::take_records();
+    dgemm(16).expect("64 KiB of staged tiles are refused");
+    let r = nuda::lab::take_records()
+        .into_iter()
+        .find(|r| r.threads == 256)
+        .expect("the staged kernel's record");
+    assert_eq!(r.shared, 65536, "{r:?}");
+    assert!(r.occupancy.blocks <= 3, "{r:?}");
+    let e = dgemm(64)
+        .expect_err("256 KiB of shared memory were accepted")
         .to_string();
-    assert!(e.contains("50176") && e.contains("k:"), "{e}");
+    assert!(e.contains("262144") && e.contains("k:"), "{e}");
 }

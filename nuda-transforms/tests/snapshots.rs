@@ -894,7 +894,7 @@ fn staged_sgemm() {
                 }
                 $D31(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+            kernel void NU_GROUP(16, 16, 1) nuwork_0(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
                 nu_idx nu_g0 = get_group_id(0);
                 nu_idx nu_g1 = get_group_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1050,7 +1050,7 @@ fn staged_vector_sgemm() {
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 2, nu_v.s2, nu_c, nu_s, nu_err);
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 3, nu_v.s3, nu_c, nu_s, nu_err);
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+            kernel void NU_GROUP(16, 16, 1) nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
                 nu_idx nu_g0 = get_group_id(0);
                 nu_idx nu_g1 = get_group_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;

@@ -84,6 +84,13 @@ impl Prelude {
             Dialect::OpenCl => "#define NU_UNROLL\n",
             Dialect::Cuda => "#define NU_UNROLL _Pragma(\"unroll\")\n",
         };
+        // A staged kernel's fixed work-group: OpenCL's required size, CUDA's launch bounds.
+        t += match self.dialect {
+            Dialect::OpenCl => {
+                "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n"
+            }
+            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n",
+        };
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");

@@ -48,7 +48,7 @@ pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Re
 /// One architecture: CUBIN through ptxas (its errors too), and the PTX when dumping.
 fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) -> Result<()> {
     let label = source.faults.as_ref().map_or(kernel, |f| f.label);
-    let text = program::cuda_text(source, index);
+    let text = program::cuda_text(source, index).text;
     let device = format!("no device (NUDA_CUDA_CHECK, {arch})");
     // ptxas's resource report (registers, spills, shared memory) goes to the dump.
     let mut options = program::options(arch);

@@ -12,7 +12,19 @@
 //! - a vector literal `(float4)(a, b, c, d)`, which C++ would read as a comma expression,
 //!   becomes `nu_make<float4>(a, b, c, d)`;
 //! - the prelude's byte swaps through `as_uchar8(x).s76543210` become `nu_bswap(x)`;
-//! - `#pragma OPENCL` lines go (NVRTC's `--fmad=false` stands for `FP_CONTRACT OFF`).
+//! - `#pragma OPENCL` lines go (NVRTC's `--fmad=false` stands for `FP_CONTRACT OFF`);
+//! - a kernel's top-level `local` arrays past 48 KiB move into the dynamic buffer
+//!   (`shared.rs`), and the launch learns how many bytes they take from `Translated::moved`.
+
+use super::shared;
+use std::collections::HashMap;
+
+/// A program in CUDA C++, and per kernel the bytes of shared memory moved to the start of
+/// its dynamic buffer (absent: none).
+pub(crate) struct Translated {
+    pub text: String,
+    pub moved: HashMap<String, usize>,
+}
 
 /// The header every CUDA program starts with.
 const HEADER: &str = include_str!("opencl_in_cuda.cuh");
@@ -26,7 +38,8 @@ const VECTOR_WIDTHS: [&str; 5] = ["2", "3", "4", "8", "16"];
 /// `text`, a whole program in OpenCL C (prelude included), in CUDA C++. A hand-written
 /// program's multi-lane swizzles (`.zyxw`, `.s10`) become calls too; generated code has none,
 /// and there a field may be named `xy`.
-pub(crate) fn translate(text: &str, hand_written: bool) -> String {
+pub(crate) fn translate(text: &str, hand_written: bool) -> Translated {
+    let mut moved = HashMap::new();
     let mut out = String::with_capacity(HEADER.len() + text.len() * 11 / 10);
     out += &HEADER.replacen("// @vector-types", &vector_names(), 1);
     let body: String = text
@@ -35,10 +48,10 @@ pub(crate) fn translate(text: &str, hand_written: bool) -> String {
         .map(shared_declaration)
         .collect::<Vec<_>>()
         .join("\n");
-    let body = qualifiers(&kernels(&vector_literals(&byte_swaps(&body))));
+    let body = qualifiers(&kernels(&vector_literals(&byte_swaps(&body)), &mut moved));
     out += &if hand_written { swizzles(&body) } else { body };
     out.push('\n');
-    out
+    Translated { text: out, moved }
 }
 
 /// A typedef per OpenCL vector type (`nu_float4`, a `nu_vec<float, 4>`) and a name that
@@ -136,17 +149,21 @@ fn vector_literals(text: &str) -> String {
 }
 
 /// Every kernel's signature with its `local` pointer parameters made offsets into the
-/// dynamic shared buffer.
-fn kernels(text: &str) -> String {
+/// dynamic shared buffer, and its body with large shared arrays moved there (noted in
+/// `moved`).
+fn kernels(text: &str, moved: &mut HashMap<String, usize>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(k) = find_kernel(rest) {
         let (before, from) = rest.split_at(k);
         out += before;
-        match rewrite_signature(from) {
-            Some((sig, used)) => {
-                out += &sig;
-                rest = &from[used..];
+        match rewrite_kernel(from) {
+            Some(k) => {
+                out += &k.text;
+                rest = &from[k.used..];
+                if k.moved > 0 {
+                    moved.insert(k.name, k.moved);
+                }
             }
             None => {
                 // Not a kernel definition: the qualifier word passes through as it is.
@@ -220,15 +237,27 @@ fn lanes(word: &str) -> Option<String> {
     )
 }
 
-/// A kernel's signature and opening brace, rewritten, and how many bytes of `from` they
-/// took; `None` if it is not `kernel void name(..) {`.
-fn rewrite_signature(from: &str) -> Option<(String, usize)> {
-    let open = from.find('(')?;
+/// A kernel rewritten: its text, how many bytes of the source it took, its name and the
+/// shared bytes moved into its dynamic buffer.
+struct Kernel {
+    text: String,
+    used: usize,
+    name: String,
+    moved: usize,
+}
+
+/// A kernel definition, `kernel void [attributes] name(..) {`, rewritten through its
+/// opening brace, or through its closing brace where shared arrays moved; `None` if `from`
+/// does not start one.
+fn rewrite_kernel(from: &str) -> Option<Kernel> {
+    let (name, open) = kernel_name(from)?;
     let close = matching(from, open)?;
     let brace = close + from[close..].find('{')?;
     if !from[close + 1..brace].trim().is_empty() {
         return None;
     }
+    let end = matching(from, brace);
+    let moved = end.and_then(|end| shared::moved(&from[brace + 1..end]));
     let mut params = Vec::new();
     let mut setup = String::new();
     for p in split_params(&from[open + 1..close]) {
@@ -241,31 +270,74 @@ fn rewrite_signature(from: &str) -> Option<(String, usize)> {
             None => params.push(p.trim().to_string()),
         }
     }
-    let head = &from[..open];
-    let shared = if setup.is_empty() {
+    let shared = if setup.is_empty() && moved.is_none() {
         String::new()
     } else {
         format!("\n    extern __shared__ __align__(16) uchar nu_smem[];{setup}")
     };
-    Some((
-        format!("{head}({}) {{{shared}", params.join(", ")),
-        brace + 1,
-    ))
+    let head = format!("{}({}) {{{shared}", &from[..open], params.join(", "));
+    Some(match (moved, end) {
+        (Some(m), Some(end)) => Kernel {
+            text: format!("{head}{}}}", m.body),
+            used: end + 1,
+            name: name.to_string(),
+            moved: m.bytes,
+        },
+        _ => Kernel {
+            text: head,
+            used: brace + 1,
+            name: name.to_string(),
+            moved: 0,
+        },
+    })
 }
 
-/// The index of the `)` closing the `(` at `open`.
+/// The kernel's name and where its parameter list opens: the first word followed by `(`
+/// that is not an attribute (`__attribute__((..))`, `__launch_bounds__(..)` or a macro
+/// spelled in capitals, such as the prelude's `NU_GROUP(..)`), whose parentheses are skipped.
+fn kernel_name(from: &str) -> Option<(&str, usize)> {
+    let mut k = 0;
+    loop {
+        let start = k + from[k..].find(|c: char| c.is_ascii_alphabetic() || c == '_')?;
+        if from[k..start].contains(['(', ')', '{', ';']) {
+            return None;
+        }
+        let end = start
+            + from[start..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(from.len() - start);
+        let word = &from[start..end];
+        let after = end + from[end..].len() - from[end..].trim_start().len();
+        if !from[after..].starts_with('(') {
+            k = end;
+            continue;
+        }
+        let attribute = word.starts_with("__")
+            || word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !attribute {
+            return Some((word, after));
+        }
+        k = matching(from, after)? + 1;
+    }
+}
+
+/// The index of the bracket closing the `(` or `{` at `open`.
 fn matching(text: &str, open: usize) -> Option<usize> {
+    let (o, c) = match text[open..].chars().next()? {
+        '{' => ('{', '}'),
+        _ => ('(', ')'),
+    };
     let mut depth = 0usize;
-    for (k, c) in text[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(open + k);
-                }
+    for (k, ch) in text[open..].char_indices() {
+        if ch == o {
+            depth += 1;
+        } else if ch == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(open + k);
             }
-            _ => {}
         }
     }
     None
@@ -311,9 +383,46 @@ fn local_param(p: &str) -> Option<(String, String)> {
 mod tests {
     use super::*;
 
+    fn translate_text(text: &str, hand_written: bool) -> String {
+        translate(text, hand_written).text
+    }
+
+    #[test]
+    fn attributes_before_the_name_are_skipped() {
+        let cu = translate_text(
+            "kernel void NU_GROUP(16, 16, 1) f(global float* a, local float* t) {}\n",
+            false,
+        );
+        assert!(
+            cu.contains("__global__ void NU_GROUP(16, 16, 1) f(float* a, uint t__nu_off) {"),
+            "{cu}"
+        );
+    }
+
+    #[test]
+    fn shared_arrays_past_48_kib_are_moved_and_counted() {
+        let t = translate(
+            "kernel void f(global float* a, local float* t) {\n    local float s[16384];\n    s[0] = a[0];\n}\n",
+            false,
+        );
+        assert_eq!(t.moved.get("f"), Some(&65536));
+        assert!(
+            t.text
+                .contains("extern __shared__ __align__(16) uchar nu_smem[];"),
+            "{}",
+            t.text
+        );
+        assert!(
+            t.text
+                .contains("    float* restrict s = (float*)(nu_smem + 0);\n    s[0] = a[0];\n}"),
+            "{}",
+            t.text
+        );
+    }
+
     #[test]
     fn local_parameters_become_offsets_into_one_shared_buffer() {
-        let cu = translate("kernel void f(global float* restrict a, local float* restrict t, nu_idx n) {\n    t[0] = a[0];\n}\n", false);
+        let cu = translate_text("kernel void f(global float* restrict a, local float* restrict t, nu_idx n) {\n    t[0] = a[0];\n}\n", false);
         assert!(
             cu.contains(
                 "extern \"C\" __global__ void f(float* restrict a, uint t__nu_off, nu_idx n) {"
@@ -328,7 +437,7 @@ mod tests {
 
     #[test]
     fn local_declarations_in_bodies_are_shared() {
-        let cu = translate(
+        let cu = translate_text(
             "kernel void f(global float* a) {\n    local float tile[16];\n}\n",
             false,
         );
@@ -337,7 +446,7 @@ mod tests {
 
     #[test]
     fn hand_written_swizzles_are_calls() {
-        let cu = translate(
+        let cu = translate_text(
             "float4 g(float4 v) { return v.zyxw + v.s1032 + v.x + 1.5f; }\n",
             true,
         );
@@ -349,7 +458,7 @@ mod tests {
 
     #[test]
     fn file_scope_constants_are_device_constants_and_parameters_lose_the_word() {
-        let cu = translate("constant float W[2] = {1.0f, 2.0f};\nkernel void f(\n    constant float* c,\n    global float* a) {}\n", true);
+        let cu = translate_text("constant float W[2] = {1.0f, 2.0f};\nkernel void f(\n    constant float* c,\n    global float* a) {}\n", true);
         assert!(cu.contains("__constant__ const float W[2]"), "{cu}");
         assert!(
             cu.contains("__global__ void f(float* c, float* a) {}"),
@@ -359,7 +468,7 @@ mod tests {
 
     #[test]
     fn underscored_qualifiers_are_kernels_too() {
-        let cu = translate(
+        let cu = translate_text(
             "__kernel void f(__global int* a, __local int* t) {}\n",
             true,
         );
@@ -371,7 +480,7 @@ mod tests {
 
     #[test]
     fn indented_kernels_are_kernels() {
-        let cu = translate("    kernel void f(global int* a) {}\n", true);
+        let cu = translate_text("    kernel void f(global int* a) {}\n", true);
         assert!(
             cu.contains("    extern \"C\" __global__ void f(int* a) {}"),
             "{cu}"
@@ -380,7 +489,7 @@ mod tests {
 
     #[test]
     fn vector_literals_are_calls() {
-        let cu = translate(
+        let cu = translate_text(
             "float4 f(float x) { return (float4)(x, 0.0f, 0.0f, 1.0f) + ((float4)(x)); }\n",
             false,
         );

@@ -147,11 +147,12 @@ fn lab_info(arch: &str) -> DeviceInfo {
 }
 
 /// The shared memory an sm_90 kernel may declare statically, and a block may use in all.
-const STATIC_SHARED: u32 = 48 << 10;
+const STATIC_SHARED: u32 = super::shared::STATIC_LIMIT as u32;
 const BLOCK_SHARED: u32 = 227 << 10;
 
-/// A program's kernels as the disassembler read them, and ptxas's log (for spills).
-type Disassembled = Arc<(Vec<sass::Kernel>, String)>;
+/// A program's kernels as the disassembler read them, ptxas's log (for spills), and the
+/// shared bytes the dialect moved into each kernel's dynamic buffer.
+type Disassembled = Arc<(Vec<sass::Kernel>, String, HashMap<String, usize>)>;
 
 /// One lab device: its programs' disassembly, by program and index type.
 struct Lab {
@@ -218,7 +219,7 @@ impl Lab {
         {
             return Ok(p.clone());
         }
-        let text = program::cuda_text(source, index);
+        let super::dialect::Translated { text, moved } = program::cuda_text(source, index);
         let label = source.faults.as_ref().map_or(kernel, |f| f.label);
         let mut options = program::options(self.arch);
         options.push("--ptxas-options=-v".into());
@@ -241,7 +242,7 @@ impl Lab {
             Some(&compiled.image),
         );
         let (_, kernels) = sass::disassemble(&compiled.image).map_err(failed)?;
-        let p = Arc::new((kernels, compiled.log));
+        let p = Arc::new((kernels, compiled.log, moved));
         self.programs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -267,7 +268,8 @@ impl Lab {
                 _ => 0,
             })
             .sum();
-        let shared = k.shared + dynamic as u32;
+        let moved = p.2.get(l.kernel).copied().unwrap_or(0);
+        let shared = k.shared + (moved + dynamic) as u32;
         // What a GPU's launch would refuse, refused here too: a kernel may declare 48 KiB of
         // shared memory, and a block use 227 KiB in all (dynamic memory past 48 KiB opted in).
         if k.shared > STATIC_SHARED || shared > BLOCK_SHARED {

@@ -17,13 +17,13 @@ use std::time::{Duration, Instant};
 /// its program has a check compiled in.
 pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
     let start = Instant::now();
-    let function = dev.function(l.source, l.index, l.kernel)?;
+    let (function, moved) = dev.function(l.source, l.index, l.kernel)?;
     dev.enter()?;
     let record = match &l.source.faults {
         Some(info) if info.read_back => Some(dev.record()?),
         _ => None,
     };
-    let (params, shared) = pack(dev, l, record.as_ref().map(|r| r.0))?;
+    let (params, shared) = pack(dev, l, record.as_ref().map(|r| r.0), moved)?;
     let (grid, block) = shape(l.geometry, l.kernel)?;
     let kernel = launch(dev, function, grid, block, shared, params, l.kernel);
     // The kernel may have been enqueued and written, even if it failed.
@@ -85,11 +85,13 @@ impl CuDevice {
     }
 }
 
-/// The parameters' bytes, in order, and the dynamic shared memory the launch needs.
+/// The parameters' bytes, in order, and the dynamic shared memory the launch needs: the
+/// `moved` bytes of the kernel's own arrays first, then each local argument.
 fn pack(
     dev: &CuDevice,
     l: &SourceLaunch<'_, '_>,
     record: Option<sys::CUdeviceptr>,
+    moved: usize,
 ) -> Result<(Vec<Vec<u8>>, usize)> {
     let index = l.index;
     let mut out = Vec::new();
@@ -97,7 +99,7 @@ fn pack(
         // A program whose checks are compiled out gets a null record.
         out.push(record.unwrap_or(0).to_ne_bytes().to_vec());
     }
-    let mut shared = 0usize;
+    let mut shared = moved;
     for arg in l.args.iter() {
         match arg {
             Arg::Scalar(bytes) => out.push(bytes.clone()),

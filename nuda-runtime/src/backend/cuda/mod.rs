@@ -15,6 +15,7 @@ mod memory;
 mod nvrtc;
 mod program;
 pub mod sass;
+mod shared;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::Result;

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The whole program in CUDA C++: nuda's prelude (its CUDA parts) and the source, through
 /// the dialect.
-pub(crate) fn cuda_text(source: &KernelSource, index: IndexType) -> String {
+pub(crate) fn cuda_text(source: &KernelSource, index: IndexType) -> dialect::Translated {
     let prelude = Prelude {
         index,
         images: true,
@@ -52,6 +52,8 @@ pub(crate) fn nvrtc_version() -> String {
 pub(crate) struct Module {
     raw: sys::CUmodule,
     functions: Mutex<HashMap<String, usize>>,
+    /// Per kernel, the shared bytes the dialect moved into its dynamic buffer.
+    moved: HashMap<String, usize>,
 }
 
 // SAFETY: a module handle may be used from any thread with its context current.
@@ -64,13 +66,14 @@ pub(crate) type Modules =
     Mutex<HashMap<(usize, usize, IndexType), Arc<OnceLock<Result<Arc<Module>>>>>>;
 
 impl CuDevice {
-    /// The function `kernel` of `source`'s program, building and loading it on first use.
+    /// The function `kernel` of `source`'s program, building and loading it on first use,
+    /// and the shared bytes at the start of its dynamic buffer that the dialect moved there.
     pub(crate) fn function(
         &self,
         source: &KernelSource,
         index: IndexType,
         kernel: &str,
-    ) -> Result<sys::CUfunction> {
+    ) -> Result<(sys::CUfunction, usize)> {
         let key = (source.source.as_ptr() as usize, source.source.len(), index);
         let slot = self
             .modules
@@ -82,12 +85,13 @@ impl CuDevice {
         let module = slot
             .get_or_init(|| self.build(source, index, kernel).map(Arc::new))
             .clone()?;
+        let moved = module.moved.get(kernel).copied().unwrap_or(0);
         let mut names = module
             .functions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         if let Some(&f) = names.get(kernel) {
-            return Ok(f as sys::CUfunction);
+            return Ok((f as sys::CUfunction, moved));
         }
         self.enter()?;
         let name = CString::new(kernel).unwrap_or_default();
@@ -100,12 +104,12 @@ impl CuDevice {
             }
         })?;
         names.insert(kernel.into(), f as usize);
-        Ok(f)
+        Ok((f, moved))
     }
 
     /// Compiles (or finds on disk) and loads the program.
     fn build(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<Module> {
-        let text = cuda_text(source, index);
+        let dialect::Translated { text, moved } = cuda_text(source, index);
         let label = source.faults.as_ref().map_or(kernel, |f| f.label);
         let arch = super::driver::architecture(&self.info);
         super::check::dump(&text, label, &arch, "", None);
@@ -134,6 +138,7 @@ impl CuDevice {
         Ok(Module {
             raw,
             functions: Mutex::default(),
+            moved,
         })
     }
 

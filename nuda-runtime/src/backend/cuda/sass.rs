@@ -214,7 +214,13 @@ pub fn parse(text: &str) -> Vec<Kernel> {
     kernels
 }
 
-/// `REG:8 STACK:0 SHARED:0 LOCAL:0 ..`: registers, stack, shared and local bytes.
+/// The shared memory an sm_80 or newer block reserves for the system.
+const SYSTEM_SHARED: u32 = 1024;
+
+/// `REG:8 STACK:0 SHARED:0 LOCAL:0 ..`: registers, stack, shared and local bytes. The
+/// shared bytes are the kernel's own: for a kernel with any, cuobjdump counts the 1 KiB an
+/// sm_80 or newer block reserves for the system (ptxas's `bytes smem` does not), which the
+/// occupancy rules add for every block.
 fn resource_line(t: &str) -> [u32; 4] {
     let field = |key: &str| {
         t.split_whitespace()
@@ -225,7 +231,7 @@ fn resource_line(t: &str) -> [u32; 4] {
     [
         field("REG:"),
         field("STACK:"),
-        field("SHARED:"),
+        field("SHARED:").saturating_sub(SYSTEM_SHARED),
         field("LOCAL:"),
     ]
 }
@@ -339,7 +345,7 @@ Resource usage:
  Common:
   GLOBAL:0
  Function nuwork_0:
-  REG:40 STACK:16 SHARED:8192 LOCAL:0 CONSTANT[0]:560 TEXTURE:0 SURFACE:0 SAMPLER:0
+  REG:40 STACK:16 SHARED:9216 LOCAL:0 CONSTANT[0]:560 TEXTURE:0 SURFACE:0 SAMPLER:0
 
 	code for sm_90
 		Function : nuwork_0

@@ -299,12 +299,23 @@ impl<'a> ClEmitter<'a> {
         }
         self.raw_line(&format!("if ({}) return;", guard.join(" || ")));
         self.mapped_vars(mapped);
+        // A staged kernel's work-group is fixed: the device compiler may budget registers
+        // for exactly that many threads (`NU_GROUP`, the prelude's per dialect).
+        let group = staged.map(|n| {
+            let mut g: Vec<String> = crate::ir::staging::group_dims(n)
+                .iter()
+                .map(|d| d.1.to_string())
+                .collect();
+            g.resize(3, "1".into());
+            format!("NU_GROUP({}) ", g.join(", "))
+        });
         match staged {
             Some(n) => self.staged_nest(n),
             None => self.merged_body(body),
         }
         format!(
-            "kernel void {name}({}) {{\n{}}}\n",
+            "kernel void {}{name}({}) {{\n{}}}\n",
+            group.unwrap_or_default(),
             params.join(", "),
             self.out
         )
