@@ -91,7 +91,9 @@ fn double_buffered_stage_matches_rust() {
 /// too.
 #[test]
 fn the_gpu_sgemm_chain_matches_rusts_mul_add() {
-    for n in common::sizes(&[128usize, 136, 40], &[136]) {
+    // 42: rows 168 bytes long, so most of the four-element copies are not 16-byte aligned,
+    // and the last of each row is cut short by the array's edge.
+    for n in common::sizes(&[128usize, 136, 40, 42], &[136, 42]) {
         let (ha, hb) = gemm_inputs(n);
         check(gemm_t_by(&ha, &hb, n, f32::mul_add), || {
             let a = NuArray2::from_fn((n, n), |(i, j)| ha[i * n + j]);
@@ -111,7 +113,11 @@ fn the_gpu_sgemm_chain_matches_rusts_mul_add() {
             })))?;
             assert_eq!(first, c.to_vec(), "k: 8 and k: 16 differ at n = {n}");
             // 32 deep: 64 KiB of tiles, past the 48 KiB a CUDA kernel may declare, so there
-            // they are dynamic shared memory (`backend/cuda/shared.rs`): the same C again.
+            // they are dynamic shared memory (`backend/cuda/shared.rs`): the same C again,
+            // where the device has that much (not Oclgrind's or NVIDIA OpenCL's 48 KiB).
+            if nuda::current_device()?.info().local_memory < 65536 {
+                return Ok(c.to_vec());
+            }
             nuwork!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 32, buffers: 2), dmine(8, 1), vector(8); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });

@@ -94,9 +94,11 @@ fn occupancy_follows_cudas_rules() {
 }
 
 /// The sgemm chain for GPUs, as an H100/H200 runs it: 128 x 128 tiles of C a work-group,
-/// an 8 x 8 block a work-item, 8-deep slices of A and B double-buffered in shared memory,
-/// fused multiply-adds. Its hottest loop must spill nothing, read shared memory with
-/// 128-bit loads, and be at least 75% FFMA (what cuBLAS-class kernels reach).
+/// an 8 x 8 block a work-item, 16-deep slices of A and B double-buffered in shared memory,
+/// fused multiply-adds. Its hottest loop must spill nothing, copy the slices with 128-bit
+/// global loads, read shared memory with 128-bit loads, and be at least 75% FFMA (what
+/// cuBLAS-class kernels reach). The work-group's size bounds its registers (at most 128,
+/// so that two groups of 256 threads fit an SM).
 #[test]
 fn the_gpu_sgemm_chain_is_ffma_bound_with_128_bit_shared_loads() {
     let Some(lab) = lab() else { return };
@@ -122,6 +124,12 @@ fn the_gpu_sgemm_chain_is_ffma_bound_with_128_bit_shared_loads() {
         "no 128-bit shared loads in the hottest loop: {:?}",
         r.inner
     );
+    assert!(
+        r.inner.ldg[2] > 0,
+        "no 128-bit global loads in the hottest loop: {:?}",
+        r.inner
+    );
+    assert!(r.registers <= 128 && r.occupancy.warps >= 16, "{r:?}");
     assert!(
         r.inner.fma_share() >= 0.75,
         "FFMA share {:.2}: {:?}",

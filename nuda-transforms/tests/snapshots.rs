@@ -1095,20 +1095,22 @@ fn staged_vector_sgemm() {
                                 nu_stage_a_o0 = (nu_idx)(nu_k0);
                                 nu_stage_a_o1 = (nu_idx)(i_0_0) - (nu_idx)(i_e_t);
                                 NU_UNROLL
-                                for (nu_idx nu_c = 0; nu_c < 4; nu_c++) {
-                                    nu_idx nu_f = nu_lid + nu_c * 256;
+                                for (nu_idx nu_c = 0; nu_c < 1; nu_c++) {
+                                    nu_idx nu_f = (nu_lid + nu_c * 256) * 4;
                                     nu_idx nu_x0 = nu_stage_a_o0 + nu_f / 64 % 16;
                                     nu_idx nu_x1 = nu_stage_a_o1 + nu_f / 1 % 64;
-                                    if (nu_x0 < a__d0 && nu_x1 < a__d1) nu_stage_a[nu_f] = $D40(a)[(nu_x0) * a__d1 + nu_x1];
+                                    if (nu_x0 < a__d0 && nu_x1 < a__d1 && 3 < a__d1 - nu_x1) NU_COPY4(&nu_stage_a[nu_f], &$D40(a)[(nu_x0) * a__d1 + nu_x1]);
+                                    else for (nu_idx nu_e = 0; nu_e < 4; nu_e++) if (nu_x0 < a__d0 && nu_x1 < a__d1 && nu_e < a__d1 - nu_x1) nu_stage_a[nu_f + nu_e] = $D40(a)[(nu_x0) * a__d1 + nu_x1 + nu_e];
                                 }
                                 nu_stage_b_o0 = (nu_idx)(nu_k0);
                                 nu_stage_b_o1 = (nu_idx)(j_0_0) - (nu_idx)(j_e_t_v);
                                 NU_UNROLL
-                                for (nu_idx nu_c = 0; nu_c < 4; nu_c++) {
-                                    nu_idx nu_f = nu_lid + nu_c * 256;
+                                for (nu_idx nu_c = 0; nu_c < 1; nu_c++) {
+                                    nu_idx nu_f = (nu_lid + nu_c * 256) * 4;
                                     nu_idx nu_x0 = nu_stage_b_o0 + nu_f / 64 % 16;
                                     nu_idx nu_x1 = nu_stage_b_o1 + nu_f / 1 % 64;
-                                    if (nu_x0 < b__d0 && nu_x1 < b__d1) nu_stage_b[nu_f] = $D41(b)[(nu_x0) * b__d1 + nu_x1];
+                                    if (nu_x0 < b__d0 && nu_x1 < b__d1 && 3 < b__d1 - nu_x1) NU_COPY4(&nu_stage_b[nu_f], &$D41(b)[(nu_x0) * b__d1 + nu_x1]);
+                                    else for (nu_idx nu_e = 0; nu_e < 4; nu_e++) if (nu_x0 < b__d0 && nu_x1 < b__d1 && nu_e < b__d1 - nu_x1) nu_stage_b[nu_f + nu_e] = $D41(b)[(nu_x0) * b__d1 + nu_x1 + nu_e];
                                 }
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);

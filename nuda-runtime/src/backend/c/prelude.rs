@@ -84,6 +84,13 @@ impl Prelude {
             Dialect::OpenCl => "#define NU_UNROLL\n",
             Dialect::Cuda => "#define NU_UNROLL _Pragma(\"unroll\")\n",
         };
+        // Four elements of a staged box, whole inside the array, into local memory: CUDA's
+        // takes 128-bit loads where it can; OpenCL C has no generic vector type to spell it
+        // with, and CPUs' compilers merge the four themselves.
+        t += match self.dialect {
+            Dialect::OpenCl => "#define NU_COPY4(d, s) do { (d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; (d)[3] = (s)[3]; } while (0)\n",
+            Dialect::Cuda => "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
+        };
         // A staged kernel's fixed work-group: OpenCL's required size, CUDA's launch bounds.
         t += match self.dialect {
             Dialect::OpenCl => {

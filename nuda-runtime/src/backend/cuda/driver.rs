@@ -111,10 +111,9 @@ fn describe(dev: sys::CUdevice, version: &str) -> Result<DeviceInfo, DriverError
         compute_units: at(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
         global_memory: memory,
         max_alloc: memory,
-        // 48 KiB: a kernel's static `__shared__` arrays (`nulocal!`, `stage`) may not exceed
-        // it; dynamic shared memory may, with the opt-in `launch.rs` gives, up to the
-        // device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, which nuda does not offer yet.
-        local_memory: at(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        // Past 48 KiB, local memory is dynamic shared memory (`nulocal!` arrays always,
+        // `stage` tiles through `shared.rs`), which a launch opts in to (`launch.rs`).
+        local_memory: at(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
         constant_memory: at(A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)?,
         max_work_group_size: at(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as usize,
         max_work_item_sizes: dims

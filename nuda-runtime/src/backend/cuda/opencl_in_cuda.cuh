@@ -329,6 +329,20 @@ template <int N, class T> __device__ inline nu_vec<T, N> nu_vload(const T* p) {
 template <class T, int N> __device__ inline void nu_vstore(nu_vec<T, N> v, T* p) {
     for (int k = 0; k < N; k++) p[k] = v[k];
 }
+// Four elements of a staged box from global to shared memory (the prelude's `NU_COPY4`):
+// 128-bit loads and stores where the source is aligned to 16 bytes (the destination always
+// is), one element at a time otherwise, and for elements of other sizes.
+template <class T> __device__ inline void nu_copy4(T* d, const T* s) {
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        if ((reinterpret_cast<size_t>(s) & 15) == 0) {
+            const uint4* from = reinterpret_cast<const uint4*>(s);
+            uint4* to = reinterpret_cast<uint4*>(d);
+            for (int k = 0; k < (int)sizeof(T) / 4; k++) to[k] = from[k];
+            return;
+        }
+    }
+    for (int k = 0; k < 4; k++) d[k] = s[k];
+}
 #define NU_VEC_TYPES(T, NAME) \
     typedef nu_vec<T, 2> NAME##2; typedef nu_vec<T, 3> NAME##3; typedef nu_vec<T, 4> NAME##4; \
     typedef nu_vec<T, 8> NAME##8; typedef nu_vec<T, 16> NAME##16;

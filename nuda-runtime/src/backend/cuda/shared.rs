@@ -70,10 +70,9 @@ fn top_level_arrays(body: &str) -> Vec<Array<'_>> {
 fn array(n: usize, line: &str) -> Option<Array<'_>> {
     let t = line.trim_start();
     let indent = &line[..line.len() - t.len()];
-    let decl = t
-        .strip_prefix("__shared__ ")?
-        .trim_end()
-        .strip_suffix("];")?;
+    let decl = t.strip_prefix("__shared__ ")?;
+    let decl = decl.strip_prefix("__align__(16) ").unwrap_or(decl);
+    let decl = decl.trim_end().strip_suffix("];")?;
     let (head, count) = decl.split_once('[')?;
     let (ty, name) = head.trim().rsplit_once(' ')?;
     let count: usize = count.trim().parse().ok()?;
@@ -124,7 +123,7 @@ mod tests {
 
     #[test]
     fn arrays_past_48_kib_move_to_constant_offsets() {
-        let body = "\n    __shared__ float a[8192];\n    nu_idx a_o0 = 0;\n    __shared__ float4 b[1025];\n    {\n    __shared__ float c[4];\n    }\n";
+        let body = "\n    __shared__ __align__(16) float a[8192];\n    nu_idx a_o0 = 0;\n    __shared__ float4 b[1025];\n    {\n    __shared__ float c[4];\n    }\n";
         let m = moved(body).expect("moved");
         assert_eq!(m.bytes, 32768 + 16400);
         assert!(

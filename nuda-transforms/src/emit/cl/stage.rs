@@ -268,10 +268,11 @@ impl ClEmitter<'_> {
         self.line("}");
     }
 
-    /// One array's box: element `f` of the box by work-item `f % group`.
+    /// One array's box: element `f` of the box by work-item `f % group`, or, where the box's
+    /// rows and size divide evenly, four neighbouring elements a work-item (`NU_COPY4`,
+    /// 128-bit loads on a GPU).
     fn copy(&mut self, staging: &Staging, name: &str, b: &StagedArray, group: usize) {
         let id = syn::Ident::new(name, proc_macro2::Span::call_site());
-        let fill = self.env.capture_fill(&id).unwrap_or_default();
         let c = self.var(&id);
         let origins: Vec<String> = (0..b.follows.len())
             .map(|p| self.origin(staging, b, p))
@@ -281,23 +282,13 @@ impl ClEmitter<'_> {
         for (p, o) in origins.iter().enumerate() {
             self.line(format!("{}_o{p} = {o};", b.local));
         }
-        if size.is_multiple_of(group) {
-            // As many elements for every work-item: a constant trip count, which a GPU
-            // unrolls (no counter, no branch, constant offsets).
-            self.line("NU_UNROLL");
-            self.line(format!(
-                "for (nu_idx nu_c = 0; nu_c < {}; nu_c++) {{",
-                size / group
-            ));
-            self.indent += 1;
-            self.line(format!("nu_idx nu_f = nu_lid + nu_c * {group};"));
-        } else {
-            self.line(format!(
-                "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
-            ));
-            self.indent += 1;
-        }
         let rank = b.extents.len();
+        let quad = if b.extents[rank - 1] % 4 == 0 && size % (4 * group) == 0 {
+            4
+        } else {
+            1
+        };
+        self.copy_loop(size, quad, group);
         for p in 0..rank {
             let stride: usize = b.extents[p + 1..].iter().product();
             self.line(format!(
@@ -305,23 +296,81 @@ impl ClEmitter<'_> {
                 b.local, b.extents[p]
             ));
         }
-        let inside: Vec<String> = (0..rank).map(|p| format!("nu_x{p} < {c}__d{p}")).collect();
-        let mut off = "nu_x0".to_string();
-        for p in 1..rank {
-            off = format!("({off}) * {c}__d{p} + nu_x{p}");
-        }
-        let data = Ph::data(fill, &c);
         let at = staging
             .buf
             .as_ref()
             .map_or_else(String::new, |k| format!("{k} * {size} + "));
-        self.line(format!(
-            "if ({}) {}[{at}nu_f] = {data}[{off}];",
-            inside.join(" && "),
-            b.local
-        ));
+        self.copy_elements(&id, &c, b, quad, &at);
         self.indent -= 1;
         self.line("}");
+    }
+
+    /// The loop over a work-item's share of a box of `size` elements, `quad` at a time,
+    /// setting `nu_f`, the first element's number in the box.
+    fn copy_loop(&mut self, size: usize, quad: usize, group: usize) {
+        if size.is_multiple_of(quad * group) {
+            // As many elements for every work-item: a constant trip count, which a GPU
+            // unrolls (no counter, no branch, constant offsets).
+            self.line("NU_UNROLL");
+            self.line(format!(
+                "for (nu_idx nu_c = 0; nu_c < {}; nu_c++) {{",
+                size / (quad * group)
+            ));
+            self.indent += 1;
+            let f = format!("nu_lid + nu_c * {group}");
+            self.line(match quad {
+                4 => format!("nu_idx nu_f = ({f}) * 4;"),
+                _ => format!("nu_idx nu_f = {f};"),
+            });
+        } else {
+            self.line(format!(
+                "for (nu_idx nu_f = nu_lid; nu_f < {size}; nu_f += {group}) {{"
+            ));
+            self.indent += 1;
+        }
+    }
+
+    /// The copy of element `nu_f` (or the four from it) of `c`'s box, each where it is
+    /// inside the array.
+    fn copy_elements(&mut self, id: &syn::Ident, c: &str, b: &StagedArray, quad: usize, at: &str) {
+        let rank = b.extents.len();
+        let mut off = "nu_x0".to_string();
+        for p in 1..rank {
+            off = format!("({off}) * {c}__d{p} + nu_x{p}");
+        }
+        let fill = self.env.capture_fill(id).unwrap_or_default();
+        let (data, local) = (Ph::data(fill, c), &b.local);
+        // Whether the element `e` past `nu_f` is inside the array; an origin below 0 wrapped
+        // around, so the last index is compared before anything is added to it.
+        let (l, all): (usize, Vec<String>) = (
+            rank - 1,
+            (0..rank - 1)
+                .map(|p| format!("nu_x{p} < {c}__d{p}"))
+                .collect(),
+        );
+        let inside = |e: &str| -> String {
+            let last = match e {
+                "" => format!("nu_x{l} < {c}__d{l}"),
+                e => format!("nu_x{l} < {c}__d{l} && {e} < {c}__d{l} - nu_x{l}"),
+            };
+            all.iter()
+                .cloned()
+                .chain([last])
+                .collect::<Vec<_>>()
+                .join(" && ")
+        };
+        if quad == 4 {
+            let (whole, one) = (inside("3"), inside("nu_e"));
+            self.line(format!(
+                "if ({whole}) NU_COPY4(&{local}[{at}nu_f], &{data}[{off}]);"
+            ));
+            self.line(format!("else for (nu_idx nu_e = 0; nu_e < 4; nu_e++) if ({one}) {local}[{at}nu_f + nu_e] = {data}[{off} + nu_e];"));
+        } else {
+            self.line(format!(
+                "if ({}) {local}[{at}nu_f] = {data}[{off}];",
+                inside("")
+            ));
+        }
     }
 
     /// The box's first index at position `p`.
