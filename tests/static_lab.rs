@@ -209,3 +209,47 @@ fn stage_tiles_past_48_kib_are_dynamic_shared_memory_up_to_227_kib() {
         .to_string();
     assert!(e.contains("262144") && e.contains("k:"), "{e}");
 }
+
+/// A search on the lab ranks a tuned site's candidates by their static bound and keeps the
+/// ranking as a seed (what `--static sm_90 --write-seeds` ships for H100s and H200s). The
+/// staged chain's eight combinations are four that make its 16 x 16 work-group; the best
+/// ranked runs last, and its record has the best bound.
+#[test]
+fn a_search_on_the_lab_ranks_candidates_by_their_static_bound() {
+    let Some(lab) = lab() else { return };
+    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+        let n = 512usize;
+        let a = NuArray2::<f32>::new((n, n));
+        let b = NuArray2::<f32>::new((n, n));
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuda::lab::take_records();
+        nuda::with_tune_mode(nuda::TuneMode::Force, || {
+            nuwork!(16, 16; annot!(tilem(tune(64, 128), 128), stage(a, b, k: tune(8, 16), buffers: 2), dmine(tune(4, 8), 1), vector(8); nfor!((i, j) in (n, n) {
+                let mut s = 0.0f32;
+                nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                c[(i, j)] = s;
+            })))
+        })?;
+        Ok(nuda::lab::take_records())
+    })
+    .unwrap()
+    .unwrap();
+    let seeds = nuda::take_tune_seeds();
+    let seed = seeds
+        .iter()
+        .find(|s| s.site.starts_with("tests/static_lab.rs:"))
+        .expect("the lab's ranking");
+    assert_eq!(seed.labels.len(), 4, "{seed:?}");
+    assert!(
+        seed.labels
+            .iter()
+            .all(|l| l.contains("tilem(64, 128)") == l.contains("dmine(4, 1)")),
+        "{seed:?}"
+    );
+    assert_eq!(seed.winner, seed.order[0]);
+    // One record per candidate, then the winner's again.
+    assert_eq!(records.len(), 5, "{records:?}");
+    let best = records.iter().map(|r| r.bound()).fold(0.0, f64::max);
+    assert_eq!(records[4].bound(), best, "{records:?}");
+    assert_eq!(nuda::last_tuned(), Some(seed.labels[seed.winner].as_str()));
+}

@@ -146,6 +146,55 @@ fn winners_persist_across_processes_per_device() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `NUDA_TUNE_BUDGET`: once spent, a search times no new candidate. With a budget of a
+/// microsecond, only the first candidate in the search's order (the site's first, with no
+/// seed for this device) is timed, and it wins; the others are stored untimed and reported.
+#[test]
+fn a_spent_budget_stops_the_search() {
+    let dir = std::env::temp_dir().join(format!("nuda-tune-budget-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().expect("utf-8 temp dir");
+    let env = [
+        ("NUDA_CACHE_DIR", d),
+        ("NUDA_ENGINE", "native"),
+        ("NUDA_TUNE", "force"),
+        ("NUDA_TUNE_BUDGET", "0.000001"),
+    ];
+    let log = child("tuned_launch_in_a_child", &env);
+    assert!(log.contains("NUDA_TUNE_BUDGET spent, not timed"), "{log}");
+    let all = stored(&dir);
+    let record = all.values().next().expect("a stored winner");
+    let ms = record["ms"].as_array().unwrap();
+    let timed: Vec<usize> = (0..ms.len()).filter(|&k| !ms[k].is_null()).collect();
+    assert_eq!(
+        (timed, record["winner"].as_u64()),
+        (vec![0], Some(0)),
+        "{record}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A budget that is not a number of seconds is an error that names the variable, at the
+/// first search, not a silent unbounded one.
+#[test]
+fn a_bad_budget_is_an_error() {
+    if std::env::var("NUDA_TUNE_BUDGET").as_deref() != Ok("soon") {
+        let log = child(
+            "a_bad_budget_is_an_error",
+            &[
+                ("NUDA_TUNE_BUDGET", "soon"),
+                ("NUDA_TUNE", "force"),
+                ("NUDA_CACHE", "0"),
+                ("NUDA_ENGINE", "native"),
+            ],
+        );
+        assert!(log.contains("bad value NUDA_TUNE_BUDGET=\"soon\""), "{log}");
+        return;
+    }
+    let e = tuned_in_place(16).expect_err("a search under a bad budget ran");
+    println!("{e}");
+}
+
 /// The issue's own example of a tuned chain, `dmine(tune(2, 4, 8), tune(2, 4, 8))`, tuned on
 /// every engine: each of its nine candidates must give Rust's result, which the tuning run
 /// checks, and the winner's result is what the caller sees.

@@ -127,3 +127,26 @@ fn truncate(s: &str, n: usize) -> String {
         false => s.to_string(),
     }
 }
+
+/// Merges the lab's rankings of this run (`nuda::take_tune_seeds`) into the seeds file at
+/// `path`: an entry of the same call site and candidates is replaced, the others kept.
+pub fn write_seeds(path: &str) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let learned = nuda::take_tune_seeds();
+    let mut all: Vec<nuda::TuneSeed> = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text)?,
+        Err(_) => Vec::new(),
+    };
+    all.retain(|s| {
+        !learned
+            .iter()
+            .any(|l| (&l.site, &l.labels) == (&s.site, &s.labels))
+    });
+    println!(
+        "\n{} tuned call sites ranked, written to {path}",
+        learned.len()
+    );
+    all.extend(learned);
+    all.sort_by(|a, b| a.site.cmp(&b.site));
+    std::fs::write(path, serde_json::to_string_pretty(&all)? + "\n")?;
+    Ok(())
+}

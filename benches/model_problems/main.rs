@@ -93,6 +93,11 @@ struct Args {
     /// for older command lines. Their untuned rows run the first candidate.
     #[arg(long, conflicts_with = "no_tune")]
     tune: bool,
+    /// Seconds a search may take before it stops timing new candidates (as
+    /// `NUDA_TUNE_BUDGET`): each search times the likeliest winners first, in the order of the
+    /// repository's seeds for the device (the static lab's ranking for an H100 or H200).
+    #[arg(long, value_name = "SECONDS")]
+    tune_budget: Option<f64>,
     /// Do not search: the tuned rows run a stored winner, or else their first candidate
     /// (as `NUDA_TUNE` unset). A `NUDA_TUNE` in the environment wins over both flags.
     #[arg(long)]
@@ -128,6 +133,12 @@ struct Args {
     /// nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, no GPU).
     #[arg(long = "static", value_name = "ARCH")]
     static_arch: Option<String>,
+    /// With `--static`: write the lab's ranking of every tuned variant's candidates (best
+    /// static bound first) into this seeds file, replacing the entries of the same call
+    /// sites: `nuda-runtime/src/tune/defaults.json` is the one nuda ships, read by searches
+    /// and untuned runs on an H100 or H200.
+    #[arg(long, value_name = "PATH", requires = "static_arch")]
+    write_seeds: Option<String>,
     #[arg(long, hide = true)]
     bench: bool,
 }
@@ -141,11 +152,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(e) = &args.engine {
         std::env::set_var("NUDA_ENGINE", e);
     }
+    if let Some(s) = args.tune_budget {
+        std::env::set_var("NUDA_TUNE_BUDGET", s.to_string());
+    }
     // Tuned rows are tuned unless asked not to be: a fresh machine has no stored winner, and
     // a "tuned" row running its first candidate would show that tuning buys nothing.
-    // The lab times nothing, so a tuned row there runs its first candidate (or a stored
-    // winner), as with `--no-tune`.
-    let tuning = (args.tune || !args.no_tune) && args.static_arch.is_none();
+    // On the lab, which times nothing, a search ranks the candidates by their static bounds.
+    let tuning = args.tune || !args.no_tune || args.static_arch.is_some();
     if tuning && std::env::var_os("NUDA_TUNE").is_none() {
         std::env::set_var("NUDA_TUNE", "1");
     }
@@ -171,6 +184,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (rows, lab) = problems(&args, device)?;
     if let Some(arch) = &args.static_arch {
         lab::print(&lab, arch);
+        if let Some(path) = &args.write_seeds {
+            lab::write_seeds(path)?;
+        }
         return Ok(());
     }
     if rows.is_empty() {

@@ -189,6 +189,20 @@ macro_rules! gemm {
                 })))
             }
 
+            /// The GPU chain's shape tuned per device: 64 x 128 tiles with 4 x 8 blocks or
+            /// 128 x 128 with 8 x 8 (the tile must make the 16 x 16 work-group, so the other
+            /// combinations are left out), slices 8 or 16 deep. A search times them in the
+            /// order the static lab ranks them for an H100 or H200 (`nuda-runtime`'s
+            /// `tune/defaults.json`), and where none is stored, runs the lab's best there.
+            pub fn gpu_tuned(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(tune(64, 128), 128), stage(a, b, k: tune(8, 16), buffers: 2), dmine(tune(4, 8), 1), vector(8); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The register block and vector width tuned per device (`--tune`).
             pub fn tuned(g: &mut Gemm<$t>) -> Result<()> {
                 let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
@@ -248,6 +262,7 @@ macro_rules! gemm {
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)", function: "staged_vector", run: staged_vector },
                 Variant { name: "tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8)", function: "staged_vector8", run: staged_vector8 },
                 Variant { name: concat!("tilem(", stringify!($ti), ", 128), stage(a, b, k: ", stringify!($depth), ", buffers: 2), dmine(", stringify!($rows), ", 1), vector(8); mul_add"), function: "gpu", run: gpu },
+                Variant { name: "tilem(tune(64, 128), 128), stage(a, b, k: tune(8, 16), buffers: 2), dmine(tune(4, 8), 1), vector(8); mul_add tuned", function: "gpu_tuned", run: gpu_tuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) tuned", function: "tuned", run: tuned },
             ];

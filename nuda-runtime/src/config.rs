@@ -46,6 +46,9 @@ pub(crate) struct Config {
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
     /// for these architectures before its launch (empty: off).
     pub cuda_check: Result<Vec<String>>,
+    /// `NUDA_TUNE_BUDGET=seconds`: a search times no new candidate past this (unset: no
+    /// limit).
+    pub tune_budget: Result<Option<f64>>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -79,7 +82,21 @@ impl Config {
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
             tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
+            tune_budget: parse_seconds("NUDA_TUNE_BUDGET", var("NUDA_TUNE_BUDGET").as_deref()),
         }
+    }
+}
+
+/// Parses a number of seconds, positive.
+pub fn parse_seconds(name: &'static str, value: Option<&str>) -> Result<Option<f64>> {
+    let Some(v) = value else { return Ok(None) };
+    match v.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(s)),
+        _ => Err(Error::BadConfig {
+            var: name,
+            value: v.into(),
+            expected: "a positive number of seconds, such as 30 or 2.5",
+        }),
     }
 }
 

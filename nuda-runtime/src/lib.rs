@@ -60,4 +60,6 @@ pub use launch::{Geometry, IndexType, KernelSource, Launch, NativeLaunch, Timing
 pub use native::{ArrayView, ArrayViewMut, GroupBarrier, ImageView, ImageViewMut, WorkItem};
 pub use nudevs::nudevs;
 pub use stats::{stats, thread_stats, Counts, Stats, Transfers};
-pub use tune::{last_tuned, with_tune_mode, TuneMode};
+pub use tune::{
+    last_tuned, take_learned as take_tune_seeds, with_tune_mode, Seed as TuneSeed, TuneMode,
+};

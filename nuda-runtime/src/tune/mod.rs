@@ -2,6 +2,7 @@
 //! once per candidate, and a [`TuneSite`] picks which one runs. Layer 5, with the launch.
 //!
 //! - `NUDA_TUNE` unset: the winner stored for this device, driver and call site, else the
+//!   repository's seed for this class of device (`seed.rs`, `defaults.json`), else the
 //!   first candidate. Nothing is timed.
 //! - `NUDA_TUNE=1`: as unset, but a site with no winner yet is tuned on this launch.
 //! - `NUDA_TUNE=force`: every launch of a tuned site is tuned again.
@@ -17,12 +18,20 @@
 //! the arrays the kernel writes (the problem's size: a winner at 256x256 need not win at
 //! 1024x1024, so each size is tuned on its own); with `NUDA_CACHE=0` they last for the
 //! process only.
+//!
+//! A search times the candidates in the seed's order, best expected first, and with
+//! `NUDA_TUNE_BUDGET=seconds` times no new candidate once that much time has passed (the best
+//! of those timed wins, and the report names those left out). On the static lab
+//! (`nuda::lab`), where nothing runs, a search ranks the candidates by their static bound
+//! instead, and keeps the ranking as a seed (`take_learned`).
 
+mod seed;
 mod store;
 #[cfg(test)]
 mod test;
 mod values;
 
+pub use seed::{take_learned, Seed};
 pub use values::{Saved, Tunable, TuneSame};
 
 use crate::error::Result;
@@ -121,11 +130,43 @@ impl TuneSite {
             TuneMode::Force => None,
             TuneMode::Use | TuneMode::Tune => store::winner(&key, self.labels),
         };
+        let device = crate::current_device()?.info().clone();
+        let seed = seed::find(&device.name, self.site, self.labels);
         match (stored, mode) {
             (Some(k), _) => f(TuneStep::Run(k)),
-            (None, TuneMode::Use) => f(TuneStep::Run(0)),
-            _ => self.tune(&key, f),
+            (None, TuneMode::Use) => f(TuneStep::Run(seed.map_or(0, |s| s.winner))),
+            _ if device.platform == "CUDA lab" => self.rank(f),
+            _ => self.tune(&key, seed, f),
         }
+    }
+
+    /// On the static lab: every candidate built and read, ranked by its static bound (the
+    /// best first, kept as a seed), and the best one run last.
+    fn rank(&self, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+        let mut bounds = Vec::with_capacity(self.labels.len());
+        for k in 0..self.labels.len() {
+            let b = f(TuneStep::Run(k)).map(|()| crate::backend::cuda::lab::last_bound());
+            bounds.push(b.ok().flatten().unwrap_or(-1.0));
+        }
+        let mut order: Vec<usize> = (0..bounds.len()).collect();
+        order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]));
+        let text: Vec<String> = (order.iter())
+            .map(|&k| format!("`{}` {:.0}%", self.labels[k], 100.0 * bounds[k].max(0.0)))
+            .collect();
+        eprintln!(
+            "nuda tune: {} on the static lab: {}",
+            self.site,
+            text.join(", ")
+        );
+        seed::learn(Seed {
+            devices: vec!["H100".into(), "H200".into()],
+            site: seed::normalize(self.site),
+            labels: self.labels.iter().map(|l| l.to_string()).collect(),
+            order: order.clone(),
+            winner: order[0],
+            source: format!("static lab sm_90, bounds best first: {}", text.join(", ")),
+        });
+        f(TuneStep::Run(order[0]))
     }
 
     /// The key of this site on the current device, for a launch writing arrays of `dims`.
@@ -145,12 +186,26 @@ impl TuneSite {
         ))
     }
 
-    /// Times every candidate, keeps the winner, and leaves the winner's result.
-    fn tune(&self, key: &str, f: &mut dyn FnMut(TuneStep) -> Result<()>) -> Result<()> {
+    /// Times the candidates in the seed's order until the budget is spent, keeps the
+    /// winner, and leaves the winner's result.
+    fn tune(
+        &self,
+        key: &str,
+        seed: Option<&Seed>,
+        f: &mut dyn FnMut(TuneStep) -> Result<()>,
+    ) -> Result<()> {
+        let budget = crate::config::config().tune_budget.clone()?;
+        let start = Instant::now();
         f(TuneStep::Save)?;
-        let mut times: Vec<Option<f64>> = Vec::with_capacity(self.labels.len());
+        let mut times: Vec<Option<f64>> = vec![None; self.labels.len()];
         let mut reference = false;
-        for k in 0..self.labels.len() {
+        let mut skipped = Vec::new();
+        for k in seed::order(seed, self.labels.len()) {
+            let spent = budget.is_some_and(|b| start.elapsed().as_secs_f64() > b);
+            if spent && times.iter().any(Option::is_some) {
+                skipped.push(k);
+                continue;
+            }
             let t = self.candidate(k, &mut reference, f);
             if let Err(e) = &t {
                 eprintln!(
@@ -158,7 +213,18 @@ impl TuneSite {
                     self.site, self.labels[k]
                 );
             }
-            times.push(t.ok());
+            times[k] = t.ok();
+        }
+        if !skipped.is_empty() {
+            let names: Vec<String> = skipped
+                .iter()
+                .map(|&k| format!("`{}`", self.labels[k]))
+                .collect();
+            eprintln!(
+                "nuda tune: {}: NUDA_TUNE_BUDGET spent, not timed: {}",
+                self.site,
+                names.join(", ")
+            );
         }
         let best = (0..times.len())
             .filter_map(|k| times[k].map(|t| (k, t)))
@@ -169,17 +235,18 @@ impl TuneSite {
             return f(TuneStep::Run(0));
         };
         store::record(key, self.labels, winner, &times);
-        self.report(winner, &times);
+        self.report(winner, &times, &skipped);
         f(TuneStep::Restore)?;
         f(TuneStep::Run(winner))
     }
 
     /// One line on stderr per search, as a build log would: what won, and every time.
-    fn report(&self, winner: usize, times: &[Option<f64>]) {
+    fn report(&self, winner: usize, times: &[Option<f64>], skipped: &[usize]) {
         let device = crate::current_device().map(|d| d.info().name.clone());
-        let all: Vec<String> = (self.labels.iter().zip(times))
-            .map(|(l, t)| match t {
+        let all: Vec<String> = (self.labels.iter().zip(times).enumerate())
+            .map(|(k, (l, t))| match t {
                 Some(s) => format!("`{l}` {:.3} ms", s * 1e3),
+                None if skipped.contains(&k) => format!("`{l}` not timed"),
                 None => format!("`{l}` dropped"),
             })
             .collect();

@@ -196,11 +196,24 @@ fn expand_one(input: &NuworkInput) -> syn::Result<(TokenStream, Vec<syn::Ident>,
     Ok((glue::glue(input, &p), written, reduces))
 }
 
-/// Every candidate of a tuned `nuwork!`, and the `TuneSite` choosing among them.
+/// The start of the error a staged chain gives when the work-group sizes are not its tiles'.
+const GROUP_MISMATCH: &str = "nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes (over the dmine factors and the vector width after stage)";
+
+/// Every candidate of a tuned `nuwork!`, and the `TuneSite` choosing among them. A staged
+/// chain's candidates whose tiles do not make the work-group sizes are left out (tuning
+/// `tilem`, `dmine` and `vector` of a staged chain together keeps the combinations that fit);
+/// if none is left, the first one's error stands.
 fn expand_tuned(t: &tune::Tuned) -> syn::Result<TokenStream> {
     let (mut labels, mut expansions, mut written) = (Vec::new(), Vec::new(), Vec::new());
+    let mut misfit = None;
     for (input, label) in t.all()? {
-        let (e, w, reduces) = expand_one(&input)?;
+        let (e, w, reduces) = match expand_one(&input) {
+            Err(e) if e.to_string().starts_with(GROUP_MISMATCH) => {
+                misfit.get_or_insert(e);
+                continue;
+            }
+            r => r?,
+        };
         if reduces {
             let msg = "nuwork!: tune(..) on a nuwork! with reduction variables or pushes is not supported yet: tuning reruns the kernel, which would combine them again; tune a kernel that only writes arrays";
             return Err(syn::Error::new(input.nest.span(), msg));
@@ -209,7 +222,10 @@ fn expand_tuned(t: &tune::Tuned) -> syn::Result<TokenStream> {
         expansions.push(e);
         written = w;
     }
-    Ok(tune::glue(&labels, &expansions, &written))
+    match misfit {
+        Some(e) if expansions.is_empty() => Err(e),
+        _ => Ok(tune::glue(&labels, &expansions, &written)),
+    }
 }
 
 /// The kernel template `nuwork!` would embed, for inspection and snapshot tests.
@@ -354,7 +370,7 @@ fn check_groups(cx: &Ctxt, input: &NuworkInput, kernels: &[Kernel]) -> Option<()
         let wanted: Vec<Option<usize>> = tiles.iter().map(|&t| Some(t)).collect();
         if sizes != wanted {
             let list: Vec<String> = tiles.iter().map(usize::to_string).collect();
-            let msg = format!("nuwork!: stage makes each tile one work-group, so the work-group sizes must be the tilem sizes (over the dmine factors and the vector width after stage), `{}`", list.join(", "));
+            let msg = format!("{GROUP_MISMATCH}, `{}`", list.join(", "));
             cx.error(input.sizes[0].span(), msg);
             return None;
         }

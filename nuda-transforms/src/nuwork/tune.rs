@@ -35,13 +35,30 @@ pub(super) struct Tuned {
     spots: Vec<(Spot, Vec<Expr>, Span)>,
 }
 
-/// The candidates of `tune(a, b, ..)`, if `e` is one.
+/// The candidates of `tune(a, b, ..)`, if `e` is one, or of `name: tune(a, b, ..)` (kept as
+/// the tuple `(name, tune(..))`, see `syntax::annot`), each then `(name, a)`.
 fn choices(e: &Expr) -> Option<Vec<Expr>> {
+    if let Some((name, value)) = named(e) {
+        let c = choices(value)?;
+        return Some(
+            c.into_iter()
+                .map(|v| syn::parse_quote!((#name, #v)))
+                .collect(),
+        );
+    }
     let Expr::Call(c) = e else { return None };
     let Expr::Path(p) = &*c.func else { return None };
     p.path
         .is_ident("tune")
         .then(|| c.args.iter().cloned().collect())
+}
+
+/// `name: value`, which the annotation syntax keeps as the tuple `(name, value)`.
+fn named(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::Tuple(t) if t.elems.len() == 2 => Some((&t.elems[0], &t.elems[1])),
+        _ => None,
+    }
 }
 
 impl Tuned {
@@ -153,8 +170,14 @@ fn annotation(a: &AnnotSyntax, value: &dyn Fn(usize) -> Option<Expr>) -> TokenSt
     match &a.args {
         None => quote!(#name),
         Some(args) => {
-            let args: Vec<Expr> = (args.iter().enumerate())
-                .map(|(k, e)| value(k).unwrap_or_else(|| e.clone()))
+            let args: Vec<TokenStream> = (args.iter().enumerate())
+                .map(|(k, e)| {
+                    let e = value(k).unwrap_or_else(|| e.clone());
+                    match named(&e) {
+                        Some((n, v)) => quote!(#n: #v),
+                        None => quote!(#e),
+                    }
+                })
                 .collect();
             quote!(#name(#(#args),*))
         }
@@ -183,6 +206,7 @@ fn tidy(s: &str) -> String {
         .replace(" ,", ",")
         .replace("( ", "(")
         .replace(" )", ")")
+        .replace(" : ", ": ")
 }
 
 /// The tuned expansion: a `TuneSite` choosing among `expansions`, with the steps that save,

@@ -90,6 +90,23 @@ pub fn take_records() -> Vec<Record> {
     std::mem::take(&mut RECORDS.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
+/// The static bound of the last lab launch (`Record::bound`), for the tuner's ranking.
+pub(crate) fn last_bound() -> Option<f64> {
+    let records = RECORDS.lock().unwrap_or_else(PoisonError::into_inner);
+    records.last().map(Record::bound)
+}
+
+impl Record {
+    /// The share of the arithmetic peak the kernel can reach at best: the flops its hottest
+    /// loop does per issue slot against an all-FMA loop's (`Mix::flop_share`), times
+    /// `min(1, resident warps / 16)` (four warps a scheduler hide an FMA's latency when a
+    /// register block gives each warp independent FMAs). 0 for a loop with no float
+    /// arithmetic (md5's).
+    pub fn bound(&self) -> f64 {
+        self.inner.flop_share() * (f64::from(self.occupancy.warps) / 16.0).min(1.0)
+    }
+}
+
 /// The lab's provider for one architecture.
 pub struct LabProvider {
     arch: &'static str,
