@@ -96,9 +96,10 @@ impl Prelude {
             Dialect::OpenCl => {
                 "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n"
             }
-            // Two blocks an SM at least, up to 512 threads: at 256 threads, 128 registers
-            // each, so that a GEMM's register block does not halve its warps for a few.
-            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), (x) * (y) * (z) <= 512 ? 2 : 1)\n",
+            // Enough blocks an SM for 16 warps (512 threads), which hide an FMA's latency:
+            // at 256 threads, 128 registers each, so that a GEMM's register block does not
+            // halve its warps for a few registers (the static lab's dgemm: 130 without).
+            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), (x) * (y) * (z) <= 512 ? (511 + (x) * (y) * (z)) / ((x) * (y) * (z)) : 1)\n",
         };
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
