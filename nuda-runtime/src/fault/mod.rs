@@ -312,3 +312,26 @@ impl Faults {
         }
     }
 }
+
+/// `text` with every `dir/../` in a path taken out (`benches/model_problems/../../examples/a.rs`
+/// is `examples/a.rs`): a file included through `#[path = "../.."]` then names the same place
+/// as when compiled where it is, in program text (so both builds share their compiled
+/// programs) and in tuning seeds. `/../` appears in no C code outside a comment.
+pub(crate) fn tidy_paths(text: &str) -> String {
+    let mut t = text.to_string();
+    let mut from = 0;
+    while let Some(k) = t[from..].find("/../").map(|k| from + k) {
+        let start = t[..k]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_.-".contains(c)))
+            .map_or(0, |s| s + 1);
+        let dir = &t[start..k];
+        if dir.is_empty() || dir == ".." || dir == "." {
+            from = k + 1;
+            continue;
+        }
+        t.replace_range(start..k + 4, "");
+        // The `/` before the removed directory may now start another `/../`.
+        from = start.saturating_sub(1);
+    }
+    t
+}

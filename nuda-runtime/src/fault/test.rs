@@ -82,3 +82,14 @@ fn a_panic_is_caught_quietly_with_its_location() {
     assert_eq!(msg, "boom");
     assert_eq!(location, format!("{}:{line}:31", file!()));
 }
+
+#[test]
+fn parent_directories_leave_paths_in_program_text() {
+    use super::tidy_paths;
+    assert_eq!(
+        tidy_paths("/* nuwork! at benches/model_problems/../../examples/a/kernels.rs:57 */"),
+        "/* nuwork! at examples/a/kernels.rs:57 */"
+    );
+    assert_eq!(tidy_paths("../x.rs a/./b x/y/../z"), "../x.rs a/./b x/z");
+    assert_eq!(tidy_paths("a/b/../../../c"), "../c");
+}

@@ -146,7 +146,8 @@ fn program_text(
     let names: Vec<String> = calls.iter().map(|c| name_of(c)).collect();
     body += &fill(t.text, &Cx::new(fills, &names, "", 0));
     let header = header(&sites, &on, variant) + &crate::kernel::declarations_for(&body);
-    (header + &body, sites, on.iter().any(|&c| c))
+    let text = crate::fault::tidy_paths(&(header + &body));
+    (text, sites, on.iter().any(|&c| c))
 }
 
 /// `#define NU_C<k> 0|1` per site, each with what it checks, and the width of `usize`.

@@ -68,24 +68,11 @@ pub(crate) fn order(seed: Option<&Seed>, n: usize) -> Vec<usize> {
     out
 }
 
-/// `file:line:column` with `a/../` and `./` taken out of the path, so that a file included
-/// through `#[path = "../../examples/.."]` has the same site as when compiled where it is.
+/// `file:line:column` with `a/../` taken out of the path (`crate::fault::tidy_paths`), so
+/// that a file included through `#[path = "../../examples/.."]` has the same site as when
+/// compiled where it is.
 pub(crate) fn normalize(site: &str) -> String {
-    let (path, place) = site.split_once(':').unwrap_or((site, ""));
-    let mut parts: Vec<&str> = Vec::new();
-    for p in path.split('/') {
-        match p {
-            "." => {}
-            ".." if parts.last().is_some_and(|l| *l != "..") => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    match place {
-        "" => parts.join("/"),
-        place => format!("{}:{place}", parts.join("/")),
-    }
+    crate::fault::tidy_paths(site)
 }
 
 /// The seeds the static lab ranked in this process (see `take_learned`).
@@ -122,7 +109,7 @@ mod tests {
             normalize("benches/model_problems/../../examples/sgemm/kernels.rs:195:17"),
             "examples/sgemm/kernels.rs:195:17"
         );
-        assert_eq!(normalize("./a/./b.rs:1:2"), "a/b.rs:1:2");
+        assert_eq!(normalize("a/b/../../c/d.rs:1:2"), "c/d.rs:1:2");
         assert_eq!(normalize("../x.rs:1:2"), "../x.rs:1:2");
     }
 
@@ -149,7 +136,7 @@ mod tests {
         }));
         let all = [s];
         let labels = ["a", "b", "c"];
-        assert!(find_in(&all, "NVIDIA H200", "./a.rs:1:1", &labels).is_some());
+        assert!(find_in(&all, "NVIDIA H200", "x/../a.rs:1:1", &labels).is_some());
         assert!(find_in(&all, "NVIDIA A100-SXM4-80GB", "a.rs:1:1", &labels).is_none());
         assert!(find_in(&all, "NVIDIA H200", "a.rs:1:1", &["a", "b"]).is_none());
         assert!(find_in(&all, "NVIDIA H200", "b.rs:1:1", &labels).is_none());
