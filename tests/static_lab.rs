@@ -253,3 +253,43 @@ fn a_search_on_the_lab_ranks_candidates_by_their_static_bound() {
     assert_eq!(records[4].bound(), best, "{records:?}");
     assert_eq!(nuda::last_tuned(), Some(seed.labels[seed.winner].as_str()));
 }
+
+/// A reduction's group tree, and a scan's, end in warp shuffles on CUDA: the last five steps
+/// in registers of the first warp, not through shared memory and barriers (each kernel's SASS
+/// has `SHFL`). The results are the tree's own, pair for pair (`tests/reductions.rs` and
+/// `tests/scans.rs` check them against Rust on PoCL and the native engine).
+#[test]
+fn reductions_and_scans_end_their_trees_in_warp_shuffles() {
+    let Some(lab) = lab() else { return };
+    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+        let n = 1usize << 16;
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let b = NuArray1::<i64>::from_fn(n, |i| i as i64);
+        let mut out = NuArray1::<i64>::new(n);
+        nuda::lab::take_records();
+        let (mut s, mut hi, mut t) = (0.0f32, 0u8, 0i64);
+        nuwork!(256; nfor!(i in n {
+            s += a[i];
+            hi = hi.max((i % 200) as u8);
+        }))?;
+        nuwork!(256; nfor!(i in n {
+            t += b[i];
+            out[i] = t;
+        }))?;
+        let _ = (s, hi);
+        Ok(nuda::lab::take_records())
+    })
+    .unwrap()
+    .unwrap();
+    // The reduction's kernel, then the scan's two: its tiles' totals (the tree) and the scan.
+    let trees: Vec<&nuda::lab::Record> = records
+        .iter()
+        .enumerate()
+        .filter(|(k, r)| *k == 0 || r.kernel.ends_with("_totals"))
+        .map(|(_, r)| r)
+        .collect();
+    assert_eq!((records.len(), trees.len()), (3, 2), "{records:?}");
+    for r in trees {
+        assert!(r.whole.shfl > 0, "no SHFL in `{}`: {:?}", r.kernel, r.whole);
+    }
+}

@@ -555,13 +555,45 @@ fn nuwork_reductions() {
                 barrier(CLK_LOCAL_MEM_FENCE);
                 nu_idx nu_h = 1;
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
-                for (; nu_h > 0; nu_h /= 2) {
-                    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl0[nu_lid] = $O15(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
-                        nu_rl1[nu_lid] = $O16(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
-                        nu_rl2[nu_lid] = $F17(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
+            #if NU_SHFL
+                if (nu_lsz >= 64) {
+                    for (; nu_h >= 32; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl0[nu_lid] = $O15(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                            nu_rl1[nu_lid] = $O16(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                            nu_rl2[nu_lid] = $F17(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
                     }
-                    barrier(CLK_LOCAL_MEM_FENCE);
+                    if (nu_lid < 32) {
+                        $T15 nu_w0 = nu_rl0[nu_lid];
+                        $T16 nu_w1 = nu_rl1[nu_lid];
+                        $T17 nu_w2 = nu_rl2[nu_lid];
+                        for (; nu_h > 0; nu_h /= 2) {
+                            $T15 nu_o0 = nu_shfl_down(nu_w0, (uint)nu_h);
+                            $T16 nu_o1 = nu_shfl_down(nu_w1, (uint)nu_h);
+                            $T17 nu_o2 = nu_shfl_down(nu_w2, (uint)nu_h);
+                            if (nu_lid < nu_h) {
+                                nu_w0 = $O15(add)[nu_w0, nu_o0];
+                                nu_w1 = $O16(add)[nu_w1, nu_o1];
+                                nu_w2 = $F17(max)(nu_w2, nu_o2);
+                            }
+                        }
+                        if (nu_lid == 0) nu_rl0[0] = nu_w0;
+                        if (nu_lid == 0) nu_rl1[0] = nu_w1;
+                        if (nu_lid == 0) nu_rl2[0] = nu_w2;
+                    }
+                } else
+            #endif
+                {
+                    for (; nu_h > 0; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl0[nu_lid] = $O15(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                            nu_rl1[nu_lid] = $O16(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                            nu_rl2[nu_lid] = $F17(max)(nu_rl2[nu_lid], nu_rl2[nu_lid + nu_h]);
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
                 }
                 if (nu_lid == 0) {
                     nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));
@@ -625,11 +657,33 @@ fn nuwork_scans() {
                 barrier(CLK_LOCAL_MEM_FENCE);
                 nu_idx nu_h = 1;
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
-                for (; nu_h > 0; nu_h /= 2) {
-                    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+            #if NU_SHFL
+                if (nu_lsz >= 64) {
+                    for (; nu_h >= 32; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
                     }
-                    barrier(CLK_LOCAL_MEM_FENCE);
+                    if (nu_lid < 32) {
+                        $T12 nu_w0 = nu_rl0[nu_lid];
+                        for (; nu_h > 0; nu_h /= 2) {
+                            $T12 nu_o0 = nu_shfl_down(nu_w0, (uint)nu_h);
+                            if (nu_lid < nu_h) {
+                                nu_w0 = $O12(add)[nu_w0, nu_o0];
+                            }
+                        }
+                        if (nu_lid == 0) nu_rl0[0] = nu_w0;
+                    }
+                } else
+            #endif
+                {
+                    for (; nu_h > 0; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
                 }
                 if (nu_lid == 0) {
                     nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));
@@ -740,11 +794,33 @@ fn nuwork_scans() {
                 barrier(CLK_LOCAL_MEM_FENCE);
                 nu_idx nu_h = 1;
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
-                for (; nu_h > 0; nu_h /= 2) {
-                    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                        nu_rl1[nu_lid] = $O13(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+            #if NU_SHFL
+                if (nu_lsz >= 64) {
+                    for (; nu_h >= 32; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl1[nu_lid] = $O13(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
                     }
-                    barrier(CLK_LOCAL_MEM_FENCE);
+                    if (nu_lid < 32) {
+                        $T13 nu_w1 = nu_rl1[nu_lid];
+                        for (; nu_h > 0; nu_h /= 2) {
+                            $T13 nu_o1 = nu_shfl_down(nu_w1, (uint)nu_h);
+                            if (nu_lid < nu_h) {
+                                nu_w1 = $O13(add)[nu_w1, nu_o1];
+                            }
+                        }
+                        if (nu_lid == 0) nu_rl1[0] = nu_w1;
+                    }
+                } else
+            #endif
+                {
+                    for (; nu_h > 0; nu_h /= 2) {
+                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
+                            nu_rl1[nu_lid] = $O13(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];
+                        }
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
                 }
                 if (nu_lid == 0) {
                     nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));

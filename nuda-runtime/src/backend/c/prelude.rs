@@ -91,6 +91,13 @@ impl Prelude {
             Dialect::OpenCl => "#define NU_COPY4(d, s) do { (d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; (d)[3] = (s)[3]; } while (0)\n",
             Dialect::Cuda => "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
         };
+        // Warp shuffles for the last steps of a group's reduction tree (`nu_shfl_down`, the
+        // CUDA header's); OpenCL's sub-group functions are not on every device (PoCL's and
+        // NVIDIA's lack them), so OpenCL keeps the tree in local memory.
+        t += match self.dialect {
+            Dialect::OpenCl => "#define NU_SHFL 0\n",
+            Dialect::Cuda => "#define NU_SHFL 1\n",
+        };
         // A staged kernel's fixed work-group: OpenCL's required size, CUDA's launch bounds.
         t += match self.dialect {
             Dialect::OpenCl => {

@@ -37,6 +37,8 @@ pub struct Record {
     pub local: u32,
     /// The hottest innermost loop's instructions.
     pub inner: sass::Mix,
+    /// The instruction mix of the whole kernel (a reduction's shuffles are after its loop).
+    pub whole: sass::Mix,
     /// Theoretical occupancy on an `sm_90` SM.
     pub occupancy: Occupancy,
 }
@@ -310,6 +312,7 @@ impl Lab {
             shared,
             local: k.local,
             inner: k.inner_loop(),
+            whole: k.mix(0, u32::MAX),
             occupancy: Occupancy::sm90(threads, k.registers, shared),
         })
     }

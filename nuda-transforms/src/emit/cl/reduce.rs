@@ -174,7 +174,10 @@ impl ClEmitter<'_> {
     }
 
     /// The group's tree over `reds`: halving strides over the largest power of two below
-    /// the group size, so any group size works and the order is fixed.
+    /// the group size, so any group size works and the order is fixed. With warp shuffles
+    /// (`NU_SHFL`, CUDA's), a group of 64 or more halves through local memory down to 32
+    /// and its first warp finishes in registers: the same pairs in the same order, so the
+    /// same result, with five barriers fewer.
     pub(super) fn tree(&mut self, reds: &[Red]) {
         if reds.is_empty() {
             return;
@@ -186,18 +189,20 @@ impl ClEmitter<'_> {
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("nu_idx nu_h = 1;");
         self.raw_line("while (2 * nu_h < nu_lsz) nu_h *= 2;");
-        self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
-        self.raw_line("    if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
-        for Red { r, fill, op, .. } in reds {
-            let (a, b) = (
-                format!("nu_rl{r}[nu_lid]"),
-                format!("nu_rl{r}[nu_lid + nu_h]"),
-            );
-            let c = combine(*fill, *op, &a, &b);
-            self.raw_line(&format!("        {a} = {c};"));
-        }
-        self.raw_line("    }");
-        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.out.push_str(
+            "#if NU_SHFL
+",
+        );
+        self.raw_line("if (nu_lsz >= 64) {");
+        self.tree_steps(reds, "nu_h >= 32");
+        self.warp_steps(reds);
+        self.raw_line("} else");
+        self.out.push_str(
+            "#endif
+",
+        );
+        self.raw_line("{");
+        self.tree_steps(reds, "nu_h > 0");
         self.raw_line("}");
         self.raw_line("if (nu_lid == 0) {");
         self.raw_line(&format!("    {GROUP_NUMBER}"));
@@ -205,6 +210,52 @@ impl ClEmitter<'_> {
             self.raw_line(&format!("    nu_rp{r}[nu_grp] = nu_rl{r}[0];"));
         }
         self.raw_line("}");
+    }
+
+    /// The tree's steps through local memory while `cond` holds of the stride `nu_h`.
+    fn tree_steps(&mut self, reds: &[Red], cond: &str) {
+        self.raw_line(&format!("    for (; {cond}; nu_h /= 2) {{"));
+        self.raw_line("        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
+        for Red { r, fill, op, .. } in reds {
+            let (a, b) = (
+                format!("nu_rl{r}[nu_lid]"),
+                format!("nu_rl{r}[nu_lid + nu_h]"),
+            );
+            let c = combine(*fill, *op, &a, &b);
+            self.raw_line(&format!("            {a} = {c};"));
+        }
+        self.raw_line("        }");
+        self.raw_line("        barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("    }");
+    }
+
+    /// The last five steps (strides 16 to 1) in the first warp, through shuffles: every lane
+    /// of the warp shuffles (the group has 64 items or more), the lanes below the stride
+    /// combine, and the first stores the group's value where the tree's would be.
+    fn warp_steps(&mut self, reds: &[Red]) {
+        self.raw_line("    if (nu_lid < 32) {");
+        for Red { r, fill, .. } in reds {
+            let t = Ph::ty(*fill);
+            self.raw_line(&format!("        {t} nu_w{r} = nu_rl{r}[nu_lid];"));
+        }
+        self.raw_line("        for (; nu_h > 0; nu_h /= 2) {");
+        for Red { r, fill, .. } in reds {
+            let t = Ph::ty(*fill);
+            self.raw_line(&format!(
+                "            {t} nu_o{r} = nu_shfl_down(nu_w{r}, (uint)nu_h);"
+            ));
+        }
+        self.raw_line("            if (nu_lid < nu_h) {");
+        for Red { r, fill, op, .. } in reds {
+            let c = combine(*fill, *op, &format!("nu_w{r}"), &format!("nu_o{r}"));
+            self.raw_line(&format!("                nu_w{r} = {c};"));
+        }
+        self.raw_line("            }");
+        self.raw_line("        }");
+        for Red { r, .. } in reds {
+            self.raw_line(&format!("        if (nu_lid == 0) nu_rl{r}[0] = nu_w{r};"));
+        }
+        self.raw_line("    }");
     }
 
     /// An update of reduction variable `name`: its private copy, in the variable's type.
