@@ -105,8 +105,10 @@ impl Prelude {
             }
             // Enough blocks an SM for 16 warps (512 threads), which hide an FMA's latency:
             // at 256 threads, 128 registers each, so that a GEMM's register block does not
-            // halve its warps for a few registers (the static lab's dgemm: 130 without).
-            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), (x) * (y) * (z) <= 512 ? (511 + (x) * (y) * (z)) / ((x) * (y) * (z)) : 1)\n",
+            // halve its warps for a few registers (the static lab's dgemm: 130 without). At
+            // most 16 blocks, which every architecture since sm_50 holds (ptxas warns past
+            // what an SM can hold: a staged tile of 2 work-items asked for 256).
+            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n",
         };
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));

@@ -248,6 +248,8 @@ __device__ inline ulong atom_min(volatile ulong* p, ulong v) { return atomicMin(
 __device__ inline ulong atom_max(volatile ulong* p, ulong v) { return atomicMax(NU_U64(p), v); }
 
 // OpenCL's vector types: `.s0`..`.sf` and `.x`..`.w`, element-wise operators and math.
+// Aligned as OpenCL's are, to their size (a 3-vector as a 4-vector), so that a pointer to
+// one is read and written with 64- and 128-bit accesses.
 template <class T, int N> struct nu_vec;
 #define NU_VEC_COMMON(N) \
     typedef T elem; static const int width = N; \
@@ -258,23 +260,23 @@ template <class T, int N> struct nu_vec;
         for (int j = 0; j < (int)sizeof...(I); j++) r[j] = (*this)[k[j]]; return r; } \
     __device__ T& operator[](int k) { return (&s0)[k]; } \
     __device__ const T& operator[](int k) const { return (&s0)[k]; }
-template <class T> struct nu_vec<T, 2> {
+template <class T> struct alignas(2 * sizeof(T)) nu_vec<T, 2> {
     union { struct { T s0, s1; }; struct { T x, y; }; };
     NU_VEC_COMMON(2)
 };
-template <class T> struct nu_vec<T, 3> {
+template <class T> struct alignas(4 * sizeof(T)) nu_vec<T, 3> {
     union { struct { T s0, s1, s2; }; struct { T x, y, z; }; };
     NU_VEC_COMMON(3)
 };
-template <class T> struct nu_vec<T, 4> {
+template <class T> struct alignas(4 * sizeof(T)) nu_vec<T, 4> {
     union { struct { T s0, s1, s2, s3; }; struct { T x, y, z, w; }; };
     NU_VEC_COMMON(4)
 };
-template <class T> struct nu_vec<T, 8> {
+template <class T> struct alignas(8 * sizeof(T)) nu_vec<T, 8> {
     struct { T s0, s1, s2, s3, s4, s5, s6, s7; };
     NU_VEC_COMMON(8)
 };
-template <class T> struct nu_vec<T, 16> {
+template <class T> struct alignas(16 * sizeof(T)) nu_vec<T, 16> {
     struct { T s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, sa, sb, sc, sd, se, sf; };
     NU_VEC_COMMON(16)
 };
