@@ -41,14 +41,28 @@ fn transfers(device: &Device, quick: bool) -> Result<()> {
     } else {
         &[1 << 20, 16 << 20, 256 << 20]
     };
+    let reps = if quick { 3 } else { 10 };
     for &bytes in sizes {
-        let (up, down) = bandwidth(device, bytes, if quick { 3 } else { 10 })?;
+        let (up, down) = bandwidth(device, bytes, reps)?;
         println!(
             "{:<28} {:>8.2} GB/s {:>8.2} GB/s",
             format!("{} MiB", bytes >> 20),
             up,
             down
         );
+        // The peer where the backend has one (CUDA): the driver's own copy from pinned
+        // memory, which an array's transfers should come close to.
+        if let Some(raw) = device.backend().raw_transfer_rates(bytes, reps) {
+            let (ru, rd) = raw?;
+            println!(
+                "{:<28} {:>8.2} GB/s {:>8.2} GB/s   (nuda: {:.0}% up, {:.0}% down)",
+                "  [peer] raw pinned cuMemcpy",
+                ru,
+                rd,
+                100.0 * up / ru,
+                100.0 * down / rd
+            );
+        }
     }
     Ok(())
 }

@@ -116,6 +116,14 @@ pub trait Backend: Send + Sync {
         Err(self.unsupported("running native tasks"))
     }
 
+    /// The best of `reps` raw copies of `bytes` between pinned host memory and the device,
+    /// up and down, in GB/s: what the bench compares nuda's transfers with. `None` where the
+    /// backend has no such copy to offer (only CUDA's has).
+    fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {
+        let _ = (bytes, reps);
+        None
+    }
+
     /// The error for a method of the form this backend does not run.
     fn unsupported(&self, what: &str) -> Error {
         let info = self.info();

@@ -1,9 +1,11 @@
 //! CUDA device memory (layer 1, the CUDA backend): linear buffers, images (a CUDA array with
 //! a texture object for reads and a surface object for writes), and transfers through a
 //! pinned staging buffer, which the DMA engines read at full speed where pageable host memory
-//! goes through a driver copy first.
+//! goes through a driver copy first: an array's, pipelined in two slots (`transfer.rs`), an
+//! image's whole.
 
 use super::driver::{error, Context};
+use super::transfer::{Lane, CHUNK};
 use super::CuDevice;
 use crate::backend::{Buffer, Layout};
 use crate::error::{Error, Result};
@@ -88,10 +90,26 @@ impl Drop for CuBuffer {
 #[derive(Default)]
 pub(crate) struct Staging(Mutex<Option<Pinned>>);
 
-struct Pinned(*mut u8);
+struct Pinned {
+    ptr: *mut u8,
+    /// An array's transfers: two slots at the buffer's start, a stream and their events.
+    lane: Lane,
+}
 
 // SAFETY: the pinned memory is only touched under the staging mutex.
 unsafe impl Send for Pinned {}
+
+impl Pinned {
+    /// The staging buffer, with its lane's slots at its start.
+    fn new() -> std::result::Result<Pinned, result::DriverError> {
+        const _: () = assert!(2 * CHUNK <= STAGING);
+        // SAFETY: a fresh pinned allocation, kept for the device's life.
+        let ptr = unsafe { result::malloc_host(STAGING, 0) }? as *mut u8;
+        // SAFETY: CHUNK < STAGING, so the second slot starts inside the allocation.
+        let lane = Lane::new([ptr, unsafe { ptr.add(CHUNK) }])?;
+        Ok(Pinned { ptr, lane })
+    }
+}
 
 impl CuDevice {
     /// Device memory for `len` bytes laid out as `layout`.
@@ -189,11 +207,8 @@ impl CuDevice {
         let b = self.own(buf.as_any(), data.len(), "copying to the device")?;
         self.enter()?;
         match b.storage {
-            Storage::Linear(p) => self.staged(data.len(), |pinned, at, n| {
-                pinned[..n].copy_from_slice(&data[at..at + n]);
-                // SAFETY: `p` holds `len` >= at + n bytes; the pinned source holds n.
-                unsafe { result::memcpy_htod_sync(p + at as u64, &pinned[..n]) }
-            }),
+            // `own` saw the buffer hold data.len() bytes.
+            Storage::Linear(p) => self.pipelined(|lane| lane.write(p, data)),
             Storage::Image {
                 array,
                 width,
@@ -225,12 +240,8 @@ impl CuDevice {
             "copying part of an array to the device",
         )?;
         self.enter()?;
-        self.staged(data.len(), |pinned, at, n| {
-            pinned[..n].copy_from_slice(&data[at..at + n]);
-            // SAFETY: `linear` saw the buffer hold offset + len >= offset + at + n bytes; the
-            // pinned source holds n.
-            unsafe { result::memcpy_htod_sync(p + (offset + at) as u64, &pinned[..n]) }
-        })?;
+        // `linear` saw the buffer hold offset + data.len() bytes.
+        self.pipelined(|lane| lane.write(p + offset as u64, data))?;
         record(Some(self.info.index), Event::ToDevice(data.len() as u64));
         Ok(())
     }
@@ -244,13 +255,8 @@ impl CuDevice {
             "copying part of an array to the host",
         )?;
         self.enter()?;
-        self.staged(out.len(), |pinned, at, n| {
-            // SAFETY: `linear` saw the buffer hold offset + at + n bytes; the pinned target
-            // holds n.
-            unsafe { result::memcpy_dtoh_sync(&mut pinned[..n], p + (offset + at) as u64) }?;
-            out[at..at + n].copy_from_slice(&pinned[..n]);
-            Ok(())
-        })?;
+        // `linear` saw the buffer hold offset + out.len() bytes.
+        self.pipelined(|lane| lane.read(p + offset as u64, out))?;
         record(Some(self.info.index), Event::ToHost(out.len() as u64));
         Ok(())
     }
@@ -274,12 +280,8 @@ impl CuDevice {
         let b = self.own(buf.as_any(), out.len(), "copying to the host")?;
         self.enter()?;
         match b.storage {
-            Storage::Linear(p) => self.staged(out.len(), |pinned, at, n| {
-                // SAFETY: `p` holds at least at + n bytes; the pinned target holds n.
-                unsafe { result::memcpy_dtoh_sync(&mut pinned[..n], p + at as u64) }?;
-                out[at..at + n].copy_from_slice(&pinned[..n]);
-                Ok(())
-            }),
+            // `own` saw the buffer hold out.len() bytes.
+            Storage::Linear(p) => self.pipelined(|lane| lane.read(p, out)),
             Storage::Image {
                 array,
                 width,
@@ -349,22 +351,25 @@ impl CuDevice {
         Ok(b)
     }
 
-    /// Runs `step(pinned, offset, n)` over `len` bytes in staging-sized pieces.
-    fn staged(
+    /// Runs `f` with the staging buffer's lane (created at first use), the lock held.
+    fn pipelined(
         &self,
-        len: usize,
-        mut step: impl FnMut(&mut [u8], usize, usize) -> std::result::Result<(), result::DriverError>,
+        f: impl FnOnce(&Lane) -> std::result::Result<(), result::DriverError>,
     ) -> Result<()> {
-        let mut piece = |pinned: &mut [u8]| {
-            let mut at = 0;
-            while at < len {
-                let n = (len - at).min(pinned.len());
-                step(pinned, at, n)?;
-                at += n;
-            }
-            Ok(())
-        };
-        self.with_staging(len.min(STAGING), &mut piece)
+        let e = |e| error(e, "a host-device copy", &self.label);
+        let mut slot = self
+            .staging
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = Some(Pinned::new().map_err(e)?);
+        }
+        let lane = &slot
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("set above"))
+            .lane;
+        f(lane).map_err(e)
     }
 
     /// Calls `f` with a pinned buffer of at least `len` bytes (a staging buffer of its own
@@ -382,12 +387,12 @@ impl CuDevice {
             .unwrap_or_else(PoisonError::into_inner);
         let own;
         let ptr = match (&*slot, len <= STAGING) {
-            (Some(p), true) => p.0,
+            (Some(p), true) => p.ptr,
             (None, true) => {
-                // SAFETY: a fresh pinned allocation, kept for the device's life.
-                let p = unsafe { result::malloc_host(STAGING, 0) }.map_err(e)? as *mut u8;
-                *slot = Some(Pinned(p));
-                p
+                let p = Pinned::new().map_err(e)?;
+                let ptr = p.ptr;
+                *slot = Some(p);
+                ptr
             }
             (_, false) => {
                 // SAFETY: a fresh pinned allocation, freed below.

@@ -13,9 +13,11 @@ pub mod lab;
 mod launch;
 mod memory;
 mod nvrtc;
+mod pipeline;
 mod program;
 pub mod sass;
 mod shared;
+mod transfer;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
 use crate::error::Result;
@@ -142,5 +144,9 @@ impl Backend for CuDevice {
 
     fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
         launch::run(self, launch)
+    }
+
+    fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {
+        Some(self.raw_rates(bytes, reps))
     }
 }

@@ -1,0 +1,215 @@
+//! Transfers between host memory and a linear buffer (layer 1, the CUDA backend): the CUDA
+//! side of `pipeline.rs`. The device's pinned staging buffer is two slots of `CHUNK` bytes;
+//! the device's copies run on a stream of their own, an event per slot says when a slot's
+//! copy has finished, and the host's side of each chunk is copied by several threads, as
+//! one thread's `memcpy` is slower than the DMA engine.
+
+use super::driver::error;
+use super::pipeline::{self, Copies};
+use super::CuDevice;
+use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::sys;
+use rayon::prelude::*;
+
+/// Bytes a chunk: large enough that a copy's fixed cost is small against its time (8 MiB
+/// take about 300 µs at 25 GB/s), small enough that the first and last chunk, which do not
+/// overlap, are a small part of a large transfer.
+pub(crate) const CHUNK: usize = 8 << 20;
+
+/// Below this, the host copies a chunk on the calling thread alone.
+const PARALLEL: usize = 1 << 20;
+
+/// The pinned slots, the stream and the slots' events, created with the staging buffer and
+/// kept for the device's life.
+pub(crate) struct Lane {
+    pub slots: [*mut u8; 2],
+    pub stream: sys::CUstream,
+    pub events: [sys::CUevent; 2],
+}
+
+impl Lane {
+    /// The stream and events for the two `CHUNK`-byte slots at `slots`.
+    pub(crate) fn new(slots: [*mut u8; 2]) -> Result<Lane, DriverError> {
+        // A blocking stream: it also waits for work on the default stream, where kernels run.
+        let stream = result::stream::create(result::stream::StreamKind::Default)?;
+        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+        let events = [result::event::create(flags)?, result::event::create(flags)?];
+        Ok(Lane {
+            slots,
+            stream,
+            events,
+        })
+    }
+
+    /// `data` into device memory at `dst`, pipelined.
+    pub(crate) fn write(&self, dst: sys::CUdeviceptr, data: &[u8]) -> Result<(), DriverError> {
+        let mut up = Up {
+            lane: self,
+            dst,
+            data,
+        };
+        let r = pipeline::write(data.len(), CHUNK, &mut up);
+        self.settle(r)
+    }
+
+    /// Device memory at `src` into `out`, pipelined.
+    pub(crate) fn read(&self, src: sys::CUdeviceptr, out: &mut [u8]) -> Result<(), DriverError> {
+        let len = out.len();
+        let mut down = Down {
+            lane: self,
+            src,
+            out,
+        };
+        let r = pipeline::read(len, CHUNK, &mut down);
+        self.settle(r)
+    }
+
+    /// After a failed step, copies may still run into or out of the slots, which the next
+    /// transfer reuses: wait for the stream before the staging lock is released.
+    fn settle(&self, r: Result<(), DriverError>) -> Result<(), DriverError> {
+        if r.is_err() {
+            // SAFETY: the stream is this lane's, live for the device's life.
+            let _ = unsafe { result::stream::synchronize(self.stream) };
+        }
+        r
+    }
+}
+
+/// The first `n` bytes of the slot at `p`.
+///
+/// # Safety
+/// `p` is one of a lane's slots, no copy through it may be running, nothing else may use it
+/// for `'a`, and `n <= CHUNK`.
+unsafe fn slot<'a>(p: *mut u8, n: usize) -> &'a mut [u8] {
+    // SAFETY: each slot holds CHUNK bytes of pinned memory that only the caller, holding the
+    // staging lock, uses; no device copy runs through it (the caller's contract).
+    unsafe { std::slice::from_raw_parts_mut(p, n) }
+}
+
+/// `to.copy_from_slice(from)`, by several threads when it is large.
+fn copy(to: &mut [u8], from: &[u8]) {
+    if to.len() < 2 * PARALLEL {
+        to.copy_from_slice(from);
+        return;
+    }
+    to.par_chunks_mut(PARALLEL)
+        .zip(from.par_chunks(PARALLEL))
+        .for_each(|(t, f)| t.copy_from_slice(f));
+}
+
+/// A write's steps: the host fills a slot, the device copies it out.
+struct Up<'a> {
+    lane: &'a Lane,
+    dst: sys::CUdeviceptr,
+    data: &'a [u8],
+}
+
+impl Copies for Up<'_> {
+    type Error = DriverError;
+
+    fn start(&mut self, s: usize, at: usize, n: usize) -> Result<(), DriverError> {
+        // SAFETY: the pipeline starts a copy of a chunk (n <= CHUNK) only after the host has
+        // filled the slot, and touches the slot again only after `wait`; `dst` holds the
+        // transfer's bytes (the caller checked), so at + n of them.
+        unsafe {
+            let slot = std::slice::from_raw_parts(self.lane.slots[s].cast_const(), n);
+            result::memcpy_htod_async(self.dst + at as u64, slot, self.lane.stream)?;
+            result::event::record(self.lane.events[s], self.lane.stream)
+        }
+    }
+
+    fn wait(&mut self, s: usize) -> Result<(), DriverError> {
+        // SAFETY: the event is the lane's, recorded after the slot's last copy.
+        unsafe { result::event::synchronize(self.lane.events[s]) }
+    }
+
+    fn host(&mut self, s: usize, at: usize, n: usize) {
+        // SAFETY: the pipeline calls `host` on a slot whose copy has finished; n <= CHUNK.
+        copy(
+            unsafe { slot(self.lane.slots[s], n) },
+            &self.data[at..at + n],
+        );
+    }
+}
+
+/// A read's steps: the device fills a slot, the host copies it out.
+struct Down<'a> {
+    lane: &'a Lane,
+    src: sys::CUdeviceptr,
+    out: &'a mut [u8],
+}
+
+impl Copies for Down<'_> {
+    type Error = DriverError;
+
+    fn start(&mut self, s: usize, at: usize, n: usize) -> Result<(), DriverError> {
+        // SAFETY: the pipeline starts a copy into a slot the host is not reading (it reads a
+        // slot only after `wait`, and starts the next copy into it after reading); n <= CHUNK;
+        // `src` holds the transfer's bytes.
+        unsafe {
+            let into = slot(self.lane.slots[s], n);
+            result::memcpy_dtoh_async(into, self.src + at as u64, self.lane.stream)?;
+            result::event::record(self.lane.events[s], self.lane.stream)
+        }
+    }
+
+    fn wait(&mut self, s: usize) -> Result<(), DriverError> {
+        // SAFETY: the event is the lane's, recorded after the slot's last copy.
+        unsafe { result::event::synchronize(self.lane.events[s]) }
+    }
+
+    fn host(&mut self, s: usize, at: usize, n: usize) {
+        // SAFETY: the pipeline calls `host` on a slot whose copy has finished; n <= CHUNK.
+        copy(&mut self.out[at..at + n], unsafe {
+            slot(self.lane.slots[s], n)
+        });
+    }
+}
+
+/// A pinned host buffer and a device buffer of the same size, freed when dropped.
+struct Raw(*mut u8, sys::CUdeviceptr, usize);
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        // SAFETY: both were allocated by `raw_rates` for this value alone (null or 0: not
+        // allocated) and are freed once, here.
+        unsafe {
+            if self.1 != 0 {
+                let _ = result::free_sync(self.1);
+            }
+            if !self.0.is_null() {
+                let _ = result::free_host(self.0.cast());
+            }
+        }
+    }
+}
+
+impl CuDevice {
+    /// The best of `reps` synchronous `cuMemcpy`s of `bytes` from pinned memory to the
+    /// device and back, in GB/s: the raw copy an array's transfers are measured against.
+    pub(crate) fn raw_rates(&self, bytes: usize, reps: usize) -> crate::error::Result<(f64, f64)> {
+        self.enter()?;
+        let e = |e| error(e, "timing a raw pinned copy", &self.label);
+        let mut raw = Raw(std::ptr::null_mut(), 0, bytes.max(1));
+        // SAFETY: fresh allocations of `raw.2` bytes each, freed by `raw`'s drop.
+        unsafe {
+            raw.0 = result::malloc_host(raw.2, 0).map_err(e)? as *mut u8;
+            raw.1 = result::malloc_sync(raw.2).map_err(e)?;
+        }
+        // SAFETY: `raw.0` holds `raw.2` bytes of pinned memory, used by nothing else.
+        let host = unsafe { std::slice::from_raw_parts_mut(raw.0, raw.2) };
+        host.fill(1);
+        let (mut up, mut down) = (f64::MAX, f64::MAX);
+        for _ in 0..reps.max(1) {
+            let t = std::time::Instant::now();
+            // SAFETY: the device buffer holds as many bytes as `host`.
+            unsafe { result::memcpy_htod_sync(raw.1, &host[..]) }.map_err(e)?;
+            up = up.min(t.elapsed().as_secs_f64());
+            let t = std::time::Instant::now();
+            // SAFETY: as above.
+            unsafe { result::memcpy_dtoh_sync(&mut host[..], raw.1) }.map_err(e)?;
+            down = down.min(t.elapsed().as_secs_f64());
+        }
+        Ok((raw.2 as f64 / up / 1e9, raw.2 as f64 / down / 1e9))
+    }
+}
