@@ -274,7 +274,7 @@ fn rewrite_kernel(from: &str) -> Option<Kernel> {
     let shared = if setup.is_empty() && moved.is_none() {
         String::new()
     } else {
-        format!("\n    extern __shared__ __align__(16) uchar nu_smem[];{setup}")
+        format!("\n    extern __shared__ __align__(128) uchar nu_smem[];{setup}")
     };
     let head = format!("{}({}) {{{shared}", &from[..open], params.join(", "));
     Some(match (moved, end) {
@@ -294,8 +294,9 @@ fn rewrite_kernel(from: &str) -> Option<Kernel> {
 }
 
 /// The kernel's name and where its parameter list opens: the first word followed by `(`
-/// that is not an attribute (`__attribute__((..))`, `__launch_bounds__(..)` or a macro
-/// spelled in capitals, such as the prelude's `NU_GROUP(..)`), whose parentheses are skipped.
+/// that is not an attribute (`__attribute__((..))`, `__launch_bounds__(..)`, any word
+/// starting `__`, or the prelude's `NU_GROUP(..)`), whose parentheses are skipped. A kernel
+/// may be named in capitals (`SGEMM`).
 fn kernel_name(from: &str) -> Option<(&str, usize)> {
     let mut k = 0;
     loop {
@@ -313,10 +314,7 @@ fn kernel_name(from: &str) -> Option<(&str, usize)> {
             k = end;
             continue;
         }
-        let attribute = word.starts_with("__")
-            || word
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        let attribute = word.starts_with("__") || word == "NU_GROUP";
         if !attribute {
             return Some((word, after));
         }
@@ -401,6 +399,18 @@ mod tests {
     }
 
     #[test]
+    fn kernels_named_in_capitals_are_kernels() {
+        let cu = translate_text(
+            "kernel void SGEMM(global float* a, local float* t) {}\n",
+            true,
+        );
+        assert!(
+            cu.contains("__global__ void SGEMM(float* a, uint t__nu_off) {"),
+            "{cu}"
+        );
+    }
+
+    #[test]
     fn shared_arrays_past_48_kib_are_moved_and_counted() {
         let t = translate(
             "kernel void f(global float* a, local float* t) {\n    local float s[16384];\n    s[0] = a[0];\n}\n",
@@ -409,7 +419,7 @@ mod tests {
         assert_eq!(t.moved.get("f"), Some(&65536));
         assert!(
             t.text
-                .contains("extern __shared__ __align__(16) uchar nu_smem[];"),
+                .contains("extern __shared__ __align__(128) uchar nu_smem[];"),
             "{}",
             t.text
         );

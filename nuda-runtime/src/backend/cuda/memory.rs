@@ -106,8 +106,14 @@ impl Pinned {
         // SAFETY: a fresh pinned allocation, kept for the device's life.
         let ptr = unsafe { result::malloc_host(STAGING, 0) }? as *mut u8;
         // SAFETY: CHUNK < STAGING, so the second slot starts inside the allocation.
-        let lane = Lane::new([ptr, unsafe { ptr.add(CHUNK) }])?;
-        Ok(Pinned { ptr, lane })
+        match Lane::new([ptr, unsafe { ptr.add(CHUNK) }]) {
+            Ok(lane) => Ok(Pinned { ptr, lane }),
+            Err(e) => {
+                // SAFETY: allocated above and not used since.
+                let _ = unsafe { result::free_host(ptr.cast()) };
+                Err(e)
+            }
+        }
     }
 }
 

@@ -20,7 +20,9 @@ pub(crate) struct Moved {
 /// pointers into `nu_smem`, if together they exceed `STATIC_LIMIT`; `None` otherwise.
 pub(crate) fn moved(body: &str) -> Option<Moved> {
     let arrays = top_level_arrays(body);
-    let total: usize = arrays.iter().map(|a| a.bytes.next_multiple_of(16)).sum();
+    let total = arrays
+        .iter()
+        .fold(0usize, |at, a| at.next_multiple_of(a.align) + a.bytes);
     if total <= STATIC_LIMIT {
         return None;
     }
@@ -29,11 +31,12 @@ pub(crate) fn moved(body: &str) -> Option<Moved> {
     for (n, line) in body.split_inclusive('\n').enumerate() {
         match next.next_if(|a| a.line == n) {
             Some(a) => {
+                offset = offset.next_multiple_of(a.align);
                 out += &format!(
                     "{}{}* restrict {} = ({}*)(nu_smem + {offset});\n",
                     a.indent, a.ty, a.name, a.ty
                 );
-                offset += a.bytes.next_multiple_of(16);
+                offset += a.bytes;
             }
             None => out += line,
         }
@@ -51,6 +54,8 @@ struct Array<'a> {
     ty: &'a str,
     name: &'a str,
     bytes: usize,
+    /// Its element's alignment (a vector's is its size), 16 bytes at least.
+    align: usize,
 }
 
 /// The body's top-level shared arrays whose element size the dialect knows.
@@ -76,7 +81,8 @@ fn array(n: usize, line: &str) -> Option<Array<'_>> {
     let (head, count) = decl.split_once('[')?;
     let (ty, name) = head.trim().rsplit_once(' ')?;
     let count: usize = count.trim().parse().ok()?;
-    let bytes = element_size(ty.trim())? * count;
+    let size = element_size(ty.trim())?;
+    let bytes = size * count;
     let name = name.trim();
     let word = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     (word(name) && word(ty.trim())).then_some(Array {
@@ -85,6 +91,7 @@ fn array(n: usize, line: &str) -> Option<Array<'_>> {
         ty: ty.trim(),
         name,
         bytes,
+        align: size.next_power_of_two().clamp(16, 128),
     })
 }
 
@@ -126,6 +133,9 @@ mod tests {
         let body = "\n    __shared__ __align__(16) float a[8192];\n    nu_idx a_o0 = 0;\n    __shared__ float4 b[1025];\n    {\n    __shared__ float c[4];\n    }\n";
         let m = moved(body).expect("moved");
         assert_eq!(m.bytes, 32768 + 16400);
+        let doubles =
+            moved("\n    __shared__ float a[3];\n    __shared__ double4 b[2048];\n").unwrap();
+        assert!(doubles.body.contains("(nu_smem + 32);"), "{}", doubles.body);
         assert!(
             m.body
                 .contains("    float* restrict a = (float*)(nu_smem + 0);\n"),

@@ -32,46 +32,67 @@ impl Lane {
     pub(crate) fn new(slots: [*mut u8; 2]) -> Result<Lane, DriverError> {
         // A blocking stream: it also waits for work on the default stream, where kernels run.
         let stream = result::stream::create(result::stream::StreamKind::Default)?;
-        let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
-        let events = [result::event::create(flags)?, result::event::create(flags)?];
-        Ok(Lane {
-            slots,
-            stream,
-            events,
-        })
+        match events() {
+            Ok(events) => Ok(Lane {
+                slots,
+                stream,
+                events,
+            }),
+            Err(e) => {
+                // SAFETY: created above and not used since.
+                let _ = unsafe { result::stream::destroy(stream) };
+                Err(e)
+            }
+        }
     }
 
     /// `data` into device memory at `dst`, pipelined.
     pub(crate) fn write(&self, dst: sys::CUdeviceptr, data: &[u8]) -> Result<(), DriverError> {
+        let _settle = Settle(self.stream);
         let mut up = Up {
             lane: self,
             dst,
             data,
         };
-        let r = pipeline::write(data.len(), CHUNK, &mut up);
-        self.settle(r)
+        pipeline::write(data.len(), CHUNK, &mut up)
     }
 
     /// Device memory at `src` into `out`, pipelined.
     pub(crate) fn read(&self, src: sys::CUdeviceptr, out: &mut [u8]) -> Result<(), DriverError> {
+        let _settle = Settle(self.stream);
         let len = out.len();
         let mut down = Down {
             lane: self,
             src,
             out,
         };
-        let r = pipeline::read(len, CHUNK, &mut down);
-        self.settle(r)
+        pipeline::read(len, CHUNK, &mut down)
     }
+}
 
-    /// After a failed step, copies may still run into or out of the slots, which the next
-    /// transfer reuses: wait for the stream before the staging lock is released.
-    fn settle(&self, r: Result<(), DriverError>) -> Result<(), DriverError> {
-        if r.is_err() {
-            // SAFETY: the stream is this lane's, live for the device's life.
-            let _ = unsafe { result::stream::synchronize(self.stream) };
+/// The two slots' events.
+fn events() -> Result<[sys::CUevent; 2], DriverError> {
+    let flags = sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+    let a = result::event::create(flags)?;
+    match result::event::create(flags) {
+        Ok(b) => Ok([a, b]),
+        Err(e) => {
+            // SAFETY: created above and not used since.
+            let _ = unsafe { result::event::destroy(a) };
+            Err(e)
         }
-        r
+    }
+}
+
+/// Waits for a lane's stream when dropped: after a failed step or a panic, copies may still
+/// run into or out of the slots, which the next transfer reuses once the staging lock is
+/// released (after a whole transfer the stream is idle, and the wait returns at once).
+struct Settle(sys::CUstream);
+
+impl Drop for Settle {
+    fn drop(&mut self) {
+        // SAFETY: the stream is a lane's, live for the device's life.
+        let _ = unsafe { result::stream::synchronize(self.0) };
     }
 }
 
@@ -86,9 +107,11 @@ unsafe fn slot<'a>(p: *mut u8, n: usize) -> &'a mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(p, n) }
 }
 
-/// `to.copy_from_slice(from)`, by several threads when it is large.
+/// `to.copy_from_slice(from)`, by several threads when it is large. Not from a rayon
+/// worker: it could steal another transfer to this device while it waits, which would wait
+/// for the staging lock this one holds.
 fn copy(to: &mut [u8], from: &[u8]) {
-    if to.len() < 2 * PARALLEL {
+    if to.len() < 2 * PARALLEL || rayon::current_thread_index().is_some() {
         to.copy_from_slice(from);
         return;
     }
