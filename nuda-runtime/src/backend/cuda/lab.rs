@@ -84,18 +84,21 @@ impl Occupancy {
     }
 }
 
-/// The records of every lab launch so far, in order.
-static RECORDS: Mutex<Vec<Record>> = Mutex::new(Vec::new());
-
-/// Takes the records so far.
-pub fn take_records() -> Vec<Record> {
-    std::mem::take(&mut RECORDS.lock().unwrap_or_else(PoisonError::into_inner))
+thread_local! {
+    /// The records of this thread's lab launches so far, in order: per thread, so that
+    /// threads (tests running side by side, say) each see their own launches.
+    static RECORDS: std::cell::RefCell<Vec<Record>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The static bound of the last lab launch (`Record::bound`), for the tuner's ranking.
+/// Takes the records of the lab launches the calling thread made so far.
+pub fn take_records() -> Vec<Record> {
+    RECORDS.with(|r| std::mem::take(&mut *r.borrow_mut()))
+}
+
+/// The static bound of the calling thread's last lab launch (`Record::bound`), for the
+/// tuner's ranking.
 pub(crate) fn last_bound() -> Option<f64> {
-    let records = RECORDS.lock().unwrap_or_else(PoisonError::into_inner);
-    records.last().map(Record::bound)
+    RECORDS.with(|r| r.borrow().last().map(Record::bound))
 }
 
 impl Record {
@@ -370,10 +373,7 @@ impl Backend for Lab {
             }
         }
         let record = self.record(launch)?;
-        RECORDS
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(record);
+        RECORDS.with(|r| r.borrow_mut().push(record));
         launch.args.iter_mut().for_each(|a| a.ran(self.info.index));
         Ok(Timing {
             kernel: Some(std::time::Duration::ZERO),
