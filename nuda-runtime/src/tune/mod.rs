@@ -130,12 +130,16 @@ impl TuneSite {
             TuneMode::Force => None,
             TuneMode::Use | TuneMode::Tune => store::winner(&key, self.labels),
         };
-        let device = crate::current_device()?.info().clone();
-        let seed = seed::find(&device.name, self.site, self.labels);
-        match (stored, mode) {
-            (Some(k), _) => f(TuneStep::Run(k)),
-            (None, TuneMode::Use) => f(TuneStep::Run(seed.map_or(0, |s| s.winner))),
-            _ if device.platform == "CUDA lab" => self.rank(f),
+        if let Some(k) = stored {
+            return f(TuneStep::Run(k));
+        }
+        // Only without a stored winner: the seed for this device, the lab's ranking.
+        let device = crate::current_device()?;
+        let info = device.info();
+        let seed = seed::find(&info.name, self.site, self.labels);
+        match mode {
+            TuneMode::Use => f(TuneStep::Run(seed.map_or(0, |s| s.winner))),
+            _ if info.platform == "CUDA lab" => self.rank(f),
             _ => self.tune(&key, seed, f),
         }
     }

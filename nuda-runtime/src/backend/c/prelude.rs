@@ -60,24 +60,10 @@ impl Prelude {
         self.for_source(source).0
     }
 
-    /// Every definition the prelude has, before any is dropped.
-    fn full(&self) -> String {
-        let why = match self.index {
-            IndexType::U32 => "every size fits in 32 bits",
-            IndexType::U64 => "a size needs 64 bits",
-        };
-        let (u, i) = (self.index.cl_name(), self.index.signed_cl_name());
-        let bits = if self.index == IndexType::U32 { 32 } else { 64 };
-        let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
-        t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
-        // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
-        t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
-        // `#[nustruct]` declarations check their layout against Rust's with it.
-        t += match self.dialect {
-            Dialect::OpenCl => "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
-            // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
-            Dialect::Cuda => "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
-        };
+    /// The macros the annotations' code shape is spelled with, per dialect: unrolled
+    /// slices, staged copies, the reduction tree's shuffles, a staged kernel's work-group.
+    fn schedule_macros(&self) -> String {
+        let mut t = String::new();
         // Before a loop of a constant trip count that a GPU should run unrolled (a staged
         // slice); CPUs' OpenCL compilers decide for themselves, and compile faster so.
         t += match self.dialect {
@@ -110,6 +96,28 @@ impl Prelude {
             // what an SM can hold: a staged tile of 2 work-items asked for 256).
             Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n",
         };
+        t
+    }
+
+    /// Every definition the prelude has, before any is dropped.
+    fn full(&self) -> String {
+        let why = match self.index {
+            IndexType::U32 => "every size fits in 32 bits",
+            IndexType::U64 => "a size needs 64 bits",
+        };
+        let (u, i) = (self.index.cl_name(), self.index.signed_cl_name());
+        let bits = if self.index == IndexType::U32 { 32 } else { 64 };
+        let mut t = format!("/* nuda prelude: nu_idx is {u} ({why}) */\n");
+        t += &format!("typedef {u} nu_idx;\ntypedef {i} nu_sidx;\n");
+        // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
+        t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
+        // `#[nustruct]` declarations check their layout against Rust's with it.
+        t += match self.dialect {
+            Dialect::OpenCl => "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
+            // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
+            Dialect::Cuda => "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
+        };
+        t += &self.schedule_macros();
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
         t += &format!("#define convert_nu_idx_sat_rtz convert_{u}_sat_rtz\n");

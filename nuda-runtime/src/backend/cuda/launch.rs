@@ -185,14 +185,20 @@ fn launch(
         },
         e => e,
     };
-    // SAFETY: `f` is a live function of a loaded module.
-    let declared = unsafe {
-        result::function::get_function_attribute(
-            f,
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-        )
-    }
-    .map_err(|e| fail(e, "reading the kernel's shared memory"))?;
+    // Only a launch with dynamic shared memory may need the opt-in: the others skip the
+    // driver call, on every launch's path.
+    let declared = if shared == 0 {
+        0
+    } else {
+        // SAFETY: `f` is a live function of a loaded module.
+        unsafe {
+            result::function::get_function_attribute(
+                f,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .map_err(|e| fail(e, "reading the kernel's shared memory"))?
+    };
     if declared.max(0) as usize + shared > 48 << 10 {
         // Past 48 KiB in all, a kernel must opt in to its dynamic shared memory.
         let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
