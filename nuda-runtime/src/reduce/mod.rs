@@ -5,11 +5,13 @@
 //! Layer 5 of the runtime (see `backend/README.md`), with the launch, below `private`.
 
 mod launch;
+mod lookback;
 mod scan;
 #[cfg(test)]
 mod test;
 
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
+pub use lookback::{dev_size, scan_tiling, ScanTickets, ScanTiles, ScanTiling};
 pub use scan::{
     native_scan_body, native_scan_totals, push_guard, push_len, push_start, scan_global, PushCount,
     ScanPlan, ScanPrefixes, ScanTotals,

@@ -172,12 +172,11 @@ pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
         return Err(syn::Error::new(input.nest.span(), msg));
     }
     let cx = Ctxt::new();
-    let parts = build(&cx, &input);
+    let parts = build(&cx, &input, true);
     cx.check()?;
-    let Some(mut p) = parts else {
+    let Some(p) = parts else {
         return Ok(quote!(::core::result::Result::<(), ::nuda::Error>::Ok(())));
     };
-    p.dist = true;
     Ok(glue::glue(&input, &p))
 }
 
@@ -185,7 +184,7 @@ pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
 /// variables or pushes and `tuned`.
 fn expand_one(input: &NuworkInput) -> syn::Result<(TokenStream, Vec<syn::Ident>, bool)> {
     let cx = Ctxt::new();
-    let parts = build(&cx, input);
+    let parts = build(&cx, input, false);
     cx.check()?;
     let Some(p) = parts else {
         return Ok((TokenStream::new(), Vec::new(), false));
@@ -232,12 +231,13 @@ fn expand_tuned(t: &tune::Tuned) -> syn::Result<TokenStream> {
 pub fn template(input: TokenStream) -> syn::Result<String> {
     let input: NuworkInput = syn::parse2(input)?;
     let cx = Ctxt::new();
-    let parts = build(&cx, &input);
+    let parts = build(&cx, &input, false);
     cx.check()?;
     Ok(parts.map(|p| p.template).unwrap_or_default())
 }
 
-fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
+/// The nest's parts; `dist` inside `annot!(nudist; ..)`.
+fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
     let mut lower = Lower::new(cx);
     let mut nest = lower_nest_macro(&mut lower, &input.nest, "nuwork!")?;
     let pushes = crate::reduce::push::rewrite(cx, &mut nest.body, &mut lower.slots);
@@ -277,7 +277,9 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
-    let mut parts = assemble(cx, kernels, analysis, lower.slots, plain, pushes);
+    let form = crate::reduce::ScanForm::of(dist, pushes.len());
+    let mut parts = assemble(cx, (kernels, form), analysis, lower.slots, plain, pushes);
+    parts.dist = dist;
     parts.flags = flags;
     parts.aliases = aliases;
     parts.slot_counters = slot_counters;
@@ -287,14 +289,14 @@ fn build(cx: &Ctxt, input: &NuworkInput) -> Option<Parts> {
 /// The emitted forms of the analysed kernels: OpenCL C, native and witness Rust, the proof.
 fn assemble(
     cx: &Ctxt,
-    kernels: Vec<Kernel>,
+    (kernels, form): (Vec<Kernel>, crate::reduce::ScanForm),
     analysis: Analysis,
     slots: usize,
     plain: Vec<String>,
     pushes: Vec<crate::reduce::push::Push>,
 ) -> Parts {
     let shared = Shared::new();
-    let template = templates(cx, &analysis, slots, &kernels, &shared);
+    let template = templates(cx, &analysis, slots, (&kernels, form), &shared);
     let emit = |mode, block: &dyn Fn(&Kernel) -> Option<&Block>| {
         kernels
             .iter()
@@ -460,7 +462,7 @@ fn templates(
     cx: &Ctxt,
     analysis: &Analysis,
     slots: usize,
-    kernels: &[Kernel],
+    (kernels, form): (&[Kernel], crate::reduce::ScanForm),
     shared: &Shared,
 ) -> String {
     let n = kernels.len();
@@ -474,7 +476,7 @@ fn templates(
                 context: Context::Nuwork,
                 shared,
             };
-            let slice = kern.slice.as_ref();
+            let slice = kern.slice.as_ref().map(|s| (s, form));
             ClEmitter::new(cx, env).nuwork_kernel(
                 &kernel_name(i, n),
                 &kern.mapped,

@@ -40,6 +40,9 @@ pub(super) fn launch(
     name: &str,
 ) -> TokenStream {
     let (scans, others) = (split(p, true), split(p, false));
+    if crate::reduce::ScanForm::of(p.dist, p.pushes.len()) == crate::reduce::ScanForm::OnePass {
+        return one_pass(&scans, &others, trips, start(name, quote!(__nuda_sg), quote!(__nuda_sl)));
+    }
     let (g, l) = (quote!(__nuda_sg), quote!(__nuda_sl));
     let first = first_launch(
         p,
@@ -52,6 +55,41 @@ pub(super) fn launch(
         let __nuda_sg = #PRIVATE::scan_global(&__nuda_dev, #trips, __nuda_sl[0]);
         #first
         #second
+    }}
+}
+
+/// The single-pass launch (`emit/cl/lookback.rs`): per scan variable its tiles' aggregates
+/// and prefixes, the tickets, the other reductions' partials; then the accumulators, each
+/// scan's from its tiles' aggregates.
+fn one_pass(scans: &Vars<'_>, others: &Vars<'_>, trips: &TokenStream, start: TokenStream) -> TokenStream {
+    let (st, pa) = (idents(scans, "__nuda_st"), idents(others, "__nuda_pa"));
+    let rvs: Vec<_> = scans.iter().map(|(r, ..)| rv(*r)).collect();
+    let news = scans.iter().zip(&st).zip(&rvs).map(|(((_, _, op), st), v)| {
+        quote!(let mut #st = #PRIVATE::ScanTiles::new(#op, #v, &__nuda_tiling);)
+    });
+    let parts = others.iter().zip(&pa).map(|((r, _, op), pa)| {
+        let v = rv(*r);
+        quote!(let mut #pa = #PRIVATE::Partials::new(#op, &#v, __nuda_sg, __nuda_sl);)
+    });
+    let (sra, ora) = (
+        scans.iter().map(|(r, ..)| ra(*r)),
+        others.iter().map(|(r, ..)| ra(*r)),
+    );
+    let sizes = rvs.iter().map(|v| quote!(#PRIVATE::dev_size(&#v)));
+    quote! {{
+        let __nuda_sl = [__nuda_local.iter().product::<usize>()];
+        let __nuda_tiling = #PRIVATE::scan_tiling(&__nuda_dev, #trips, __nuda_sl[0], &[#(#sizes),*]);
+        let __nuda_sg = __nuda_tiling.global();
+        let mut __nuda_tt = #PRIVATE::ScanTickets::new(&__nuda_tiling);
+        #(#news)*
+        #(#parts)*
+        #start
+        #( __nuda_l = #st.push(__nuda_l); )*
+        __nuda_l = __nuda_tt.push(__nuda_l);
+        #( __nuda_l = #pa.push(__nuda_l); )*
+        __nuda_l.run()?;
+        #( #sra = #st.total()?; )*
+        #( #ora = #pa.fold(#ora)?; )*
     }}
 }
 

@@ -23,6 +23,27 @@ use syn::Ident;
 
 pub use nuda_abi::RedOp;
 
+/// How a nest with scan variables runs on OpenCL and CUDA devices (`emit/cl/lookback.rs`,
+/// `emit/cl/scan.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanForm {
+    /// One kernel with decoupled look-back: every element read and written once.
+    OnePass,
+    /// Totals, then the body: a `nudist` rank needs the ranks' totals before its prefix,
+    /// and a pushed vector grows to its new length between the passes.
+    TwoPass,
+}
+
+impl ScanForm {
+    /// The form of a nest in a `nudist` launch or not, pushing to `pushes` vectors.
+    pub fn of(dist: bool, pushes: usize) -> ScanForm {
+        match dist || pushes > 0 {
+            true => ScanForm::TwoPass,
+            false => ScanForm::OnePass,
+        }
+    }
+}
+
 /// The runtime's value for reduction operator `op`.
 pub fn red_op_tokens(op: RedOp) -> TokenStream {
     let v = syn::Ident::new(op.name(), Span::call_site());

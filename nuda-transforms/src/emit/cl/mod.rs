@@ -11,6 +11,7 @@ mod access;
 mod expr;
 mod names;
 mod reads;
+mod lookback;
 mod reduce;
 mod scan;
 mod stage;
@@ -260,13 +261,13 @@ impl<'a> ClEmitter<'a> {
     /// loop passes its first value, step and trip count; a work-item computes its value
     /// with wrapping arithmetic, exact since the value is in the loop's range.
     /// With scan variables, `slice` is the body's slice (`crate::reduce::slice`), and the
-    /// text holds two kernels (see `scan.rs`).
+    /// text holds one kernel (`lookback.rs`) or two (`scan.rs`), as `form` says.
     pub fn nuwork_kernel(
         mut self,
         name: &str,
         mapped: &[Loop],
         body: &Block,
-        slice: Option<&Block>,
+        slice: Option<(&Block, crate::reduce::ScanForm)>,
     ) -> String {
         let mut params = vec![RECORD_PARAM.to_string()];
         for (d, l) in mapped.iter().enumerate() {
@@ -278,8 +279,14 @@ impl<'a> ClEmitter<'a> {
             ]);
         }
         params.extend(self.capture_params());
-        if let Some(slice) = slice {
-            return self.scan_kernels(name, params, mapped, body, slice);
+        match slice {
+            Some((s, crate::reduce::ScanForm::OnePass)) => {
+                return self.lookback_kernel(name, params, mapped, body, s)
+            }
+            Some((s, crate::reduce::ScanForm::TwoPass)) => {
+                return self.scan_kernels(name, params, mapped, body, s)
+            }
+            None => {}
         }
         if !self.env.analysis.reductions.is_empty() {
             return self.reduction_kernel(name, params, mapped, body);

@@ -95,11 +95,16 @@ impl ClEmitter<'_> {
 
     /// The iteration count and the group's block.
     fn prologue(&mut self, k: usize) {
+        self.iterations(k);
+        BLOCK.iter().for_each(|l| self.raw_line(l));
+    }
+
+    /// The iteration type `nu_it` and count `nu_N`.
+    pub(super) fn iterations(&mut self, k: usize) {
         let it = if k == 1 { "nu_idx" } else { "ulong" };
         self.raw_line(&format!("typedef {it} nu_it;"));
         let n: Vec<String> = (0..k).map(|d| format!("(nu_it)nu_n{d}")).collect();
         self.raw_line(&format!("nu_it nu_N = {};", n.join(" * ")));
-        BLOCK.iter().for_each(|l| self.raw_line(l));
     }
 
     /// Pass 1: each scan variable's private copy (its parameter, the identity) through the
@@ -118,7 +123,7 @@ impl ClEmitter<'_> {
 
     /// Iteration `nu_t`'s coordinates and mapped variables, then `block` in a scope of its
     /// own where a top-level `continue` ends the iteration.
-    fn at_iteration(&mut self, mapped: &[Loop], block: &Block) {
+    pub(super) fn at_iteration(&mut self, mapped: &[Loop], block: &Block) {
         if mapped.len() == 1 {
             self.raw_line("nu_idx nu_g0 = (nu_idx)nu_t;");
         }
@@ -139,7 +144,7 @@ impl ClEmitter<'_> {
     }
 
     /// Declares each scan variable's C variable at `init(r)`.
-    fn declare_scans(&mut self, scans: &[Red], init: impl Fn(usize) -> String) {
+    pub(super) fn declare_scans(&mut self, scans: &[Red], init: impl Fn(usize) -> String) {
         for Red { r, var, fill, .. } in scans {
             self.raw_line(&format!("{} {var} = {};", Ph::ty(*fill), init(*r)));
         }
@@ -147,17 +152,7 @@ impl ClEmitter<'_> {
 
     /// CPUs: the work-item's part of the block, its total, the group's scan, the body.
     fn cpu_scan(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.raw_line("{");
-        self.declare_scans(scans, |r| format!("nu_id{r}"));
-        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
-        self.indent += 1;
-        self.at_iteration(mapped, slice);
-        self.indent -= 1;
-        self.raw_line("}");
-        for Red { r, var, .. } in scans {
-            self.raw_line(&format!("nu_sl{r}[nu_li] = {var};"));
-        }
-        self.raw_line("}");
+        self.part_totals(mapped, slice, scans);
         self.serial_scan(scans);
         self.raw_line("{");
         self.declare_scans(scans, |r| {
@@ -203,11 +198,34 @@ impl ClEmitter<'_> {
         self.raw_line("}");
     }
 
+    /// CPUs: the slice's total over the work-item's part `nu_a..nu_b`, in `nu_sl<r>[nu_li]`.
+    pub(super) fn part_totals(&mut self, mapped: &[Loop], slice: &Block, scans: &[Red]) {
+        self.raw_line("{");
+        self.declare_scans(scans, |r| format!("nu_id{r}"));
+        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
+        self.indent += 1;
+        self.at_iteration(mapped, slice);
+        self.indent -= 1;
+        self.raw_line("}");
+        for Red { r, var, .. } in scans {
+            self.raw_line(&format!("nu_sl{r}[nu_li] = {var};"));
+        }
+        self.raw_line("}");
+    }
+
     /// CPUs: the work-group's exclusive scan of `nu_sl<r>[0..nu_L]` in place, by its first
     /// work-item alone. A CPU driver runs a group's work-items one after another between
     /// barriers, so `nu_L` steps in one work-item beat a tree's `2 log nu_L` barrier phases
     /// (PoCL: the second pass of a 2^24 scan 10% faster). Operands keep their order.
     fn serial_scan(&mut self, scans: &[Red]) {
+        self.serial_scan_open(scans);
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+
+    /// `serial_scan` up to the end of the first work-item's block, which the caller closes;
+    /// there `nu_run<r>` holds the group's total.
+    pub(super) fn serial_scan_open(&mut self, scans: &[Red]) {
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("if (nu_li == 0) {");
         self.declare_scans_named(scans, "nu_run");
@@ -220,8 +238,6 @@ impl ClEmitter<'_> {
             ));
         }
         self.raw_line("    }");
-        self.raw_line("}");
-        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
     }
 
     /// `T <stem><r> = nu_id<r>;` per scan variable, indented one step.
@@ -235,11 +251,17 @@ impl ClEmitter<'_> {
     /// power of two `nu_P`, the rest identities), its total in `nu_tot<r>`. Operands keep
     /// their order, earlier iterations on the left.
     fn blelloch(&mut self, scans: &[Red]) {
-        let each = |f: &dyn Fn(&Red) -> String| scans.iter().map(f).collect::<Vec<_>>();
-        let pad = each(&|x| {
-            format!("    for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl{}[nu_k] = nu_id{};", x.r, x.r)
-        });
-        pad.iter().for_each(|l| self.raw_line(l.trim_start()));
+        for Red { r, .. } in scans {
+            self.raw_line(&format!(
+                "for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl{r}[nu_k] = nu_id{r};"
+            ));
+        }
+        self.blelloch_core(scans);
+    }
+
+    /// `blelloch` over `nu_sl<r>[0..nu_P]` as it is: the group's work-items stride over the
+    /// tree's pairs, so `nu_P` may be many times the group size.
+    pub(super) fn blelloch_core(&mut self, scans: &[Red]) {
         self.raw_line("for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {");
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");

@@ -1,0 +1,241 @@
+//! Emitters, OpenCL C: the single-pass `nuwork!` scan kernel, with decoupled look-back
+//! (Merrill and Garland, 2016). Used where no pass has to stop between the totals and the
+//! body (no `nudist` rank prefix, no pushed vector to grow); `scan.rs` keeps the two-pass
+//! form for those.
+//!
+//! The iterations, in row-major order of the mapped loops, are cut into tiles of `nu_T`
+//! (the host's `scan_tiling`). A work-group takes its tiles from an atomic ticket
+//! (`nu_tf[0]`), so tile `k` is only ever taken after tiles `0..k` were, by groups already
+//! running: waiting on them needs no forward progress beyond that of running groups, which
+//! GPUs and PoCL's CPU drivers give (a CPU driver runs a group to its end on one thread).
+//! Per tile the group scans its contributions (GPUs: one Blelloch scan of the whole tile in
+//! local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
+//! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
+//! 2 inclusive prefix) and publishes its inclusive prefix; then the body runs once per
+//! iteration from its running value.
+//!
+//! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
+//! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left
+//! fold of the start and all aggregates before it, whichever flags it happened to see: the
+//! same bits every run on one device, floats included.
+
+use super::reduce::{combine, Red};
+use super::ClEmitter;
+use crate::emit::template::Ph;
+use crate::ir::*;
+
+/// The tile's ticket: taken by the first work-item, broadcast through `nu_tl`.
+const TICKET: [&str; 4] = [
+    "if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+    "nu_k = nu_tl[0];",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+];
+
+impl ClEmitter<'_> {
+    /// The single-pass kernel; `params` are the record, ranges and captures.
+    pub(super) fn lookback_kernel(
+        mut self,
+        name: &str,
+        params: Vec<String>,
+        mapped: &[Loop],
+        body: &Block,
+        slice: &Block,
+    ) -> String {
+        self.grid = true;
+        let (scans, others) = (self.reds(Some(true)), self.reds(Some(false)));
+        let mut p = params;
+        p.extend(self.tile_params(&scans));
+        p.extend(self.reduction_params(&others));
+        self.iterations(mapped.len());
+        self.raw_line("nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;");
+        self.raw_line("nu_it nu_P = 1, nu_k = 0;");
+        self.raw_line("while (nu_P < nu_TT) nu_P *= 2;");
+        TICKET.iter().for_each(|l| self.raw_line(l));
+        // On a CPU driver each group takes exactly one tile, so its ticket is a tile and no
+        // barrier sits under a condition or loop on it: PoCL compiles those as if every
+        // work-item's value were its first's, which a value read from local memory defeats
+        // (it ran past the tiles). A GPU's groups stay and take tiles in turn.
+        self.out.push_str("#if NU_CPU\n");
+        self.raw_line("{");
+        self.indent += 1;
+        self.tile_bounds();
+        self.cpu_tile(mapped, body, slice, &scans);
+        self.indent -= 1;
+        self.out.push_str("#else\n");
+        self.raw_line("while ((ulong)nu_k * nu_TT < (ulong)nu_N) {");
+        self.indent += 1;
+        self.tile_bounds();
+        self.gpu_tile(mapped, body, slice, &scans);
+        TICKET.iter().for_each(|l| self.raw_line(l));
+        self.indent -= 1;
+        self.out.push_str("#endif\n");
+        self.raw_line("}");
+        self.tree(&others);
+        format!("kernel void {name}({}) {{\n{}}}\n", p.join(", "), self.out)
+    }
+
+    /// Tile `nu_k`'s iterations `nu_lo..nu_hi`.
+    fn tile_bounds(&mut self) {
+        self.raw_line("nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo);");
+    }
+
+    /// Per scan variable: its tiles' aggregates and inclusive prefixes, the identity, the
+    /// start (the variable before the loop), local memory; then the ticket and flags, the
+    /// tile size and the ticket's local slot.
+    fn tile_params(&self, scans: &[Red]) -> Vec<String> {
+        let mut params = Vec::new();
+        for Red { r, fill, .. } in scans {
+            let t = Ph::ty(*fill);
+            params.extend([
+                format!("global uint* nu_sa{r}, nu_idx nu_sa{r}__d0"),
+                format!("global uint* nu_si{r}, nu_idx nu_si{r}__d0"),
+                format!("{t} nu_id{r}"),
+                format!("{t} nu_s0{r}"),
+                format!("local {t}* restrict nu_sl{r}"),
+            ]);
+        }
+        params.extend([
+            "global uint* nu_tf, nu_idx nu_tf__d0".to_string(),
+            "ulong nu_T".to_string(),
+            "local uint* restrict nu_tl".to_string(),
+        ]);
+        params
+    }
+
+    /// GPUs: the whole tile's contributions in local memory (identities past its end),
+    /// scanned at once; the look-back; the body from the prefixes.
+    fn gpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
+        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_P; nu_e += nu_L) {");
+        self.raw_line("    if (nu_e < nu_hi - nu_lo) {");
+        self.indent += 2;
+        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        self.declare_scans(scans, |r| format!("nu_id{r}"));
+        self.at_iteration(mapped, slice);
+        for Red { r, var, .. } in scans {
+            self.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
+        }
+        self.indent -= 2;
+        self.raw_line("    } else {");
+        for Red { r, .. } in scans {
+            self.raw_line(&format!("        nu_sl{r}[nu_e] = nu_id{r};"));
+        }
+        self.raw_line("    }");
+        self.raw_line("}");
+        self.blelloch_core(scans);
+        self.raw_line("if (nu_li == 0) {");
+        self.look_back(scans, "nu_tot", "nu_P");
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_hi - nu_lo; nu_e += nu_L) {");
+        self.indent += 1;
+        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        self.declare_scans(scans, |r| {
+            let x = scans.iter().find(|x| x.r == r);
+            let c = |x: &Red| combine(x.fill, x.op, &format!("nu_sl{r}[nu_P]"), &format!("nu_sl{r}[nu_e]"));
+            x.map(c).unwrap_or_default()
+        });
+        self.at_iteration(mapped, body);
+        self.indent -= 1;
+        self.raw_line("}");
+    }
+
+    /// CPUs: a contiguous part of the tile per work-item; its slice total; the first
+    /// work-item's scan of them, then its look-back; the body in loop order.
+    fn cpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
+        self.raw_line("{");
+        self.raw_line("nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0);");
+        self.raw_line("nu_it nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);");
+        self.part_totals(mapped, slice, scans);
+        self.serial_scan_open(scans);
+        self.look_back(scans, "nu_run", "nu_L");
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("{");
+        self.declare_scans(scans, |r| {
+            let x = scans.iter().find(|x| x.r == r);
+            let c = |x: &Red| combine(x.fill, x.op, &format!("nu_sl{r}[nu_L]"), &format!("nu_sl{r}[nu_li]"));
+            x.map(c).unwrap_or_default()
+        });
+        self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
+        self.indent += 1;
+        self.at_iteration(mapped, body);
+        self.indent -= 1;
+        self.raw_line("}");
+        self.raw_line("}");
+        self.raw_line("}");
+    }
+
+    /// The first work-item, with the tile's aggregates in `<agg><r>`: publishes them, finds
+    /// the tile's exclusive prefix and publishes the inclusive one, and leaves the prefix in
+    /// `nu_sl<r>[<slot>]` for the group.
+    fn look_back(&mut self, scans: &[Red], agg: &str, slot: &str) {
+        self.raw_line("    volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;");
+        for Red { r, fill, .. } in scans {
+            let t = Ph::ty(*fill);
+            self.raw_line(&format!("    {t} nu_px{r} = nu_s0{r};"));
+            self.raw_line(&format!("    {}", publish(&t, &format!("nu_sa{r}"), &format!("{agg}{r}"))));
+        }
+        self.raw_line("    if (nu_k > 0) {");
+        self.raw_line("        mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        self.raw_line("        atomic_xchg(&nu_fl[nu_k], 1u);");
+        self.raw_line("        nu_it nu_j = nu_k - 1;");
+        self.raw_line("        for (;;) {");
+        self.raw_line("            uint nu_f = atomic_or(&nu_fl[nu_j], 0u);");
+        self.raw_line("            if (nu_f == 2u) break;");
+        self.raw_line("            if (nu_f == 1u) nu_j--;");
+        self.raw_line("        }");
+        self.raw_line("        mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        self.fold_forward(scans);
+        self.raw_line("    }");
+        for Red { r, fill, op, .. } in scans {
+            let t = Ph::ty(*fill);
+            let inc = combine(*fill, *op, &format!("nu_px{r}"), &format!("{agg}{r}"));
+            self.raw_line(&format!("    {}", publish(&t, &format!("nu_si{r}"), &inc)));
+        }
+        self.raw_line("    mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        self.raw_line("    atomic_xchg(&nu_fl[nu_k], 2u);");
+        for Red { r, .. } in scans {
+            self.raw_line(&format!("    nu_sl{r}[{slot}] = nu_px{r};"));
+        }
+    }
+
+    /// The exclusive prefix from tile `nu_j`'s inclusive one and the aggregates after it,
+    /// left to right.
+    fn fold_forward(&mut self, scans: &[Red]) {
+        for Red { r, fill, .. } in scans {
+            let t = Ph::ty(*fill);
+            let get = fetch(&t, &format!("nu_si{r}"), "nu_j", &format!("nu_px{r}"));
+            self.raw_line(&format!("        {get}"));
+        }
+        self.raw_line("        for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {");
+        for Red { r, fill, op, .. } in scans {
+            let t = Ph::ty(*fill);
+            let get = fetch(&t, &format!("nu_sa{r}"), "nu_i", &format!("{t} nu_y{r}"));
+            let c = combine(*fill, *op, &format!("nu_px{r}"), &format!("nu_y{r}"));
+            self.raw_line(&format!("            {get}"));
+            self.raw_line(&format!("            nu_px{r} = {c};"));
+        }
+        self.raw_line("        }");
+    }
+}
+
+/// Stores `value` of type `t` as tile `nu_k`'s two words of `array`, by atomics: another
+/// group reads them once it saw the flag, and OpenCL orders accesses across groups only
+/// through atomics (and Oclgrind would report plain ones as races).
+fn publish(t: &str, array: &str, value: &str) -> String {
+    format!(
+        "{{ union {{ {t} v; ulong w; }} nu_u; nu_u.w = 0; nu_u.v = {value}; \
+         atomic_xchg(&{array}[2 * nu_k], (uint)nu_u.w); atomic_xchg(&{array}[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }}"
+    )
+}
+
+/// `<dst> = ` the value of type `t` that tile `index` published in `array`. `dst` may
+/// declare the variable, which then lives in the enclosing block.
+fn fetch(t: &str, array: &str, index: &str, dst: &str) -> String {
+    format!(
+        "union {{ {t} v; ulong w; }} nu_u{array}; \
+         nu_u{array}.w = (ulong)atomic_or(&{array}[2 * {index}], 0u) | ((ulong)atomic_or(&{array}[2 * {index} + 1], 0u) << 32); \
+         {dst} = nu_u{array}.v;"
+    )
+}
