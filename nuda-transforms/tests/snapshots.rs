@@ -631,163 +631,236 @@ fn nuwork_scans() {
                 }
                 $D10(excl)[nu_i0] = nu_v;
             }
-            kernel void nuwork_totals(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), $T12 run, local $T12* restrict nu_rl0, global $T12* restrict nu_rp0, nu_idx nu_rp0__d0) {
+            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
-                nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
-                nu_it nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
-                nu_it nu_lo = (nu_it)min((ulong)get_group_id(0) * nu_blk, (ulong)nu_N), nu_hi = nu_lo + min(nu_blk, nu_N - nu_lo);
-                nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
-            #if NU_CPU
-                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
-            #else
-                for (nu_it nu_t = nu_lo + nu_li; nu_t < nu_hi; nu_t += nu_L) {
-            #endif
-                    nu_idx nu_g0 = (nu_idx)nu_t;
-                    do {
-                        $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
-                        }
-                    } while (0);
-                }
-                nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
-                nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));
-                nu_rl0[nu_lid] = run;
+                nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;
+                nu_it nu_P = 1, nu_k = 0;
+                while (nu_P < nu_TT) nu_P *= 2;
+                if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
                 barrier(CLK_LOCAL_MEM_FENCE);
-                nu_idx nu_h = 1;
-                while (2 * nu_h < nu_lsz) nu_h *= 2;
-            #if NU_SHFL
-                if (nu_lsz >= 64) {
-                    for (; nu_h >= 32; nu_h /= 2) {
-                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                            nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
-                        }
-                        barrier(CLK_LOCAL_MEM_FENCE);
+                nu_k = nu_tl[0];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            #if NU_CPU
+                {
+                    nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
+                    {
+                    nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0);
+                    nu_it nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
+                    {
+                    $T12 run = nu_id0;
+                    for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
+                        nu_idx nu_g0 = (nu_idx)nu_t;
+                        do {
+                            $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                            if (nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i, NU_C$Q0, $Q0u, nu_err)))];
+                            }
+                        } while (0);
                     }
-                    if (nu_lid < 32) {
-                        $T12 nu_w0 = nu_rl0[nu_lid];
-                        for (; nu_h > 0; nu_h /= 2) {
-                            $T12 nu_o0 = nu_shfl_down(nu_w0, (uint)nu_h);
-                            if (nu_lid < nu_h) {
-                                nu_w0 = $O12(add)[nu_w0, nu_o0];
+                    nu_sl0[nu_li] = run;
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    if (nu_li == 0) {
+                        $T12 nu_run0 = nu_id0;
+                        for (nu_it nu_k = 0; nu_k < nu_L; nu_k++) {
+                            $T12 nu_x0 = nu_sl0[nu_k]; nu_sl0[nu_k] = nu_run0; nu_run0 = $O12(add)[nu_run0, nu_x0];
+                        }
+                        volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;
+                        $T12 nu_px0 = nu_s00;
+                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_run0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                        if (nu_k > 0) {
+                            mem_fence(CLK_GLOBAL_MEM_FENCE);
+                            atomic_xchg(&nu_fl[nu_k], 1u);
+                            nu_it nu_j = nu_k - 1;
+                            for (;;) {
+                                uint nu_f = atomic_or(&nu_fl[nu_j], 0u);
+                                if (nu_f == 2u) break;
+                                if (nu_f == 1u) nu_j--;
+                            }
+                            mem_fence(CLK_GLOBAL_MEM_FENCE);
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * nu_j], 0u) | ((ulong)atomic_or(&nu_si0[2 * nu_j + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                            for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * nu_i], 0u) | ((ulong)atomic_or(&nu_sa0[2 * nu_i + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                nu_px0 = $O12(add)[nu_px0, nu_y0];
                             }
                         }
-                        if (nu_lid == 0) nu_rl0[0] = nu_w0;
+                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_run0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                        mem_fence(CLK_GLOBAL_MEM_FENCE);
+                        atomic_xchg(&nu_fl[nu_k], 2u);
+                        nu_sl0[nu_L] = nu_px0;
                     }
-                } else
-            #endif
-                {
-                    for (; nu_h > 0; nu_h /= 2) {
-                        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
-                            nu_rl0[nu_lid] = $O12(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
-                        }
-                        barrier(CLK_LOCAL_MEM_FENCE);
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    {
+                    $T12 run = $O12(add)[nu_sl0[nu_L], nu_sl0[nu_li]];
+                    for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
+                        nu_idx nu_g0 = (nu_idx)nu_t;
+                        do {
+                            $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                            nu_st_excl(excl, excl__d0, i_1, run, NU_C$Q1, $Q1u, nu_err);
+                            if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
+                            }
+                            total = $O13(add)[total, (($T13)($L8(1)))];
+                        } while (0);
                     }
-                }
-                if (nu_lid == 0) {
-                    nu_idx nu_grp = (nu_idx)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)));
-                    nu_rp0[nu_grp] = nu_rl0[0];
-                }
-            }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global const $T12* restrict nu_so0, nu_idx nu_so0__d0, $T12 nu_id0, local $T12* restrict nu_sl0, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
-                typedef nu_idx nu_it;
-                nu_it nu_N = (nu_it)nu_n0;
-                nu_it nu_ng = get_num_groups(0), nu_L = get_local_size(0), nu_li = get_local_id(0);
-                nu_it nu_blk = nu_N / nu_ng + (nu_N % nu_ng != 0);
-                nu_it nu_lo = (nu_it)min((ulong)get_group_id(0) * nu_blk, (ulong)nu_N), nu_hi = nu_lo + min(nu_blk, nu_N - nu_lo);
-                nu_it nu_sub = (nu_hi - nu_lo) / nu_L + ((nu_hi - nu_lo) % nu_L != 0), nu_a = (nu_it)min((ulong)nu_lo + (ulong)nu_li * nu_sub, (ulong)nu_hi), nu_b = nu_a + min(nu_sub, nu_hi - nu_a);
-                nu_it nu_P = 1;
-                while (nu_P < nu_L) nu_P *= 2;
-                $T12 nu_c0 = nu_so0[get_group_id(0)];
-            #if NU_CPU
-                {
-                $T12 run = nu_id0;
-                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
-                    nu_idx nu_g0 = (nu_idx)nu_t;
-                    do {
-                        $T1 i_1 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_1, NU_C$Q0, $Q0u, nu_err)))];
-                        }
-                    } while (0);
-                }
-                nu_sl0[nu_li] = run;
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (nu_li == 0) {
-                    $T12 nu_run0 = nu_id0;
-                    for (nu_it nu_k = 0; nu_k < nu_L; nu_k++) {
-                        $T12 nu_x0 = nu_sl0[nu_k]; nu_sl0[nu_k] = nu_run0; nu_run0 = $O12(add)[nu_run0, nu_x0];
                     }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-                {
-                $T12 run = $O12(add)[nu_c0, nu_sl0[nu_li]];
-                for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {
-                    nu_idx nu_g0 = (nu_idx)nu_t;
-                    do {
-                        $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        nu_st_excl(excl, excl__d0, i_2, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
-                        }
-                        total = $O13(add)[total, (($T13)($L8(1)))];
-                    } while (0);
-                }
-                }
+                    }
             #else
-                for (nu_it nu_base = nu_lo; nu_base < nu_hi; nu_base += nu_L) {
-                    nu_it nu_t = nu_base + nu_li;
-                    if (nu_t < nu_hi) {
-                    $T12 run = nu_id0;
-                    nu_idx nu_g0 = (nu_idx)nu_t;
-                    do {
-                        $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
-                        }
-                    } while (0);
-                    nu_sl0[nu_li] = run;
-                    } else {
-                        nu_sl0[nu_li] = nu_id0;
+                while ((ulong)nu_k * nu_TT < (ulong)nu_N) {
+                    nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
+                    for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {
+                        nu_it nu_t = nu_lo + nu_e;
+                        $T12 run = nu_id0;
+                        nu_idx nu_g0 = (nu_idx)nu_t;
+                        do {
+                            $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                            if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
+                            }
+                        } while (0);
+                        nu_sl0[nu_e] = run;
                     }
-                    for (nu_it nu_k = nu_L + nu_li; nu_k < nu_P; nu_k += nu_L) nu_sl0[nu_k] = nu_id0;
-                    for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {
-                        barrier(CLK_LOCAL_MEM_FENCE);
-                        for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                            nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            nu_sl0[nu_i] = $O12(add)[nu_sl0[nu_i - nu_d], nu_sl0[nu_i]];
-                        }
-                    }
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    $T12 nu_tot0 = nu_sl0[nu_P - 1];
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    if (nu_li == 0) nu_sl0[nu_P - 1] = nu_id0;
-                    for (nu_it nu_d = nu_P / 2; nu_d >= 1; nu_d /= 2) {
-                        barrier(CLK_LOCAL_MEM_FENCE);
-                        for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {
-                            nu_it nu_i = (2 * nu_j + 2) * nu_d - 1;
-                            { $T12 nu_x = nu_sl0[nu_i - nu_d]; nu_sl0[nu_i - nu_d] = nu_sl0[nu_i]; nu_sl0[nu_i] = $O12(add)[nu_sl0[nu_i], nu_x]; }
-                        }
-                    }
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                    if (nu_t < nu_hi) {
-                    $T12 run = $O12(add)[nu_c0, nu_sl0[nu_li]];
-                    nu_idx nu_g0 = (nu_idx)nu_t;
-                    do {
-                        $T1 i_4 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                        nu_st_excl(excl, excl__d0, i_4, run, NU_C$Q1, $Q1u, nu_err);
-                        if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                            run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
-                        }
-                        total = $O13(add)[total, (($T13)($L8(1)))];
-                    } while (0);
-                    }
-                    nu_c0 = $O12(add)[nu_c0, nu_tot0];
-                    barrier(CLK_LOCAL_MEM_FENCE);
-                }
+                    $T12 nu_tot0;
+                    {
+                    nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;
+                    nu_it nu_last = min((nu_it)31, nu_L - 1 - nu_wp * 32);
+            #if NU_SHFL
+                    int nu_sh = nu_L % 32 == 0;
             #endif
+                    $T12 nu_c0 = nu_id0;
+                    for (nu_it nu_r = 0; nu_r < nu_cnt; nu_r += nu_L) {
+                        nu_it nu_e = nu_r + nu_li, nu_wt = nu_P + 1 + ((nu_r / nu_L) % 2) * 32;
+                        $T12 nu_v0 = nu_e < nu_cnt ? nu_sl0[nu_e] : nu_id0, nu_y0;
+                        for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
+            #if NU_SHFL
+                            if (nu_sh) {
+                                nu_y0 = nu_shfl_up(nu_v0, nu_d);
+                            } else
+            #endif
+                            {
+                                nu_sl0[nu_P + 65 + nu_li] = nu_v0;
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                                nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 65 + nu_li - nu_d] : nu_v0;
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                            }
+                            if (nu_ln >= nu_d) nu_v0 = $O12(add)[nu_y0, nu_v0];
+                        }
+                        if (nu_ln == nu_last) nu_sl0[nu_wt + nu_wp] = nu_v0;
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_y0 = nu_shfl_up(nu_v0, 1u);
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 65 + nu_li] = nu_v0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 65 + nu_li - 1u] : nu_v0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        $T12 nu_vx0 = nu_ln == 0 ? nu_id0 : nu_y0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        $T12 nu_u0 = nu_ln < nu_W ? nu_sl0[nu_wt + nu_ln] : nu_id0;
+                        for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
+            #if NU_SHFL
+                            if (nu_sh) {
+                                nu_y0 = nu_shfl_up(nu_u0, nu_d);
+                            } else
+            #endif
+                            {
+                                nu_sl0[nu_P + 65 + nu_li] = nu_u0;
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                                nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 65 + nu_li - nu_d] : nu_u0;
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                            }
+                            if (nu_ln >= nu_d) nu_u0 = $O12(add)[nu_y0, nu_u0];
+                        }
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_y0 = nu_shfl_up(nu_u0, 1u);
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 65 + nu_li] = nu_u0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 65 + nu_li - 1u] : nu_u0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        $T12 nu_ux0 = nu_ln == 0 ? nu_id0 : nu_y0;
+                        $T12 nu_pre0;
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_pre0 = nu_shfl_idx(nu_ux0, (uint)(nu_wp));
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 65 + nu_li] = nu_ux0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_pre0 = nu_sl0[nu_P + 65 + nu_wp];
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        $T12 nu_row0;
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_row0 = nu_shfl_idx(nu_u0, (uint)(nu_W - 1));
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 65 + nu_li] = nu_u0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_row0 = nu_sl0[nu_P + 65 + nu_W - 1];
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        if (nu_e < nu_cnt) nu_sl0[nu_e] = $O12(add)[nu_c0, $O12(add)[nu_pre0, nu_vx0]];
+                        nu_c0 = $O12(add)[nu_c0, nu_row0];
+                    }
+                    nu_tot0 = nu_c0;
+                    }
+                    if (nu_li == 0) {
+                        volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;
+                        $T12 nu_px0 = nu_s00;
+                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_tot0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                        if (nu_k > 0) {
+                            mem_fence(CLK_GLOBAL_MEM_FENCE);
+                            atomic_xchg(&nu_fl[nu_k], 1u);
+                            nu_it nu_j = nu_k - 1;
+                            for (;;) {
+                                uint nu_f = atomic_or(&nu_fl[nu_j], 0u);
+                                if (nu_f == 2u) break;
+                                if (nu_f == 1u) nu_j--;
+                            }
+                            mem_fence(CLK_GLOBAL_MEM_FENCE);
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * nu_j], 0u) | ((ulong)atomic_or(&nu_si0[2 * nu_j + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                            for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * nu_i], 0u) | ((ulong)atomic_or(&nu_sa0[2 * nu_i + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                nu_px0 = $O12(add)[nu_px0, nu_y0];
+                            }
+                        }
+                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_tot0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                        mem_fence(CLK_GLOBAL_MEM_FENCE);
+                        atomic_xchg(&nu_fl[nu_k], 2u);
+                        nu_sl0[nu_P] = nu_px0;
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {
+                        nu_it nu_t = nu_lo + nu_e;
+                        $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                        nu_idx nu_g0 = (nu_idx)nu_t;
+                        do {
+                            $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                            nu_st_excl(excl, excl__d0, i_3, run, NU_C$Q1, $Q1u, nu_err);
+                            if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                            }
+                            total = $O13(add)[total, (($T13)($L8(1)))];
+                        } while (0);
+                    }
+                    if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    nu_k = nu_tl[0];
+                    barrier(CLK_LOCAL_MEM_FENCE);
+            #endif
+                }
                 nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
                 nu_idx nu_lsz = (nu_idx)(get_local_size(0) * get_local_size(1) * get_local_size(2));
                 nu_rl1[nu_lid] = total;

@@ -9,7 +9,7 @@ use crate::array::NuArray1;
 use crate::backend::DeviceKind;
 use crate::device::Device;
 use crate::element::{download, Pod};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::launch::Launch;
 
 /// Local memory a GPU tile's contributions may take, all scan variables together: 16 KiB
@@ -55,13 +55,14 @@ impl ScanTiling {
 /// work-item one iteration per round), the contributions of all scan variables within
 /// `GPU_TILE_BYTES`. CPUs: a contiguous part per work-item, long enough that the tiles are
 /// about the number of groups the device runs at once. Either way it depends only on the
-/// device and the sizes, so the results' association does too.
+/// device and the sizes, so the results' association does too. A GPU group of more than
+/// 1024 work-items is an error: a row's warp totals must fit one warp of 32.
 pub fn scan_tiling<const K: usize>(
     dev: &Device,
     trips: [usize; K],
     local: usize,
     sizes: &[usize],
-) -> ScanTiling {
+) -> Result<ScanTiling> {
     let n = trips
         .iter()
         .try_fold(1usize, |a, &t| a.checked_mul(t))
@@ -73,11 +74,20 @@ pub fn scan_tiling<const K: usize>(
             let part = (n / local.saturating_mul(cap)).clamp(1, CPU_PART_MAX);
             (local * part, local + 1)
         }
+        false if local > 1024 => {
+            return Err(Error::DimsMismatch {
+                what: "nuwork!: the work-group of a scan on a GPU".into(),
+                expected: "at most 1024 work-items (32 warps of 32, whose totals one warp scans)".into(),
+                found: format!("{local} work-items; give the nuwork! a smaller group size"),
+            })
+        }
         false => {
             let bytes = sizes.iter().sum::<usize>().max(1);
             let fit = prev_power_of_two(GPU_TILE_BYTES / bytes).min(GPU_TILE_MAX);
             let tile = fit.max(local.next_power_of_two());
-            (tile, tile + 1)
+            // The tile, its prefix, the warps' totals twice, a scratch element per work-item
+            // (`emit/cl/rowscan.rs`).
+            (tile, tile + 65 + local)
         }
     };
     let tiles = n.div_ceil(tile);
@@ -86,13 +96,13 @@ pub fn scan_tiling<const K: usize>(
         true => tiles,
         false => tiles.min(cap),
     };
-    ScanTiling {
+    Ok(ScanTiling {
         tile,
         tiles,
         slots,
         groups,
         local,
-    }
+    })
 }
 
 /// The largest power of two at most `x` (1 for 0).

@@ -78,7 +78,7 @@ fn one_pass(scans: &Vars<'_>, others: &Vars<'_>, trips: &TokenStream, start: Tok
     let sizes = rvs.iter().map(|v| quote!(#PRIVATE::dev_size(&#v)));
     quote! {{
         let __nuda_sl = [__nuda_local.iter().product::<usize>()];
-        let __nuda_tiling = #PRIVATE::scan_tiling(&__nuda_dev, #trips, __nuda_sl[0], &[#(#sizes),*]);
+        let __nuda_tiling = #PRIVATE::scan_tiling(&__nuda_dev, #trips, __nuda_sl[0], &[#(#sizes),*])?;
         let __nuda_sg = __nuda_tiling.global();
         let mut __nuda_tt = #PRIVATE::ScanTickets::new(&__nuda_tiling);
         #(#news)*

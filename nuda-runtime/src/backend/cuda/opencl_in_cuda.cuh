@@ -331,23 +331,28 @@ template <int N, class T> __device__ inline nu_vec<T, N> nu_vload(const T* p) {
 template <class T, int N> __device__ inline void nu_vstore(nu_vec<T, N> v, T* p) {
     for (int k = 0; k < N; k++) p[k] = v[k];
 }
-// `v` of the lane `h` above, in the whole warp (every lane calls it): a reduction tree's last
-// steps. Values of up to 4 bytes travel as an `int`, of 8 as a `long long`.
-template <class T> __device__ inline T nu_shfl_down(T v, unsigned h) {
-    static_assert(sizeof(T) <= 8, "a shuffled value has at most 8 bytes");
-    if constexpr (sizeof(T) <= 4) {
-        int x = 0;
-        memcpy(&x, &v, sizeof(T));
-        x = __shfl_down_sync(0xffffffffu, x, h);
-        memcpy(&v, &x, sizeof(T));
-    } else {
-        long long x = 0;
-        memcpy(&x, &v, sizeof(T));
-        x = __shfl_down_sync(0xffffffffu, x, h);
-        memcpy(&v, &x, sizeof(T));
+// `v` of the lane `h` above (`down`), below (`up`) or of lane `h` (`idx`), in the whole warp (every lane calls
+// it): a reduction tree's last steps, a scan's warp steps. Values of up to 4 bytes travel as
+// an `int`, of 8 as a `long long`.
+#define NU_SHFL_DIR(NAME, SHFL) \
+    template <class T> __device__ inline T NAME(T v, unsigned h) { \
+        static_assert(sizeof(T) <= 8, "a shuffled value has at most 8 bytes"); \
+        if constexpr (sizeof(T) <= 4) { \
+            int x = 0; \
+            memcpy(&x, &v, sizeof(T)); \
+            x = SHFL(0xffffffffu, x, h); \
+            memcpy(&v, &x, sizeof(T)); \
+        } else { \
+            long long x = 0; \
+            memcpy(&x, &v, sizeof(T)); \
+            x = SHFL(0xffffffffu, x, h); \
+            memcpy(&v, &x, sizeof(T)); \
+        } \
+        return v; \
     }
-    return v;
-}
+NU_SHFL_DIR(nu_shfl_down, __shfl_down_sync)
+NU_SHFL_DIR(nu_shfl_up, __shfl_up_sync)
+NU_SHFL_DIR(nu_shfl_idx, __shfl_sync)
 // Four elements of a staged box from global to shared memory (the prelude's `NU_COPY4`):
 // 128-bit loads and stores where the source is aligned to 16 bytes (the destination always
 // is), one element at a time otherwise, and for elements of other sizes.

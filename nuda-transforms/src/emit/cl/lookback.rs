@@ -8,7 +8,7 @@
 //! (`nu_tf[0]`), so tile `k` is only ever taken after tiles `0..k` were, by groups already
 //! running: waiting on them needs no forward progress beyond that of running groups, which
 //! GPUs and PoCL's CPU drivers give (a CPU driver runs a group to its end on one thread).
-//! Per tile the group scans its contributions (GPUs: one Blelloch scan of the whole tile in
+//! Per tile the group scans its contributions (GPUs: by rows of warps, `rowscan.rs`, in
 //! local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
 //! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
 //! 2 inclusive prefix) and publishes its inclusive prefix; then the body runs once per
@@ -77,7 +77,7 @@ impl ClEmitter<'_> {
 
     /// Tile `nu_k`'s iterations `nu_lo..nu_hi`.
     fn tile_bounds(&mut self) {
-        self.raw_line("nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo);");
+        self.raw_line("nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;");
     }
 
     /// Per scan variable: its tiles' aggregates and inclusive prefixes, the identity, the
@@ -103,31 +103,27 @@ impl ClEmitter<'_> {
         params
     }
 
-    /// GPUs: the whole tile's contributions in local memory (identities past its end),
-    /// scanned at once; the look-back; the body from the prefixes.
+    /// GPUs: the tile's contributions in local memory, each work-item's at the places it
+    /// scans and reads again (so no barrier before the scan); the look-back; the body from
+    /// the prefixes.
     fn gpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_P; nu_e += nu_L) {");
-        self.raw_line("    if (nu_e < nu_hi - nu_lo) {");
-        self.indent += 2;
+        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
+        self.indent += 1;
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
         self.declare_scans(scans, |r| format!("nu_id{r}"));
         self.at_iteration(mapped, slice);
         for Red { r, var, .. } in scans {
             self.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
         }
-        self.indent -= 2;
-        self.raw_line("    } else {");
-        for Red { r, .. } in scans {
-            self.raw_line(&format!("        nu_sl{r}[nu_e] = nu_id{r};"));
-        }
-        self.raw_line("    }");
+        self.indent -= 1;
         self.raw_line("}");
-        self.blelloch_core(scans);
+        self.each(scans, |t, r| format!("{t} nu_tot{r};"));
+        self.row_scan(scans);
         self.raw_line("if (nu_li == 0) {");
         self.look_back(scans, "nu_tot", "nu_P");
         self.raw_line("}");
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_hi - nu_lo; nu_e += nu_L) {");
+        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
         self.indent += 1;
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
         self.declare_scans(scans, |r| {

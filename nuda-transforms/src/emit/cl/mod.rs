@@ -13,6 +13,7 @@ mod names;
 mod reads;
 mod lookback;
 mod reduce;
+mod rowscan;
 mod scan;
 mod stage;
 mod stage_lanes;

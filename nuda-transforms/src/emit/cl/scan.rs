@@ -261,7 +261,7 @@ impl ClEmitter<'_> {
 
     /// `blelloch` over `nu_sl<r>[0..nu_P]` as it is: the group's work-items stride over the
     /// tree's pairs, so `nu_P` may be many times the group size.
-    pub(super) fn blelloch_core(&mut self, scans: &[Red]) {
+    fn blelloch_core(&mut self, scans: &[Red]) {
         self.raw_line("for (nu_it nu_d = 1; nu_d < nu_P; nu_d *= 2) {");
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("    for (nu_it nu_j = nu_li; nu_j < nu_P / (2 * nu_d); nu_j += nu_L) {");
