@@ -77,7 +77,8 @@ pub fn scan_tiling<const K: usize>(
         false if local > 1024 => {
             return Err(Error::DimsMismatch {
                 what: "nuwork!: the work-group of a scan on a GPU".into(),
-                expected: "at most 1024 work-items (32 warps of 32, whose totals one warp scans)".into(),
+                expected: "at most 1024 work-items (32 warps of 32, whose totals one warp scans)"
+                    .into(),
                 found: format!("{local} work-items; give the nuwork! a smaller group size"),
             })
         }

@@ -41,7 +41,12 @@ pub(super) fn launch(
 ) -> TokenStream {
     let (scans, others) = (split(p, true), split(p, false));
     if crate::reduce::ScanForm::of(p.dist, p.pushes.len()) == crate::reduce::ScanForm::OnePass {
-        return one_pass(&scans, &others, trips, start(name, quote!(__nuda_sg), quote!(__nuda_sl)));
+        return one_pass(
+            &scans,
+            &others,
+            trips,
+            start(name, quote!(__nuda_sg), quote!(__nuda_sl)),
+        );
     }
     let (g, l) = (quote!(__nuda_sg), quote!(__nuda_sl));
     let first = first_launch(
@@ -61,7 +66,12 @@ pub(super) fn launch(
 /// The single-pass launch (`emit/cl/lookback.rs`): per scan variable its tiles' aggregates
 /// and prefixes, the tickets, the other reductions' partials; then the accumulators, each
 /// scan's from its tiles' aggregates.
-fn one_pass(scans: &Vars<'_>, others: &Vars<'_>, trips: &TokenStream, start: TokenStream) -> TokenStream {
+fn one_pass(
+    scans: &Vars<'_>,
+    others: &Vars<'_>,
+    trips: &TokenStream,
+    start: TokenStream,
+) -> TokenStream {
     let (st, pa) = (idents(scans, "__nuda_st"), idents(others, "__nuda_pa"));
     let rvs: Vec<_> = scans.iter().map(|(r, ..)| rv(*r)).collect();
     let news = scans.iter().zip(&st).zip(&rvs).map(|(((_, _, op), st), v)| {

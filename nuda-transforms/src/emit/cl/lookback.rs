@@ -48,7 +48,9 @@ impl ClEmitter<'_> {
         p.extend(self.tile_params(&scans));
         p.extend(self.reduction_params(&others));
         self.iterations(mapped.len());
-        self.raw_line("nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;");
+        self.raw_line(
+            "nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;",
+        );
         self.raw_line("nu_it nu_P = 1, nu_k = 0;");
         self.raw_line("while (nu_P < nu_TT) nu_P *= 2;");
         TICKET.iter().for_each(|l| self.raw_line(l));
@@ -128,7 +130,14 @@ impl ClEmitter<'_> {
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
         self.declare_scans(scans, |r| {
             let x = scans.iter().find(|x| x.r == r);
-            let c = |x: &Red| combine(x.fill, x.op, &format!("nu_sl{r}[nu_P]"), &format!("nu_sl{r}[nu_e]"));
+            let c = |x: &Red| {
+                combine(
+                    x.fill,
+                    x.op,
+                    &format!("nu_sl{r}[nu_P]"),
+                    &format!("nu_sl{r}[nu_e]"),
+                )
+            };
             x.map(c).unwrap_or_default()
         });
         self.at_iteration(mapped, body);
@@ -150,7 +159,14 @@ impl ClEmitter<'_> {
         self.raw_line("{");
         self.declare_scans(scans, |r| {
             let x = scans.iter().find(|x| x.r == r);
-            let c = |x: &Red| combine(x.fill, x.op, &format!("nu_sl{r}[nu_L]"), &format!("nu_sl{r}[nu_li]"));
+            let c = |x: &Red| {
+                combine(
+                    x.fill,
+                    x.op,
+                    &format!("nu_sl{r}[nu_L]"),
+                    &format!("nu_sl{r}[nu_li]"),
+                )
+            };
             x.map(c).unwrap_or_default()
         });
         self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
@@ -170,7 +186,10 @@ impl ClEmitter<'_> {
         for Red { r, fill, .. } in scans {
             let t = Ph::ty(*fill);
             self.raw_line(&format!("    {t} nu_px{r} = nu_s0{r};"));
-            self.raw_line(&format!("    {}", publish(&t, &format!("nu_sa{r}"), &format!("{agg}{r}"))));
+            self.raw_line(&format!(
+                "    {}",
+                publish(&t, &format!("nu_sa{r}"), &format!("{agg}{r}"))
+            ));
         }
         self.raw_line("    if (nu_k > 0) {");
         self.raw_line("        mem_fence(CLK_GLOBAL_MEM_FENCE);");

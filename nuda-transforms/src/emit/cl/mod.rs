@@ -9,9 +9,9 @@
 
 mod access;
 mod expr;
+mod lookback;
 mod names;
 mod reads;
-mod lookback;
 mod reduce;
 mod rowscan;
 mod scan;

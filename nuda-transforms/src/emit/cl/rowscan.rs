@@ -83,18 +83,24 @@ impl ClEmitter<'_> {
     /// inclusive).
     fn shift_in(&mut self, scans: &[Red], v: &str, to: &str) {
         self.up(scans, v, "1u");
-        self.each(scans, |t, r| format!("{t} {to}{r} = nu_ln == 0 ? nu_id{r} : nu_y{r};"));
+        self.each(scans, |t, r| {
+            format!("{t} {to}{r} = nu_ln == 0 ? nu_id{r} : nu_y{r};")
+        });
     }
 
     /// `nu_y<r>` = `<v><r>` of the lane `d` below in the warp (any value in lanes below `d`).
     fn up(&mut self, scans: &[Red], v: &str, d: &str) {
         self.out.push_str("#if NU_SHFL\n");
         self.raw_line("if (nu_sh) {");
-        self.each(scans, |_, r| format!("    nu_y{r} = nu_shfl_up({v}{r}, {d});"));
+        self.each(scans, |_, r| {
+            format!("    nu_y{r} = nu_shfl_up({v}{r}, {d});")
+        });
         self.raw_line("} else");
         self.out.push_str("#endif\n");
         self.raw_line("{");
-        self.each(scans, |_, r| format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};"));
+        self.each(scans, |_, r| {
+            format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};")
+        });
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.each(scans, |_, r| {
             format!("    nu_y{r} = nu_ln >= {d} ? nu_sl{r}[{SCRATCH} + nu_li - {d}] : {v}{r};")
@@ -109,13 +115,19 @@ impl ClEmitter<'_> {
         self.each(scans, |t, r| format!("{t} {to}{r};"));
         self.out.push_str("#if NU_SHFL\n");
         self.raw_line("if (nu_sh) {");
-        self.each(scans, |_, r| format!("    {to}{r} = nu_shfl_idx({v}{r}, (uint)({lane}));"));
+        self.each(scans, |_, r| {
+            format!("    {to}{r} = nu_shfl_idx({v}{r}, (uint)({lane}));")
+        });
         self.raw_line("} else");
         self.out.push_str("#endif\n");
         self.raw_line("{");
-        self.each(scans, |_, r| format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};"));
+        self.each(scans, |_, r| {
+            format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};")
+        });
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.each(scans, |_, r| format!("    {to}{r} = nu_sl{r}[{SCRATCH} + {lane}];"));
+        self.each(scans, |_, r| {
+            format!("    {to}{r} = nu_sl{r}[{SCRATCH} + {lane}];")
+        });
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("}");
     }
