@@ -13,6 +13,8 @@ pub struct LabRow {
     pub problem: String,
     pub variant: String,
     pub peak: Peak,
+    /// Elements per run, where the problem streams them.
+    pub elements: Option<usize>,
     pub records: Vec<Record>,
     /// What the lab refused, as a GPU's launch would (too much shared memory, ..).
     pub error: Option<String>,
@@ -38,6 +40,7 @@ impl Bench {
                 problem: spec.problem.into(),
                 variant: name,
                 peak: spec.peak,
+                elements: spec.elements,
                 records: nuda::lab::take_records(),
                 error,
             });
@@ -103,6 +106,16 @@ pub fn print(rows: &[LabRow], arch: &str) {
                 m.shfl,
                 m.bar,
                 b,
+            );
+        }
+        if let (Some(n), false) = (row.elements, row.records.is_empty()) {
+            let moved: u64 = row.records.iter().map(|r| r.arrays).sum();
+            println!(
+                "{:<15} {:<58} {:.1} bytes of arrays per element over {} launch(es)",
+                row.problem,
+                truncate(&row.variant, 58),
+                moved as f64 / n.max(1) as f64,
+                row.records.len()
             );
         }
         if let Some(e) = &row.error {

@@ -40,6 +40,8 @@ pub struct Spec<'a, S> {
     /// Floating-point operations per run, for the GFLOP/s column.
     pub flops: Option<f64>,
     pub peak: Peak,
+    /// Elements per run (streaming problems): the static lab's bytes moved per element.
+    pub elements: Option<usize>,
     pub check: &'a Check<S>,
     /// Peers run on the selected OpenCL device (hand-written OpenCL C).
     pub same_device_peers: Vec<Peer<'a, S>>,
@@ -355,6 +357,7 @@ pub fn streaming<S>(
         scale: 1e9,
         flops: None,
         peak: Peak::Bandwidth,
+        elements: Some(n),
         check,
         same_device_peers: vec![],
         host_peers: vec![peer],
@@ -509,6 +512,7 @@ fn gemm_common<T: nuda::Element>(
         scale: 1e9,
         flops: Some(ops),
         peak,
+        elements: None,
         check,
         same_device_peers: vec![],
         host_peers: vec![],
@@ -532,6 +536,7 @@ pub fn conv(bench: &mut Bench, quick: bool) -> Result<()> {
         scale: 1e9,
         flops,
         peak: Peak::Bandwidth,
+        elements: Some(n * n),
         check: &imgconv::CHECK,
         same_device_peers: vec![
             Peer {
@@ -581,6 +586,7 @@ pub fn bodies(bench: &mut Bench, quick: bool) -> Result<()> {
         scale: 1e9,
         flops: Some(nbody::flops(n)),
         peak: Peak::Fp32,
+        elements: None,
         check: &nbody::CHECK,
         same_device_peers: vec![Peer {
             name: "hand-written OpenCL C, tiles in local memory",
@@ -611,6 +617,7 @@ pub fn hashes(bench: &mut Bench, quick: bool) -> Result<()> {
         scale: 1e6,
         flops: None,
         peak: Peak::Unknown,
+        elements: None,
         check: &md5::CHECK,
         same_device_peers: vec![],
         host_peers: vec![],
@@ -646,6 +653,7 @@ pub fn fractal(bench: &mut Bench, quick: bool) -> Result<()> {
         scale: 1e6,
         flops: None,
         peak: Peak::Unknown,
+        elements: None,
         check: &mandelbrot::CHECK,
         same_device_peers: vec![],
         host_peers: vec![peer],

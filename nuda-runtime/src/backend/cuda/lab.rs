@@ -41,6 +41,10 @@ pub struct Record {
     pub whole: sass::Mix,
     /// Theoretical occupancy on an `sm_90` SM.
     pub occupancy: Occupancy,
+    /// Bytes of the launch's array arguments, each counted once whether read or written:
+    /// what a launch that touches each element once moves (the bench divides it by the
+    /// elements, `--static`).
+    pub arrays: u64,
 }
 
 /// CUDA's occupancy rules for compute capability 9.0: 65,536 registers per SM allocated per
@@ -317,8 +321,23 @@ impl Lab {
             inner: k.inner_loop(),
             whole: k.mix(0, u32::MAX),
             occupancy: Occupancy::sm90(threads, k.registers, shared),
+            arrays: array_bytes(l),
         })
     }
+}
+
+/// The bytes of `l`'s array arguments (the fault record, 4 bytes, included).
+fn array_bytes(l: &SourceLaunch<'_, '_>) -> u64 {
+    use crate::backend::Arg;
+    l.args
+        .iter()
+        .map(|a| match a {
+            Arg::Mem { mem, .. } | Arg::MemShared { mem, .. } => mem.bytes(),
+            Arg::MemMut { mem, .. } | Arg::ImageMut(mem) => mem.bytes(),
+            Arg::Image(mem) => mem.bytes(),
+            _ => 0,
+        })
+        .sum()
 }
 
 impl Backend for Lab {

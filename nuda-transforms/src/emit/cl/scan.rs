@@ -1,6 +1,8 @@
-//! The two `nuwork!` kernels of a nest with scan variables (see `crate::reduce`). The
-//! iterations, in row-major order of the mapped loops, are cut into one contiguous block per
-//! work-group.
+//! Emitters, OpenCL C: the two-pass `nuwork!` scan kernels (see `crate::reduce`), for a nest
+//! whose scan must stop between its totals and its body: in a `nudist` launch (a rank's
+//! prefix needs the ranks' totals) or with pushes (a vector grows to its new length). Other
+//! scans run in one pass (`lookback.rs`). The iterations, in row-major order of the mapped
+//! loops, are cut into one contiguous block per work-group.
 //!
 //! - `<name>_totals` runs the body's slice (its scan contributions only, no side effects)
 //!   over the group's block, and the group's tree leaves one total per scan variable. The
@@ -14,10 +16,6 @@
 //!   first work-item (a CPU runs the work-items in turn anyway), then the body in loop order
 //!   from the work-item's prefix. Reductions of the same
 //!   nest accumulate here and end in the usual tree.
-//!
-//! Decoupled look-back would need forward progress between work-groups, which OpenCL 1.2
-//! does not promise (and PoCL's CPU driver runs groups in any order on few threads); the
-//! reduce-then-scan here needs none.
 
 use super::reduce::{combine, Red};
 use super::ClEmitter;
