@@ -88,6 +88,20 @@ impl<T: Stored> NuVec<T> {
     }
 }
 
+impl<T: Stored> NuVec<T> {
+    /// Keeps the first `len` elements, without a transfer: the device copy keeps its size.
+    /// A single-pass launch grows a vector by as many elements as it may push, then keeps
+    /// those it pushed.
+    pub(crate) fn shrink(&mut self, len: usize) -> Result<()> {
+        if len >= self.len() {
+            return Ok(());
+        }
+        self.data.storage.truncate(len)?;
+        self.data.dims = len;
+        Ok(())
+    }
+}
+
 impl<T: Stored> Default for NuVec<T> {
     fn default() -> Self {
         NuVec::new()

@@ -302,6 +302,8 @@ pub trait Pushed {
     fn pushed_len(&self) -> usize;
     /// Grows to `len` elements.
     fn grow(&mut self, len: usize) -> Result<()>;
+    /// Keeps the first `len` elements (after a single-pass launch that reserved more).
+    fn shrink(&mut self, len: usize) -> Result<()>;
 }
 
 impl<T: Value> Pushed for NuVec<T> {
@@ -311,6 +313,9 @@ impl<T: Value> Pushed for NuVec<T> {
     fn grow(&mut self, len: usize) -> Result<()> {
         NuVec::grow(self, len)
     }
+    fn shrink(&mut self, len: usize) -> Result<()> {
+        NuVec::shrink(self, len)
+    }
 }
 
 impl<P: Pushed + ?Sized> Pushed for &mut P {
@@ -319,6 +324,9 @@ impl<P: Pushed + ?Sized> Pushed for &mut P {
     }
     fn grow(&mut self, len: usize) -> Result<()> {
         (**self).grow(len)
+    }
+    fn shrink(&mut self, len: usize) -> Result<()> {
+        (**self).shrink(len)
     }
 }
 

@@ -50,6 +50,9 @@ struct SyncState<T> {
 
 struct Slot<T> {
     mem: Option<Box<dyn Buffer>>,
+    /// Elements the buffer holds: more than the storage's after a `truncate`, when
+    /// transfers move the first elements only (by offset).
+    cap: usize,
     valid: bool,
     elements: std::marker::PhantomData<T>,
 }
@@ -241,12 +244,34 @@ impl<T: Pod> Storage<T> {
                 self.host.get_or_init(|| data);
             }
             let host = self.host.get().map(Vec::as_slice).unwrap_or_default();
+            let whole = st.slots[i].cap == self.len;
             st.slots[i]
                 .mem
                 .as_deref_mut()
-                .map_or(Ok(()), |m| backend(i).upload(m, &bytes(host)))?;
+                .map_or(Ok(()), |m| match whole {
+                    true => backend(i).upload(m, &bytes(host)),
+                    false => backend(i).upload_at(m, 0, &bytes(host)),
+                })?;
         }
         st.slots[i].valid = true;
+        Ok(())
+    }
+
+    /// Keeps the first `len` elements (a `NuVec` that reserved room for its pushes): every
+    /// copy stays where it is valid, device buffers keep their size and are read and written
+    /// from their start from then on. No transfer.
+    pub fn truncate(&mut self, len: usize) -> Result<()> {
+        if len >= self.len {
+            return Ok(());
+        }
+        let st = self.sync.get_mut().unwrap_or_else(PoisonError::into_inner);
+        st.settle(&self.host, self.native.get().map(|c| &**c))?;
+        // Settled: the native mirror of shared writes holds nothing the others lack.
+        self.native.take();
+        if let Some(v) = self.host.get_mut() {
+            v.truncate(len);
+        }
+        self.len = len;
         Ok(())
     }
 
@@ -285,6 +310,7 @@ impl<T: Pod> SyncState<T> {
         if self.slots.len() <= i {
             self.slots.resize_with(i + 1, || Slot {
                 mem: None,
+                cap: 0,
                 valid: false,
                 elements: std::marker::PhantomData,
             });
@@ -298,6 +324,7 @@ impl<T: Pod> SyncState<T> {
                 });
             };
             self.slots[i].mem = Some(backend(i).alloc(size, layout)?);
+            self.slots[i].cap = len;
         }
         Ok(())
     }
@@ -323,7 +350,10 @@ impl<T: Pod> SyncState<T> {
         let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
-        download(&mut buf, |b| backend(index).download(mem, b))?;
+        match slot.cap == len {
+            true => download(&mut buf, |b| backend(index).download(mem, b))?,
+            false => download(&mut buf, |b| backend(index).download_at(mem, 0, b))?,
+        }
         Ok(buf)
     }
 

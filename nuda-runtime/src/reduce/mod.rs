@@ -13,8 +13,8 @@ mod test;
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
 pub use lookback::{dev_size, scan_tiling, ScanTickets, ScanTiles, ScanTiling};
 pub use scan::{
-    native_scan_body, native_scan_totals, push_guard, push_len, push_start, scan_global, PushCount,
-    ScanPlan, ScanPrefixes, ScanTotals,
+    native_scan_body, native_scan_totals, push_capacity, push_guard, push_len, push_start,
+    scan_global, PushCount, ScanPlan, ScanPrefixes, ScanTotals,
 };
 
 pub use crate::kernel::{combine, identity, reduce_cl_type, reduced, reduction_var, Reduce};

@@ -247,6 +247,17 @@ impl PushCount for usize {
     }
 }
 
+/// The length a vector of `len` elements may reach when each of the `trips` iterations
+/// pushes at most `bound` times (`push_guard` checked it fits a 32-bit counter): the room a
+/// single-pass launch reserves before it runs.
+pub fn push_capacity<const K: usize>(len: usize, trips: [usize; K], bound: u64) -> usize {
+    let most = trips
+        .iter()
+        .try_fold(bound as usize, |a, &t| a.checked_mul(t))
+        .unwrap_or(usize::MAX);
+    len.saturating_add(most)
+}
+
 /// The counter's start for a vector of `len` elements.
 pub fn push_start<C: PushCount>(len: usize) -> C {
     C::start(len)

@@ -277,7 +277,7 @@ fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
-    let form = crate::reduce::ScanForm::of(dist, pushes.len());
+    let form = crate::reduce::ScanForm::of(dist, &pushes);
     let mut parts = assemble(cx, (kernels, form), analysis, lower.slots, plain, pushes);
     parts.dist = dist;
     parts.flags = flags;

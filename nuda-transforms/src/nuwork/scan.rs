@@ -40,13 +40,9 @@ pub(super) fn launch(
     name: &str,
 ) -> TokenStream {
     let (scans, others) = (split(p, true), split(p, false));
-    if crate::reduce::ScanForm::of(p.dist, p.pushes.len()) == crate::reduce::ScanForm::OnePass {
-        return one_pass(
-            &scans,
-            &others,
-            trips,
-            start(name, quote!(__nuda_sg), quote!(__nuda_sl)),
-        );
+    if crate::reduce::ScanForm::of(p.dist, &p.pushes) == crate::reduce::ScanForm::OnePass {
+        let start = start(name, quote!(__nuda_sg), quote!(__nuda_sl));
+        return one_pass(p, (&scans, &others), trips, start);
     }
     let (g, l) = (quote!(__nuda_sg), quote!(__nuda_sl));
     let first = first_launch(
@@ -67,8 +63,8 @@ pub(super) fn launch(
 /// and prefixes, the tickets, the other reductions' partials; then the accumulators, each
 /// scan's from its tiles' aggregates.
 fn one_pass(
-    scans: &Vars<'_>,
-    others: &Vars<'_>,
+    p: &Parts,
+    (scans, others): (&Vars<'_>, &Vars<'_>),
     trips: &TokenStream,
     start: TokenStream,
 ) -> TokenStream {
@@ -86,6 +82,24 @@ fn one_pass(
         others.iter().map(|(r, ..)| ra(*r)),
     );
     let sizes = rvs.iter().map(|v| quote!(#PRIVATE::dev_size(&#v)));
+    // A pushed vector grows by all it may take, and keeps what the launch pushed (or, if it
+    // failed, what it had).
+    let reserve = per_push(
+        p,
+        scans,
+        |id, v, _, bound| quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::push_capacity(#PRIVATE::push_len(#v), #trips, #bound))?;),
+    );
+    let back = per_push(
+        p,
+        scans,
+        |id, v, _, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#v))?;),
+    );
+    let add = crate::reduce::red_op_tokens(crate::reduce::RedOp::Add);
+    let keep = per_push(
+        p,
+        scans,
+        |id, v, a, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #a)))?;),
+    );
     quote! {{
         let __nuda_sl = [__nuda_local.iter().product::<usize>()];
         let __nuda_tiling = #PRIVATE::scan_tiling(&__nuda_dev, #trips, __nuda_sl[0], &[#(#sizes),*])?;
@@ -93,14 +107,41 @@ fn one_pass(
         let mut __nuda_tt = #PRIVATE::ScanTickets::new(&__nuda_tiling);
         #(#news)*
         #(#parts)*
+        #reserve
         #start
         #( __nuda_l = #st.push(__nuda_l); )*
         __nuda_l = __nuda_tt.push(__nuda_l);
         #( __nuda_l = #pa.push(__nuda_l); )*
-        __nuda_l.run()?;
+        let __nuda_ran = __nuda_l.run();
+        if __nuda_ran.is_err() {
+            #back
+        }
+        __nuda_ran?;
         #( #sra = #st.total()?; )*
         #( #ora = #pa.fold(#ora)?; )*
+        #keep
     }}
+}
+
+/// Per pushed vector (each with a bound per iteration, `ScanForm::of`): `f(vector, counter's
+/// start, counter's accumulator, bound)`.
+fn per_push(
+    p: &Parts,
+    scans: &Vars<'_>,
+    f: impl Fn(&TokenStream, syn::Ident, syn::Ident, u64) -> TokenStream,
+) -> TokenStream {
+    let lines = p.pushes.iter().filter_map(|x| {
+        let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
+        let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
+        let id = capture_ident(i);
+        Some(f(
+            &quote_spanned!(x.vec.span()=> #id),
+            rv(*r),
+            ra(*r),
+            x.bound?,
+        ))
+    });
+    quote!(#(#lines)*)
 }
 
 /// The first launch: each scan variable's group totals, turned into prefixes on the host;

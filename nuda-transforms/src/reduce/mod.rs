@@ -30,14 +30,15 @@ pub enum ScanForm {
     /// One kernel with decoupled look-back: every element read and written once.
     OnePass,
     /// Totals, then the body: a `nudist` rank needs the ranks' totals before its prefix,
-    /// and a pushed vector grows to its new length between the passes.
+    /// and a vector pushed to an unbounded number of times per iteration grows to its new
+    /// length between the passes (a bounded one reserves room for every push first).
     TwoPass,
 }
 
 impl ScanForm {
-    /// The form of a nest in a `nudist` launch or not, pushing to `pushes` vectors.
-    pub fn of(dist: bool, pushes: usize) -> ScanForm {
-        match dist || pushes > 0 {
+    /// The form of a nest in a `nudist` launch or not, with these pushes.
+    pub fn of(dist: bool, pushes: &[push::Push]) -> ScanForm {
+        match dist || pushes.iter().any(|x| x.bound.is_none()) {
             true => ScanForm::TwoPass,
             false => ScanForm::OnePass,
         }
