@@ -152,3 +152,40 @@ fn pushes_under_a_constant_item_range() {
         Ok(v.to_vec())
     });
 }
+
+/// Single-pass pushes reserve room for every push and keep what was pushed: a vector pushed
+/// to twice in a row (its device buffer larger than its length the second time), read by a
+/// later kernel over its length, and read on the host.
+#[test]
+fn a_vector_pushed_to_twice_keeps_its_length_for_later_kernels() {
+    let n = 5_000;
+    let a = NuArray1::<u32>::from_fn(n, h);
+    let va = a.to_vec();
+    let mut want: Vec<u32> = va.iter().filter(|&&x| x > 60).copied().collect();
+    want.extend(va.iter().filter(|&&x| x < 5).map(|x| x + 1000));
+    let sum: u64 = want.iter().map(|&x| x as u64).sum();
+    check((want, sum, 0u64), || {
+        let mut v = NuVec::<u32>::new();
+        nuwork!(64; nfor!(i in n { if a[i] > 60 { v.push(a[i]); } }))?;
+        nuwork!(64; nfor!(i in n { if a[i] < 5 { v.push(a[i] + 1000); } }))?;
+        let m = v.len();
+        let (mut s, mut past) = (0u64, 0u64);
+        nuwork!(64; nfor!(i in m { s += v[i] as u64; }))?;
+        // Reading at the length is out of range, as for any array of that length.
+        let err = nuwork!(64; nfor!(i in 1usize { past += v[m + i - 1 + 1] as u64; }));
+        assert!(err.is_err(), "a read past the pushed length must fail");
+        Ok((v.to_vec(), s, past))
+    });
+}
+
+/// A push launch that fails leaves the vector as it was.
+#[test]
+fn a_failed_push_launch_leaves_the_vector_as_it_was() {
+    let n = 300;
+    let a = NuArray1::<u32>::from_fn(n, h);
+    check((vec![7u32, 8], true), || {
+        let mut v = NuVec::from(vec![7u32, 8]);
+        let r = nuwork!(64; nfor!(i in n { if a[i] > 10 { v.push(a[i + n]); } }));
+        Ok((v.to_vec(), r.is_err()))
+    });
+}

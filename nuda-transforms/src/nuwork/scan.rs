@@ -50,7 +50,7 @@ pub(super) fn launch(
         &scans,
         start(&format!("{name}_totals"), g.clone(), l.clone()),
     );
-    let second = second_launch(&scans, &others, start(name, g, l));
+    let second = second_launch((&scans, &others), back(p, &scans), start(name, g, l));
     quote! {{
         let __nuda_sl = [__nuda_local.iter().product::<usize>()];
         let __nuda_sg = #PRIVATE::scan_global(&__nuda_dev, #trips, __nuda_sl[0]);
@@ -84,16 +84,11 @@ fn one_pass(
     let sizes = rvs.iter().map(|v| quote!(#PRIVATE::dev_size(&#v)));
     // A pushed vector grows by all it may take, and keeps what the launch pushed (or, if it
     // failed, what it had).
-    let reserve = per_push(
-        p,
-        scans,
-        |id, v, _, bound| quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::push_capacity(#PRIVATE::push_len(#v), #trips, #bound))?;),
-    );
-    let back = per_push(
-        p,
-        scans,
-        |id, v, _, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#v))?;),
-    );
+    let reserve = per_push(p, scans, |id, v, _, bound| {
+        let bound = bound.unwrap_or(0);
+        quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::push_capacity(#PRIVATE::push_len(#v), #trips, #bound))?;)
+    });
+    let back = back(p, scans);
     let add = crate::reduce::red_op_tokens(crate::reduce::RedOp::Add);
     let keep = per_push(
         p,
@@ -123,12 +118,21 @@ fn one_pass(
     }}
 }
 
-/// Per pushed vector (each with a bound per iteration, `ScanForm::of`): `f(vector, counter's
-/// start, counter's accumulator, bound)`.
+/// Each pushed vector back at its length before the launch, after a launch that failed.
+fn back(p: &Parts, scans: &Vars<'_>) -> TokenStream {
+    per_push(
+        p,
+        scans,
+        |id, v, _, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#v))?;),
+    )
+}
+
+/// Per pushed vector: `f(vector, counter's start, counter's accumulator, bound per
+/// iteration)` (a single-pass launch has a bound for each, `ScanForm::of`).
 fn per_push(
     p: &Parts,
     scans: &Vars<'_>,
-    f: impl Fn(&TokenStream, syn::Ident, syn::Ident, u64) -> TokenStream,
+    f: impl Fn(&TokenStream, syn::Ident, syn::Ident, Option<u64>) -> TokenStream,
 ) -> TokenStream {
     let lines = p.pushes.iter().filter_map(|x| {
         let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
@@ -138,7 +142,7 @@ fn per_push(
             &quote_spanned!(x.vec.span()=> #id),
             rv(*r),
             ra(*r),
-            x.bound?,
+            x.bound,
         ))
     });
     quote!(#(#lines)*)
@@ -202,7 +206,11 @@ fn rank_start(p: &Parts, scans: &Vars<'_>) -> TokenStream {
 
 /// The second launch: the body from each group's prefixes, with the other reductions'
 /// partials; then the accumulators.
-fn second_launch(scans: &Vars<'_>, others: &Vars<'_>, start: TokenStream) -> TokenStream {
+fn second_launch(
+    (scans, others): (&Vars<'_>, &Vars<'_>),
+    back: TokenStream,
+    start: TokenStream,
+) -> TokenStream {
     let (sp, pa) = (idents(scans, "__nuda_sp"), idents(others, "__nuda_pa"));
     let (sra, ora) = (
         scans.iter().map(|(r, ..)| ra(*r)),
@@ -217,7 +225,11 @@ fn second_launch(scans: &Vars<'_>, others: &Vars<'_>, start: TokenStream) -> Tok
         #start
         #( __nuda_l = #sp.push(__nuda_l); )*
         #( __nuda_l = #pa.push(__nuda_l); )*
-        __nuda_l.run()?;
+        let __nuda_ran = __nuda_l.run();
+        if __nuda_ran.is_err() {
+            #back
+        }
+        __nuda_ran?;
         #( #sra = #sp.total(); )*
         #( #ora = #pa.fold(#ora)?; )*
     }
@@ -258,8 +270,18 @@ pub(super) fn native(p: &Parts, task: Task<'_>, trips: &TokenStream) -> TokenStr
     let (scans, others) = (split(p, true), split(p, false));
     let first = native_first(p, &scans, &task, trips);
     let second = native_second(&scans, &others, &task);
-    let views = pushed_views(p);
-    quote!(#first #views #second)
+    let (views, back) = (pushed_views(p), back(p, &scans));
+    // The views borrow the vectors until the closure returns; a failed second pass leaves
+    // them as they were.
+    quote! {
+        #first
+        #[allow(clippy::redundant_closure_call)]
+        let __nuda_ran = (|| -> ::nuda::Result<()> { #views #second ::core::result::Result::Ok(()) })();
+        if __nuda_ran.is_err() {
+            #back
+        }
+        __nuda_ran?;
+    }
 }
 
 /// The first native pass: each task's scan totals, scanned into the plan; then the pushed
