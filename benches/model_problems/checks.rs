@@ -11,7 +11,8 @@ use std::time::Duration;
 pub struct Costs {
     pub checked: Duration,
     pub unchecked: Duration,
-    pub kept: Duration,
+    /// `None` where the run left this way out (`--quick`).
+    pub kept: Option<Duration>,
 }
 
 impl Costs {
@@ -21,8 +22,8 @@ impl Costs {
     }
 
     /// Every check kept over unchecked: what they would cost without the proof.
-    pub fn without_proof(&self) -> f64 {
-        ratio(self.kept, self.unchecked)
+    pub fn without_proof(&self) -> Option<f64> {
+        self.kept.map(|k| ratio(k, self.unchecked))
     }
 }
 
@@ -37,26 +38,32 @@ fn once<S>(state: &mut S, run: fn(&mut S) -> Result<()>) -> Result<Duration> {
     Ok((nuda::thread_stats() - before).kernel_time())
 }
 
-/// Times `run` three ways, `reps` rounds, after one warm-up of each (which builds its
-/// program). The caller has just run the variant checked and verified its result.
-pub fn costs<S>(state: &mut S, run: fn(&mut S) -> Result<()>, reps: u32) -> Result<Costs> {
+/// Times `run` three ways (two without `keep`), `reps` rounds, after one warm-up of each
+/// (which builds its program). The caller has just run the variant checked and verified its
+/// result.
+pub fn costs<S>(state: &mut S, run: fn(&mut S) -> Result<()>, reps: u32, keep: bool) -> Result<Costs> {
     // SAFETY: the same variant, with the same sizes and data, just ran with its checks and
     // returned Ok: every index it evaluates is in range, and it evaluates the same ones again.
     let unchecked = |s: &mut S| unsafe { nuda::unchecked(|| once(s, run)) };
-    let kept = |s: &mut S| nuda::__private::keeping_checks(|| once(s, run));
+    let kept = |s: &mut S| match keep {
+        true => nuda::__private::keeping_checks(|| once(s, run)).map(Some),
+        false => Ok(None),
+    };
     once(state, run)?;
     unchecked(state)?;
     kept(state)?;
-    let mut best = [Duration::MAX; 3];
+    let (mut checked, mut fast, mut all) = (Duration::MAX, Duration::MAX, None::<Duration>);
     for _ in 0..reps.max(1) {
-        best[0] = best[0].min(once(state, run)?);
-        best[1] = best[1].min(unchecked(state)?);
-        best[2] = best[2].min(kept(state)?);
+        checked = checked.min(once(state, run)?);
+        fast = fast.min(unchecked(state)?);
+        if let Some(k) = kept(state)? {
+            all = Some(all.map_or(k, |a| a.min(k)));
+        }
     }
     Ok(Costs {
-        checked: best[0],
-        unchecked: best[1],
-        kept: best[2],
+        checked,
+        unchecked: fast,
+        kept: all,
     })
 }
 

@@ -231,6 +231,7 @@ fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error
         paired_base: args.paired_base,
         lab_mode,
         lab: Vec::new(),
+        quick: args.quick,
     };
     for p in &chosen {
         match p.as_str() {

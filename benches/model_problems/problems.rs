@@ -66,6 +66,9 @@ pub struct Bench {
     pub lab_mode: bool,
     /// What the lab recorded per variant (`lab.rs`).
     pub lab: Vec<crate::lab::LabRow>,
+    /// `--quick`: the "every check kept" way is left out (it builds every program again with
+    /// 64-bit indices: 17 more imgconv builds on PoCL, the CI run's costliest step).
+    pub quick: bool,
 }
 
 /// One measurement, before it becomes a row.
@@ -162,9 +165,8 @@ impl Bench {
                 b,
             );
             if row.verified {
-                let c = crate::checks::costs(state, v.run, self.reps)?;
-                (row.checks_ratio, row.no_proof_ratio) =
-                    (Some(c.overhead()), Some(c.without_proof()));
+                let c = crate::checks::costs(state, v.run, self.reps, !self.quick)?;
+                (row.checks_ratio, row.no_proof_ratio) = (Some(c.overhead()), c.without_proof());
                 row.paired = self.over_base(state, v.run, against)?;
             }
             self.rows.push(row);
