@@ -41,7 +41,12 @@ fn once<S>(state: &mut S, run: fn(&mut S) -> Result<()>) -> Result<Duration> {
 /// Times `run` three ways (two without `keep`), `reps` rounds, after one warm-up of each
 /// (which builds its program). The caller has just run the variant checked and verified its
 /// result.
-pub fn costs<S>(state: &mut S, run: fn(&mut S) -> Result<()>, reps: u32, keep: bool) -> Result<Costs> {
+pub fn costs<S>(
+    state: &mut S,
+    run: fn(&mut S) -> Result<()>,
+    reps: u32,
+    keep: bool,
+) -> Result<Costs> {
     // SAFETY: the same variant, with the same sizes and data, just ran with its checks and
     // returned Ok: every index it evaluates is in range, and it evaluates the same ones again.
     let unchecked = |s: &mut S| unsafe { nuda::unchecked(|| once(s, run)) };
