@@ -212,3 +212,37 @@ fn nudevs_shares_an_array_its_body_writes() {
     .unwrap();
     assert_eq!(owned[(44, 0)], 44.0);
 }
+
+/// A vector filtered in one pass keeps a device buffer larger than its length; shared writes
+/// from two devices over it (as an array) still upload and merge only its elements.
+#[test]
+fn a_filtered_vector_takes_shared_writes_from_two_devices() {
+    if !in_two_device_child("a_filtered_vector_takes_shared_writes_from_two_devices") {
+        return;
+    }
+    let n = 1000;
+    let a = NuArray1::<u32>::from_fn(n, |i| (i * 7 % 13) as u32);
+    let mut v = NuVec::<u32>::new();
+    nuda::with_device(
+        0,
+        || nuwork!(64; nfor!(i in n { if a[i] > 6 { v.push(a[i]); } })),
+    )
+    .unwrap()
+    .unwrap();
+    let kept: Vec<u32> = a.to_vec().into_iter().filter(|&x| x > 6).collect();
+    let mut arr = v.into_array();
+    let m = arr.len();
+    assert_eq!(m, kept.len());
+    {
+        let out = arr.as_shared();
+        let ndev = nuda::devices().len();
+        annot!(nudevs; nfor!(d in ndev {
+            let rows = m.div_ceil(ndev);
+            let (lo, hi) = ((d * rows).min(m), ((d + 1) * rows).min(m));
+            nuwork!(64; nfor!(i in lo..hi { out[i] = out[i] + 1; }))?;
+        }))
+        .unwrap();
+    }
+    let want: Vec<u32> = kept.iter().map(|x| x + 1).collect();
+    assert_eq!(arr.to_vec(), want);
+}

@@ -57,6 +57,24 @@ struct Slot<T> {
     elements: std::marker::PhantomData<T>,
 }
 
+/// Downloads the first `out.len()` bytes of device `i`'s buffer: the whole buffer, or (after
+/// a `truncate`, `whole` false) its start by offset, since backends check a whole transfer's
+/// size against the buffer's.
+fn read_start(i: usize, mem: &dyn Buffer, whole: bool, out: &mut [u8]) -> Result<()> {
+    match whole {
+        true => backend(i).download(mem, out),
+        false => backend(i).download_at(mem, 0, out),
+    }
+}
+
+/// Uploads `data` to the start of device `i`'s buffer, as `read_start` reads.
+fn write_start(i: usize, mem: &mut dyn Buffer, whole: bool, data: &[u8]) -> Result<()> {
+    match whole {
+        true => backend(i).upload(mem, data),
+        false => backend(i).upload_at(mem, 0, data),
+    }
+}
+
 /// The backend of device `index`: storage only ever has slots for devices the registry listed.
 fn backend(index: usize) -> &'static dyn Backend {
     match crate::device::backend(index) {
@@ -245,13 +263,8 @@ impl<T: Pod> Storage<T> {
             }
             let host = self.host.get().map(Vec::as_slice).unwrap_or_default();
             let whole = st.slots[i].cap == self.len;
-            st.slots[i]
-                .mem
-                .as_deref_mut()
-                .map_or(Ok(()), |m| match whole {
-                    true => backend(i).upload(m, &bytes(host)),
-                    false => backend(i).upload_at(m, 0, &bytes(host)),
-                })?;
+            let mem = st.slots[i].mem.as_deref_mut();
+            mem.map_or(Ok(()), |m| write_start(i, m, whole, &bytes(host)))?;
         }
         st.slots[i].valid = true;
         Ok(())
@@ -350,10 +363,7 @@ impl<T: Pod> SyncState<T> {
         let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
-        match slot.cap == len {
-            true => download(&mut buf, |b| backend(index).download(mem, b))?,
-            false => download(&mut buf, |b| backend(index).download_at(mem, 0, b))?,
-        }
+        download(&mut buf, |b| read_start(index, mem, slot.cap == len, b))?;
         Ok(buf)
     }
 

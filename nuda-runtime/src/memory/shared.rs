@@ -63,11 +63,12 @@ impl<T: Pod> Storage<T> {
             unreachable!("nuda bug: a shared launch outside a shared scope");
         };
         if !st.slots[i].valid {
+            let whole = st.slots[i].cap == self.len;
             if let Some(mem) = st.slots[i].mem.as_deref_mut() {
                 if st.zero {
                     backend(i).fill_zero(mem, self.len * size_of::<T>())?;
                 } else {
-                    backend(i).upload(mem, &bytes(&sh.base))?;
+                    super::write_start(i, mem, whole, &bytes(&sh.base))?;
                 }
             }
             st.slots[i].valid = true;
@@ -140,7 +141,8 @@ impl<T: Pod> SyncState<T> {
             let Some(mem) = self.slots[w].mem.as_deref() else {
                 unreachable!("nuda bug: a shared writer without device memory");
             };
-            download(&mut copy, |b| backend(w).download(mem, b))?;
+            let whole = self.slots[w].cap == sh.base.len();
+            download(&mut copy, |b| super::read_start(w, mem, whole, b))?;
             apply(&mut merged, &sh.base, copy.iter().copied());
         }
         if let (true, Some(cells)) = (sh.native, native) {

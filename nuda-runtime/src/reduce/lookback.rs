@@ -88,7 +88,16 @@ pub fn scan_tiling<const K: usize>(
             let tile = fit.max(local.next_power_of_two());
             // The tile, its prefix, the warps' totals twice, a scratch element per work-item
             // (`emit/cl/rowscan.rs`).
-            (tile, tile + 65 + local)
+            let slots = tile + 65 + local;
+            let need = (bytes * slots + 4) as u64;
+            if need > dev.info().local_memory {
+                return Err(Error::DimsMismatch {
+                    what: "nuwork!: the local memory of a scan's tile".into(),
+                    expected: format!("at most {} bytes, the device's local memory", dev.info().local_memory),
+                    found: format!("{need} bytes for {} scan variables of {bytes} bytes in all, in groups of {local}; give the nuwork! a smaller group size or fewer scan variables", sizes.len()),
+                });
+            }
+            (tile, slots)
         }
     };
     let tiles = n.div_ceil(tile);

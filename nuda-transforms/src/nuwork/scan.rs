@@ -112,8 +112,17 @@ fn one_pass(
             #back
         }
         __nuda_ran?;
-        #( #sra = #st.total()?; )*
-        #( #ora = #pa.fold(#ora)?; )*
+        // The accumulators read back; a vector keeps what was pushed only if they arrived.
+        #[allow(clippy::redundant_closure_call)]
+        let __nuda_read = (|| -> ::nuda::Result<()> {
+            #( #sra = #st.total()?; )*
+            #( #ora = #pa.fold(#ora)?; )*
+            ::core::result::Result::Ok(())
+        })();
+        if __nuda_read.is_err() {
+            #back
+        }
+        __nuda_read?;
         #keep
     }}
 }

@@ -14,6 +14,12 @@
 //! 2 inclusive prefix) and publishes its inclusive prefix; then the body runs once per
 //! iteration from its running value.
 //!
+//! Ordering: values and flags cross groups by atomics, with `mem_fence` between a tile's
+//! values and its flag and between a flag and the values read after it. On CUDA that fence
+//! is `__threadfence()`, device-wide. ROCm's OpenCL implements OpenCL 1.2's `mem_fence` at
+//! work-group scope, which would not order them across compute units: AMD's OpenCL is not
+//! yet checked (issue 50's HIP backend needs device-scope fences here).
+//!
 //! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
 //! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left
 //! fold of the start and all aggregates before it, whichever flags it happened to see: the
