@@ -84,16 +84,17 @@ fn one_pass(
     let sizes = rvs.iter().map(|v| quote!(#PRIVATE::dev_size(&#v)));
     // A pushed vector grows by all it may take, and keeps what the launch pushed (or, if it
     // failed, what it had).
-    let reserve = per_push(p, scans, |id, v, _, bound| {
+    let reserve = per_push(p, scans, "grow", |v, _, bound| {
         let bound = bound.unwrap_or(0);
-        quote!(::nuda::kernel::Pushed::grow(#id, #PRIVATE::push_capacity(#PRIVATE::push_len(#v), #trips, #bound))?;)
+        quote!(#PRIVATE::push_capacity(#PRIVATE::push_len(#v), #trips, #bound))
     });
     let back = back(p, scans);
     let add = crate::reduce::red_op_tokens(crate::reduce::RedOp::Add);
     let keep = per_push(
         p,
         scans,
-        |id, v, a, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #a)))?;),
+        "shrink",
+        |v, a, _| quote!(#PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #a))),
     );
     quote! {{
         let __nuda_sl = [__nuda_local.iter().product::<usize>()];
@@ -129,30 +130,24 @@ fn one_pass(
 
 /// Each pushed vector back at its length before the launch, after a launch that failed.
 fn back(p: &Parts, scans: &Vars<'_>) -> TokenStream {
-    per_push(
-        p,
-        scans,
-        |id, v, _, _| quote!(::nuda::kernel::Pushed::shrink(#id, #PRIVATE::push_len(#v))?;),
-    )
+    per_push(p, scans, "shrink", |v, _, _| quote!(#PRIVATE::push_len(#v)))
 }
 
-/// Per pushed vector: `f(vector, counter's start, counter's accumulator, bound per
-/// iteration)` (a single-pass launch has a bound for each, `ScanForm::of`).
+/// Per pushed vector, `Pushed::<method>(vector, arg(counter's start, counter's accumulator,
+/// bound per iteration))?;` at the vector's span (misuse is one error there, as in `grows`);
+/// a single-pass launch has a bound for each (`ScanForm::of`).
 fn per_push(
     p: &Parts,
     scans: &Vars<'_>,
-    f: impl Fn(&TokenStream, syn::Ident, syn::Ident, Option<u64>) -> TokenStream,
+    method: &str,
+    arg: impl Fn(syn::Ident, syn::Ident, Option<u64>) -> TokenStream,
 ) -> TokenStream {
+    let method = format_ident!("{}", method);
     let lines = p.pushes.iter().filter_map(|x| {
         let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
         let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
-        let id = capture_ident(i);
-        Some(f(
-            &quote_spanned!(x.vec.span()=> #id),
-            rv(*r),
-            ra(*r),
-            x.bound,
-        ))
+        let (id, value) = (capture_ident(i), arg(rv(*r), ra(*r), x.bound));
+        Some(quote_spanned!(x.vec.span()=> ::nuda::kernel::Pushed::#method(#id, #value)?;))
     });
     quote!(#(#lines)*)
 }
