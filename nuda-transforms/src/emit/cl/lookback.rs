@@ -26,6 +26,7 @@
 //! same bits every run on one device, floats included.
 
 use super::reduce::{combine, Red};
+use super::scan::combine_of;
 use super::ClEmitter;
 use crate::emit::template::Ph;
 use crate::ir::*;
@@ -135,16 +136,12 @@ impl ClEmitter<'_> {
         self.indent += 1;
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
         self.declare_scans(scans, |r| {
-            let x = scans.iter().find(|x| x.r == r);
-            let c = |x: &Red| {
-                combine(
-                    x.fill,
-                    x.op,
-                    &format!("nu_sl{r}[nu_P]"),
-                    &format!("nu_sl{r}[nu_e]"),
-                )
-            };
-            x.map(c).unwrap_or_default()
+            combine_of(
+                scans,
+                r,
+                &format!("nu_sl{r}[nu_P]"),
+                &format!("nu_sl{r}[nu_e]"),
+            )
         });
         self.at_iteration(mapped, body);
         self.indent -= 1;
@@ -164,16 +161,12 @@ impl ClEmitter<'_> {
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("{");
         self.declare_scans(scans, |r| {
-            let x = scans.iter().find(|x| x.r == r);
-            let c = |x: &Red| {
-                combine(
-                    x.fill,
-                    x.op,
-                    &format!("nu_sl{r}[nu_L]"),
-                    &format!("nu_sl{r}[nu_li]"),
-                )
-            };
-            x.map(c).unwrap_or_default()
+            combine_of(
+                scans,
+                r,
+                &format!("nu_sl{r}[nu_L]"),
+                &format!("nu_sl{r}[nu_li]"),
+            )
         });
         self.raw_line("for (nu_it nu_t = nu_a; nu_t < nu_b; nu_t++) {");
         self.indent += 1;

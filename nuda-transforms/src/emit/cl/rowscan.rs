@@ -90,34 +90,38 @@ impl ClEmitter<'_> {
 
     /// `nu_y<r>` = `<v><r>` of the lane `d` below in the warp (any value in lanes below `d`).
     fn up(&mut self, scans: &[Red], v: &str, d: &str) {
-        self.out.push_str("#if NU_SHFL\n");
-        self.raw_line("if (nu_sh) {");
-        self.each(scans, |_, r| {
-            format!("    nu_y{r} = nu_shfl_up({v}{r}, {d});")
-        });
-        self.raw_line("} else");
-        self.out.push_str("#endif\n");
-        self.raw_line("{");
-        self.each(scans, |_, r| {
-            format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};")
-        });
-        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.each(scans, |_, r| {
-            format!("    nu_y{r} = nu_ln >= {d} ? nu_sl{r}[{SCRATCH} + nu_li - {d}] : {v}{r};")
-        });
-        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("}");
+        self.warp_step(
+            scans,
+            v,
+            |r| format!("nu_y{r} = nu_shfl_up({v}{r}, {d});"),
+            |r| format!("nu_y{r} = nu_ln >= {d} ? nu_sl{r}[{SCRATCH} + nu_li - {d}] : {v}{r};"),
+        );
     }
 
     /// `<to><r>` = `<v><r>` of lane `lane`, which every warp holds alike (in local memory,
     /// warp 0's copy: the last warp may have no such lane).
     fn from_lane(&mut self, scans: &[Red], v: &str, lane: &str, to: &str) {
         self.each(scans, |t, r| format!("{t} {to}{r};"));
+        self.warp_step(
+            scans,
+            v,
+            |r| format!("{to}{r} = nu_shfl_idx({v}{r}, (uint)({lane}));"),
+            |r| format!("{to}{r} = nu_sl{r}[{SCRATCH} + {lane}];"),
+        );
+    }
+
+    /// One exchange between lanes: `shuffle(r)` with warp shuffles, else `<v><r>` through
+    /// the scratch and `read(r)` between barriers.
+    fn warp_step(
+        &mut self,
+        scans: &[Red],
+        v: &str,
+        shuffle: impl Fn(usize) -> String,
+        read: impl Fn(usize) -> String,
+    ) {
         self.out.push_str("#if NU_SHFL\n");
         self.raw_line("if (nu_sh) {");
-        self.each(scans, |_, r| {
-            format!("    {to}{r} = nu_shfl_idx({v}{r}, (uint)({lane}));")
-        });
+        self.each(scans, |_, r| format!("    {}", shuffle(r)));
         self.raw_line("} else");
         self.out.push_str("#endif\n");
         self.raw_line("{");
@@ -125,9 +129,7 @@ impl ClEmitter<'_> {
             format!("    nu_sl{r}[{SCRATCH} + nu_li] = {v}{r};")
         });
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.each(scans, |_, r| {
-            format!("    {to}{r} = nu_sl{r}[{SCRATCH} + {lane}];")
-        });
+        self.each(scans, |_, r| format!("    {}", read(r)));
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("}");
     }

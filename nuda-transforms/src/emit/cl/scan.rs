@@ -306,7 +306,7 @@ impl ClEmitter<'_> {
 }
 
 /// `a op b` for scan variable number `r` of `scans`.
-fn combine_of(scans: &[Red], r: usize, a: &str, b: &str) -> String {
+pub(super) fn combine_of(scans: &[Red], r: usize, a: &str, b: &str) -> String {
     match scans.iter().find(|x| x.r == r) {
         Some(x) => combine(x.fill, x.op, a, b),
         None => a.to_string(),
