@@ -287,3 +287,24 @@ fn reductions_and_scans_end_their_trees_in_warp_shuffles() {
         assert!(r.whole.shfl > 0, "no SHFL in `{}`: {:?}", r.kernel, r.whole);
     }
 }
+
+/// A histogram counts in shared memory (`ATOMS`), and the group's counts go to global memory
+/// after the loop (issue 49). The compiler keeps two copies of the loop, one per value of the
+/// launch's flag (`nu_pv0`, uniform), so the hottest loop it reports may be either.
+#[test]
+fn a_histogram_counts_in_shared_memory() {
+    let Some(lab) = lab() else { return };
+    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+        let n = 1usize << 16;
+        let v = NuArray1::<u32>::from_fn(n, |i| (i as u32).wrapping_mul(2_654_435_761));
+        let mut hist = NuArray1::<u32>::new(256);
+        nuda::lab::take_records();
+        nuwork!(256; nfor!(i in n { hist.atomic_add((v[i] % 256) as usize, 1u32); }))?;
+        Ok(nuda::lab::take_records())
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let r = &records[0];
+    assert!(r.whole.atoms > 0 && r.whole.atomg > 0, "{:?}", r.whole);
+}

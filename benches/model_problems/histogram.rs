@@ -1,5 +1,6 @@
 //! A 256-bin histogram of u32 values: atomics under contention. nuda's `nuwork!` with
-//! `atomic_add` on the global histogram, and the textbook way in a `#[nukernel]`: per-group
+//! `atomic_add` on the histogram (which nuda privatises: each group counts in local memory,
+//! over many elements, and adds its counts once), and the textbook way in a `#[nukernel]`: per-group
 //! sub-histograms in `nulocal!` memory merged with one global atomic per bin; against a
 //! hand-written OpenCL C kernel doing the latter and hand-written threaded Rust with a
 //! histogram per thread.

@@ -75,18 +75,18 @@ fn widths(w: [u32; 3]) -> String {
 
 /// Prints the lab's table, one row per kernel a variant launched.
 pub fn print(rows: &[LabRow], arch: &str) {
-    println!("\nstatic lab, {arch} (NVRTC and cuobjdump; occupancy of an H100/H200 SM; the loop is the own body of the loop with the most arithmetic; +/* counts unfused adds and multiplies, alu% the integer ALU share (md5's work); bound = flops per issue slot against all-FMA x min(1, warps/16))\n");
+    println!("\nstatic lab, {arch} (NVRTC and cuobjdump; occupancy of an H100/H200 SM; the loop is the own body of the loop with the most arithmetic; +/* counts unfused adds and multiplies, alu% the integer ALU share (md5's work); atom = shared/global atomics in the loop; bound = flops per issue slot against all-FMA x min(1, warps/16))\n");
     println!(
-        "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>6} {:>4} {:>5} {:>9} {:>9} {:>4} {:>4} {:>4} {:>7}",
-        "problem", "variant", "kernel", "thr", "regs", "spill s/l", "smem", "warps/64", "limit", "loop", "fma%", "+/*", "alu%", "lds", "ldg", "stg", "shfl", "bar", "bound"
+        "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>6} {:>4} {:>5} {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}",
+        "problem", "variant", "kernel", "thr", "regs", "spill s/l", "smem", "warps/64", "limit", "loop", "fma%", "+/*", "alu%", "lds", "ldg", "stg", "shfl", "bar", "atom", "bound"
     );
-    println!("{}", "-".repeat(201));
+    println!("{}", "-".repeat(208));
     for row in rows {
         for r in &row.records {
             let b = bound(r, row.peak).map_or_else(|| "-".into(), |b| format!("{:.0}%", 100.0 * b));
             let m = &r.inner;
             println!(
-                "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>5.0}% {:>4} {:>4.0}% {:>9} {:>9} {:>4} {:>4} {:>4} {:>7}",
+                "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>5.0}% {:>4} {:>4.0}% {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}",
                 row.problem,
                 truncate(&row.variant, 58),
                 r.kernel,
@@ -105,6 +105,7 @@ pub fn print(rows: &[LabRow], arch: &str) {
                 m.stg,
                 m.shfl,
                 m.bar,
+                format!("{}/{}", m.atoms, m.atomg),
                 b,
             );
         }

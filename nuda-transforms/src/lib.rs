@@ -11,7 +11,8 @@
 //!    language allows it), `uniform` (every work-item of a group reaches each `barrier()`),
 //!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites),
 //!    `reduce` (the reduction variables of `nuwork!`, which `capture` recognises), `lanes`
-//!    (which values of a `vector(w)` nest differ between its lanes);
+//!    (which values of a `vector(w)` nest differ between its lanes), `privatise` (which
+//!    arrays only take atomics a work-group may gather in local memory first);
 //! 4. `annot`: the annotation chain, IR to IR;
 //! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
 //!    (the launch-time proof program that drops the checks a launch's values rule out and
@@ -37,6 +38,7 @@ pub mod nustruct;
 pub mod nuwork;
 pub mod paths;
 pub mod phases;
+pub mod privatise;
 pub mod proof;
 pub mod reduce;
 pub mod sites;

@@ -30,7 +30,17 @@ pub fn reduce_global<const K: usize>(
     trips: [usize; K],
     local: [usize; K],
 ) -> [usize; K] {
-    let cap = (dev.info().compute_units.max(1) as usize).saturating_mul(GROUPS_PER_UNIT);
+    capped_global(dev, trips, local, GROUPS_PER_UNIT)
+}
+
+/// [`reduce_global`] with at most `per_unit` groups per compute unit.
+pub(super) fn capped_global<const K: usize>(
+    dev: &Device,
+    trips: [usize; K],
+    local: [usize; K],
+    per_unit: usize,
+) -> [usize; K] {
+    let cap = (dev.info().compute_units.max(1) as usize).saturating_mul(per_unit);
     let cpu = dev.info().kind == DeviceKind::Cpu;
     let mut groups: [usize; K] = std::array::from_fn(|d| match (cpu && d > 0, trips[d]) {
         (_, 0) => 0,

@@ -88,3 +88,22 @@ fn push_counters_of_32_bits_are_guarded() {
     assert_eq!(push_start::<u32>(usize::MAX), u32::MAX);
     assert_eq!(push_len(push_start::<usize>(7)), 7);
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "the native engine reads /proc for its thread count")]
+fn integer_arrays_that_fit_are_privatised() {
+    use super::Privatised;
+    use crate::kernel::desc::Input;
+    let dev = native();
+    let room = (dev.info().local_memory / 2) as usize;
+    let bins = |n: usize, ty| Privatised::new(&dev, Input::Array([n, 1, 1], 1, ty)).on();
+    assert!(bins(256, "uint") && bins(256, "long") && bins(16, "int"));
+    assert_eq!(bins(8192, "uint"), room >= 32 << 10);
+    // Past the budget, empty, floats (whose sums would reassociate), structs.
+    assert!(!bins(8193, "uint") && !bins(4097, "ulong") && !bins(0, "uint"));
+    assert!(!bins(256, "float") && !bins(256, "nu_s_Pair"));
+    let grid = Privatised::new(&dev, Input::Array([64, 64, 1], 2, "uint"));
+    assert!(grid.on());
+    assert!(!Privatised::new(&dev, Input::Array([64, 64, 3], 3, "uint")).on());
+    assert!(!Privatised::new(&dev, Input::Image(16, 16)).on());
+}

@@ -77,6 +77,9 @@ pub struct Analysis {
     /// The arrays the body updates with atomics: its plain reads of them are atomic loads,
     /// which the memory model orders with the other work-items' updates.
     pub atomic: Vec<Ident>,
+    /// The arrays whose atomics each work-group may gather in local memory first
+    /// (`crate::privatise`): set by `nuwork!` where its kernel form allows.
+    pub privatised: Vec<crate::privatise::Privatised>,
 }
 
 impl Analysis {

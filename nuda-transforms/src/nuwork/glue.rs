@@ -100,7 +100,7 @@ fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     let local = quote!(__nuda_local);
     if reds.iter().any(|r| r.scan.is_some()) {
         super::scan::launch(p, &trips, &start, &name)
-    } else if !reds.is_empty() {
+    } else if !reds.is_empty() || !p.analysis.privatised.is_empty() {
         super::reduce::launch(p, &trips, &start(&name, quote!(__nuda_global), local))
     } else {
         let start = start(&name, trips, local);

@@ -269,7 +269,7 @@ fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
         return None;
     }
     check_groups(cx, input, &kernels)?;
-    let analysis = analyze(cx, &mut kernels);
+    let mut analysis = analyze(cx, &mut kernels);
     if kernels.iter().any(|k| k.group.is_some()) && !analysis.reductions.is_empty() {
         cx.error(span, "nuwork!: stage(..) with reduction variables is not supported yet; reduce into an array, one element per work-item");
         return None;
@@ -277,6 +277,7 @@ fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
     if !slice_scans(cx, &analysis, &mut kernels, annotated) {
         return None;
     }
+    analysis.privatised = privatised(&analysis, &kernels, dist);
     let form = crate::reduce::ScanForm::of(dist, &pushes);
     let mut parts = assemble(cx, (kernels, form), analysis, lower.slots, plain, pushes);
     parts.dist = dist;
@@ -446,6 +447,18 @@ fn slice_scans(cx: &Ctxt, analysis: &Analysis, kernels: &mut [Kernel], annotated
     let kern = &mut kernels[0];
     kern.slice = crate::reduce::slice(cx, &kern.body, &scans, &analysis.reductions);
     kern.slice.is_some()
+}
+
+/// The arrays whose atomics the kernels gather per work-group (`crate::privatise`): in the
+/// grid-stride form of reductions, which scans, staged tiles and `nudist` launches (whose
+/// glue passes no copies) do not take.
+fn privatised(a: &Analysis, kernels: &[Kernel], dist: bool) -> Vec<crate::privatise::Privatised> {
+    let scans = a.reductions.iter().any(|r| r.scan.is_some());
+    if dist || scans || kernels.iter().any(|k| k.group.is_some()) {
+        return Vec::new();
+    }
+    let bodies: Vec<&Block> = kernels.iter().map(|k| &k.body).collect();
+    crate::privatise::arrays(&a.atomic, &bodies)
 }
 
 /// The kernel name of kernel `i` of `n`.

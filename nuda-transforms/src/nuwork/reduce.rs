@@ -118,7 +118,8 @@ pub(super) fn native_run(p: &Parts, trips: &TokenStream) -> TokenStream {
 }
 
 /// The OpenCL launch of one kernel: `start` builds `__nuda_l` on the capped NDRange
-/// `__nuda_global`, and each group's partials are folded into the accumulators after.
+/// `__nuda_global`, and each group's partials are folded into the accumulators after. Each
+/// privatised array (`crate::privatise`) passes its flag and local copy after the partials.
 pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> TokenStream {
     let news = each(p).map(|(r, _, op)| {
         let (pa, v) = (format_ident!("__nuda_pa{}", r), rv(r));
@@ -132,14 +133,42 @@ pub(super) fn launch(p: &Parts, trips: &TokenStream, start: &TokenStream) -> Tok
         let (pa, a) = (format_ident!("__nuda_pa{}", r), ra(r));
         quote!(#a = #pa.fold(#a)?;)
     });
+    let (pv_news, pv_pushes) = privatised(p);
+    let global = match p.analysis.privatised.is_empty() {
+        true => quote!(#PRIVATE::reduce_global),
+        false => quote!(#PRIVATE::privatised_global),
+    };
     quote! {{
-        let __nuda_global = #PRIVATE::reduce_global(&__nuda_dev, #trips, __nuda_local);
+        let __nuda_global = #global(&__nuda_dev, #trips, __nuda_local);
         #(#news)*
+        #pv_news
         #start
         #(#pushes)*
+        #pv_pushes
         __nuda_l.run()?;
         #(#folds)*
     }}
+}
+
+/// Each privatised array's decision, made before the launch borrows the captures, and its
+/// arguments pushed after the partials'.
+fn privatised(p: &Parts) -> (TokenStream, TokenStream) {
+    let caps = &p.analysis.captures;
+    let (mut news, mut pushes) = (TokenStream::new(), TokenStream::new());
+    for (k, x) in p.analysis.privatised.iter().enumerate() {
+        let Some(i) = caps.iter().position(|c| c.name == x.name) else {
+            continue;
+        };
+        let (pv, id) = (
+            format_ident!("__nuda_pv{}", k),
+            crate::emit::glue::capture_ident(i),
+        );
+        news.extend(quote! {
+            let #pv = #PRIVATE::Privatised::new(&__nuda_dev, ::nuda::kernel::CaptureMut::proof_input_mut(#id));
+        });
+        pushes.extend(quote!(__nuda_l = #pv.push(__nuda_l);));
+    }
+    (news, pushes)
 }
 
 /// The whole expansion around `launch` (which binds the accumulators): the launch in a

@@ -50,6 +50,11 @@ pub struct Mix {
     pub shfl: u32,
     /// Barriers (`BAR`).
     pub bar: u32,
+    /// Shared-memory atomics (`ATOMS`): a privatised histogram's counts.
+    pub atoms: u32,
+    /// Global atomics and reductions (`ATOMG`, `ATOM`, `RED`, `REDG`): contended where many
+    /// threads hit few addresses.
+    pub atomg: u32,
     /// Local-memory loads and stores (spills and local arrays).
     pub local: u32,
 }
@@ -329,6 +334,8 @@ fn count(m: &mut Mix, op: &str) {
         "STG" => m.stg += 1,
         "SHFL" => m.shfl += 1,
         "BAR" => m.bar += 1,
+        "ATOMS" => m.atoms += 1,
+        "ATOMG" | "ATOM" | "RED" | "REDG" => m.atomg += 1,
         "LDL" | "STL" => m.local += 1,
         _ => {}
     }

@@ -22,6 +22,9 @@ pub(super) enum Helper {
     /// The prelude's `nu_atomic_<op>_<type>` on the element (`nu_latomic_..` for local
     /// memory), with this many values.
     Atomic(&'static str, usize, bool),
+    /// An atomic on a privatised array (`privatise.rs`): on the group's local copy where the
+    /// launch privatises it, else on the array.
+    Private(&'static str, usize),
 }
 
 impl ClEmitter<'_> {
@@ -142,6 +145,8 @@ impl ClEmitter<'_> {
             Helper::Load | Helper::AtomicLoad(_) => format!("nu_ld_{b}"),
             Helper::Store => format!("nu_st_{b}"),
             Helper::Atomic(op, ..) => format!("nu_{op}_{b}"),
+            // `p` + an operation is no other helper's prefix (`ld`, `st`, the operations).
+            Helper::Private(op, _) => format!("nu_p{op}_{b}"),
         };
         let fill = self.env.capture_fill(base).unwrap_or_default();
         self.env
@@ -211,9 +216,16 @@ impl ClEmitter<'_> {
         let (c, q) = self
             .env
             .site_args(SiteKind::Write, &base.to_string(), idx.len(), span);
-        let local = self.env.analysis.is_local(base);
-        let f = self.helper(base, Helper::Atomic(op, vals.len(), local), idx.len());
-        let all = [self.array_args(base, idx.len()), idx, vals].concat();
+        let mut array = self.array_args(base, idx.len());
+        let h = match self.privatised(base) {
+            Some(k) => {
+                array.extend([format!("nu_ph{k}"), format!("nu_pv{k}")]);
+                Helper::Private(op, vals.len())
+            }
+            None => Helper::Atomic(op, vals.len(), self.env.analysis.is_local(base)),
+        };
+        let f = self.helper(base, h, idx.len());
+        let all = [array, idx, vals].concat();
         format!("{f}({}, {c}, {q}, nu_err)", all.join(", "))
     }
 }
@@ -246,10 +258,15 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     let elem = Ph::elem(fill);
     let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
     let mut params = vec![Ph::param(fill, b)];
+    if let Helper::Private(..) = h {
+        params.extend([format!("local {elem}* restrict nu_ph"), "uint nu_pv".into()]);
+    }
     params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
     let values: Vec<String> = match h {
         Helper::Store => vec!["nu_v".into()],
-        Helper::Atomic(_, n, _) => (0..n).map(|k| format!("nu_v{k}")).collect(),
+        Helper::Atomic(_, n, _) | Helper::Private(_, n) => {
+            (0..n).map(|k| format!("nu_v{k}")).collect()
+        }
         Helper::Load | Helper::AtomicLoad(_) => vec![],
     };
     params.extend(values.iter().map(|v| format!("{elem} {v}")));
@@ -298,6 +315,11 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
                 values.join(", ")
             ),
         ),
+        Helper::Private(op, _) => {
+            let v = values.join(", ");
+            let hit = format!("return nu_pv ? nu_latomic_{op}_{elem}(&nu_ph[{off}], {v}) : nu_atomic_{op}_{elem}(&{data}[{off}], {v});");
+            (elem.clone(), zero.clone(), hit)
+        }
     };
     format!(
         "{ret} {name}({}) {{\n    if (nu_c && !({})) {{\n        {fault};\n        {miss}\n    }}\n    {hit}\n}}\n",

@@ -11,6 +11,7 @@ mod access;
 mod expr;
 mod lookback;
 mod names;
+mod privatise;
 mod reads;
 mod reduce;
 mod rowscan;
@@ -289,7 +290,8 @@ impl<'a> ClEmitter<'a> {
             }
             None => {}
         }
-        if !self.env.analysis.reductions.is_empty() {
+        let a = self.env.analysis;
+        if !a.reductions.is_empty() || !a.privatised.is_empty() {
             return self.reduction_kernel(name, params, mapped, body);
         }
         let guard: Vec<String> = (0..mapped.len())

@@ -8,6 +8,9 @@
 //! parameter). Then the group combines its copies in a tree in local memory, in a fixed
 //! order, and its first work-item stores one partial per variable; the host folds them.
 //!
+//! The same form carries privatised atomic targets (`privatise.rs`), with or without
+//! reduction variables.
+//!
 //! Every work-item reaches each barrier of the tree: the body is inside the loops, where a
 //! top-level `continue` is C's `continue`, and nothing else leaves a `nuwork!` body early.
 
@@ -46,12 +49,15 @@ impl ClEmitter<'_> {
     ) -> String {
         let reds = self.reds(None);
         params.extend(self.reduction_params(&reds));
+        params.extend(self.private_params());
         self.grid = true;
+        self.private_start();
         self.out.push_str("#if NU_CPU\n");
         self.cpu_loops(mapped, body);
         self.out.push_str("#else\n");
         self.gpu_loops(mapped, body);
         self.out.push_str("#endif\n");
+        self.private_flush();
         self.tree(&reds);
         format!(
             "kernel void {name}({}) {{\n{}}}\n",
