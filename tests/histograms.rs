@@ -84,7 +84,7 @@ fn two_dimensional_bins_beside_a_reduction() {
     for r in 0..rows {
         for c in 0..cols {
             let x = v[r * cols + c];
-            if x % 7 == 0 {
+            if x.is_multiple_of(7) {
                 continue;
             }
             for k in 0..2u32 {

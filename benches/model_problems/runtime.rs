@@ -28,6 +28,19 @@ pub fn report(device: &Device, quick: bool) -> Result<()> {
         "\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}",
         micros(wall)
     );
+    // The peer where the backend has one (CUDA): the same empty kernel launched with the
+    // driver's own calls alone, launch then wait.
+    if let Some(raw) = device
+        .backend()
+        .raw_launch_time(if quick { 200 } else { 2000 })
+    {
+        let raw = raw?;
+        println!(
+            "  [peer] raw cuLaunchKernel + cuStreamSynchronize: {:.1} us per launch (nuda at {:.2}x)",
+            micros(raw),
+            wall.as_secs_f64() / raw.as_secs_f64()
+        );
+    }
     Ok(())
 }
 

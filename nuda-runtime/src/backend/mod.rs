@@ -124,6 +124,14 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// The mean wall time of `reps` launches of an empty kernel through the driver's own
+    /// calls alone (launch, then wait): what the bench compares nuda's empty launch with.
+    /// `None` where the backend has no such launch to offer (only CUDA's has).
+    fn raw_launch_time(&self, reps: usize) -> Option<Result<std::time::Duration>> {
+        let _ = reps;
+        None
+    }
+
     /// The error for a method of the form this backend does not run.
     fn unsupported(&self, what: &str) -> Error {
         let info = self.info();

@@ -1,8 +1,10 @@
 //! Launching a kernel on a CUDA device (layer 1, the CUDA backend): the parameters packed as
 //! the CUDA dialect declares them, local memory as offsets into one dynamic shared buffer,
-//! the block shape, timing through events, and the fault record read back.
+//! the block shape, timing through events, and the fault record read back, through a
+//! reused slot (`slots.rs`).
 
 use super::driver::error;
+use super::slots::Slot;
 use super::{CuDevice, SourceLaunch};
 use crate::backend::c::record::{decode, RECORD_WORDS};
 use crate::backend::{Arg, Geometry, IndexType, Timing};
@@ -14,25 +16,36 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 /// Runs `l` on `dev` and waits for it; a generated kernel's fault record is read back when
-/// its program has a check compiled in.
+/// its program has a check compiled in. The record and the events are a reused slot's
+/// (`slots.rs`): no allocation and one synchronisation per launch.
 pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
     let start = Instant::now();
     let (function, moved) = dev.function(l.source, l.index, l.kernel)?;
     dev.enter()?;
-    let record = match &l.source.faults {
-        Some(info) if info.read_back => Some(dev.record()?),
-        _ => None,
-    };
-    let (params, shared) = pack(dev, l, record.as_ref().map(|r| r.0), moved)?;
+    let read_back = matches!(&l.source.faults, Some(info) if info.read_back);
+    let mut slot = dev.slot()?;
+    let (params, shared) = pack(dev, l, read_back.then_some(slot.record), moved)?;
     let (grid, block) = shape(l.geometry, l.kernel)?;
-    let kernel = launch(dev, function, grid, block, shared, params, l.kernel);
+    let shape = Shape {
+        grid,
+        block,
+        shared,
+    };
+    let kernel = launch(
+        dev,
+        function,
+        &shape,
+        params,
+        l.kernel,
+        (&mut slot, read_back),
+    );
     // The kernel may have been enqueued and written, even if it failed.
     for arg in l.args.iter_mut() {
         arg.ran(dev.info.index);
     }
     let kernel = kernel?;
-    let fault = match (record, l.source.faults.as_ref()) {
-        (Some(r), Some(info)) => dev.read_record(r, info.sites)?,
+    let fault = match (read_back, l.source.faults.as_ref()) {
+        (true, Some(info)) => fault_of(slot.host(), info.sites),
         _ => None,
     };
     let timing = Timing {
@@ -49,40 +62,20 @@ pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing
     }
 }
 
-/// A fault record: 16 words of device memory.
-pub(crate) struct Record(pub sys::CUdeviceptr);
-
-impl CuDevice {
-    /// A zeroed fault record.
-    fn record(&self) -> Result<Record> {
-        let bytes = RECORD_WORDS * 4;
-        let e = |e| error(e, "allocating a fault record", &self.label);
-        // SAFETY: a fresh allocation, zeroed here and freed in `read_record`.
-        let p = unsafe { result::malloc_sync(bytes) }.map_err(e)?;
-        // SAFETY: `p` holds `bytes` bytes.
-        unsafe { result::memset_d8_sync(p, 0, bytes) }.map_err(e)?;
-        Ok(Record(p))
+/// The fault the record's words hold, if any.
+fn fault_of(words: &[u32], sites: &[&'static crate::fault::Site]) -> Option<crate::fault::Record> {
+    let words: &[u32; RECORD_WORDS] = words.try_into().ok()?;
+    match words[0] {
+        0 => None,
+        _ => decode(words, sites),
     }
+}
 
-    /// The fault `r` holds, if any; frees it.
-    fn read_record(
-        &self,
-        r: Record,
-        sites: &[&'static crate::fault::Site],
-    ) -> Result<Option<crate::fault::Record>> {
-        let mut words = [0u32; RECORD_WORDS];
-        // SAFETY: the record holds RECORD_WORDS words; the kernel has finished (the launch
-        // synchronised on its end event).
-        let read = unsafe { result::memcpy_dtoh_sync(&mut words[..], r.0) };
-        // SAFETY: allocated by `record` and freed once, here.
-        let _ = unsafe { result::free_sync(r.0) };
-        read.map_err(|e| error(e, "reading the fault record", &self.label))?;
-        Ok(if words[0] == 0 {
-            None
-        } else {
-            decode(&words, sites)
-        })
-    }
+/// A launch's grid, blocks and dynamic shared memory.
+struct Shape {
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared: usize,
 }
 
 /// The parameters' bytes, in order, and the dynamic shared memory the launch needs: the
@@ -166,15 +159,16 @@ fn shape(geo: &Geometry, kernel: &str) -> Result<([u32; 3], [u32; 3])> {
     Ok((grid, block))
 }
 
-/// Launches `f` and waits for it; returns the kernel's time from events around it.
+/// Launches `f` and waits for it; returns the kernel's time from events around it. With
+/// `read_back`, the slot's record is zeroed before the kernel and copied into its host words
+/// after it, on the same stream: one synchronisation waits for the three.
 fn launch(
     dev: &CuDevice,
     f: sys::CUfunction,
-    grid: [u32; 3],
-    block: [u32; 3],
-    shared: usize,
+    shape: &Shape,
     mut params: Vec<Vec<u8>>,
     kernel: &str,
+    (slot, read_back): (&mut Slot, bool),
 ) -> Result<Duration> {
     let fail = |e, what: &str| match error(e, what, &dev.label) {
         e @ Error::OutOfResources { .. } => e,
@@ -185,79 +179,96 @@ fn launch(
         },
         e => e,
     };
-    // Only a launch with dynamic shared memory may need the opt-in: the others skip the
-    // driver call, on every launch's path.
-    let declared = if shared == 0 {
-        0
-    } else {
-        // SAFETY: `f` is a live function of a loaded module.
-        unsafe {
-            result::function::get_function_attribute(
-                f,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-            )
-        }
-        .map_err(|e| fail(e, "reading the kernel's shared memory"))?
-    };
-    if declared.max(0) as usize + shared > 48 << 10 {
-        // Past 48 KiB in all, a kernel must opt in to its dynamic shared memory.
-        let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-        // SAFETY: `f` is a live function of a loaded module.
-        unsafe { result::function::set_function_attribute(f, attr, shared as i32) }
-            .map_err(|e| fail(e, "allowing the kernel's shared memory"))?;
-    }
+    opt_in(f, shape.shared).map_err(|(e, what)| fail(e, what))?;
     let mut ptrs: Vec<*mut c_void> = params.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
-    let events = Events::new().map_err(|e| fail(e, "creating timing events"))?;
+    let ([before, after, copied], record) = (slot.events, slot.record);
     let stream = std::ptr::null_mut();
+    let (g, b) = (shape.grid, shape.block);
     // SAFETY: `f` takes exactly these parameters, in this order and of these sizes, as the
     // dialect declared them from the same launch; `ptrs` and `params` outlive the launch,
-    // which the end event's synchronisation waits for.
+    // which the last event's synchronisation waits for. The record holds RECORD_WORDS words
+    // and the host words as many, pinned; this launch alone uses the slot.
     let r = unsafe {
-        result::event::record(events.0, stream)
+        let zero = match read_back {
+            true => result::memset_d8_async(record, 0, RECORD_WORDS * 4, stream),
+            false => Ok(()),
+        };
+        zero.and_then(|()| result::event::record(before, stream))
             .and_then(|()| {
-                result::launch_kernel(
-                    f,
-                    (grid[0], grid[1], grid[2]),
-                    (block[0], block[1], block[2]),
-                    shared as u32,
-                    stream,
-                    &mut ptrs,
-                )
+                let (grid, block) = ((g[0], g[1], g[2]), (b[0], b[1], b[2]));
+                result::launch_kernel(f, grid, block, shape.shared as u32, stream, &mut ptrs)
             })
-            .and_then(|()| result::event::record(events.1, stream))
-            .and_then(|()| result::event::synchronize(events.1))
+            .and_then(|()| result::event::record(after, stream))
+            .and_then(|()| match read_back {
+                true => result::memcpy_dtoh_async(slot.host(), record, stream),
+                false => Ok(()),
+            })
+            .and_then(|()| result::event::record(copied, stream))
+            .and_then(|()| result::event::synchronize(copied))
     };
-    r.map_err(|e| fail(e, "running the kernel"))?;
+    if let Err(e) = r {
+        // Whatever was queued finishes before the slot serves another launch.
+        let _ = result::ctx::synchronize();
+        return Err(fail(e, "running the kernel"));
+    }
     // SAFETY: both events were recorded and have completed.
-    let ms = unsafe { result::event::elapsed(events.0, events.1) }
+    let ms = unsafe { result::event::elapsed(before, after) }
         .map_err(|e| fail(e, "timing the kernel"))?;
     Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
 }
 
-/// Two events around a launch, destroyed when dropped.
-struct Events(sys::CUevent, sys::CUevent);
-
-impl Events {
-    fn new() -> std::result::Result<Events, result::DriverError> {
-        let flags = sys::CUevent_flags::CU_EVENT_DEFAULT;
-        let a = result::event::create(flags)?;
-        match result::event::create(flags) {
-            Ok(b) => Ok(Events(a, b)),
-            Err(e) => {
-                // SAFETY: created above and not used since.
-                let _ = unsafe { result::event::destroy(a) };
-                Err(e)
-            }
-        }
+/// Past 48 KiB of shared memory in all, a kernel must opt in to its dynamic shared memory.
+/// Only a launch with dynamic shared memory may need it: the others skip the driver call.
+fn opt_in(
+    f: sys::CUfunction,
+    shared: usize,
+) -> std::result::Result<(), (result::DriverError, &'static str)> {
+    if shared == 0 {
+        return Ok(());
     }
+    let size = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+    // SAFETY: `f` is a live function of a loaded module.
+    let declared = unsafe { result::function::get_function_attribute(f, size) }
+        .map_err(|e| (e, "reading the kernel's shared memory"))?;
+    if declared.max(0) as usize + shared <= 48 << 10 {
+        return Ok(());
+    }
+    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    // SAFETY: `f` is a live function of a loaded module.
+    unsafe { result::function::set_function_attribute(f, attr, shared as i32) }
+        .map_err(|e| (e, "allowing the kernel's shared memory"))
 }
 
-impl Drop for Events {
-    fn drop(&mut self) {
-        // SAFETY: both were created by `new` and are destroyed once, here.
-        unsafe {
-            let _ = result::event::destroy(self.0);
-            let _ = result::event::destroy(self.1);
+/// The bench's raw peer of an empty launch: the same empty kernel as the bench's, built
+/// through this backend once, then launched with the driver's own calls alone.
+// SAFETY: `nop` touches no memory.
+static NOP: crate::backend::KernelSource =
+    unsafe { crate::backend::KernelSource::new("kernel void nop(nu_idx n) {}") };
+
+impl CuDevice {
+    /// The mean wall time of `reps` launches of an empty kernel, each `cuLaunchKernel` then
+    /// `cuStreamSynchronize` and nothing else: what nuda's launch is compared with.
+    pub(crate) fn raw_launch(&self, reps: usize) -> Result<Duration> {
+        let (f, _) = self.function(&NOP, IndexType::U32, "nop")?;
+        self.enter()?;
+        let mut n = 1u32;
+        let mut ptrs: Vec<*mut c_void> = vec![(&mut n as *mut u32).cast()];
+        let stream = std::ptr::null_mut();
+        let fail = |e| error(e, "a raw launch", &self.label);
+        let mut once = || {
+            // SAFETY: `nop` takes one 32-bit index, which `ptrs` points to, alive until the
+            // synchronisation returns.
+            unsafe {
+                result::launch_kernel(f, (1, 1, 1), (1, 1, 1), 0, stream, &mut ptrs)
+                    .and_then(|()| result::stream::synchronize(stream))
+            }
+            .map_err(fail)
+        };
+        once()?;
+        let start = Instant::now();
+        for _ in 0..reps {
+            once()?;
         }
+        Ok(start.elapsed() / reps.max(1) as u32)
     }
 }

@@ -17,6 +17,7 @@ mod pipeline;
 mod program;
 pub mod sass;
 mod shared;
+mod slots;
 mod transfer;
 
 use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
@@ -65,6 +66,8 @@ pub(crate) struct CuDevice {
     ctx_error: Option<crate::error::Error>,
     staging: Staging,
     modules: program::Modules,
+    /// Launches' fault records and events, reused (`slots.rs`).
+    slots: slots::Slots,
 }
 
 // SAFETY: the raw pointers inside (the pinned staging buffer, modules) are used only under
@@ -90,6 +93,7 @@ impl CuDevice {
             ctx_error,
             staging: Staging::default(),
             modules: program::Modules::default(),
+            slots: slots::Slots::default(),
         }
     }
 
@@ -148,5 +152,9 @@ impl Backend for CuDevice {
 
     fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {
         Some(self.raw_rates(bytes, reps))
+    }
+
+    fn raw_launch_time(&self, reps: usize) -> Option<Result<std::time::Duration>> {
+        Some(self.raw_launch(reps))
     }
 }

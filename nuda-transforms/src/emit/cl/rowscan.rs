@@ -49,8 +49,8 @@ impl ClEmitter<'_> {
         });
         self.warp_scan(scans, "nu_u");
         self.shift_in(scans, "nu_u", "nu_ux");
-        self.from_lane(scans, "nu_ux", "nu_wp", "nu_pre");
-        self.from_lane(scans, "nu_u", "nu_W - 1", "nu_row");
+        self.read_lane(scans, "nu_ux", "nu_wp", "nu_pre");
+        self.read_lane(scans, "nu_u", "nu_W - 1", "nu_row");
         self.row_results(scans);
         self.indent -= 1;
         self.raw_line("}");
@@ -100,7 +100,7 @@ impl ClEmitter<'_> {
 
     /// `<to><r>` = `<v><r>` of lane `lane`, which every warp holds alike (in local memory,
     /// warp 0's copy: the last warp may have no such lane).
-    fn from_lane(&mut self, scans: &[Red], v: &str, lane: &str, to: &str) {
+    fn read_lane(&mut self, scans: &[Red], v: &str, lane: &str, to: &str) {
         self.each(scans, |t, r| format!("{t} {to}{r};"));
         self.warp_step(
             scans,
