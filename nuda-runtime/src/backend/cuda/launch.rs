@@ -161,7 +161,8 @@ fn shape(geo: &Geometry, kernel: &str) -> Result<([u32; 3], [u32; 3])> {
 
 /// Launches `f` and waits for it; returns the kernel's time from events around it. With
 /// `read_back`, the slot's record is zeroed before the kernel and copied into its host words
-/// after it, on the same stream: one synchronisation waits for the three.
+/// after it, on the same stream: one synchronisation (on the copy's event) waits for the
+/// three.
 fn launch(
     dev: &CuDevice,
     f: sys::CUfunction,
@@ -200,14 +201,15 @@ fn launch(
             })
             .and_then(|()| result::event::record(after, stream))
             .and_then(|()| match read_back {
-                true => result::memcpy_dtoh_async(slot.host(), record, stream),
+                true => result::memcpy_dtoh_async(slot.host(), record, stream)
+                    .and_then(|()| result::event::record(copied, stream)),
                 false => Ok(()),
             })
-            .and_then(|()| result::event::record(copied, stream))
-            .and_then(|()| result::event::synchronize(copied))
+            .and_then(|()| result::event::synchronize(if read_back { copied } else { after }))
     };
     if let Err(e) = r {
-        // Whatever was queued finishes before the slot serves another launch.
+        // Whatever was queued has finished, or the context is lost (a sticky error), before
+        // the slot serves another launch.
         let _ = result::ctx::synchronize();
         return Err(fail(e, "running the kernel"));
     }

@@ -2,10 +2,11 @@
 //! reused: a fault record in device memory, pinned host words it is copied back into, and
 //! the events around the kernel.
 //!
-//! Why: a launch used to allocate its record (`cuMemAlloc`), zero it, create two events, and
-//! after the kernel copy the record back, free it (`cuMemFree`, which waits for the whole
-//! device) and destroy the events: five synchronous driver calls and four more, around every
-//! kernel. With a slot, the zeroing and the copy are queued on the launch's stream around the
+//! Why: a launch of a generated kernel used to allocate its record (`cuMemAlloc`), zero it,
+//! create two events, and after the kernel copy the record back, free it (`cuMemFree`, which
+//! waits for the whole device) and destroy the events: five synchronous driver calls and four
+//! more, around every kernel. A device's first launch now makes its first slot (and fails,
+//! saying so, if the driver cannot give 64 bytes). With a slot, the zeroing and the copy are queued on the launch's stream around the
 //! kernel, and one event synchronisation waits for all of it.
 //!
 //! A slot serves one launch at a time: it leaves the pool for the launch and returns when the
@@ -16,7 +17,7 @@ use super::CuDevice;
 use crate::backend::c::record::RECORD_WORDS;
 use cudarc::driver::result;
 use cudarc::driver::sys;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 /// One launch's record, host words and events.
 pub(crate) struct Slot {
@@ -38,9 +39,16 @@ impl Slot {
         let bytes = RECORD_WORDS * 4;
         // SAFETY: a fresh allocation of `bytes`, kept for the device's life.
         let record = unsafe { result::malloc_sync(bytes) }?;
-        // SAFETY: a fresh pinned allocation of `bytes`, kept for the device's life.
+        // SAFETY: a fresh pinned allocation of `bytes`, kept for the device's life, zeroed
+        // here: the driver returns it uninitialised, and `host()` makes a slice of it.
         let host = match unsafe { result::malloc_host(bytes, 0) } {
-            Ok(p) => p.cast::<u32>(),
+            Ok(p) => {
+                let p = p.cast::<u32>();
+                // SAFETY: `p` holds RECORD_WORDS words, aligned (pinned allocations are
+                // page-aligned), and nothing else has it yet.
+                unsafe { std::ptr::write_bytes(p, 0, RECORD_WORDS) };
+                p
+            }
             Err(e) => {
                 // SAFETY: allocated above and not used since.
                 let _ = unsafe { result::free_sync(record) };
@@ -48,8 +56,14 @@ impl Slot {
             }
         };
         let mut events = [std::ptr::null_mut(); 3];
+        // The third is only waited on: no timing makes it cheaper to record and wait on.
+        let flags = [
+            sys::CUevent_flags::CU_EVENT_DEFAULT,
+            sys::CUevent_flags::CU_EVENT_DEFAULT,
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+        ];
         for k in 0..3 {
-            match result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT) {
+            match result::event::create(flags[k]) {
                 Ok(e) => events[k] = e,
                 Err(e) => {
                     // SAFETY: made above, not used since, and released once here.
@@ -67,8 +81,8 @@ impl Slot {
 
     /// The pinned words the record is copied into.
     pub fn host(&mut self) -> &mut [u32] {
-        // SAFETY: `host` holds RECORD_WORDS words, owned by this slot, and `&mut self` is
-        // the only way to them.
+        // SAFETY: `host` holds RECORD_WORDS initialised words (zeroed by `new`), owned by
+        // this slot, and `&mut self` is the only way to them.
         unsafe { std::slice::from_raw_parts_mut(self.host, RECORD_WORDS) }
     }
 }
@@ -117,7 +131,8 @@ impl std::ops::DerefMut for Taken<'_> {
 
 impl Drop for Taken<'_> {
     fn drop(&mut self) {
-        if let (Some(s), Ok(mut idle)) = (self.slot.take(), self.slots.0.lock()) {
+        if let Some(s) = self.slot.take() {
+            let mut idle = self.slots.0.lock().unwrap_or_else(PoisonError::into_inner);
             idle.push(s);
         }
     }
@@ -126,7 +141,12 @@ impl Drop for Taken<'_> {
 impl CuDevice {
     /// An idle slot, or a new one; the device's context must be current.
     pub(crate) fn slot(&self) -> crate::error::Result<Taken<'_>> {
-        let idle = self.slots.0.lock().ok().and_then(|mut v| v.pop());
+        let idle = self
+            .slots
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
         let slot = match idle {
             Some(s) => s,
             None => Slot::new().map_err(|e| {
