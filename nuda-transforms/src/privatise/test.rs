@@ -39,6 +39,9 @@ fn dropped_atomics_of_one_family_are_privatised() {
     );
     let two_d = quote! { h.atomic_add((v[i] % 16, w[i] % 16), 1); };
     assert_eq!(of(two_d, &["h"]), [("h".into(), "add")]);
+    // `let _ = ..` drops the value as a statement does.
+    let wild = quote! { let _ = h.atomic_add(v[i] as usize, 1u32); };
+    assert_eq!(of(wild, &["h"]), [("h".into(), "add")]);
 }
 
 #[test]
