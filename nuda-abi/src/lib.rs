@@ -8,10 +8,13 @@
 //! - [`reduce`]: the reduction operators;
 //! - [`proof`]: the operators of the launch-time proof's programs;
 //! - [`placeholder`]: the kernel-template placeholder format, with its one writer and one
-//!   reader.
+//!   reader;
+//! - [`dialect`]: the dialect marks, the constructs of generated C whose spelling differs
+//!   between OpenCL C, CUDA C++ and HIP C++, with their one writer and reader.
 //!
 //! Layer: below both crates; it depends on nothing.
 
+pub mod dialect;
 pub mod placeholder;
 pub mod proof;
 pub mod reduce;

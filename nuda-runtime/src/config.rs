@@ -15,6 +15,8 @@ pub enum EngineChoice {
     OpenCl,
     /// CUDA devices only; no CUDA driver or GPU is an error.
     Cuda,
+    /// HIP devices (AMD GPUs through ROCm) only; no HIP runtime or GPU is an error.
+    Hip,
     /// The native engine only.
     Native,
 }
@@ -46,6 +48,12 @@ pub(crate) struct Config {
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
     /// for these architectures before its launch (empty: off).
     pub cuda_check: Result<Vec<String>>,
+    /// `NUDA_HIP_CHECK=gfx90a,gfx1030`: every source-form program is also compiled by
+    /// hiprtc, in the HIP dialect, for these AMD architectures (empty: off).
+    pub hip_check: Result<Vec<String>>,
+    /// `NUDA_AMDGCN_CHECK=gfx90a,gfx940`: every source-form program's OpenCL C is also
+    /// compiled by clang for `amdgcn-amd-amdhsa`, as ROCm's OpenCL runtime would (empty: off).
+    pub amdgcn_check: Result<Vec<String>>,
     /// `NUDA_TUNE_BUDGET=seconds`: a search times no new candidate past this (unset: no
     /// limit).
     pub tune_budget: Result<Option<f64>>,
@@ -82,6 +90,11 @@ impl Config {
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
             tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
+            hip_check: parse_amd_architectures("NUDA_HIP_CHECK", var("NUDA_HIP_CHECK").as_deref()),
+            amdgcn_check: parse_amd_architectures(
+                "NUDA_AMDGCN_CHECK",
+                var("NUDA_AMDGCN_CHECK").as_deref(),
+            ),
             tune_budget: parse_seconds("NUDA_TUNE_BUDGET", var("NUDA_TUNE_BUDGET").as_deref()),
         }
     }
@@ -128,6 +141,31 @@ pub fn parse_architectures(value: Option<&str>) -> Result<Vec<String>> {
     }
 }
 
+/// Parses `NUDA_HIP_CHECK` or `NUDA_AMDGCN_CHECK`: a comma-separated list of AMD GPU
+/// architectures, `gfx` and hexadecimal digits (`gfx90a`, `gfx1030`).
+pub fn parse_amd_architectures(name: &'static str, value: Option<&str>) -> Result<Vec<String>> {
+    let Some(v) = value else {
+        return Ok(Vec::new());
+    };
+    let archs: Vec<String> = v
+        .split(',')
+        .map(|a| a.trim().to_ascii_lowercase())
+        .collect();
+    let bad = archs.iter().find(|a| {
+        let digits = a.strip_prefix("gfx").unwrap_or("");
+        digits.len() < 3 || !digits.chars().all(|c| c.is_ascii_hexdigit())
+    });
+    match bad {
+        Some(a) => Err(Error::BadSelection {
+            source: name.into(),
+            value: v.into(),
+            reason: format!("`{a}` is not an AMD GPU architecture"),
+            choices: "a comma-separated list of gfxNNN, such as gfx90a,gfx1030".into(),
+        }),
+        None => Ok(archs),
+    }
+}
+
 impl EngineChoice {
     /// Parses `NUDA_ENGINE`: `auto` (or unset), `opencl` or `native`, in any case.
     pub fn parse(value: Option<&str>) -> Result<EngineChoice> {
@@ -138,12 +176,13 @@ impl EngineChoice {
             "auto" => Ok(EngineChoice::Auto),
             "opencl" | "ocl" | "cl" => Ok(EngineChoice::OpenCl),
             "cuda" | "nvidia" => Ok(EngineChoice::Cuda),
+            "hip" | "rocm" | "amd" => Ok(EngineChoice::Hip),
             "native" | "rayon" | "cpu-native" => Ok(EngineChoice::Native),
             _ => Err(Error::BadSelection {
                 source: "NUDA_ENGINE".into(),
                 value: v.into(),
                 reason: "unknown engine".into(),
-                choices: "auto, cuda, opencl, native".into(),
+                choices: "auto, cuda, hip, opencl, native".into(),
             }),
         }
     }
@@ -205,7 +244,7 @@ mod tests {
         );
         let e = EngineChoice::parse(Some("metal")).unwrap_err().to_string();
         assert!(
-            e.contains("NUDA_ENGINE") && e.contains("auto, cuda, opencl, native"),
+            e.contains("NUDA_ENGINE") && e.contains("auto, cuda, hip, opencl, native"),
             "{e}"
         );
     }

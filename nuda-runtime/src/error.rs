@@ -14,6 +14,10 @@ pub enum Compiler {
     OpenCl,
     /// NVIDIA's NVRTC, for the CUDA backend and `NUDA_CUDA_CHECK`.
     Nvrtc,
+    /// AMD's hiprtc, for the HIP backend and `NUDA_HIP_CHECK`.
+    Hiprtc,
+    /// clang for `amdgcn-amd-amdhsa`, ROCm's OpenCL compiler, for `NUDA_AMDGCN_CHECK`.
+    Clang,
 }
 
 impl fmt::Display for Compiler {
@@ -21,6 +25,8 @@ impl fmt::Display for Compiler {
         f.write_str(match self {
             Compiler::OpenCl => "OpenCL",
             Compiler::Nvrtc => "NVRTC",
+            Compiler::Hiprtc => "hiprtc",
+            Compiler::Clang => "clang (amdgcn)",
         })
     }
 }

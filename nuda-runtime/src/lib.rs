@@ -10,7 +10,8 @@
 //! 0. neutral types: `error`, `element`, `atomic`, `shape`, `config`, `stats`, `fault`, and
 //!    `backend`'s interface and neutral types (`Provider`, `Backend`, `DeviceInfo`, `Layout`,
 //!    `Geometry`, ..); the vocabulary shared with the macros is the `nuda-abi` crate, below all;
-//! 1. backends: `backend::cuda`, `backend::opencl`, `backend::native`, sharing `backend::c`;
+//! 1. backends: `backend::cuda`, `backend::hip`, `backend::opencl`, `backend::native`, sharing
+//!    `backend::c`;
 //! 2. the device registry, which lists the built-in backends: `device`, `nudevs`;
 //! 3. lazily synchronised memory: `memory`;
 //! 4. arrays and images: `array`, `image`;

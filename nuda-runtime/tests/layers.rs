@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("backend", 0),
     ("backend::c", 1),
     ("backend::cuda", 1),
+    ("backend::hip", 1),
     ("backend::native", 1),
     ("backend::opencl", 1),
     ("device", 2),

@@ -7,7 +7,48 @@ use nuda_transforms::emit::template::render_for_test;
 use quote::quote;
 
 fn check(template: syn::Result<String>, want: Expect) {
-    want.assert_eq(&render_for_test(&template.unwrap()));
+    let template = template.unwrap();
+    assert_all_marked(&template);
+    want.assert_eq(&render_for_test(&template));
+}
+
+/// Every construct a dialect spells its own way is a dialect mark in the template, never
+/// OpenCL C's text: a kernel qualifier, an address space, a vector literal.
+fn assert_all_marked(template: &str) {
+    let text: String = template
+        .split('\x0e')
+        .map(|part| part.split_once('\x0f').map_or(part, |(_, rest)| rest))
+        .collect();
+    let words = [
+        "kernel ",
+        "global ",
+        "local ",
+        "constant ",
+        "__kernel ",
+        "__global ",
+        "__local ",
+    ];
+    let types = [
+        "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+    ];
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("/*")) {
+        for w in words {
+            let at_word = line.match_indices(w).any(|(k, _)| {
+                k == 0
+                    || !line.as_bytes()[k - 1].is_ascii_alphanumeric()
+                        && line.as_bytes()[k - 1] != b'_'
+            });
+            assert!(!at_word, "unmarked `{w}` in: {line}");
+        }
+        for t in types {
+            for n in ["2", "3", "4", "8", "16"] {
+                assert!(
+                    !line.contains(&format!("({t}{n})(")),
+                    "unmarked vector literal in: {line}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod buffer;
 pub(crate) mod c;
 pub(crate) mod cuda;
 mod geometry;
+pub(crate) mod hip;
 mod info;
 pub mod native;
 pub(crate) mod opencl;
@@ -22,6 +23,30 @@ pub use geometry::{Geometry, IndexType, Timing};
 pub use info::{private_limits, DeviceInfo, DeviceKind};
 pub(crate) use source::FaultInfo;
 pub use source::KernelSource;
+
+/// The compilers that see every source-form program before its launch, with no device of
+/// theirs, when the environment asks (`NUDA_CUDA_CHECK`, `NUDA_AMDGCN_CHECK`, ..): one line
+/// each.
+pub(crate) fn offline_checks(
+    source: &KernelSource,
+    index: IndexType,
+    kernel: &str,
+) -> crate::error::Result<()> {
+    cuda::check::check(source, index, kernel)?;
+    hip::check::check(source, index, kernel)?;
+    opencl::amdgcn::check(source, index, kernel)?;
+    Ok(())
+}
+
+/// Whether any offline check is on (a bad setting is the error).
+pub(crate) fn offline_checks_wanted() -> crate::error::Result<bool> {
+    let c = crate::config::config();
+    let lists = [&c.cuda_check, &c.hip_check, &c.amdgcn_check];
+    lists.into_iter().try_fold(false, |any, l| match l {
+        Ok(archs) => Ok(any || !archs.is_empty()),
+        Err(e) => Err(e.clone()),
+    })
+}
 
 use crate::error::{Error, Result};
 use std::sync::Arc;

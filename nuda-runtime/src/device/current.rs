@@ -3,7 +3,7 @@
 
 use super::select::{check_index, kind_rank, resolve_default, wanted};
 use super::{Device, DeviceInfo, DeviceKind};
-use crate::backend::{cuda, native, opencl, Backend, Form, Found, Provider};
+use crate::backend::{cuda, hip, native, opencl, Backend, Form, Found, Provider};
 use crate::config::{config, EngineChoice};
 use crate::error::{Error, Result};
 use std::cell::Cell;
@@ -12,7 +12,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 /// Every backend nuda is built with, in the order their devices are listed (after the sort by
 /// kind): one line per backend. Tests and programs add more with `nuda::device::register`.
 fn builtin() -> Vec<&'static dyn Provider> {
-    vec![&cuda::CUDA, &opencl::OPENCL, &native::NATIVE]
+    vec![&cuda::CUDA, &hip::HIP, &opencl::OPENCL, &native::NATIVE]
 }
 
 /// Everything nuda found at first use.
@@ -94,8 +94,9 @@ fn find(choice: EngineChoice) -> (Vec<(&'static str, Found)>, Option<String>) {
         match (wanted(choice, p.name(), is_native), p.devices()) {
             (false, _) => {}
             (true, Ok(devices)) => found.extend(devices.into_iter().map(|d| (p.name(), d))),
-            // CUDA's absence is the rule on machines without NVIDIA's driver, not news.
+            // A GPU vendor's absence is the rule on machines without its driver, not news.
             (true, Err(_)) if p.name() == "CUDA" && choice != EngineChoice::Cuda => {}
+            (true, Err(_)) if p.name() == "HIP" && choice != EngineChoice::Hip => {}
             (true, Err(why)) => missing = missing.or(Some(why)),
         }
     }

@@ -22,7 +22,8 @@ pub(crate) fn wanted(choice: EngineChoice, backend: &str, native: bool) -> bool 
     match choice {
         EngineChoice::Auto => true,
         EngineChoice::Cuda => backend == "CUDA",
-        EngineChoice::OpenCl => !native && backend != "CUDA",
+        EngineChoice::Hip => backend == "HIP",
+        EngineChoice::OpenCl => !native && backend != "CUDA" && backend != "HIP",
         EngineChoice::Native => native,
     }
 }
@@ -37,6 +38,9 @@ pub(crate) fn resolve_default(
         let reason = match engine {
             EngineChoice::OpenCl => "NUDA_ENGINE=opencl but no OpenCL device was found",
             EngineChoice::Cuda => "NUDA_ENGINE=cuda but no CUDA device was found",
+            EngineChoice::Hip => {
+                "NUDA_ENGINE=hip but no HIP device (an AMD GPU through ROCm) was found"
+            }
             _ => "no device was found",
         };
         return Err(Error::NoDevice {

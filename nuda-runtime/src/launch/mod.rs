@@ -219,8 +219,9 @@ impl<'a> Launch<'a> {
                 wall: start.elapsed(),
             });
         }
-        // NVIDIA's compiler sees every program first when NUDA_CUDA_CHECK asks for it.
-        crate::backend::cuda::check::check(self.source, index, self.kernel)?;
+        // NVIDIA's and AMD's compilers see every program first when NUDA_CUDA_CHECK,
+        // NUDA_HIP_CHECK or NUDA_AMDGCN_CHECK ask for it.
+        crate::backend::offline_checks(self.source, index, self.kernel)?;
         let mut launch = SourceLaunch {
             source: self.source,
             kernel: self.kernel,

@@ -10,6 +10,7 @@ use super::program::{CaptureDesc, Fill, Nucode, Space, Variant};
 use crate::backend::c::spell;
 use crate::backend::{FaultInfo, KernelSource};
 use crate::fault::Site;
+use nuda_abi::dialect::{self, Mk};
 use nuda_abi::placeholder::{replace, Placeholder, Slot};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -106,14 +107,12 @@ pub unsafe fn check_native(
     calls: &[&'static Nucode],
     variant: &Variant,
 ) -> crate::error::Result<()> {
-    match &crate::config::config().cuda_check {
-        Err(e) => return Err(e.clone()),
-        Ok(archs) if archs.is_empty() => return Ok(()),
-        Ok(_) => {}
+    if !crate::backend::offline_checks_wanted()? {
+        return Ok(());
     }
     // SAFETY: the caller's contract is `instantiate`'s.
     let src = unsafe { instantiate(t, fills, calls, variant) };
-    crate::backend::cuda::check::check(src, variant.index_type(), t.label)
+    crate::backend::offline_checks(src, variant.index_type(), t.label)
 }
 
 /// The program: a header saying which checks are on, the called functions (callees first,
@@ -294,13 +293,18 @@ fn param(c: CaptureDesc, name: &str) -> String {
         CaptureDesc::Scalar("bool") | CaptureDesc::Const("bool", _) => format!("uchar {name}"),
         CaptureDesc::Scalar(t) | CaptureDesc::Const(t, _) => format!("{t} {name}"),
         CaptureDesc::Array(t, rank, space) => {
-            let q = match space {
-                Space::GlobalRead => "global const",
-                Space::GlobalWrite => "global",
-                Space::Constant => "constant",
-                Space::Local => "local",
+            // Dialect marks: a `nulocal!` array is a kernel's local-memory parameter.
+            let g = Mk::space(dialect::Space::Global);
+            let head = match space {
+                Space::GlobalRead => format!("{g}const {t}* restrict {name}"),
+                Space::GlobalWrite => format!("{g}{t}* restrict {name}"),
+                Space::Constant => format!(
+                    "{}{t}* restrict {name}",
+                    Mk::space(dialect::Space::Constant)
+                ),
+                Space::Local => Mk::local_param(t, name, true),
             };
-            format!("{q} {t}* restrict {name}{}", dims(rank))
+            format!("{head}{}", dims(rank))
         }
         CaptureDesc::Image(_, write) => {
             let q = if write { "write_only" } else { "read_only" };
@@ -346,7 +350,7 @@ mod tests {
             Ph::data(1, "a")
         );
         assert_eq!(
-            fill(&text, &cx),
+            dialect::to_opencl(&fill(&text, &cx)),
             "nu_arr_float_3 w, nu_idx w__d0 | w.v[k] | float | (w__d0) | \
              global const float* restrict a, nu_idx a__d0 | a[k]"
         );

@@ -10,7 +10,8 @@ use nuda_abi::placeholder::{replace, Placeholder};
 /// `$T3`, `P5:a` becomes `$P5(a)`, an operation `O2:add` on `x` and `y` becomes
 /// `$O2(add)[x, y]`, and `NU_C` followed by `Q3` becomes `NU_C$Q3`.
 pub fn render_for_test(template: &str) -> String {
-    replace(template, &mut render_one)
+    // Dialect marks as OpenCL C, the text the emitter wrote before marks existed.
+    replace(&nuda_abi::dialect::to_opencl(template), &mut render_one)
 }
 
 fn render_one(p: &Placeholder<'_>) -> String {

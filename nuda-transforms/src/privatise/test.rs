@@ -69,9 +69,10 @@ fn anything_else_is_not() {
     }
 }
 
-/// The `nuwork!` template of `input`.
+/// The `nuwork!` template of `input`, its dialect marks as OpenCL C.
 fn template(input: proc_macro2::TokenStream) -> String {
-    crate::nuwork::template(input).expect("the nuwork! expands")
+    let t = crate::nuwork::template(input).expect("the nuwork! expands");
+    nuda_abi::dialect::to_opencl(&t)
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! function per type.
 //! Each is one definition of its own, so that `prelude` can keep only those a program uses.
 
+use super::dialect::Dialect;
 use super::spell::ints;
 
 /// The prelude's loop counts, computed in the unsigned twin so no difference overflows:
@@ -97,7 +98,7 @@ pub fn division_helpers() -> String {
 /// NaN stays NaN, a zero keeps its sign, integers give -1, 0 or 1), wrapping `pow` (square
 /// and multiply in 64 bits, then the type's low bits), `swap_bytes` and `saturating_mul`
 /// (exact in `long` for narrower types; `mul_hi` tells a 64-bit product's overflow).
-pub fn method_helpers() -> String {
+pub fn method_helpers(d: &dyn Dialect) -> String {
     let mut s = String::from(
         "float nu_signum_float(float x) { return isnan(x) ? x : copysign(1.0f, x); }\n",
     );
@@ -124,20 +125,21 @@ pub fn method_helpers() -> String {
         );
     }
     let ints = [
-        ("char", "uchar", "x"),
-        ("short", "ushort", "as_short(as_uchar2(x).s10)"),
-        ("int", "uint", "as_int(as_uchar4(x).s3210)"),
-        ("long", "ulong", "as_long(as_uchar8(x).s76543210)"),
+        ("char", "uchar", 1),
+        ("short", "ushort", 2),
+        ("int", "uint", 4),
+        ("long", "ulong", 8),
     ];
-    for (t, u, swap) in ints {
-        let uswap = swap
-            .replace("as_short(", "as_ushort(")
-            .replace("as_int(", "as_uint(")
-            .replace("as_long(", "as_ulong(");
+    for (t, u, bytes) in ints {
+        // A byte swap is the dialect's: OpenCL C reads a vector's lanes in reverse.
+        let (swap, uswap) = match bytes {
+            1 => ("x".to_string(), "x".to_string()),
+            _ => (d.bswap(t, bytes), d.bswap(u, bytes)),
+        };
         s += &format!("{t} nu_signum_{t}({t} x) {{ return ({t})((x > 0) - (x < 0)); }}\n");
         s += &abs(t, u);
         s += &format!("{u} nu_signum_{u}({u} x) {{ return ({u})(x != 0); }}\n");
-        for (ty, sw) in [(t, swap.to_string()), (u, uswap)] {
+        for (ty, sw) in [(t, swap.clone()), (u, uswap)] {
             // The low bits reinterpreted, as the rest of nuda's signed arithmetic does.
             let back = if ty == t {
                 format!("as_{t}(({u})r)")

@@ -1,23 +1,19 @@
 //! The C every source-form backend starts from (layer 1, shared by the backends beside it;
 //! see `../README.md`): nuda's prelude of typedefs, fault record and helpers, the spellings
 //! of Rust's semantics per type that the template filler uses, the fault record's layout, and
-//! the disk cache of built programs. All of it is OpenCL C, the dialect the macros emit; a
-//! backend that compiles another dialect (CUDA) translates this text with its own dialect
-//! file. Backends import this folder and never each other.
+//! the disk cache of built programs; the dialect seam (`dialect.rs`: how each dialect fills
+//! the marks the macros write, `marker.rs`: the same marks found in hand-written OpenCL C),
+//! and what the C++ dialects share (`cxx.rs` and its header). The prelude is OpenCL C with a
+//! few parts per dialect. Backends import this folder and never each other.
 
+pub(crate) mod amdgpu;
+pub(crate) mod cxx;
+pub(crate) mod cxx_launch;
+pub(crate) mod dialect;
 pub(crate) mod disk_cache;
 pub(crate) mod helpers;
+pub(crate) mod marker;
+pub(crate) mod passed;
 pub(crate) mod prelude;
 pub(crate) mod record;
 pub(crate) mod spell;
-
-/// The C dialect a source-form backend compiles. The prelude and spellings are written once,
-/// in OpenCL C; where a dialect needs other text (CUDA's images, pragmas, `offsetof`) the
-/// prelude asks this, and the CUDA backend translates the rest (`backend/cuda/dialect.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Dialect {
-    /// OpenCL C 1.2.
-    OpenCl,
-    /// CUDA C++, as NVRTC compiles it.
-    Cuda,
-}

@@ -3,16 +3,17 @@
 //! Rust's integer and float semantics (`helpers.rs`). A program gets only the definitions it
 //! uses, found by name from its own text, and enables `cl_khr_fp64` only if it computes in
 //! `double`: an `f32` program builds on a device without double precision, and the compiler
-//! reads a few hundred lines, not thousands. The CUDA dialect takes a few parts of its own
-//! (`Dialect::Cuda`: images, `offsetof`, no OpenCL pragmas).
+//! reads a few hundred lines, not thousands. Each dialect gives a few parts of its own
+//! (`Dialect::prelude`: images, `offsetof`, schedule macros; OpenCL's pragmas) and spells
+//! byte swaps (`Dialect::bswap`).
 
+use super::dialect::Dialect;
 use super::helpers::{division_helpers, method_helpers, trips_helpers, vector_clamp_helpers};
-use super::Dialect;
 use crate::backend::IndexType;
 use std::collections::HashSet;
 
 /// What nuda puts before every kernel source on a given device.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub(crate) struct Prelude {
     pub index: IndexType,
     pub images: bool,
@@ -20,7 +21,7 @@ pub(crate) struct Prelude {
     /// (reductions) take the one for CPUs.
     pub cpu: bool,
     /// The C the program is compiled as: the prelude's few dialect-specific parts follow it.
-    pub dialect: Dialect,
+    pub dialect: &'static dyn Dialect,
 }
 
 impl Prelude {
@@ -47,8 +48,8 @@ impl Prelude {
         let kept = units.iter().zip(&keep).filter(|(_, k)| **k);
         let text: String = kept.map(|(u, _)| u.text.as_str()).collect();
         let fp64 = identifiers(source).chain(identifiers(&text)).any(is_double);
-        let pragma = match self.dialect {
-            Dialect::OpenCl if fp64 => "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+        let pragma = match self.dialect.prelude().opencl {
+            true if fp64 => "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
             _ => "",
         };
         (format!("{pragma}{text}"), fp64)
@@ -63,40 +64,8 @@ impl Prelude {
     /// The macros the annotations' code shape is spelled with, per dialect: unrolled
     /// slices, staged copies, the reduction tree's shuffles, a staged kernel's work-group.
     fn schedule_macros(&self) -> String {
-        let mut t = String::new();
-        // Before a loop of a constant trip count that a GPU should run unrolled (a staged
-        // slice); CPUs' OpenCL compilers decide for themselves, and compile faster so.
-        t += match self.dialect {
-            Dialect::OpenCl => "#define NU_UNROLL\n",
-            Dialect::Cuda => "#define NU_UNROLL _Pragma(\"unroll\")\n",
-        };
-        // Four elements of a staged box, whole inside the array, into local memory: CUDA's
-        // takes 128-bit loads where it can; OpenCL C has no generic vector type to spell it
-        // with, and CPUs' compilers merge the four themselves.
-        t += match self.dialect {
-            Dialect::OpenCl => "#define NU_COPY4(d, s) do { (d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; (d)[3] = (s)[3]; } while (0)\n",
-            Dialect::Cuda => "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
-        };
-        // Warp shuffles for the last steps of a group's reduction tree (`nu_shfl_down`, the
-        // CUDA header's); OpenCL's sub-group functions are not on every device (PoCL's and
-        // NVIDIA's lack them), so OpenCL keeps the tree in local memory.
-        t += match self.dialect {
-            Dialect::OpenCl => "#define NU_SHFL 0\n",
-            Dialect::Cuda => "#define NU_SHFL 1\n",
-        };
-        // A staged kernel's fixed work-group: OpenCL's required size, CUDA's launch bounds.
-        t += match self.dialect {
-            Dialect::OpenCl => {
-                "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n"
-            }
-            // Enough blocks an SM for 16 warps (512 threads), which hide an FMA's latency:
-            // at 256 threads, 128 registers each, so that a GEMM's register block does not
-            // halve its warps for a few registers (the static lab's dgemm: 130 without). At
-            // most 16 blocks, which every architecture since sm_50 holds (ptxas warns past
-            // what an SM can hold: a staged tile of 2 work-items asked for 256).
-            Dialect::Cuda => "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n",
-        };
-        t
+        let p = self.dialect.prelude();
+        [p.unroll, p.copy4, p.shfl, p.group].concat()
     }
 
     /// Every definition the prelude has, before any is dropped.
@@ -112,11 +81,7 @@ impl Prelude {
         // `usize`/`isize` array elements: 64-bit in memory whatever `nu_idx` is.
         t += "typedef ulong nu_word;\ntypedef long nu_sword;\n";
         // `#[nustruct]` declarations check their layout against Rust's with it.
-        t += match self.dialect {
-            Dialect::OpenCl => "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
-            // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
-            Dialect::Cuda => "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
-        };
+        t += self.dialect.prelude().offsetof;
         t += &self.schedule_macros();
         t += &format!("#define NU_IDX_BITS {bits}\n#define as_nu_sidx as_{i}\n");
         t += &format!("#define NU_CPU {}\n", u8::from(self.cpu));
@@ -124,10 +89,11 @@ impl Prelude {
         t += &format!("#define convert_nu_sidx_sat_rtz convert_{i}_sat_rtz\n");
         // Rust never fuses `a * b + c`; OpenCL C may unless told not to (NVRTC is told by
         // its `--fmad=false` option).
-        if self.dialect == Dialect::OpenCl {
+        let opencl = self.dialect.prelude().opencl;
+        if opencl {
             t += "#pragma OPENCL FP_CONTRACT OFF\n";
         }
-        if self.cpu && self.dialect == Dialect::OpenCl {
+        if self.cpu && opencl {
             // A CPU's clang warns that returning a `float16` without AVX-512 changes the ABI
             // (a note about calls between separately compiled objects; a program is one):
             // silenced, so that `-Werror` builds of `vector(16)` kernels pass on such CPUs.
@@ -141,15 +107,11 @@ impl Prelude {
         t += &atomics();
         t += &division_helpers();
         t += &trips_helpers();
-        t += &method_helpers();
+        t += &method_helpers(self.dialect);
         t += &vector_clamp_helpers();
         t += &index_aliases(u, i);
-        if self.images && self.dialect == Dialect::Cuda {
-            t += CUDA_IMAGE_HELPERS;
-        } else if self.images {
-            t += "__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | \
-                  CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;\n";
-            t += IMAGE_HELPERS;
+        if self.images {
+            t += self.dialect.prelude().images;
         }
         t
     }
@@ -385,7 +347,9 @@ fn float_atomics(space: &str, n: &str) -> String {
 /// (the sampler clamps, so every read is in range); `nu_write1(img, w, h, x, y, v, check,
 /// site, record)` writes one, skipping and recording coordinates outside the image, whose
 /// write OpenCL leaves undefined.
-const IMAGE_HELPERS: &str = "\
+/// OpenCL's image helpers, with the sampler they read through.
+pub(crate) const OPENCL_IMAGES: &str = "\
+__constant sampler_t nu_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
 #define nu_read1(nu_i, nu_x, nu_y) read_imagef(nu_i, nu_sampler, (int2)(nu_x, nu_y)).x
 #ifndef nu_arr_float_4_declared
 #define nu_arr_float_4_declared
@@ -413,18 +377,19 @@ void nu_write4(write_only image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_
 }
 ";
 
-/// The image helpers in CUDA: a read-only image is a texture object and a write-only one a
-/// surface object (`backend/cuda`), of one float per texel or four. Textures clamp at the
-/// edge with nearest, unnormalised lookups, as `nu_sampler` does.
-const CUDA_IMAGE_HELPERS: &str = "\
+/// The image helpers in the C++ dialects (CUDA's, HIP's): a read-only image is a texture
+/// object and a write-only one a surface object (`opencl_in_cxx.h`), of one float per texel
+/// or four. Textures clamp at the edge with nearest, unnormalised lookups, as `nu_sampler`
+/// does.
+pub(crate) const CXX_IMAGES: &str = "\
 #define nu_sampler 0
-#define nu_read1(nu_i, nu_x, nu_y) tex2D<float>((cudaTextureObject_t)(nu_i)->tex, (float)(nu_x) + 0.5f, (float)(nu_y) + 0.5f)
+#define nu_read1(nu_i, nu_x, nu_y) tex2D<float>((nu_texture_object)(nu_i)->tex, (float)(nu_x) + 0.5f, (float)(nu_y) + 0.5f)
 #ifndef nu_arr_float_4_declared
 #define nu_arr_float_4_declared
 typedef struct { float v[4]; } nu_arr_float_4;
 #endif
 nu_arr_float_4 nu_read4(image2d_t i, int x, int y) {
-    nu_cuda_float4 f = tex2D<nu_cuda_float4>((cudaTextureObject_t)i->tex, (float)x + 0.5f, (float)y + 0.5f);
+    nu_cxx_float4 f = tex2D<nu_cxx_float4>((nu_texture_object)i->tex, (float)x + 0.5f, (float)y + 0.5f);
     nu_arr_float_4 t;
     t.v[0] = f.x; t.v[1] = f.y; t.v[2] = f.z; t.v[3] = f.w;
     return t;
@@ -437,12 +402,12 @@ int nu_inside(nu_idx w, nu_idx h, int x, int y, int c, uint s, global uint* e) {
     return 0;
 }
 void nu_write1(image2d_t i, nu_idx w, nu_idx h, int x, int y, float v, int c, uint s, global uint* e) {
-    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(v, (cudaSurfaceObject_t)i->surf, x * 4, y);
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(v, (nu_surface_object)i->surf, x * 4, y);
 }
 void nu_write4(image2d_t i, nu_idx w, nu_idx h, int x, int y, nu_arr_float_4 v, int c, uint s, global uint* e) {
-    nu_cuda_float4 f;
+    nu_cxx_float4 f;
     f.x = v.v[0]; f.y = v.v[1]; f.z = v.v[2]; f.w = v.v[3];
-    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(f, (cudaSurfaceObject_t)i->surf, x * 16, y);
+    if (nu_inside(w, h, x, y, c, s, e)) surf2Dwrite(f, (nu_surface_object)i->surf, x * 16, y);
 }
 ";
 
@@ -455,7 +420,7 @@ mod tests {
             index: IndexType::U32,
             images: true,
             cpu: true,
-            dialect: Dialect::OpenCl,
+            dialect: &super::super::dialect::OPENCL_C,
         }
     }
 

@@ -7,6 +7,7 @@
 
 use super::{nvrtc, program};
 use crate::backend::c::disk_cache::DiskCache;
+use crate::backend::c::passed::Passed;
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Compiler, Error, Result};
 use std::collections::HashMap;
@@ -53,7 +54,9 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     // ptxas's resource report (registers, spills, shared memory) goes to the dump.
     let mut options = program::options(arch);
     options.push("--ptxas-options=-v".into());
-    let passed = Passed::new(&text, &options);
+    let passed = nvrtc::version()
+        .ok()
+        .and_then(|v| Passed::new(&format!("nvrtc {v}"), &text, &options));
     if passed.as_ref().is_some_and(Passed::seen) {
         return Ok(());
     }
@@ -84,38 +87,6 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
         numbered_source: number_lines(&text),
         generated_from: source.faults.as_ref().map(|f| f.origin),
     })
-}
-
-/// A clean check remembered in the disk cache (keyed by the text, the options and NVRTC's
-/// version), so the many processes of one test run compile each program once. Not with
-/// `NUDA_DUMP`, which wants every program's files written.
-struct Passed(DiskCache, String);
-
-impl Passed {
-    fn new(text: &str, options: &[String]) -> Option<Passed> {
-        let config = crate::config::config();
-        let dir = config
-            .cache
-            .clone()
-            .ok()
-            .flatten()
-            .filter(|_| config.dump.is_none())?;
-        let version = nvrtc::version().ok()?;
-        let key = DiskCache::key_of_text(&format!(
-            "nvrtc check {version}\n{}\n{text}",
-            options.join(" ")
-        ));
-        // A folder of its own: the cache's top level holds program binaries only.
-        Some(Passed(DiskCache::new(dir.join("nvrtc-checks")), key))
-    }
-
-    fn seen(&self) -> bool {
-        self.0.load(&self.1).is_some()
-    }
-
-    fn record(&self) {
-        self.0.store(&self.1, b"passed");
-    }
 }
 
 /// Whether NVRTC's log holds a warning (ptxas's `info` lines are not).

@@ -173,7 +173,7 @@ fn lab_info(arch: &str) -> DeviceInfo {
 }
 
 /// The shared memory an sm_90 kernel may declare statically, and a block may use in all.
-const STATIC_SHARED: u32 = super::shared::STATIC_LIMIT as u32;
+const STATIC_SHARED: u32 = super::dialect::STATIC_LIMIT as u32;
 const BLOCK_SHARED: u32 = 227 << 10;
 
 /// A program's kernels as the disassembler read them, ptxas's log (for spills), and the
@@ -245,7 +245,8 @@ impl Lab {
         {
             return Ok(p.clone());
         }
-        let super::dialect::Translated { text, moved } = program::cuda_text(source, index);
+        let crate::backend::c::dialect::Rendered { text, moved } =
+            program::cuda_text(source, index);
         let label = source.faults.as_ref().map_or(kernel, |f| f.label);
         let mut options = program::options(self.arch);
         options.push("--ptxas-options=-v".into());

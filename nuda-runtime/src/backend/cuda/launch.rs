@@ -6,8 +6,9 @@
 use super::driver::error;
 use super::slots::Slot;
 use super::{CuDevice, SourceLaunch};
-use crate::backend::c::record::{decode, RECORD_WORDS};
-use crate::backend::{Arg, Geometry, IndexType, Timing};
+use crate::backend::c::cxx_launch;
+use crate::backend::c::record::RECORD_WORDS;
+use crate::backend::{IndexType, Timing};
 use crate::error::{Error, Result};
 use crate::stats::{record as record_stat, Event as StatEvent};
 use cudarc::driver::result;
@@ -24,8 +25,9 @@ pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing
     dev.enter()?;
     let read_back = matches!(&l.source.faults, Some(info) if info.read_back);
     let mut slot = dev.slot()?;
-    let (params, shared) = pack(dev, l, read_back.then_some(slot.record), moved)?;
-    let (grid, block) = shape(l.geometry, l.kernel)?;
+    let record = read_back.then_some(slot.record as u64);
+    let (params, shared) = cxx_launch::pack(l, dev.info.index, record, moved)?;
+    let (grid, block) = cxx_launch::shape(l.geometry, l.kernel)?;
     let shape = Shape {
         grid,
         block,
@@ -45,7 +47,7 @@ pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing
     }
     let kernel = kernel?;
     let fault = match (read_back, l.source.faults.as_ref()) {
-        (true, Some(info)) => fault_of(slot.host(), info.sites),
+        (true, Some(info)) => cxx_launch::fault_of(slot.host(), info.sites),
         _ => None,
     };
     let timing = Timing {
@@ -62,101 +64,11 @@ pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing
     }
 }
 
-/// The fault the record's words hold, if any.
-fn fault_of(words: &[u32], sites: &[&'static crate::fault::Site]) -> Option<crate::fault::Record> {
-    let words: &[u32; RECORD_WORDS] = words.try_into().ok()?;
-    match words[0] {
-        0 => None,
-        _ => decode(words, sites),
-    }
-}
-
 /// A launch's grid, blocks and dynamic shared memory.
 struct Shape {
     grid: [u32; 3],
     block: [u32; 3],
     shared: usize,
-}
-
-/// The parameters' bytes, in order, and the dynamic shared memory the launch needs: the
-/// `moved` bytes of the kernel's own arrays first, then each local argument.
-fn pack(
-    dev: &CuDevice,
-    l: &SourceLaunch<'_, '_>,
-    record: Option<sys::CUdeviceptr>,
-    moved: usize,
-) -> Result<(Vec<Vec<u8>>, usize)> {
-    let index = l.index;
-    let mut out = Vec::new();
-    if l.source.faults.is_some() {
-        // A program whose checks are compiled out gets a null record.
-        out.push(record.unwrap_or(0).to_ne_bytes().to_vec());
-    }
-    let mut shared = moved;
-    for arg in l.args.iter() {
-        match arg {
-            Arg::Scalar(bytes) => out.push(bytes.clone()),
-            Arg::Index(v) => out.push(index_bytes(*v, index)),
-            Arg::SIndex(v) => out.push(index_bytes(*v as u64, index)),
-            Arg::Local(bytes) => {
-                // The dialect made each local pointer a `uint` offset into one buffer.
-                shared = shared.next_multiple_of(16);
-                out.push((shared as u32).to_ne_bytes().to_vec());
-                shared += bytes;
-            }
-            _ => memory(dev, arg, index, &mut out)?,
-        }
-    }
-    Ok((out, shared))
-}
-
-/// An array's pointer and dims, or an image's descriptor (`memory.rs`).
-fn memory(dev: &CuDevice, arg: &Arg<'_>, index: IndexType, out: &mut Vec<Vec<u8>>) -> Result<()> {
-    let handle = arg
-        .prepare(dev.info.index)
-        .unwrap_or_else(|| unreachable!("memory argument"))?;
-    out.push(handle.to_ne_bytes().to_vec());
-    for d in arg.memory().map(|(_, dims)| dims).unwrap_or(&[]) {
-        out.push(index_bytes(*d as u64, index));
-    }
-    Ok(())
-}
-
-fn index_bytes(v: u64, index: IndexType) -> Vec<u8> {
-    match index {
-        IndexType::U32 => (v as u32).to_ne_bytes().to_vec(),
-        IndexType::U64 => v.to_ne_bytes().to_vec(),
-    }
-}
-
-/// Blocks and threads per block. With no work-group size given, each dimension's block is
-/// the largest divisor of its size that keeps the block within 256 threads, so the grid
-/// covers exactly the global size, as OpenCL's does.
-fn shape(geo: &Geometry, kernel: &str) -> Result<([u32; 3], [u32; 3])> {
-    let dims = geo.global.len();
-    if !(1..=3).contains(&dims) || geo.local.as_ref().is_some_and(|l| l.len() != dims) {
-        return Err(Error::DimsMismatch {
-            what: format!("launch of `{kernel}`"),
-            expected: "1 to 3 global sizes and as many local sizes".into(),
-            found: format!("{:?} / {:?}", geo.global, geo.local),
-        });
-    }
-    let (mut grid, mut block) = ([1u32; 3], [1u32; 3]);
-    let mut room = 256usize;
-    for d in 0..dims {
-        let g = geo.global[d];
-        let b = match &geo.local {
-            Some(l) => l[d],
-            None => (1..=room.min(g))
-                .rev()
-                .find(|b| g.is_multiple_of(*b))
-                .unwrap_or(1),
-        };
-        room = (room / b.max(1)).max(1);
-        block[d] = b as u32;
-        grid[d] = (g / b.max(1)) as u32;
-    }
-    Ok((grid, block))
 }
 
 /// Launches `f` and waits for it; returns the kernel's time from events around it. With

@@ -16,7 +16,6 @@ mod nvrtc;
 mod pipeline;
 mod program;
 pub mod sass;
-mod shared;
 mod slots;
 mod transfer;
 

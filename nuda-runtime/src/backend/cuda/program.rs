@@ -4,9 +4,9 @@
 //! versions.
 
 use super::{dialect, nvrtc, CuDevice};
+use crate::backend::c::dialect::Rendered;
 use crate::backend::c::disk_cache::DiskCache;
 use crate::backend::c::prelude::Prelude;
-use crate::backend::c::Dialect;
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Compiler, Error, Result};
 use crate::stats::{record, Event};
@@ -17,15 +17,15 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The whole program in CUDA C++: nuda's prelude (its CUDA parts) and the source, through
 /// the dialect.
-pub(crate) fn cuda_text(source: &KernelSource, index: IndexType) -> dialect::Translated {
+pub(crate) fn cuda_text(source: &KernelSource, index: IndexType) -> Rendered {
     let prelude = Prelude {
         index,
         images: true,
         cpu: false,
-        dialect: Dialect::Cuda,
+        dialect: &dialect::CUDA_CXX,
     };
     let (text, _fp64) = prelude.for_source(source.source);
-    dialect::translate(&(text + source.source), source.faults.is_none())
+    dialect::translate(&text, source.source)
 }
 
 /// NVRTC's options for `arch` (`sm_90` builds CUBIN, `compute_90` PTX): the prelude's
@@ -109,7 +109,7 @@ impl CuDevice {
 
     /// Compiles (or finds on disk) and loads the program.
     fn build(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<Module> {
-        let dialect::Translated { text, moved } = cuda_text(source, index);
+        let Rendered { text, moved } = cuda_text(source, index);
         let label = source.faults.as_ref().map_or(kernel, |f| f.label);
         let arch = super::driver::architecture(&self.info);
         super::check::dump(&text, label, &arch, "", None);

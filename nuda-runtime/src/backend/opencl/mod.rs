@@ -5,6 +5,7 @@
 //! OpenCL is reached through `opencl3` with its `dynamic` feature: `libOpenCL.so.1` is loaded
 //! at first use, so a machine without it gets the native engine instead of a link error.
 
+pub(crate) mod amdgcn;
 mod enumerate;
 mod launch;
 mod memory;

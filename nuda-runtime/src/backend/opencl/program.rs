@@ -101,7 +101,7 @@ impl ClDevice {
             index,
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
-            dialect: crate::backend::c::Dialect::OpenCl,
+            dialect: &crate::backend::c::dialect::OPENCL_C,
         };
         let (prelude, fp64) = prelude.for_source(src.source);
         if fp64 && !self.info.fp64 {
@@ -119,7 +119,7 @@ impl ClDevice {
             true => "/* built with -Werror */\n".to_string(),
             false => String::new(),
         } + &prelude
-            + src.source;
+            + &nuda_abi::dialect::to_opencl(src.source);
         dump(&text, label);
         let cache = crate::config::config().cache.clone()?.map(DiskCache::new);
         let key = DiskCache::key(&self.info, &text);

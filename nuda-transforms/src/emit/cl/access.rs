@@ -259,7 +259,12 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     let idx: Vec<String> = (0..rank).map(|k| format!("nu_i{k}")).collect();
     let mut params = vec![Ph::param(fill, b)];
     if let Helper::Private(..) = h {
-        params.extend([format!("local {elem}* restrict nu_ph"), "uint nu_pv".into()]);
+        // A helper's pointer into local memory: an address space, not a kernel's parameter.
+        let local = nuda_abi::dialect::Mk::space(nuda_abi::dialect::Space::Local);
+        params.extend([
+            format!("{local}{elem}* restrict nu_ph"),
+            "uint nu_pv".into(),
+        ]);
     }
     params.extend(idx.iter().map(|i| format!("nu_idx {i}")));
     let values: Vec<String> = match h {
@@ -273,7 +278,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     params.extend([
         "int nu_c".into(),
         "uint nu_s".into(),
-        "global uint* nu_err".into(),
+        super::marks::err_param(),
     ]);
     let inside: Vec<String> = idx
         .iter()

@@ -81,7 +81,7 @@ impl ClEmitter<'_> {
         self.out.push_str("#endif\n");
         self.raw_line("}");
         self.tree(&others);
-        format!("kernel void {name}({}) {{\n{}}}\n", p.join(", "), self.out)
+        super::marks::kernel_def(name, "", &p, &self.out)
     }
 
     /// Tile `nu_k`'s iterations `nu_lo..nu_hi`.
@@ -94,20 +94,21 @@ impl ClEmitter<'_> {
     /// tile size and the ticket's local slot.
     fn tile_params(&self, scans: &[Red]) -> Vec<String> {
         let mut params = Vec::new();
+        let g = super::marks::global();
         for Red { r, fill, .. } in scans {
             let t = Ph::ty(*fill);
             params.extend([
-                format!("global uint* nu_sa{r}, nu_idx nu_sa{r}__d0"),
-                format!("global uint* nu_si{r}, nu_idx nu_si{r}__d0"),
+                format!("{g}uint* nu_sa{r}, nu_idx nu_sa{r}__d0"),
+                format!("{g}uint* nu_si{r}, nu_idx nu_si{r}__d0"),
                 format!("{t} nu_id{r}"),
                 format!("{t} nu_s0{r}"),
-                format!("local {t}* restrict nu_sl{r}"),
+                super::marks::local_param(&t, &format!("nu_sl{r}"), true),
             ]);
         }
         params.extend([
-            "global uint* nu_tf, nu_idx nu_tf__d0".to_string(),
+            format!("{g}uint* nu_tf, nu_idx nu_tf__d0"),
             "ulong nu_T".to_string(),
-            "local uint* restrict nu_tl".to_string(),
+            super::marks::local_param("uint", "nu_tl", true),
         ]);
         params
     }
@@ -181,7 +182,10 @@ impl ClEmitter<'_> {
     /// the tile's exclusive prefix and publishes the inclusive one, and leaves the prefix in
     /// `nu_sl<r>[<slot>]` for the group.
     fn look_back(&mut self, scans: &[Red], agg: &str, slot: &str) {
-        self.raw_line("    volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;");
+        let g = super::marks::global();
+        self.raw_line(&format!(
+            "    volatile {g}uint* nu_fl = (volatile {g}uint*)nu_tf + 1;"
+        ));
         for Red { r, fill, .. } in scans {
             let t = Ph::ty(*fill);
             self.raw_line(&format!("    {t} nu_px{r} = nu_s0{r};"));

@@ -10,6 +10,7 @@
 mod access;
 mod expr;
 mod lookback;
+mod marks;
 mod names;
 mod privatise;
 mod reads;
@@ -271,7 +272,7 @@ impl<'a> ClEmitter<'a> {
         body: &Block,
         slice: Option<(&Block, crate::reduce::ScanForm)>,
     ) -> String {
-        let mut params = vec![RECORD_PARAM.to_string()];
+        let mut params = vec![marks::record_param()];
         for (d, l) in mapped.iter().enumerate() {
             let t = Ph::ty(l.slot);
             params.extend([
@@ -323,12 +324,7 @@ impl<'a> ClEmitter<'a> {
             Some(n) => self.staged_nest(n),
             None => self.merged_body(body),
         }
-        format!(
-            "kernel void {}{name}({}) {{\n{}}}\n",
-            group.unwrap_or_default(),
-            params.join(", "),
-            self.out
-        )
+        marks::kernel_def(name, &group.unwrap_or_default(), &params, &self.out)
     }
 
     /// Each mapped loop's variable, from the work-item's iteration number `nu_g<d>`.
@@ -354,15 +350,11 @@ impl<'a> ClEmitter<'a> {
 
     /// A `#[nukernel]`: the fault record, then the captures, in order.
     pub fn kernel(mut self, name: &str, body: &Block, locals: &[crate::zeroing::Zeroed]) -> String {
-        let mut params = vec![RECORD_PARAM.to_string()];
+        let mut params = vec![marks::record_param()];
         params.extend(self.capture_params());
         self.zero_locals(locals);
         self.merged_body(body);
-        format!(
-            "kernel void {name}({}) {{\n{}}}\n",
-            params.join(", "),
-            self.out
-        )
+        marks::kernel_def(name, "", &params, &self.out)
     }
 
     /// A `#[nucode]` function with scalar parameters and an optional return type.
@@ -373,7 +365,7 @@ impl<'a> ClEmitter<'a> {
         outs: &[Ty],
         body: &Block,
     ) -> String {
-        let mut decls = vec!["global uint* nu_err".to_string()];
+        let mut decls = vec![marks::err_param()];
         decls.extend(params.iter().map(|(n, t)| {
             let c = self.names.declare(n);
             format!("{} {c}", ty_text(*t))
@@ -425,9 +417,6 @@ pub fn staged_body(body: &Block) -> Option<&Nest> {
         _ => None,
     }
 }
-
-/// The fault record every generated kernel takes first (see the runtime's `fault`).
-const RECORD_PARAM: &str = "global uint* restrict nu_err";
 
 /// A written type's OpenCL C text: a user type's is its slot's placeholder.
 fn ty_text(t: Ty) -> String {

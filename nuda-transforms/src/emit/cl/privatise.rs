@@ -28,7 +28,7 @@ impl ClEmitter<'_> {
                 let elem = Ph::elem(self.env.capture_fill(&x.name).unwrap_or_default());
                 [
                     format!("uint nu_pv{k}"),
-                    format!("local {elem}* restrict nu_ph{k}"),
+                    super::marks::local_param(&elem, &format!("nu_ph{k}"), true),
                 ]
             })
             .collect()

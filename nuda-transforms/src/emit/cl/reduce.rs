@@ -59,11 +59,7 @@ impl ClEmitter<'_> {
         self.out.push_str("#endif\n");
         self.private_flush();
         self.tree(&reds);
-        format!(
-            "kernel void {name}({}) {{\n{}}}\n",
-            params.join(", "),
-            self.out
-        )
+        super::marks::kernel_def(name, "", &params, &self.out)
     }
 
     /// The mapped variables and the body, in a scope of their own, with reduction updates
@@ -172,8 +168,11 @@ impl ClEmitter<'_> {
             let t = Ph::ty(*fill);
             params.extend([
                 format!("{t} {var}"),
-                format!("local {t}* restrict nu_rl{r}"),
-                format!("global {t}* restrict nu_rp{r}, nu_idx nu_rp{r}__d0"),
+                super::marks::local_param(&t, &format!("nu_rl{r}"), true),
+                format!(
+                    "{}{t}* restrict nu_rp{r}, nu_idx nu_rp{r}__d0",
+                    super::marks::global()
+                ),
             ]);
         }
         params

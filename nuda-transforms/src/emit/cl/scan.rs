@@ -49,11 +49,8 @@ impl ClEmitter<'_> {
         self.prologue(mapped.len());
         self.totals(mapped, slice);
         self.tree(&scans);
-        let first = format!(
-            "kernel void {name}_totals({}) {{\n{}}}\n",
-            p1.join(", "),
-            std::mem::take(&mut self.out)
-        );
+        let totals = format!("{name}_totals");
+        let first = super::marks::kernel_def(&totals, "", &p1, &std::mem::take(&mut self.out));
         let others = self.reds(Some(false));
         let mut p2 = params;
         p2.extend(self.scan_params(&scans));
@@ -73,7 +70,7 @@ impl ClEmitter<'_> {
         self.gpu_scan(mapped, body, slice, &scans);
         self.out.push_str("#endif\n");
         self.tree(&others);
-        let second = format!("kernel void {name}({}) {{\n{}}}\n", p2.join(", "), self.out);
+        let second = super::marks::kernel_def(name, "", &p2, &self.out);
         first + &second
     }
 
@@ -83,9 +80,12 @@ impl ClEmitter<'_> {
         for Red { r, fill, .. } in scans {
             let t = Ph::ty(*fill);
             params.extend([
-                format!("global const {t}* restrict nu_so{r}, nu_idx nu_so{r}__d0"),
+                format!(
+                    "{}const {t}* restrict nu_so{r}, nu_idx nu_so{r}__d0",
+                    super::marks::global()
+                ),
                 format!("{t} nu_id{r}"),
-                format!("local {t}* restrict nu_sl{r}"),
+                super::marks::local_param(&t, &format!("nu_sl{r}"), true),
             ]);
         }
         params

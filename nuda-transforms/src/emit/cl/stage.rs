@@ -134,10 +134,11 @@ impl ClEmitter<'_> {
                 .env
                 .capture_fill(&syn::Ident::new(name, proc_macro2::Span::call_site()));
             let size = b.extents.iter().product::<usize>() * copies;
-            self.line(format!(
-                "local {} {}[{size}];",
-                Ph::elem(fill.unwrap_or_default()),
-                b.local
+            let elem = Ph::elem(fill.unwrap_or_default());
+            self.line(nuda_abi::dialect::Mk::shared_array(
+                &elem,
+                &b.local,
+                &size.to_string(),
             ));
             // The box's first index per position, set by each copy, read by each read.
             let origins: Vec<String> = (0..b.extents.len())
@@ -526,7 +527,11 @@ fn leading_binds(b: &Block) -> usize {
 /// array, the read's index, the index the copy holds there, and the site.
 pub(super) fn staged_params(fill: usize, b: &str, rank: usize) -> Vec<String> {
     let mut params = vec![
-        format!("local {}* nu_t", Ph::elem(fill)),
+        format!(
+            "{}{}* nu_t",
+            nuda_abi::dialect::Mk::space(nuda_abi::dialect::Space::Local),
+            Ph::elem(fill)
+        ),
         "nu_idx nu_l".into(),
         Ph::param(fill, b),
     ];
@@ -535,7 +540,7 @@ pub(super) fn staged_params(fill: usize, b: &str, rank: usize) -> Vec<String> {
     params.extend([
         "int nu_c".into(),
         "uint nu_s".into(),
-        "global uint* nu_err".into(),
+        super::marks::err_param(),
     ]);
     params
 }

@@ -62,7 +62,12 @@ impl ClEmitter<'_> {
             s => {
                 let lanes: Vec<String> =
                     (0..w).map(|l| format!("nu_t[nu_l + {}]", l * s)).collect();
-                format!("({elem}{w})({})", lanes.join(", "))
+                let ty = format!("{elem}{w}");
+                format!(
+                    "{}({})",
+                    nuda_abi::dialect::Mk::vector(&ty),
+                    lanes.join(", ")
+                )
             }
         };
         let mut args = vec![b.clone()];

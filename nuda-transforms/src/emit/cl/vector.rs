@@ -179,7 +179,8 @@ impl ClEmitter<'_> {
             Some(Kind::Varying) => self.expr(x),
             _ => {
                 let v = self.expr(x);
-                format!("(({}{})({v}))", Ph::ty(s), self.width())
+                let ty = format!("{}{}", Ph::ty(s), self.width());
+                format!("({}({v}))", nuda_abi::dialect::Mk::vector(&ty))
             }
         }
     }
@@ -566,7 +567,7 @@ impl Shape<'_> {
         params.extend([
             "int nu_c".into(),
             "uint nu_s".into(),
-            "global uint* nu_err".into(),
+            super::marks::err_param(),
         ]);
         let dims: Vec<String> = (0..self.rank).map(|k| format!("{b}__d{k}")).collect();
         let lanes: Vec<String> = (0..w)
@@ -581,7 +582,11 @@ impl Shape<'_> {
             true => (
                 vty.clone(),
                 format!("return vload{w}(0, &{data}[{off}]);"),
-                format!("return ({vty})({});", lanes.join(", ")),
+                format!(
+                    "return {}({});",
+                    nuda_abi::dialect::Mk::vector(&vty),
+                    lanes.join(", ")
+                ),
             ),
             false => (
                 "void".into(),

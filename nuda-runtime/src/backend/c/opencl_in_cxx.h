@@ -1,17 +1,22 @@
-// nuda's CUDA dialect: the OpenCL C that nuda's macros and prelude write, in CUDA C++.
-// `dialect.rs` puts this before every program, rewrites the few constructs a header cannot
-// reach (kernel signatures, local declarations, vector literals), and NVRTC compiles the
-// result with -default-device, so the prelude's helpers are device functions.
-typedef float4 nu_cuda_float4;
+// nuda's C++ dialects (CUDA's and HIP's): the OpenCL C that nuda's macros and prelude
+// write, in C++ for a GPU. `cxx.rs` puts this before every program, after the dialect's
+// prologue, which defines the few names CUDA and HIP spell apart (NU_SHFL_DOWN_RAW and its
+// kin, nu_texture_object, nu_surface_object); the dialect's marks spell what a header cannot
+// reach (kernel signatures, local parameters and declarations, vector literals). NVRTC and
+// hiprtc compile the result with device functions by default.
+typedef float4 nu_cxx_float4;
 typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
+// HIP has its own `ulong` (unsigned long, 64 bits as here).
+#ifndef NU_HAS_ULONG
 typedef unsigned long long ulong;
+#endif
 typedef unsigned long long size_t_nu;
 
-// Address spaces (`global`, `local`, `constant`, `private`) and `kernel` are rewritten by
-// `dialect.rs`, token by token: as macros they would break CUDA's own `__global__`, which
-// expands to `__location__(global)`.
+// Address spaces (`global`, `local`, `constant`, `private`) and `kernel` are dialect marks
+// (`cxx.rs`): as macros they would break CUDA's own `__global__`, which expands to
+// `__location__(global)`.
 #define restrict __restrict__
 #define read_only
 #define write_only
@@ -242,8 +247,26 @@ __device__ inline float atomic_xchg(volatile float* p, float v) { return atomicE
     __device__ inline T atom_cmpxchg(volatile T* p, T e, T x) { return (T)atomicCAS(NU_U64(p), (ulong)e, (ulong)x); }
 NU_ATOMICS_64(long)
 NU_ATOMICS_64(ulong)
-__device__ inline long atom_min(volatile long* p, long v) { return (long)atomicMin((long long*)p, (long long)v); }
-__device__ inline long atom_max(volatile long* p, long v) { return (long)atomicMax((long long*)p, (long long)v); }
+// Signed 64-bit min and max: CUDA's own, or (HIP before ROCm 6) a compare-and-swap loop;
+// either returns the value before.
+template <bool MAX> __device__ inline long long nu_cas_minmax_s64(long long* p, long long v) {
+    unsigned long long* u = (unsigned long long*)p;
+    unsigned long long seen = *(volatile unsigned long long*)u;
+    for (;;) {
+        long long cur = (long long)seen;
+        long long want = MAX ? (cur > v ? cur : v) : (cur < v ? cur : v);
+        if (want == cur) return cur;
+        unsigned long long old = atomicCAS(u, seen, (unsigned long long)want);
+        if (old == seen) return cur;
+        seen = old;
+    }
+}
+#ifndef NU_ATOMIC_MIN_S64
+#define NU_ATOMIC_MIN_S64(p, v) atomicMin((long long*)(p), (long long)(v))
+#define NU_ATOMIC_MAX_S64(p, v) atomicMax((long long*)(p), (long long)(v))
+#endif
+__device__ inline long atom_min(volatile long* p, long v) { return (long)NU_ATOMIC_MIN_S64(p, v); }
+__device__ inline long atom_max(volatile long* p, long v) { return (long)NU_ATOMIC_MAX_S64(p, v); }
 __device__ inline ulong atom_min(volatile ulong* p, ulong v) { return atomicMin(NU_U64(p), v); }
 __device__ inline ulong atom_max(volatile ulong* p, ulong v) { return atomicMax(NU_U64(p), v); }
 
@@ -340,19 +363,19 @@ template <class T, int N> __device__ inline void nu_vstore(nu_vec<T, N> v, T* p)
         if constexpr (sizeof(T) <= 4) { \
             int x = 0; \
             memcpy(&x, &v, sizeof(T)); \
-            x = SHFL(0xffffffffu, x, h); \
+            x = SHFL(x, h); \
             memcpy(&v, &x, sizeof(T)); \
         } else { \
             long long x = 0; \
             memcpy(&x, &v, sizeof(T)); \
-            x = SHFL(0xffffffffu, x, h); \
+            x = SHFL(x, h); \
             memcpy(&v, &x, sizeof(T)); \
         } \
         return v; \
     }
-NU_SHFL_DIR(nu_shfl_down, __shfl_down_sync)
-NU_SHFL_DIR(nu_shfl_up, __shfl_up_sync)
-NU_SHFL_DIR(nu_shfl_idx, __shfl_sync)
+NU_SHFL_DIR(nu_shfl_down, NU_SHFL_DOWN_RAW)
+NU_SHFL_DIR(nu_shfl_up, NU_SHFL_UP_RAW)
+NU_SHFL_DIR(nu_shfl_idx, NU_SHFL_IDX_RAW)
 // Four elements of a staged box from global to shared memory (the prelude's `NU_COPY4`):
 // 128-bit loads and stores where the source is aligned to 16 bytes (the destination always
 // is), one element at a time otherwise, and for elements of other sizes.
@@ -379,7 +402,7 @@ template <class T> __device__ inline void nu_copy4(T* d, const T* s) {
 #define vstore8(v, o, p) nu_vstore((v), (p) + 8 * (o))
 #define vstore16(v, o, p) nu_vstore((v), (p) + 16 * (o))
 
-// dialect.rs puts a typedef and a name for every OpenCL vector type here:
+// cxx.rs puts a typedef and a name for every OpenCL vector type here:
 // @vector-types
 
 // Images: a CUDA array of one float per texel or four (RGBA), with a texture object for
@@ -394,13 +417,13 @@ typedef int sampler_t;
 #define CLK_ADDRESS_CLAMP_TO_EDGE 0
 #define CLK_FILTER_NEAREST 0
 __device__ inline nu_float4 read_imagef(image2d_t img, sampler_t s, nu_int2 c) {
-    nu_cuda_float4 t = tex2D<nu_cuda_float4>((cudaTextureObject_t)img->tex, c.x + 0.5f, c.y + 0.5f);
+    nu_cxx_float4 t = tex2D<nu_cxx_float4>((nu_texture_object)img->tex, c.x + 0.5f, c.y + 0.5f);
     nu_float4 v;
     v.x = t.x; v.y = t.y; v.z = t.z; v.w = t.w;
     return v;
 }
 __device__ inline void write_imagef(image2d_t img, nu_int2 c, nu_float4 v) {
-    nu_cuda_float4 t;
+    nu_cxx_float4 t;
     t.x = v.x; t.y = v.y; t.z = v.z; t.w = v.w;
-    surf2Dwrite(t, (cudaSurfaceObject_t)img->surf, c.x * (int)sizeof(t), c.y);
+    surf2Dwrite(t, (nu_surface_object)img->surf, c.x * (int)sizeof(t), c.y);
 }

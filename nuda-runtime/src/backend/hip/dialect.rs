@@ -1,0 +1,92 @@
+//! The HIP dialect (layer 1, the HIP backend): a program as hiprtc compiles it for an AMD
+//! GPU. The marks are filled as the C++ dialects fill them (`backend/c/cxx.rs`, shared with
+//! CUDA); this file gives what is HIP's own: the prologue before the shared header (warp
+//! shuffles within 32 lanes, texture and surface objects), clang's pragma that makes the
+//! prelude's and the macros' functions `__host__ __device__` (NVRTC's
+//! `--device-as-default-execution-space`), and the prelude's parts (`offsetof`, unrolling,
+//! 128-bit staged copies, launch bounds without CUDA's blocks-per-SM).
+//!
+//! The reduction trees' and scans' warp steps are written for 32 lanes. An AMD wavefront
+//! has 64 lanes on CDNA (gfx9) and 32 on RDNA: HIP's shuffles take a width, and with 32 they
+//! work within each half of a 64-lane wavefront as CUDA's do within a warp.
+
+use crate::backend::c::cxx;
+use crate::backend::c::dialect::{Dialect, KernelPlan, PreludeParts, Rendered};
+use crate::backend::c::prelude::CXX_IMAGES;
+use nuda_abi::dialect::Mark;
+
+/// HIP C++, as hiprtc compiles it.
+pub(crate) struct HipCxx;
+
+/// The HIP dialect.
+pub(crate) static HIP_CXX: HipCxx = HipCxx;
+
+/// What HIP spells its own way, before the shared header.
+const PROLOGUE: &str = "\
+// HIP's spellings of what the C++ dialects' header leaves to each (backend/hip/dialect.rs).
+#define NU_SHFL_DOWN_RAW(x, h) __shfl_down(x, h, 32)
+#define NU_SHFL_UP_RAW(x, h) __shfl_up(x, h, 32)
+#define NU_SHFL_IDX_RAW(x, h) __shfl(x, h, 32)
+typedef hipTextureObject_t nu_texture_object;
+typedef hipSurfaceObject_t nu_surface_object;
+#define NU_HAS_ULONG
+#define NU_ATOMIC_MIN_S64(p, v) nu_cas_minmax_s64<false>((long long*)(p), (long long)(v))
+#define NU_ATOMIC_MAX_S64(p, v) nu_cas_minmax_s64<true>((long long*)(p), (long long)(v))
+#pragma clang force_cuda_host_device begin
+";
+
+/// Closes the prologue's pragma.
+const EPILOGUE: &str = "#pragma clang force_cuda_host_device end\n";
+
+static PRELUDE: PreludeParts = PreludeParts {
+    opencl: false,
+    offsetof: "#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n",
+    unroll: "#define NU_UNROLL _Pragma(\"unroll\")\n",
+    copy4: "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
+    shfl: "#define NU_SHFL 1\n",
+    // HIP's second bound is a count of waves per execution unit, not CUDA's blocks per SM:
+    // the block's size alone.
+    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n",
+    images: CXX_IMAGES,
+};
+
+impl Dialect for HipCxx {
+    fn mark(&self, m: &Mark<'_>, k: &KernelPlan) -> String {
+        cxx::mark(m, k)
+    }
+
+    fn prelude(&self) -> &PreludeParts {
+        &PRELUDE
+    }
+
+    fn bswap(&self, _t: &str, _bytes: u32) -> String {
+        "nu_bswap(x)".into()
+    }
+}
+
+/// The whole program in HIP C++: the prologue, the shared header, then `prelude` (nuda's,
+/// in OpenCL C) and `source`, marked where the macros did not mark it, with the marks filled.
+pub(crate) fn translate(prelude: &str, source: &str) -> Rendered {
+    cxx::program(&HIP_CXX, [PROLOGUE, EPILOGUE], prelude, source)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hip_shuffles_within_32_lanes_and_kernels_are_cxx() {
+        let t = translate(
+            "",
+            "kernel void f(global float* a, local float* t) { t[0] = a[0]; }\n",
+        );
+        assert!(t.text.contains("__shfl_down(x, h, 32)"), "{}", t.text);
+        assert!(
+            t.text
+                .contains("extern \"C\" __global__ void f(float* a, uint t__nu_off) {"),
+            "{}",
+            t.text
+        );
+        assert!(t.moved.is_empty());
+    }
+}

@@ -1,0 +1,165 @@
+//! ROCm's OpenCL compile on every program, with no AMD GPU (layer 1, the OpenCL backend):
+//! `NUDA_AMDGCN_CHECK=gfx90a,gfx940` compiles each source-form program the process launches,
+//! on any device, as ROCm's OpenCL runtime would: the program's OpenCL C for a GPU (nuda's
+//! prelude with images), by clang for `amdgcn-amd-amdhsa` with ROCm's device libraries,
+//! linked into a code object. An error fails the launch with clang's log (a warning too, under
+//! `NUDA_CL_WERROR`, as for the OpenCL build). With `NUDA_DUMP=<dir>` the code object's ISA
+//! (`.amdgcn.s`, headed by each kernel's VGPRs, SGPRs, spills, LDS bytes and waves per SIMD)
+//! goes there too.
+
+use crate::backend::c::amdgpu::{self, TempFile, Tools};
+use crate::backend::c::dialect::OPENCL_C;
+use crate::backend::c::disk_cache::DiskCache;
+use crate::backend::c::passed::Passed;
+use crate::backend::c::prelude::Prelude;
+use crate::backend::{IndexType, KernelSource};
+use crate::error::{number_lines, Compiler, Error, Result};
+use std::collections::HashMap;
+use std::process::Command;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// The outcome per (program, index type): a program is checked once per process.
+type Seen = Mutex<HashMap<(usize, usize, IndexType), Result<()>>>;
+
+/// Compiles `source` with clang for every architecture `NUDA_AMDGCN_CHECK` lists, once per
+/// process; `kernel` names the launch in messages.
+pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
+    let archs = crate::config::config()
+        .amdgcn_check
+        .as_ref()
+        .map_err(Clone::clone)?;
+    if archs.is_empty() {
+        return Ok(());
+    }
+    static SEEN: OnceLock<Seen> = OnceLock::new();
+    let seen = SEEN.get_or_init(Seen::default);
+    let key = (source.source.as_ptr() as usize, source.source.len(), index);
+    let known = seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    if let Some(done) = known {
+        return done;
+    }
+    let outcome = archs
+        .iter()
+        .try_for_each(|arch| check_one(source, index, kernel, arch));
+    seen.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, outcome.clone());
+    outcome
+}
+
+/// The program as an OpenCL GPU compiles it: the prelude for a GPU with images, then the
+/// source.
+pub(crate) fn gpu_text(source: &KernelSource, index: IndexType) -> String {
+    let prelude = Prelude {
+        index,
+        images: true,
+        cpu: false,
+        dialect: &OPENCL_C,
+    };
+    prelude.for_source(source.source).0 + &nuda_abi::dialect::to_opencl(source.source)
+}
+
+/// clang's options for `arch`, as ROCm's OpenCL runtime passes them, plus nuda's own.
+fn options(tools: &Tools, arch: &str, werror: bool) -> Vec<String> {
+    let mut o = vec![
+        "-x".into(),
+        "cl".into(),
+        "-cl-std=CL1.2".into(),
+        "-Xclang".into(),
+        "-finclude-default-header".into(),
+        "-target".into(),
+        "amdgcn-amd-amdhsa".into(),
+        format!("-mcpu={arch}"),
+        format!("--rocm-device-lib-path={}", tools.device_libs.display()),
+        "-O3".into(),
+    ];
+    if werror {
+        o.push("-Werror".into());
+    }
+    o
+}
+
+/// One architecture: clang's code object, or its log.
+fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) -> Result<()> {
+    let label = source.faults.as_ref().map_or(kernel, |f| f.label);
+    let device = format!("no device (NUDA_AMDGCN_CHECK, {arch})");
+    let tools = amdgpu::tools().map_err(|why| Error::Launch {
+        kernel: kernel.into(),
+        device: device.clone(),
+        reason: format!("NUDA_AMDGCN_CHECK is set, but {why}"),
+    })?;
+    let text = gpu_text(source, index);
+    let options = options(tools, arch, crate::config::config().werror.clone()?);
+    let passed = Passed::new(&tools.version, &text, &options);
+    if passed.as_ref().is_some_and(Passed::seen) {
+        return Ok(());
+    }
+    match compile(tools, &text, &options) {
+        Ok(code) => {
+            dump(tools, &text, label, arch, &code);
+            if let Some(p) = passed {
+                p.record();
+            }
+            Ok(())
+        }
+        Err(log) => Err(Error::Build {
+            compiler: Compiler::Clang,
+            program: label.into(),
+            device,
+            log,
+            numbered_source: number_lines(&text),
+            generated_from: source.faults.as_ref().map(|f| f.origin),
+        }),
+    }
+}
+
+/// clang's code object for `text`, or its log (a warning is in the log only with `-Werror`).
+fn compile(tools: &Tools, text: &str, options: &[String]) -> Result<Vec<u8>, String> {
+    let (cl, co) = (TempFile::new(".cl"), TempFile::new(".co"));
+    std::fs::write(&cl.0, text).map_err(|e| format!("cannot write {}: {e}", cl.0.display()))?;
+    let out = Command::new(&tools.clang)
+        .args(options)
+        .arg("-o")
+        .arg(&co.0)
+        .arg(&cl.0)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tools.clang.display()))?;
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.success() {
+        true => {
+            std::fs::read(&co.0).map_err(|e| format!("no code object ({e}); clang said: {log}"))
+        }
+        false => Err(log),
+    }
+}
+
+/// Writes the code object's ISA, headed by each kernel's resources, to `NUDA_DUMP`, if set.
+fn dump(tools: &Tools, text: &str, label: &str, arch: &str, code: &[u8]) {
+    let Some(dir) = crate::config::config().dump.as_ref() else {
+        return;
+    };
+    let digest = &DiskCache::key_of_text(text)[..12];
+    let body = amdgpu::resources(tools, code)
+        .map(|k| amdgpu::resource_lines(arch, &k))
+        .and_then(|head| amdgpu::isa(tools, code).map(|isa| head + &isa));
+    // The OpenCL C as a GPU compiles it (a CPU device's dump has another prelude), then its ISA.
+    let files = [
+        (format!("{label}-{digest}.cl"), Ok(text.to_string())),
+        (format!("{label}-{digest}-{arch}.amdgcn.s"), body),
+    ];
+    for (name, body) in files {
+        let path = dir.join(name);
+        let written = body.and_then(|b| {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(&path, b))
+                .map_err(|e| e.to_string())
+        });
+        if let Err(e) = written {
+            eprintln!("nuda: NUDA_DUMP: cannot write {}: {e}", path.display());
+        }
+    }
+}
