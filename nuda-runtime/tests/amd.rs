@@ -133,7 +133,13 @@ fn a_kernel_hiprtc_rejects_is_an_error_naming_it_with_hiprtcs_log() {
     if opencl().is_none() || !amd_here("NUDA_HIP_CHECK", "gfx90a") {
         return;
     }
-    let out = child("child_broken", &[("NUDA_HIP_CHECK", "gfx90a")]);
+    // Only this compiler: scripts/test turns NVRTC's and clang's checks on too.
+    let only = [
+        ("NUDA_HIP_CHECK", "gfx90a"),
+        ("NUDA_CUDA_CHECK", ""),
+        ("NUDA_AMDGCN_CHECK", ""),
+    ];
+    let out = child("child_broken", &only);
     assert_eq!(probe(&out, "compiler"), "hiprtc");
     assert_eq!(probe(&out, "program"), "broken_for_amd");
     let log = probe(&out, "log");
@@ -152,7 +158,12 @@ fn a_kernel_clang_rejects_for_amdgcn_is_an_error_with_clangs_log() {
     if opencl().is_none() || !amd_here("NUDA_AMDGCN_CHECK", "gfx90a") {
         return;
     }
-    let out = child("child_broken", &[("NUDA_AMDGCN_CHECK", "gfx940")]);
+    let only = [
+        ("NUDA_AMDGCN_CHECK", "gfx940"),
+        ("NUDA_CUDA_CHECK", ""),
+        ("NUDA_HIP_CHECK", ""),
+    ];
+    let out = child("child_broken", &only);
     assert_eq!(probe(&out, "compiler"), "clang (amdgcn)");
     let log = probe(&out, "log");
     assert!(log.contains("undeclared_name"), "{log}");

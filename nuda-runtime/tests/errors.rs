@@ -265,7 +265,7 @@ fn init_result(env: &[(&str, &str)]) -> (String, String) {
 fn malformed_nuda_engine_is_an_error_everywhere() {
     let (init, launch) = init_result(&[("NUDA_ENGINE", "metal")]);
     assert!(
-        init.starts_with("err BadSelection") && init.contains("auto, cuda, opencl, native"),
+        init.starts_with("err BadSelection") && init.contains("auto, cuda, hip, opencl, native"),
         "{init}"
     );
     assert!(

@@ -117,9 +117,24 @@ pub(crate) fn resources(tools: &Tools, code: &[u8]) -> Result<Vec<Resources>, St
     Ok(parse_notes(&notes))
 }
 
-/// The code object's ISA, disassembled.
-pub(crate) fn isa(tools: &Tools, code: &[u8]) -> Result<String, String> {
-    run_on(tools, "llvm-objdump", &["-d"], code)
+/// The code object's ISA, disassembled; where LLVM's disassembler fails (Debian's 15 crashes
+/// on gfx940 code objects), a comment that says so.
+pub(crate) fn isa(tools: &Tools, code: &[u8]) -> String {
+    run_on(tools, "llvm-objdump", &["-d"], code).unwrap_or_else(|why| {
+        let first = why.lines().next().unwrap_or("no output");
+        format!("// no ISA: llvm-objdump failed ({first})\n")
+    })
+}
+
+/// A dump's text: the origin line, a resource line per kernel, then the ISA.
+pub(crate) fn dump_text(
+    tools: &Tools,
+    arch: &str,
+    origin: Option<&str>,
+    code: &[u8],
+) -> Result<String, String> {
+    let kernels = resources(tools, code)?;
+    Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa(tools, code))
 }
 
 /// Runs LLVM tool `tool` with `args` on `code`, written to a temporary file; its output.
@@ -196,9 +211,10 @@ fn field_into(k: &mut Resources, field: &str) {
 }
 
 /// Waves per SIMD that the registers allow, for the CDNA architectures whose budgets AMD
-/// documents (gfx908: 256 VGPRs per lane in granules of 4, at most 10 waves; gfx90a and
-/// gfx94x: 512 VGPRs and AGPRs together in granules of 8, at most 8 waves); `None`
-/// elsewhere. Local memory also limits occupancy, by the work-group's size: not counted.
+/// documents (gfx908: 256 VGPRs and 256 AGPRs per lane in granules of 4, at most 10 waves;
+/// gfx90a and gfx94x: one file of 512 in granules of 8, at most 8 waves, whose VGPR count in
+/// the metadata holds the AGPRs too); `None` elsewhere. Local memory also limits occupancy,
+/// by the work-group's size: not counted.
 pub(crate) fn waves_per_simd(arch: &str, k: &Resources) -> Option<u32> {
     let (budget, granule, most) = match arch {
         "gfx908" => (256, 4, 10),
@@ -206,12 +222,17 @@ pub(crate) fn waves_per_simd(arch: &str, k: &Resources) -> Option<u32> {
         _ => return None,
     };
     let round = |n: u32| n.div_ceil(granule).max(1) * granule;
-    let used = match arch {
-        // AGPRs follow the VGPRs, the VGPRs rounded up to a multiple of 4.
-        "gfx908" => round(k.vgprs.max(k.agprs)),
-        _ => round(k.vgprs.div_ceil(4) * 4 + k.agprs),
-    };
+    let used = round(k.vgprs.max(k.agprs));
     Some((budget / used).min(most))
+}
+
+/// The dump's first line: the macro call a generated program came from (`file:line: text`),
+/// or that it was written by hand.
+pub(crate) fn origin_line(origin: Option<&str>) -> String {
+    format!(
+        "// origin: {}\n",
+        origin.unwrap_or("hand-written").replace('\n', " ")
+    )
 }
 
 /// A line per kernel: registers, spills, local memory and waves per SIMD, for a dump's head
@@ -272,5 +293,11 @@ mod tests {
         assert_eq!(waves_per_simd("gfx90a", &k(128)), Some(4));
         assert_eq!(waves_per_simd("gfx908", &k(128)), Some(2));
         assert_eq!(waves_per_simd("gfx1030", &k(128)), None);
+        let unified = Resources {
+            vgprs: 512,
+            agprs: 256,
+            ..Resources::default()
+        };
+        assert_eq!(waves_per_simd("gfx90a", &unified), Some(1));
     }
 }

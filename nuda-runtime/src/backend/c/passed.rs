@@ -10,8 +10,9 @@ pub(crate) struct Passed(DiskCache, String);
 
 impl Passed {
     /// The memo of `text` checked by `checker` (a name and version, such as `nvrtc 12.9`) with
-    /// `options`; `None` when the cache is off or a dump is asked for.
-    pub fn new(checker: &str, text: &str, options: &[String]) -> Option<Passed> {
+    /// `options`, kept in the cache's folder `folder` (`nvrtc-checks`); `None` when the cache is
+    /// off or a dump is asked for.
+    pub fn new(folder: &str, checker: &str, text: &str, options: &[String]) -> Option<Passed> {
         let config = crate::config::config();
         let dir = config
             .cache
@@ -21,8 +22,8 @@ impl Passed {
             .filter(|_| config.dump.is_none())?;
         let key =
             DiskCache::key_of_text(&format!("{checker} check\n{}\n{text}", options.join(" ")));
-        // A folder of its own: the cache's top level holds program binaries only.
-        Some(Passed(DiskCache::new(dir.join("checks")), key))
+        // A folder per checker: the cache's top level holds program binaries only.
+        Some(Passed(DiskCache::new(dir.join(folder)), key))
     }
 
     /// Whether this check passed before.

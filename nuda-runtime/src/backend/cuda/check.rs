@@ -56,7 +56,7 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     options.push("--ptxas-options=-v".into());
     let passed = nvrtc::version()
         .ok()
-        .and_then(|v| Passed::new(&format!("nvrtc {v}"), &text, &options));
+        .and_then(|v| Passed::new("nvrtc-checks", &format!("nvrtc {v}"), &text, &options));
     if passed.as_ref().is_some_and(Passed::seen) {
         return Ok(());
     }

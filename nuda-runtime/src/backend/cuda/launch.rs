@@ -25,7 +25,7 @@ pub(crate) fn run(dev: &CuDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing
     dev.enter()?;
     let read_back = matches!(&l.source.faults, Some(info) if info.read_back);
     let mut slot = dev.slot()?;
-    let record = read_back.then_some(slot.record as u64);
+    let record = read_back.then_some(slot.record);
     let (params, shared) = cxx_launch::pack(l, dev.info.index, record, moved)?;
     let (grid, block) = cxx_launch::shape(l.geometry, l.kernel)?;
     let shape = Shape {

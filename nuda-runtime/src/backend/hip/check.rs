@@ -81,14 +81,15 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     let options = options(arch);
     let passed = hiprtc::version()
         .ok()
-        .and_then(|v| Passed::new(&v, &text, &options));
+        .and_then(|v| Passed::new("hiprtc-checks", &v, &text, &options));
     if passed.as_ref().is_some_and(Passed::seen) {
         return Ok(());
     }
     let log = match hiprtc::compile(&text, label, &options) {
         Ok(c) if c.log.contains("warning:") => c.log,
         Ok(c) => {
-            dump(&text, label, arch, &c.code);
+            let origin = source.faults.as_ref().map(|f| f.origin);
+            dump(&text, (label, origin), arch, &c.code);
             if let Some(p) = &passed {
                 p.record();
             }
@@ -129,16 +130,13 @@ fn crashed(why: &str, label: &str, arch: &str) -> String {
 
 /// Writes the HIP C++ and the code object's ISA, headed by each kernel's resources, to
 /// `NUDA_DUMP`, if set.
-fn dump(text: &str, label: &str, arch: &str, code: &[u8]) {
+fn dump(text: &str, (label, origin): (&str, Option<&str>), arch: &str, code: &[u8]) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
     let digest = &DiskCache::key_of_text(text)[..12];
     let mut files = vec![(format!("{label}-{digest}.hip"), text.to_string())];
-    let isa = amdgpu::tools().and_then(|t| {
-        let head = amdgpu::resource_lines(arch, &amdgpu::resources(t, code)?);
-        Ok(head + &amdgpu::isa(t, code)?)
-    });
+    let isa = amdgpu::tools().and_then(|t| amdgpu::dump_text(t, arch, origin, code));
     match isa {
         Ok(isa) => files.push((format!("{label}-{digest}-{arch}.hip.s"), isa)),
         Err(why) => eprintln!("nuda: NUDA_DUMP: no AMD ISA for {label}: {why}"),

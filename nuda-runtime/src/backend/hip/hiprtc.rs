@@ -130,17 +130,28 @@ unsafe fn symbols(lib: *mut c_void, path: &str) -> Option<Api> {
     // function type spells.
     unsafe {
         Some(Api {
-            create: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcCreateProgram")?),
-            compile: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcCompileProgram")?),
-            log_size: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcGetProgramLogSize")?),
-            log: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcGetProgramLog")?),
-            code_size: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcGetCodeSize")?),
-            code: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcGetCode")?),
-            version: std::mem::transmute::<*mut c_void, _>(sym(c"hiprtcVersion")?),
-            ctype_init: sym(c"__ctype_init").map(|p| std::mem::transmute::<*mut c_void, _>(p)),
+            create: as_fn(sym(c"hiprtcCreateProgram")?),
+            compile: as_fn(sym(c"hiprtcCompileProgram")?),
+            log_size: as_fn(sym(c"hiprtcGetProgramLogSize")?),
+            log: as_fn(sym(c"hiprtcGetProgramLog")?),
+            code_size: as_fn(sym(c"hiprtcGetCodeSize")?),
+            code: as_fn(sym(c"hiprtcGetCode")?),
+            version: as_fn(sym(c"hiprtcVersion")?),
+            ctype_init: sym(c"__ctype_init").map(|p| as_fn(p)),
             path: path.to_string(),
         })
     }
+}
+
+/// A symbol's address as the function pointer type `F`.
+///
+/// # Safety
+///
+/// `F` is a function pointer type with the symbol's C signature.
+unsafe fn as_fn<F>(p: *mut c_void) -> F {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+    // SAFETY: the caller's contract; `F` is pointer-sized, as checked above.
+    unsafe { std::mem::transmute_copy(&p) }
 }
 
 /// hiprtc's version and library, for cache keys and messages.

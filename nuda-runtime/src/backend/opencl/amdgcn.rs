@@ -63,6 +63,12 @@ pub(crate) fn gpu_text(source: &KernelSource, index: IndexType) -> String {
     prelude.for_source(source.source).0 + &nuda_abi::dialect::to_opencl(source.source)
 }
 
+/// Whether GPUs of `arch` have image instructions: CDNA 3 (gfx94x, the MI300) has none, and
+/// clang refuses image reads there ("requested image instruction is not supported").
+pub(crate) fn has_images(arch: &str) -> bool {
+    !arch.starts_with("gfx94")
+}
+
 /// clang's options for `arch`, as ROCm's OpenCL runtime passes them, plus nuda's own.
 fn options(tools: &Tools, arch: &str, werror: bool) -> Vec<String> {
     let mut o = vec![
@@ -93,14 +99,20 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
         reason: format!("NUDA_AMDGCN_CHECK is set, but {why}"),
     })?;
     let text = gpu_text(source, index);
+    if source.source.contains("image2d_t") && !has_images(arch) {
+        // ROCm's OpenCL reports no image support there, so nuda refuses such a program on
+        // that device before anything compiles it.
+        return Ok(());
+    }
     let options = options(tools, arch, crate::config::config().werror.clone()?);
-    let passed = Passed::new(&tools.version, &text, &options);
+    let passed = Passed::new("amdgcn-checks", &tools.version, &text, &options);
     if passed.as_ref().is_some_and(Passed::seen) {
         return Ok(());
     }
     match compile(tools, &text, &options) {
         Ok(code) => {
-            dump(tools, &text, label, arch, &code);
+            let origin = source.faults.as_ref().map(|f| f.origin);
+            dump(tools, &text, (label, origin), arch, &code);
             if let Some(p) = passed {
                 p.record();
             }
@@ -137,29 +149,21 @@ fn compile(tools: &Tools, text: &str, options: &[String]) -> Result<Vec<u8>, Str
     }
 }
 
-/// Writes the code object's ISA, headed by each kernel's resources, to `NUDA_DUMP`, if set.
-fn dump(tools: &Tools, text: &str, label: &str, arch: &str, code: &[u8]) {
+/// Writes the code object's ISA, headed by the macro call it came from and each kernel's
+/// resources, to `NUDA_DUMP`, if set.
+fn dump(tools: &Tools, text: &str, (label, origin): (&str, Option<&str>), arch: &str, code: &[u8]) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
     let digest = &DiskCache::key_of_text(text)[..12];
-    let body = amdgpu::resources(tools, code)
-        .map(|k| amdgpu::resource_lines(arch, &k))
-        .and_then(|head| amdgpu::isa(tools, code).map(|isa| head + &isa));
-    // The OpenCL C as a GPU compiles it (a CPU device's dump has another prelude), then its ISA.
-    let files = [
-        (format!("{label}-{digest}.cl"), Ok(text.to_string())),
-        (format!("{label}-{digest}-{arch}.amdgcn.s"), body),
-    ];
-    for (name, body) in files {
-        let path = dir.join(name);
-        let written = body.and_then(|b| {
-            std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(&path, b))
-                .map_err(|e| e.to_string())
-        });
-        if let Err(e) = written {
-            eprintln!("nuda: NUDA_DUMP: cannot write {}: {e}", path.display());
-        }
+    let body = amdgpu::dump_text(tools, arch, origin, code);
+    let path = dir.join(format!("{label}-{digest}-{arch}.amdgcn.s"));
+    let written = body.and_then(|b| {
+        std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&path, b))
+            .map_err(|e| e.to_string())
+    });
+    if let Err(e) = written {
+        eprintln!("nuda: NUDA_DUMP: cannot write {}: {e}", path.display());
     }
 }
