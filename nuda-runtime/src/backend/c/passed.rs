@@ -36,3 +36,39 @@ impl Passed {
         self.0.store(&self.1, b"passed");
     }
 }
+
+/// Each program's outcome under one checker, per (program, index type).
+pub(crate) type Seen = std::sync::Mutex<
+    std::collections::HashMap<(usize, usize, crate::backend::IndexType), crate::error::Result<()>>,
+>;
+
+/// `check` for every architecture in `archs` (a checker's list, or its setting's error), run
+/// once per program and index type in this process; later calls get the first outcome.
+pub(crate) fn once_per_process(
+    seen: &'static std::sync::OnceLock<Seen>,
+    archs: &crate::error::Result<Vec<String>>,
+    (source, index): (&crate::backend::KernelSource, crate::backend::IndexType),
+    check: impl Fn(&str) -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
+    use std::sync::PoisonError;
+    // Every source-form launch passes here: no clone of the list when the mode is off.
+    let archs = archs.as_ref().map_err(Clone::clone)?;
+    if archs.is_empty() {
+        return Ok(());
+    }
+    let seen = seen.get_or_init(Seen::default);
+    let key = (source.source.as_ptr() as usize, source.source.len(), index);
+    let known = seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
+    if let Some(done) = known {
+        return done;
+    }
+    let outcome = archs.iter().try_for_each(|a| check(a));
+    seen.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, outcome.clone());
+    outcome
+}

@@ -7,43 +7,19 @@
 
 use super::{nvrtc, program};
 use crate::backend::c::disk_cache::DiskCache;
-use crate::backend::c::passed::Passed;
+use crate::backend::c::passed::{once_per_process, Passed, Seen};
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Compiler, Error, Result};
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
-
-/// The outcome per (program, index type): a program is checked once per process.
-type Seen = Mutex<HashMap<(usize, usize, IndexType), Result<()>>>;
+use std::sync::OnceLock;
 
 /// Compiles `source` with NVRTC for every architecture `NUDA_CUDA_CHECK` lists, once per
 /// process; `kernel` names the launch in messages.
 pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
-    // Every source-form launch passes here: no clone of the list when the mode is off.
-    let archs = crate::config::config()
-        .cuda_check
-        .as_ref()
-        .map_err(Clone::clone)?;
-    if archs.is_empty() {
-        return Ok(());
-    }
     static SEEN: OnceLock<Seen> = OnceLock::new();
-    let seen = SEEN.get_or_init(Seen::default);
-    let key = (source.source.as_ptr() as usize, source.source.len(), index);
-    if let Some(done) = seen
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-    {
-        return done.clone();
-    }
-    let outcome = archs
-        .iter()
-        .try_for_each(|arch| check_one(source, index, kernel, arch));
-    seen.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, outcome.clone());
-    outcome
+    let archs = &crate::config::config().cuda_check;
+    once_per_process(&SEEN, archs, (source, index), |arch| {
+        check_one(source, index, kernel, arch)
+    })
 }
 
 /// One architecture: CUBIN through ptxas (its errors too), and the PTX when dumping.

@@ -10,45 +10,21 @@
 use crate::backend::c::amdgpu::{self, TempFile, Tools};
 use crate::backend::c::dialect::OPENCL_C;
 use crate::backend::c::disk_cache::DiskCache;
-use crate::backend::c::passed::Passed;
+use crate::backend::c::passed::{once_per_process, Passed, Seen};
 use crate::backend::c::prelude::Prelude;
 use crate::backend::{IndexType, KernelSource};
 use crate::error::{number_lines, Compiler, Error, Result};
-use std::collections::HashMap;
 use std::process::Command;
-use std::sync::{Mutex, OnceLock, PoisonError};
-
-/// The outcome per (program, index type): a program is checked once per process.
-type Seen = Mutex<HashMap<(usize, usize, IndexType), Result<()>>>;
+use std::sync::OnceLock;
 
 /// Compiles `source` with clang for every architecture `NUDA_AMDGCN_CHECK` lists, once per
 /// process; `kernel` names the launch in messages.
 pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
-    let archs = crate::config::config()
-        .amdgcn_check
-        .as_ref()
-        .map_err(Clone::clone)?;
-    if archs.is_empty() {
-        return Ok(());
-    }
     static SEEN: OnceLock<Seen> = OnceLock::new();
-    let seen = SEEN.get_or_init(Seen::default);
-    let key = (source.source.as_ptr() as usize, source.source.len(), index);
-    let known = seen
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-        .cloned();
-    if let Some(done) = known {
-        return done;
-    }
-    let outcome = archs
-        .iter()
-        .try_for_each(|arch| check_one(source, index, kernel, arch));
-    seen.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, outcome.clone());
-    outcome
+    let archs = &crate::config::config().amdgcn_check;
+    once_per_process(&SEEN, archs, (source, index), |arch| {
+        check_one(source, index, kernel, arch)
+    })
 }
 
 /// The program as an OpenCL GPU compiles it: the prelude for a GPU with images, then the
