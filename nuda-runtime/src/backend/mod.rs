@@ -25,17 +25,60 @@ pub(crate) use source::FaultInfo;
 pub use source::KernelSource;
 
 /// The compilers that see every source-form program before its launch, with no device of
-/// theirs, when the environment asks (`NUDA_CUDA_CHECK`, `NUDA_AMDGCN_CHECK`, ..): one line
-/// each.
+/// theirs, when the environment asks (`NUDA_CUDA_CHECK`, `NUDA_HIP_CHECK`,
+/// `NUDA_AMDGCN_CHECK`): one line each.
+const CHECKS: [fn(&KernelSource, IndexType, &str) -> crate::error::Result<()>; 3] = [
+    cuda::check::check,
+    hip::check::check,
+    opencl::amdgcn::check,
+];
+
+/// Each program's outcome under all of [`CHECKS`] in this process.
+static CHECKED: std::sync::OnceLock<c::passed::Seen> = std::sync::OnceLock::new();
+
+/// Runs the offline checks that are on, each on its own thread and beside `build` (the
+/// device's own build of the program, or nothing), and answers the first error in the order
+/// of [`CHECKS`], then `build`'s. The checkers are separate compilers (NVRTC in this process,
+/// hiprtc in a forked child, clang in its own process), so a test run's many new programs
+/// cost the slowest of them, not their sum. A program checked before costs a lookup.
 pub(crate) fn offline_checks(
     source: &KernelSource,
     index: IndexType,
     kernel: &str,
+    build: &(dyn Fn() -> crate::error::Result<()> + Sync),
 ) -> crate::error::Result<()> {
-    cuda::check::check(source, index, kernel)?;
-    hip::check::check(source, index, kernel)?;
-    opencl::amdgcn::check(source, index, kernel)?;
-    Ok(())
+    use std::sync::PoisonError;
+    if !offline_checks_wanted()? {
+        return Ok(());
+    }
+    let key = (source.source.as_ptr() as usize, source.source.len(), index);
+    let seen = CHECKED.get_or_init(c::passed::Seen::default);
+    let known = seen.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
+    if let Some(done) = known {
+        return done;
+    }
+    let (checked, built) = std::thread::scope(|s| {
+        let running: Vec<_> = CHECKS
+            .iter()
+            .map(|&check| {
+                let run = move || check(source, index, kernel);
+                // NVRTC recurses deeply on a big expression: more than a thread's 2 MiB.
+                let thread = std::thread::Builder::new().stack_size(64 << 20);
+                thread.spawn_scoped(s, run).map_err(|_| run)
+            })
+            .collect();
+        let built = build();
+        let checked = running.into_iter().try_for_each(|r| match r {
+            Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            // No thread to be had: the check runs here.
+            Err(run) => run(),
+        });
+        (checked, built)
+    });
+    seen.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(key, checked.clone());
+    checked.and(built)
 }
 
 /// Whether any offline check is on (a bad setting is the error).
@@ -125,6 +168,14 @@ pub trait Backend: Send + Sync {
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         let _ = (buf, bytes);
         Err(self.unsupported("zeroing device memory"))
+    }
+
+    /// Builds the program, or finds it in its caches, without running it: the launch layer
+    /// calls this beside the offline compile checks. A backend that builds only at launch
+    /// answers `Ok`.
+    fn prepare(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
+        let _ = (source, index, kernel);
+        Ok(())
     }
 
     /// Builds (or finds in its caches) the program and runs one kernel of it to completion

@@ -220,8 +220,10 @@ impl<'a> Launch<'a> {
             });
         }
         // NVIDIA's and AMD's compilers see every program first when NUDA_CUDA_CHECK,
-        // NUDA_HIP_CHECK or NUDA_AMDGCN_CHECK ask for it.
-        crate::backend::offline_checks(self.source, index, self.kernel)?;
+        // NUDA_HIP_CHECK or NUDA_AMDGCN_CHECK ask for it, while the device builds it.
+        let (source, kernel) = (self.source, self.kernel);
+        let build = || device.backend().prepare(source, index, kernel);
+        crate::backend::offline_checks(source, index, kernel, &build)?;
         let mut launch = SourceLaunch {
             source: self.source,
             kernel: self.kernel,

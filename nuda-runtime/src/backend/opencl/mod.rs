@@ -12,7 +12,10 @@ mod memory;
 mod program;
 pub(crate) mod record;
 
-use super::{Backend, Buffer, DeviceInfo, Form, Found, Layout, Provider, SourceLaunch, Timing};
+use super::{
+    Backend, Buffer, DeviceInfo, Form, Found, IndexType, KernelSource, Layout, Provider,
+    SourceLaunch, Timing,
+};
 use crate::error::{Error, Result};
 use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
@@ -86,6 +89,10 @@ impl Backend for ClDevice {
 
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         memory::fill_zero(self, memory::own_mut(buf), bytes)
+    }
+
+    fn prepare(&self, source: &KernelSource, index: IndexType, kernel: &str) -> Result<()> {
+        self.program(source, index, kernel).map(drop)
     }
 
     fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
