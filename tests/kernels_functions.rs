@@ -30,6 +30,13 @@ fn mix(a: f32, b: f32, x: f32) -> f32 {
     a + (b - a) * smooth(x)
 }
 
+/// `rsqrt` is a builtin kernels may call anywhere, `#[nucode]` bodies included: the host's
+/// copy of the function has it in scope too.
+#[nucode]
+fn inv_len(x: f32, y: f32) -> f32 {
+    rsqrt(x * x + y * y)
+}
+
 // Kernels have `%`, not `is_multiple_of`.
 #[allow(clippy::manual_is_multiple_of)]
 #[nucode]
@@ -41,6 +48,18 @@ fn collatz_steps(mut_n: u64) -> u32 {
         steps += 1;
     }
     steps
+}
+
+#[test]
+fn anywhere_builtins_run_in_nucode_functions_on_the_host_and_in_kernels() {
+    assert!((inv_len(3.0, 4.0) - 0.2).abs() < 1e-7);
+    let n = 40usize;
+    let want: Vec<f32> = (0..n).map(|i| inv_len(i as f32 + 1.0, 2.0)).collect();
+    check_close(&want, 1e-6, || {
+        let mut out = NuArray1::<f32>::new(n);
+        nuwork!(8; nfor!(i in n { out[i] = inv_len(i as f32 + 1.0, 2.0); }))?;
+        Ok(vec_of(&out))
+    });
 }
 
 #[test]

@@ -272,7 +272,7 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
         ReturnType::Type(_, t) => quote!(#t),
     };
     let (twin, witness, nucode) = (twin(f), witness_fns(f, p), nucode_fn(f, p));
-    let native = &p.native;
+    let (native, f) = (&p.native, with_builtins(f));
     quote! {
         #f
 
@@ -316,6 +316,23 @@ fn glue(f: &ItemFn, p: &Parts) -> TokenStream {
             }
         }
     }
+}
+
+/// The function as the host calls it, with the builtin functions kernels may call anywhere
+/// (`rsqrt`) in scope: they are no functions of Rust's, and the body must mean on the host what
+/// it means in a kernel.
+fn with_builtins(f: &ItemFn) -> ItemFn {
+    let names = crate::ir::builtins::BUILTIN_FNS
+        .iter()
+        .filter(|b| !b.kernel_only())
+        .map(|b| syn::Ident::new(b.name, proc_macro2::Span::call_site()));
+    let import: syn::Stmt = syn::parse_quote! {
+        #[allow(unused_imports)]
+        use #PRIVATE::{#(#names),*};
+    };
+    let mut f = f.clone();
+    f.block.stmts.insert(0, import);
+    f
 }
 
 /// The function's twin in the type namespace: a unit struct, generic over the function's

@@ -210,3 +210,36 @@ fn the_scan_splits_messages_at_placeholders() {
     let quiet = "let name = \"not a message at all\";";
     assert!(!reported(quiet, literals(quiet)[0].0));
 }
+
+/// Each builtin function the table allows outside `#[nukernel]` is in scope in a `#[nucode]`
+/// function's host copy, and the reference's table says "anywhere" for exactly those.
+#[test]
+fn every_anywhere_builtin_works_in_nucode_functions() {
+    use nuda_transforms::ir::builtins::BUILTIN_FNS;
+    let reference = std::fs::read_to_string(root().join("docs/kernel-language.md")).unwrap();
+    for b in BUILTIN_FNS {
+        let row = format!("| `{}(", b.name);
+        let line = reference.lines().find(|l| l.contains(&row));
+        let documented = line.is_some_and(|l| l.contains("| anywhere |"));
+        assert_eq!(!b.kernel_only(), documented, "the reference's row for `{}`", b.name);
+        if b.kernel_only() {
+            continue;
+        }
+        let item = format!("fn f(x: f32) -> f32 {{ {}(x) }}", b.name);
+        let out = nuda_transforms::nucode::expand(Default::default(), item.parse().unwrap())
+            .unwrap_or_else(|e| panic!("#[nucode] with `{}`: {e}", b.name));
+        let file: syn::File = syn::parse2(out).unwrap();
+        let host = file.items.iter().find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident == "f" => Some(f),
+            _ => None,
+        });
+        let first = host.expect("the host's copy of `f`").block.stmts.first();
+        let import = quote::quote!(#first).to_string();
+        assert!(
+            import.starts_with("# [allow (unused_imports)] use :: nuda :: __private ::")
+                && import.contains(&format!(" {} ", b.name)),
+            "the host's `f` does not import `{}`: {import}",
+            b.name
+        );
+    }
+}

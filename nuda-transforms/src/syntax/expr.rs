@@ -302,6 +302,10 @@ impl Lower<'_> {
             let msg = format!("`{name}` in kernels: follow it with `.unwrap_or(v)`, as in `x.{name}(y).unwrap_or(v)`, since kernels have no `Option`");
             return self.err(m.method.span(), msg);
         }
+        if crate::ir::builtins::builtin_fn(&name).is_some_and(|f| m.args.len() + 1 == f.arity) {
+            let msg = format!("`{name}` is a builtin function in nuda kernels, not a method: write `{name}(x)` instead of `x.{name}()`");
+            return self.err(m.method.span(), msg);
+        }
         let Some(kind) = MethodKind::of(&name) else {
             return self.err(
                 m.method.span(),
