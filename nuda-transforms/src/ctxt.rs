@@ -9,6 +9,9 @@ use std::fmt::Display;
 #[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
+    /// Names the transformations made from the user's (`j_0_1` for `j` in a `dmine` copy),
+    /// with the user's name: a message says the user's.
+    generated: RefCell<Vec<(String, String)>>,
 }
 
 impl Ctxt {
@@ -16,12 +19,42 @@ impl Ctxt {
     pub fn new() -> Ctxt {
         Ctxt {
             errors: RefCell::new(Some(Vec::new())),
+            generated: RefCell::default(),
         }
     }
 
-    /// Records an error at `span`.
+    /// Records an error at `span`, naming the user's variables where a transformation
+    /// renamed them.
     pub fn error(&self, span: Span, msg: impl Display) {
-        self.push(syn::Error::new(span, msg));
+        self.push(syn::Error::new(span, self.users_words(&msg.to_string())));
+    }
+
+    /// Notes that `new` is a transformation's name for the user's `user`.
+    pub fn generated(&self, new: &str, user: &str) {
+        self.generated.borrow_mut().push((new.into(), user.into()));
+    }
+
+    /// `text` with each generated name replaced by the user's.
+    pub fn users_words(&self, text: &str) -> String {
+        let generated = self.generated.borrow();
+        if generated.is_empty() {
+            return text.into();
+        }
+        let user = |word: &str| {
+            let found = generated.iter().find(|(new, _)| new == word);
+            found.map_or(word.to_string(), |(_, old)| old.clone())
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut word = String::new();
+        for ch in text.chars() {
+            if ch.is_alphanumeric() || ch == '_' {
+                word.push(ch);
+            } else {
+                out.push_str(&user(&std::mem::take(&mut word)));
+                out.push(ch);
+            }
+        }
+        out + &user(&word)
     }
 
     /// Records a `syn` error as it is.

@@ -221,7 +221,12 @@ fn every_anywhere_builtin_works_in_nucode_functions() {
         let row = format!("| `{}(", b.name);
         let line = reference.lines().find(|l| l.contains(&row));
         let documented = line.is_some_and(|l| l.contains("| anywhere |"));
-        assert_eq!(!b.kernel_only(), documented, "the reference's row for `{}`", b.name);
+        assert_eq!(
+            !b.kernel_only(),
+            documented,
+            "the reference's row for `{}`",
+            b.name
+        );
         if b.kernel_only() {
             continue;
         }

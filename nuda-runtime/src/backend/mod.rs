@@ -27,11 +27,8 @@ pub use source::KernelSource;
 /// The compilers that see every source-form program before its launch, with no device of
 /// theirs, when the environment asks (`NUDA_CUDA_CHECK`, `NUDA_HIP_CHECK`,
 /// `NUDA_AMDGCN_CHECK`): one line each.
-const CHECKS: [fn(&KernelSource, IndexType, &str) -> crate::error::Result<()>; 3] = [
-    cuda::check::check,
-    hip::check::check,
-    opencl::amdgcn::check,
-];
+const CHECKS: [fn(&KernelSource, IndexType, &str) -> crate::error::Result<()>; 3] =
+    [cuda::check::check, hip::check::check, opencl::amdgcn::check];
 
 /// Each program's outcome under all of [`CHECKS`] in this process.
 static CHECKED: std::sync::OnceLock<c::passed::Seen> = std::sync::OnceLock::new();
@@ -53,7 +50,11 @@ pub(crate) fn offline_checks(
     }
     let key = (source.source.as_ptr() as usize, source.source.len(), index);
     let seen = CHECKED.get_or_init(c::passed::Seen::default);
-    let known = seen.lock().unwrap_or_else(PoisonError::into_inner).get(&key).cloned();
+    let known = seen
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+        .cloned();
     if let Some(done) = known {
         return done;
     }

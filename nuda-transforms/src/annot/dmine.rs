@@ -68,6 +68,9 @@ pub fn dmine(g: &mut Gen<'_>, mut n: Nest, factors: &[u128], cont: Cont<'_>) -> 
         stmts: jam(&stmts, &mut rewrites),
         tail: None,
     };
+    for (new, user) in rewrites.iter().flat_map(|r| &r.renames) {
+        g.cx.generated(new, user);
+    }
     let main = nest(stepping_loops(g, &norm, &full, factors), body, norm.span);
     if staged.is_some() {
         // The loops no factor steps come back into the nest: each is a dimension of the

@@ -17,6 +17,8 @@ pub struct Rewrite {
     /// Names the rewritten code reads: a renamed local outside it is never read, and gets a
     /// leading underscore so that rustc does not report the generated name as unused.
     pub read: Option<std::collections::HashSet<String>>,
+    /// Each local renamed so far, as (new name, the user's name): messages say the user's.
+    pub renames: Vec<(String, String)>,
     scopes: Vec<HashMap<String, Option<Ident>>>,
 }
 
@@ -27,6 +29,7 @@ impl Rewrite {
             subst,
             suffix,
             read: None,
+            renames: Vec::new(),
             scopes: vec![HashMap::new()],
         }
     }
@@ -59,6 +62,7 @@ impl Rewrite {
             .map(|sfx| Ident::new(&format!("{under}{id}{sfx}"), id.span()));
         let key = id.to_string();
         if let Some(r) = &renamed {
+            self.renames.push((r.to_string(), key.clone()));
             *id = r.clone();
         }
         if let Some(s) = self.scopes.last_mut() {
@@ -89,6 +93,7 @@ impl Rewrite {
             subst: self.subst.clone(),
             suffix: self.suffix.clone(),
             read: self.read.clone(),
+            renames: Vec::new(),
             scopes: self.scopes.clone(),
         }
     }

@@ -180,7 +180,7 @@ pub struct ClEmitter<'a> {
     poisoned: Vec<String>,
     /// The lane errors reported, by place and text: the copies a `dmine` made of one
     /// statement report it once.
-    lane_reported: std::cell::RefCell<Vec<(proc_macro2::LineColumn, String)>>,
+    lane_reported: std::cell::RefCell<Vec<String>>,
     /// Inside the staged loop of a `stage(..)` nest: the local copies its reads come from.
     staging: Option<std::rc::Rc<stage::Staging>>,
     /// Image reads made once per work-item (`reads.rs`), by the key of each occurrence: the

@@ -111,7 +111,9 @@ impl ClEmitter<'_> {
             .lanes
             .as_ref()
             .map_or(what.to_string(), |p| p.written(what));
-        let key = (span.start(), what.clone());
+        // One cause, one error: the copies a `dmine` before `vector` made of a statement
+        // (each with its own names, mapped back to the user's) share it.
+        let key = self.cx.users_words(&what);
         if !self.lane_reported.borrow().contains(&key) {
             self.lane_reported.borrow_mut().push(key);
             self.cx
