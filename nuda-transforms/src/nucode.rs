@@ -11,7 +11,7 @@ use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::glue::companions;
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::{Block, Expr, ExprKind, Ty};
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, PRIVATE};
 use crate::syntax::Lower;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned, ToTokens};
@@ -208,7 +208,7 @@ fn value_ty(
 fn record_named(named: &[(usize, syn::Type)], witness: TokenStream) -> TokenStream {
     let fills = named.iter().map(|(k, t)| {
         let s = slot_ident(*k);
-        quote!(#s = ::nuda::kernel::TypeSlot::<#t>::new();)
+        quote!(#s = #KERNEL::TypeSlot::<#t>::new();)
     });
     quote!(#(#fills)* #witness)
 }
@@ -404,7 +404,7 @@ fn witness_fns(f: &ItemFn, p: &Parts) -> TokenStream {
     let types = (0..p.slots).map(|k| {
         if recorded.contains(&k) {
             let s = slot_ident(k);
-            quote!(#PRIVATE::Fill::Type(::nuda::kernel::cl_type(&#s)))
+            quote!(#PRIVATE::Fill::Type(#KERNEL::cl_type(&#s)))
         } else {
             quote!(#PRIVATE::Fill::Type("void"))
         }

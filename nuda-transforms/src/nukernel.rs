@@ -10,7 +10,7 @@ use crate::emit::glue::{
     capture_ident, capture_views, companions, fills, proof_inputs, push_captures,
 };
 use crate::emit::native::{self as native, slot_decls, RustEmitter};
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use crate::proof::Proof;
 use crate::syntax::local::LocalDecl;
 use crate::syntax::Lower;
@@ -316,7 +316,7 @@ fn local_array(i: usize, d: &LocalDecl) -> TokenStream {
     };
     quote_spanned! {d.span=>
         const #konst: #shape = #value;
-        let mut #array = ::nuda::kernel::LocalArray::<#ty, #shape>::new(#konst);
+        let mut #array = #KERNEL::LocalArray::<#ty, #shape>::new(#konst);
         let #id = &mut #array;
     }
 }
@@ -348,13 +348,13 @@ fn run_native(name: &str, p: &Parts) -> TokenStream {
     } else if p.barrier {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem, __nuda_b: &::nuda::GroupBarrier| { let __nuda_fault = __nuda_fault; #locals #native };
+            let __nuda_body = |__nuda_w: &#NUDA::WorkItem, __nuda_b: &#NUDA::GroupBarrier| { let __nuda_fault = __nuda_fault; #locals #native };
             __nuda_call.run_native_barrier(#label, __nuda_faults, __nuda_body)
         }
     } else {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &::nuda::WorkItem| { let __nuda_fault = __nuda_fault; #locals #native };
+            let __nuda_body = |__nuda_w: &#NUDA::WorkItem| { let __nuda_fault = __nuda_fault; #locals #native };
             __nuda_call.run_native(#label, __nuda_faults, __nuda_body)
         }
     }
@@ -408,7 +408,7 @@ fn zeroing(zeroed: &[crate::zeroing::Zeroed], captures: &[Capture]) -> TokenStre
     let dims = zeroed.iter().map(|z| {
         let i = captures.iter().position(|c| c.name == z.name).unwrap_or(0);
         let konst = format_ident!("__NUDA_LOCAL{}", i);
-        quote!(&::nuda::Shape::to_vec(#konst)[..])
+        quote!(&#NUDA::Shape::to_vec(#konst)[..])
     });
     quote!(__nuda_variant.zero = __nuda_call.zeroing(&[#(#covers),*], &[#(#dims),*])?;)
 }
@@ -438,7 +438,7 @@ fn launcher(f: &ItemFn, name: &str, p: &Parts) -> TokenStream {
         #[doc(hidden)]
         #[allow(dead_code)]
         #[must_use = "a kernel launch returns a Result that reports launch errors"]
-        #vis fn __nuda_launch(__nuda_call: #PRIVATE::Call, #inputs) -> ::nuda::Result<()> {
+        #vis fn __nuda_launch(__nuda_call: #PRIVATE::Call, #inputs) -> #NUDA::Result<()> {
             #setup
             let __nuda_dev = __nuda_call.device()?;
             let __nuda_fills = #fills;
@@ -462,7 +462,10 @@ fn direct_call(f: &ItemFn) -> TokenStream {
     let (params, where_c) = (&generics.params, &generics.where_clause);
     let mut inputs: Vec<FnArg> = f.sig.inputs.iter().cloned().collect();
     let span = ident.span();
-    let never = quote_spanned!(span=> ::nuda::kernel);
+    let never = {
+        let kernel_at = KERNEL.at(span);
+        quote_spanned!(span=> #kernel_at)
+    };
     let (bound, first) = match inputs.first_mut() {
         Some(FnArg::Typed(pt)) => {
             let ty = &pt.ty;
@@ -479,7 +482,7 @@ fn direct_call(f: &ItemFn) -> TokenStream {
     quote_spanned! {span=>
         #(#attrs)*
         #[allow(dead_code, unreachable_code, unused_variables, unused_mut, clippy::all)]
-        #vis fn #ident <#params #sep #bound> (#(#inputs),*) -> ::nuda::Result<()> #where_c {
+        #vis fn #ident <#params #sep #bound> (#(#inputs),*) -> #NUDA::Result<()> #where_c {
             match #never::Nucall::never(#first) {}
         }
     }

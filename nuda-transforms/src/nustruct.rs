@@ -8,7 +8,7 @@
 //! rules with OpenCL C's alignments; the runtime's declaration makes the device compiler check
 //! the same offsets (see `nuda_runtime::kernel::StructDecl`).
 
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -202,7 +202,7 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
     quote! {
         #pod
         // SAFETY: the struct's C declaration, whose layout this macro checks against Rust's.
-        unsafe impl ::nuda::kernel::ClType for #ident {
+        unsafe impl #KERNEL::ClType for #ident {
             fn cl() -> &'static str {
                 #name
             }
@@ -212,8 +212,8 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
                 })
             }
         }
-        impl ::nuda::Value for #ident {}
-        impl ::nuda::Stored for #ident {
+        impl #NUDA::Value for #ident {}
+        impl #NUDA::Stored for #ident {
             const CL_TYPE: &'static str = #name;
             const IS_FLOAT: bool = false;
             const CL_ALIGN: usize = {
@@ -227,17 +227,17 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
                 out
             }
         }
-        impl ::nuda::kernel::LetCopy for #ident {
+        impl #KERNEL::LetCopy for #ident {
             type Local = #ident;
             fn local(&self) -> #ident {
                 *self
             }
         }
         // SAFETY: the struct by value, one parameter of its own C type.
-        unsafe impl ::nuda::kernel::Capture for #ident {
+        unsafe impl #KERNEL::Capture for #ident {
             type Native<'a> = #ident;
             fn desc(&self) -> #PRIVATE::CaptureDesc {
-                <#ident as ::nuda::kernel::ClType>::declare();
+                <#ident as #KERNEL::ClType>::declare();
                 #PRIVATE::CaptureDesc::Scalar(#name)
             }
             fn native_ref(&self) -> #ident {
@@ -246,7 +246,7 @@ fn impls(s: &ItemStruct, fields: &NamedFields<'_>, name: &str) -> TokenStream {
             fn proof_input(&self) -> #PRIVATE::Input {
                 #PRIVATE::Input::Float
             }
-            fn push_ref<'a>(&'a self, l: ::nuda::Launch<'a>) -> ::nuda::Launch<'a> {
+            fn push_ref<'a>(&'a self, l: #NUDA::Launch<'a>) -> #NUDA::Launch<'a> {
                 l.arg(*self)
             }
         }
@@ -273,7 +273,7 @@ fn pod(s: &ItemStruct, fields: &NamedFields<'_>) -> TokenStream {
         // two have one layout (also asserted below); `PADDED` and `EVERY_BIT_PATTERN` are
         // computed from the fields and the size.
         unsafe impl #PRIVATE::Sealed for #ident {}
-        impl ::nuda::Pod for #ident {
+        impl #NUDA::Pod for #ident {
             type Cell = #cell;
             #[inline(always)]
             fn load(c: &#cell) -> Self { #ident { #( #n: #f::load(&c.#n) ),* } }

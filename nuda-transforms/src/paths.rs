@@ -57,3 +57,38 @@ pub fn hygienic(ts: TokenStream) -> TokenStream {
         })
         .collect()
 }
+
+/// `::nuda`, the facade's root, for `quote!(#NUDA::Result<..>)`.
+pub const NUDA: Root = Root("");
+
+/// `::nuda::kernel`, the runtime's kernel support that generated code names, for
+/// `quote!(#KERNEL::Capture)`.
+pub const KERNEL: Root = Root("kernel");
+
+/// A path under the facade `::nuda`: the crate's root, or one of its modules.
+#[derive(Debug, Clone, Copy)]
+pub struct Root(&'static str);
+
+impl Root {
+    /// The path at `span`, as [`Private::at`]: inside `quote_spanned!`, where rustc reports
+    /// what goes wrong with the path's item at the user's code.
+    pub fn at(self, span: proc_macro2::Span) -> TokenStream {
+        self.to_token_stream()
+            .into_iter()
+            .map(|mut t| {
+                t.set_span(span);
+                t
+            })
+            .collect()
+    }
+}
+
+impl ToTokens for Root {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(quote!(::nuda));
+        if !self.0.is_empty() {
+            let module = proc_macro2::Ident::new(self.0, proc_macro2::Span::call_site());
+            tokens.extend(quote!(::#module));
+        }
+    }
+}

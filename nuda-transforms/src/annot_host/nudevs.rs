@@ -12,6 +12,7 @@ use crate::capture::{self, Context};
 use crate::ctxt::Ctxt;
 use crate::ir::{Block, Stmt};
 use crate::nuwork::NuworkInput;
+use crate::paths::{KERNEL, NUDA};
 use crate::syntax::annot::{AnnotInput, NUDEVS};
 use crate::syntax::nfor::NforSyntax;
 use crate::syntax::Lower;
@@ -44,11 +45,11 @@ pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
     let range = crate::nfor::range(&n.ranges[0]);
     let shared = written_from_outside(body, var);
     Ok(quote_spanned! {span=>
-        (|| -> ::nuda::Result<()> {
+        (|| -> #NUDA::Result<()> {
             #[allow(unused_imports)]
-            use ::nuda::kernel::{ShareCopy as _, ShareMut as _};
+            use #KERNEL::{ShareCopy as _, ShareMut as _};
             #( let #shared = #shared.__nuda_share()?; )*
-            ::nuda::nudevs(#range, |#var| -> ::nuda::Result<()> {
+            #NUDA::nudevs(#range, |#var| -> #NUDA::Result<()> {
                 let () = #body;
                 ::core::result::Result::Ok(())
             })

@@ -10,6 +10,7 @@
 //! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
 
 use super::rows::{base_ident, range_tokens, Rebase};
+use crate::paths::NUDA;
 use crate::syntax::annot::{AnnotInput, NUDIST};
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -75,13 +76,13 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
         quote_spanned!(r.span=> let (__nudist_lo, __nudist_hi) = __nudist.clip(#start, #end, #incl, #step)?;)
     });
     quote_spanned! {span=>
-        (|| -> ::nuda::Result<()> {
+        (|| -> #NUDA::Result<()> {
             #[allow(unused_imports)]
-            use ::nuda::__private::dist::{DistMut as _, DistRef as _};
-            let __nudist = ::nuda::__private::dist::DistLaunch::new(concat!(file!(), ":", line!()));
+            use #NUDA::__private::dist::{DistMut as _, DistRef as _};
+            let __nudist = #NUDA::__private::dist::DistLaunch::new(concat!(file!(), ":", line!()));
             #(#views)*
             #clip
-            let __nudist_done: ::nuda::Result<()> = #expansion;
+            let __nudist_done: #NUDA::Result<()> = #expansion;
             __nudist.finish(__nudist_done)
         })()
     }

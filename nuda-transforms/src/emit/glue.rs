@@ -5,7 +5,7 @@ use crate::capture::Capture;
 use crate::emit::native::slot_ident;
 use crate::ir::visit::{walk_expr, walk_stmt, VisitMut};
 use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, PRIVATE};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -24,11 +24,14 @@ pub fn bind_captures(captures: &[Capture]) -> TokenStream {
             // needing a `mut` binding, and an owned array borrows mutably as usual. A
             // `NuShared` handle (shared writes) is copied instead, through `&self`; the `&mut`
             // around either gives the traits the `&mut` they take.
-            quote_spanned!(c.span=> let #id = &mut {
+            {
+                let kernel_at = KERNEL.at(c.span);
+                quote_spanned!(c.span=> let #id = &mut {
                 #[allow(unused_imports)]
-                use ::nuda::kernel::{ByMut as _, ByShared as _};
+                use #kernel_at::{ByMut as _, ByShared as _};
                 #name.__nuda_by_mut()
             };)
+            }
         } else {
             quote_spanned!(c.span=> let #id = &#name;)
         }
@@ -50,32 +53,45 @@ pub fn capture_views(captures: &[Capture], witness: bool) -> TokenStream {
 /// has not grown yet). Each capture keeps its own binding, `__nuda_c<its index>`.
 pub fn capture_views_but(captures: &[Capture], skip: &[&syn::Ident], witness: bool) -> TokenStream {
     let kept = |c: &Capture| (c.written || !looks_const(&c.name)) && !skip.contains(&&c.name);
-    let binds = captures.iter().enumerate().filter(|(_, c)| kept(c)).map(|(i, c)| {
-        let (id, name) = (capture_ident(i), &c.name);
-        match (witness, c.written) {
-            (true, false) if c.is_number() => quote_spanned!(c.span=>
-                let #name = ::nuda::kernel::witness_ref(#id);
-                ::nuda::kernel::witness_number(#id, &#name);
-            ),
-            (true, false) => {
-                quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_ref(#id);)
+    let binds = captures
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| kept(c))
+        .map(|(i, c)| {
+            let (id, name) = (capture_ident(i), &c.name);
+            match (witness, c.written) {
+                (true, false) if c.is_number() => {
+                    let kernel_at = KERNEL.at(c.span);
+                    quote_spanned!(c.span=>
+                        let #name = #kernel_at::witness_ref(#id);
+                        #kernel_at::witness_number(#id, &#name);
+                    )
+                }
+                (true, false) => {
+                    let kernel_at = KERNEL.at(c.span);
+                    quote_spanned!(c.span=> let #name = #kernel_at::witness_ref(#id);)
+                }
+                (true, true) => {
+                    let kernel_at = KERNEL.at(c.span);
+                    quote_spanned!(c.span=> let #name = #kernel_at::witness_mut(&*#id);)
+                }
+                (false, false) => {
+                    // Two steps: the fallible one has a concrete type, and the view's type may
+                    // still be an unsuffixed integer's inference variable (see `native_ref`).
+                    {
+                        let kernel_at = KERNEL.at(c.span);
+                        quote_spanned!(c.span=>
+                            #kernel_at::Capture::native_ready(#id)?;
+                            let #name = #kernel_at::Capture::native_ref(#id);
+                        )
+                    }
+                }
+                (false, true) => {
+                    let kernel_at = KERNEL.at(c.span);
+                    quote_spanned!(c.span=> let #name = #kernel_at::CaptureMut::native_mut(#id)?;)
+                }
             }
-            (true, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::kernel::witness_mut(&*#id);)
-            }
-            (false, false) => {
-                // Two steps: the fallible one has a concrete type, and the view's type may
-                // still be an unsuffixed integer's inference variable (see `native_ref`).
-                quote_spanned!(c.span=>
-                    ::nuda::kernel::Capture::native_ready(#id)?;
-                    let #name = ::nuda::kernel::Capture::native_ref(#id);
-                )
-            }
-            (false, true) => {
-                quote_spanned!(c.span=> let #name = ::nuda::kernel::CaptureMut::native_mut(#id)?;)
-            }
-        }
-    });
+        });
     quote!(#(#binds)*)
 }
 
@@ -93,7 +109,7 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
             if c.written && plain.contains(&name.to_string()) {
                 // SAFETY (of the generated code): `crate::disjoint` proved that no two
                 // work-items touch one element of this array, `plain_stores`'s contract.
-                quote!(#[allow(unused_variables)] let #name = unsafe { ::nuda::kernel::PlainStores::plain_stores(#copy) };)
+                quote!(#[allow(unused_variables)] let #name = unsafe { #KERNEL::PlainStores::plain_stores(#copy) };)
             } else {
                 quote!(#[allow(unused_variables)] let #name = #copy;)
             }
@@ -114,7 +130,7 @@ pub fn fills(
     let types = (0..slots).map(|k| {
         let s = slot_ident(k);
         if recorded.contains(&k) {
-            quote!(#PRIVATE::Fill::Type(::nuda::kernel::cl_type(&#s)))
+            quote!(#PRIVATE::Fill::Type(#KERNEL::cl_type(&#s)))
         } else {
             // Referenced by no template either: its fill is never read.
             quote!(#PRIVATE::Fill::Type("void"))
@@ -123,7 +139,7 @@ pub fn fills(
     let caps = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::CaptureMut::desc_mut(#id)))
+            { let kernel_at = KERNEL.at(c.span); quote_spanned!(c.span=> #PRIVATE::Fill::Capture(#kernel_at::CaptureMut::desc_mut(#id))) }
         } else if bake && looks_const(&c.name) {
             quote_spanned!(c.span=> {
                 #[allow(unused_imports)]
@@ -131,7 +147,7 @@ pub fn fills(
                 (&#PRIVATE::Baked(#id)).fill()
             })
         } else {
-            quote_spanned!(c.span=> #PRIVATE::Fill::Capture(::nuda::kernel::Capture::desc(#id)))
+            { let kernel_at = KERNEL.at(c.span); quote_spanned!(c.span=> #PRIVATE::Fill::Capture(#kernel_at::Capture::desc(#id))) }
         }
     });
     quote!([#(#types,)* #(#caps,)* #(#extra,)*])
@@ -142,9 +158,9 @@ pub fn push_captures(captures: &[Capture]) -> TokenStream {
     let pushes = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(__nuda_l = ::nuda::kernel::CaptureMut::push_mut(#id, __nuda_l);)
+            quote!(__nuda_l = #KERNEL::CaptureMut::push_mut(#id, __nuda_l);)
         } else {
-            quote!(__nuda_l = ::nuda::kernel::Capture::push_ref(#id, __nuda_l);)
+            quote!(__nuda_l = #KERNEL::Capture::push_ref(#id, __nuda_l);)
         }
     });
     quote!(#(#pushes)*)
@@ -165,9 +181,9 @@ pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
     let inputs = captures.iter().enumerate().map(|(i, c)| {
         let id = capture_ident(i);
         if c.written {
-            quote!(::nuda::kernel::CaptureMut::proof_input_mut(#id))
+            quote!(#KERNEL::CaptureMut::proof_input_mut(#id))
         } else {
-            quote!(::nuda::kernel::Capture::proof_input(#id))
+            quote!(#KERNEL::Capture::proof_input(#id))
         }
     });
     quote!([#(#inputs),*])
@@ -194,7 +210,9 @@ pub fn hygiene_guards(blocks: &[&Block]) -> TokenStream {
         .0
         .into_iter()
         .filter(|n| !looks_const(n) && seen.insert(format!("{n} {:?}", n.span())));
-    quote!(#( #[allow(unused_variables)] let #names = ::nuda::kernel::ForeignVariable; )*)
+    // quote! binds each name a repetition interpolates: a constant's must be a local's.
+    let kernel = KERNEL;
+    quote!(#( #[allow(unused_variables)] let #names = #kernel::ForeignVariable; )*)
 }
 
 /// Every identifier a body uses as a variable or an array, as written (with its span).

@@ -9,7 +9,7 @@ use crate::emit::glue::capture_ident;
 use crate::emit::native::slot_ident;
 use crate::ir::visit::{walk_stmt, VisitMut};
 use crate::ir::{Block, Pat, Slot, Stmt};
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, PRIVATE};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use std::collections::BTreeSet;
@@ -66,7 +66,7 @@ pub fn captured(captures: &[Capture]) -> TokenStream {
         .filter(|(_, c)| !c.written)
         .map(|(i, c)| {
             let (id, name) = (capture_ident(i), c.name.to_string());
-            quote!((#name, ::nuda::kernel::Capture::private_bytes(#id)))
+            quote!((#name, #KERNEL::Capture::private_bytes(#id)))
         });
     quote!(&[#(#rows),*])
 }

@@ -10,7 +10,7 @@ use crate::emit::glue::{
 };
 use crate::emit::native::{recorded_slots, slot_decls, slot_ident, Mode, RustEmitter};
 use crate::ir::*;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use crate::sites::{SiteKind, Sites};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -69,7 +69,7 @@ fn kernel_glue(p: &Parts, i: usize, range_sites: &Sites) -> KernelGlue {
     let ranges = quote!(#( #[allow(unused_parens)] let #rnames = #host; )*);
     let records = kern.mapped.iter().zip(&rnames).map(|(l, r)| {
         let (v, s) = (&l.var, slot_ident(l.slot));
-        quote!(let #v = #r.first(); #s = ::nuda::kernel::TypeSlot::of(&#v);)
+        quote!(let #v = #r.first(); #s = #KERNEL::TypeSlot::of(&#v);)
     });
     let body = &p.witnesses[i];
     let witness = quote!({ #(#records)* #body });
@@ -90,7 +90,7 @@ fn launch_glue(p: &Parts, i: usize, rnames: &[syn::Ident]) -> TokenStream {
     let trips = cl_global(p, i, rnames);
     let start = |kernel: &str, global: TokenStream, local: TokenStream| {
         quote! {
-            let mut __nuda_l = ::nuda::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)
+            let mut __nuda_l = #NUDA::Launch::new(__nuda_src, #kernel).on(&__nuda_dev)
                 .global(#global).local(#local).index_type(__nuda_variant.index_type());
             #( __nuda_l = #rnames.push(__nuda_l); )*
             #pushes
@@ -218,7 +218,10 @@ fn recorded(parts: &[KernelGlue], wranges: &TokenStream) -> std::collections::BT
 /// `#[unchecked]`: a call of an `unsafe fn`, so rustc asks for the `unsafe` block.
 pub(crate) fn unchecked_contract(unchecked: Option<proc_macro2::Span>) -> TokenStream {
     match unchecked {
-        Some(span) => quote_spanned!(span=> let () = ::nuda::skip_bounds_checks();),
+        Some(span) => {
+            let nuda_at = NUDA.at(span);
+            quote_spanned!(span=> let () = #nuda_at::skip_bounds_checks();)
+        }
         None => TokenStream::new(),
     }
 }
@@ -233,12 +236,12 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let (prove, run) = (prove(input, p, &parts), engines(p, &parts, &quoted));
     let launch = quote! {
         #setup
-        let __nuda_dev = ::nuda::current_device()?;
+        let __nuda_dev = #NUDA::current_device()?;
         #prove
         #run
     };
     if p.analysis.reductions.is_empty() {
-        let run = quote!((|| -> ::nuda::Result<()> { #launch ::core::result::Result::Ok(()) })());
+        let run = quote!((|| -> #NUDA::Result<()> { #launch ::core::result::Result::Ok(()) })());
         if p.dist {
             // The ranks' collective check: an error on any rank stops them all.
             return quote!(__nudist.end(#run, #PRIVATE::dist::Payload::new()).map(::core::mem::drop));
@@ -248,7 +251,10 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     let around = super::reduce::around(p, launch);
     let counters = p.pushes.iter().map(|x| {
         let (vec, counter) = (&x.vec, &x.counter);
-        let len = quote_spanned!(vec.span()=> ::nuda::kernel::Pushed::pushed_len(&#vec));
+        let len = {
+            let kernel_at = KERNEL.at(vec.span());
+            quote_spanned!(vec.span()=> #kernel_at::Pushed::pushed_len(&#vec))
+        };
         let ty = if x.bound.is_some() {
             quote!(u32)
         } else {
@@ -266,7 +272,7 @@ pub(super) fn glue(input: &NuworkInput, p: &Parts) -> TokenStream {
     quote!({
         #(#counters)*
         #( let mut #flags = false; )*
-        let __nuda_done: ::nuda::Result<()> = #around;
+        let __nuda_done: #NUDA::Result<()> = #around;
         #( if #flag_reads { #vars = #values; } )*
         __nuda_done
     })
@@ -300,8 +306,9 @@ fn setup(input: &NuworkInput, p: &Parts, parts: &[KernelGlue], range_sites: &Sit
     // A counted slot's counter wide enough not to wrap (`depend`), before the reads.
     let counters = p.analysis.reductions.iter().map(|r| &r.name);
     let counters = counters.filter(|n| p.slot_counters.contains(&n.to_string()));
+    let kernel = KERNEL;
     let wreads = quote! {
-        #( ::nuda::kernel::slot_counter(&#counters); )*
+        #( #kernel::slot_counter(&#counters); )*
         #( ::core::mem::drop(#wreads); )*
     };
     quote! {
@@ -344,8 +351,8 @@ fn alias_checks(p: &Parts) -> TokenStream {
         let (i, c) = caps.iter().enumerate().find(|(_, c)| c.name == name)?;
         let id = crate::emit::glue::capture_ident(i);
         Some(match c.written {
-            true => quote!(::nuda::kernel::CaptureMut::shared_array_mut(&*#id)),
-            false => quote!(::nuda::kernel::Capture::shared_array(#id)),
+            true => quote!(#KERNEL::CaptureMut::shared_array_mut(&*#id)),
+            false => quote!(#KERNEL::Capture::shared_array(#id)),
         })
     };
     let pairs: Vec<TokenStream> = p
@@ -369,7 +376,10 @@ fn push_guards(p: &Parts) -> TokenStream {
     let trips = quote!([#(#trips.trips()),*]);
     let lines = p.pushes.iter().filter_map(|x| {
         let (vec, bound, name) = (&x.vec, x.bound?, x.vec.to_string());
-        let len = quote_spanned!(vec.span()=> ::nuda::kernel::Pushed::pushed_len(&#vec));
+        let len = {
+            let kernel_at = KERNEL.at(vec.span());
+            quote_spanned!(vec.span()=> #kernel_at::Pushed::pushed_len(&#vec))
+        };
         Some(quote!(#PRIVATE::push_guard(#name, #len, #trips, #bound)?;))
     });
     quote!(#(#lines)*)

@@ -18,6 +18,7 @@ use crate::ctxt::Ctxt;
 use crate::emit::cl::{ClEmitter, Env, Shared};
 use crate::emit::native::{Mode, RustEmitter};
 use crate::ir::*;
+use crate::paths::NUDA;
 use crate::proof::Proof;
 use crate::syntax::annot::lower_nest_macro;
 use crate::syntax::Lower;
@@ -175,7 +176,7 @@ pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
     let parts = build(&cx, &input, true);
     cx.check()?;
     let Some(p) = parts else {
-        return Ok(quote!(::core::result::Result::<(), ::nuda::Error>::Ok(())));
+        return Ok(quote!(::core::result::Result::<(), #NUDA::Error>::Ok(())));
     };
     Ok(glue::glue(&input, &p))
 }

@@ -4,7 +4,7 @@
 //! partials arrays, and the variable's update once every kernel has run, in the caller's scope.
 
 use super::Parts;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use crate::reduce::Reduction;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -29,7 +29,10 @@ fn each<'p>(p: &'p Parts) -> impl Iterator<Item = (usize, &'p Reduction, TokenSt
 pub(super) fn setup(p: &Parts) -> TokenStream {
     let lines = each(p).map(|(r, red, op)| {
         let (name, v, a) = (&red.name, rv(r), ra(r));
-        let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
+        let copy = {
+            let kernel_at = KERNEL.at(red.span);
+            quote_spanned!(red.span=> #kernel_at::reduction_var(#name))
+        };
         quote!(let #v = #copy; let mut #a = #PRIVATE::identity(#op, &#v);)
     });
     quote!(#(#lines)*)
@@ -164,7 +167,7 @@ fn privatised(p: &Parts) -> (TokenStream, TokenStream) {
             crate::emit::glue::capture_ident(i),
         );
         news.extend(quote! {
-            let #pv = #PRIVATE::Privatised::new(&__nuda_dev, ::nuda::kernel::CaptureMut::proof_input_mut(#id));
+            let #pv = #PRIVATE::Privatised::new(&__nuda_dev, #KERNEL::CaptureMut::proof_input_mut(#id));
         });
         pushes.extend(quote!(__nuda_l = #pv.push(__nuda_l);));
     }
@@ -182,7 +185,7 @@ pub(super) fn around(p: &Parts, launch: TokenStream) -> TokenStream {
         return around_dist(p, launch, &ras, &updates);
     }
     quote! {
-        match (|| -> ::nuda::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
+        match (|| -> #NUDA::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
             ::core::result::Result::Ok((#(#ras,)*)) => {
                 #(#updates)*
                 ::core::result::Result::Ok(())
@@ -215,7 +218,7 @@ fn around_dist(
         ),
     );
     quote! {{
-        let (__nudist_done, __nudist_accs) = match (|| -> ::nuda::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
+        let (__nudist_done, __nudist_accs) = match (|| -> #NUDA::Result<_> { #launch ::core::result::Result::Ok((#(#ras,)*)) })() {
             ::core::result::Result::Ok(__a) => (::core::result::Result::Ok(()), ::core::option::Option::Some(__a)),
             ::core::result::Result::Err(__e) => (::core::result::Result::Err(__e), ::core::option::Option::None),
         };
@@ -224,7 +227,7 @@ fn around_dist(
             #( __nudist_pl.put(#puts); )*
         }
         #[allow(unused_mut, unused_variables)]
-        let __nudist_r: ::nuda::Result<()> = match __nudist.end(__nudist_done, __nudist_pl) {
+        let __nudist_r: #NUDA::Result<()> = match __nudist.end(__nudist_done, __nudist_pl) {
             ::core::result::Result::Ok(__nudist_all) => {
                 if let ::core::option::Option::Some((#(mut #ras,)*)) = __nudist_accs {
                     let mut __nudist_at = 0usize;
@@ -245,7 +248,10 @@ fn updates(p: &Parts, ras: &[syn::Ident]) -> Vec<TokenStream> {
         .map(|(r, red, op)| {
             let (name, a) = (&red.name, &ras[r]);
             // Through `reduction_var`, as in `setup`: an unsupported type is one error, there.
-            let copy = quote_spanned!(red.span=> ::nuda::kernel::reduction_var(#name));
+            let copy = {
+                let kernel_at = KERNEL.at(red.span);
+                quote_spanned!(red.span=> #kernel_at::reduction_var(#name))
+            };
             quote_spanned!(name.span()=> #name = #PRIVATE::reduced(#op, #copy, #a);)
         })
         .collect()

@@ -6,7 +6,7 @@
 use super::reduce::{ra, rv};
 use super::Parts;
 use crate::emit::glue::capture_ident;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use crate::reduce::Reduction;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -115,7 +115,7 @@ fn one_pass(
         __nuda_ran?;
         // The accumulators read back; a vector keeps what was pushed only if they arrived.
         #[allow(clippy::redundant_closure_call)]
-        let __nuda_read = (|| -> ::nuda::Result<()> {
+        let __nuda_read = (|| -> #NUDA::Result<()> {
             #( #sra = #st.total()?; )*
             #( #ora = #pa.fold(#ora)?; )*
             ::core::result::Result::Ok(())
@@ -147,7 +147,10 @@ fn per_push(
         let (r, ..) = scans.iter().find(|(_, red, _)| red.name == x.counter)?;
         let i = p.analysis.captures.iter().position(|c| c.name == x.vec)?;
         let (id, value) = (capture_ident(i), arg(rv(*r), ra(*r), x.bound));
-        Some(quote_spanned!(x.vec.span()=> ::nuda::kernel::Pushed::#method(#id, #value)?;))
+        Some({
+            let kernel_at = KERNEL.at(x.vec.span());
+            quote_spanned!(x.vec.span()=> #kernel_at::Pushed::#method(#id, #value)?;)
+        })
     });
     quote!(#(#lines)*)
 }
@@ -280,7 +283,7 @@ pub(super) fn native(p: &Parts, task: Task<'_>, trips: &TokenStream) -> TokenStr
     quote! {
         #first
         #[allow(clippy::redundant_closure_call)]
-        let __nuda_ran = (|| -> ::nuda::Result<()> { #views #second ::core::result::Result::Ok(()) })();
+        let __nuda_ran = (|| -> #NUDA::Result<()> { #views #second ::core::result::Result::Ok(()) })();
         if __nuda_ran.is_err() {
             #back
         }
@@ -356,7 +359,10 @@ fn grows(p: &Parts, scans: &Vars<'_>, total: impl Fn(usize) -> TokenStream) -> T
         let add = crate::reduce::red_op_tokens(crate::reduce::RedOp::Add);
         let len = quote!(#PRIVATE::push_len(#PRIVATE::reduced(#add, #v, #t)));
         // At the vector's span: pushing to something else is one error, at the vector.
-        Some(quote_spanned!(x.vec.span()=> ::nuda::kernel::Pushed::grow(#id, #len)?;))
+        Some({
+            let kernel_at = KERNEL.at(x.vec.span());
+            quote_spanned!(x.vec.span()=> #kernel_at::Pushed::grow(#id, #len)?;)
+        })
     });
     quote!(#(#lines)*)
 }
@@ -371,7 +377,7 @@ fn pushed_views(p: &Parts) -> TokenStream {
         .filter(|(_, c)| p.pushes.iter().any(|x| x.vec == c.name))
         .map(|(i, c)| {
             let (id, name) = (capture_ident(i), &c.name);
-            quote!(let #name = ::nuda::kernel::CaptureMut::native_mut(#id)?;)
+            quote!(let #name = #KERNEL::CaptureMut::native_mut(#id)?;)
         })
         .collect();
     quote!(#(#caps)*)

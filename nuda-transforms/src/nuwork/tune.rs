@@ -11,7 +11,7 @@
 //! ```
 
 use super::NuworkInput;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, NUDA, PRIVATE};
 use crate::syntax::annot::{AnnotInput, AnnotSyntax};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -228,10 +228,11 @@ pub(super) fn glue(
         .map(|k| quote::format_ident!("__nuda_w{}", k))
         .collect();
     // Method syntax borrows an owned array and reborrows a `&mut` one alike (see `ByMut`).
+    let kernel = KERNEL;
     let bind = quote! {#(
         let #ids = {
             #[allow(unused_imports)]
-            use ::nuda::kernel::ByMut as _;
+            use #kernel::ByMut as _;
             #written.__nuda_by_mut()
         };
     )*};
@@ -253,7 +254,7 @@ pub(super) fn glue(
             #bind
             ::std::vec![#(#dims),*]
         };
-        __NUDA_TUNE.run(&__nuda_dims, &mut |__nuda_step: #PRIVATE::TuneStep| -> ::nuda::Result<()> {
+        __NUDA_TUNE.run(&__nuda_dims, &mut |__nuda_step: #PRIVATE::TuneStep| -> #NUDA::Result<()> {
             match __nuda_step {
                 #(#arms)*
                 #PRIVATE::TuneStep::Save => #save,

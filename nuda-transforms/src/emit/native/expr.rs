@@ -7,7 +7,7 @@ use super::RustEmitter;
 use crate::capture::Context;
 use crate::ir::builtins::{builtin_of, MethodKind, NativeFn, NativeMethod};
 use crate::ir::*;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, PRIVATE};
 use crate::sites::SiteKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -26,7 +26,10 @@ pub fn ty_tokens(t: Ty) -> TokenStream {
 /// words.
 pub(super) fn index_of(base: &syn::Ident, index: &[Expr], idx: TokenStream) -> TokenStream {
     let span = index.first().map_or_else(Span::call_site, |x| x.span);
-    quote_spanned!(span=> ::nuda::kernel::index_of(&#base, #idx))
+    {
+        let kernel_at = KERNEL.at(span);
+        quote_spanned!(span=> #kernel_at::index_of(&#base, #idx))
+    }
 }
 
 /// A binary operator as tokens.
@@ -174,7 +177,8 @@ impl RustEmitter<'_> {
         let x = self.expr(x);
         match op {
             UnOp::Neg if self.kernel_arith() => {
-                quote_spanned!(span=> ::nuda::kernel::Arith::nu_neg(#x))
+                let kernel_at = KERNEL.at(span);
+                quote_spanned!(span=> #kernel_at::Arith::nu_neg(#x))
             }
             UnOp::Neg => quote_spanned!(span=> (-#x)),
             UnOp::Not => quote_spanned!(span=> (!#x)),
@@ -194,7 +198,10 @@ impl RustEmitter<'_> {
             // OpenCL C compares numbers only: the witness refuses `==` on two structs.
             let comparison = !op.is_arithmetic() && !matches!(op, BinOp::And | BinOp::Or);
             let l = match self.witness && comparison {
-                true => quote_spanned!(span=> ::nuda::kernel::compared(#l)),
+                true => {
+                    let kernel_at = KERNEL.at(span);
+                    quote_spanned!(span=> #kernel_at::compared(#l))
+                }
                 false => l,
             };
             let o = bin_op_tokens(op, span);
@@ -209,10 +216,19 @@ impl RustEmitter<'_> {
                     SiteKind::Remainder
                 };
                 let site = self.site(kind, "", 0, span);
-                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#l, #r, __nuda_fault, #site))
+                {
+                    let kernel_at = KERNEL.at(span);
+                    quote_spanned!(span=> #kernel_at::Arith::#f(#l, #r, __nuda_fault, #site))
+                }
             }
-            BinOp::Shl | BinOp::Shr => quote_spanned!(span=> ::nuda::kernel::Shift::#f(#l, #r)),
-            _ => quote_spanned!(span=> ::nuda::kernel::Arith::#f(#l, #r)),
+            BinOp::Shl | BinOp::Shr => {
+                let kernel_at = KERNEL.at(span);
+                quote_spanned!(span=> #kernel_at::Shift::#f(#l, #r))
+            }
+            _ => {
+                let kernel_at = KERNEL.at(span);
+                quote_spanned!(span=> #kernel_at::Arith::#f(#l, #r))
+            }
         }
     }
 
@@ -261,7 +277,10 @@ impl RustEmitter<'_> {
             return match native {
                 Some(NativeMethod::Arith(f)) if self.kernel_arith() => {
                     let f = format_ident!("{}", f, span = span);
-                    quote_spanned!(span=> <#t as ::nuda::kernel::Arith>::#f(#r #(, #a)*))
+                    {
+                        let kernel_at = KERNEL.at(span);
+                        quote_spanned!(span=> <#t as #kernel_at::Arith>::#f(#r #(, #a)*))
+                    }
                 }
                 _ => quote_spanned!(span=> #t::#method(#r #(, #a)*)),
             };
@@ -269,7 +288,10 @@ impl RustEmitter<'_> {
         match native {
             Some(NativeMethod::Arith(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
-                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*))
+                {
+                    let kernel_at = KERNEL.at(span);
+                    quote_spanned!(span=> #kernel_at::Arith::#f(#r #(, #a)*))
+                }
             }
             Some(NativeMethod::CheckedOr) => {
                 // The method's own arguments, then `unwrap_or`'s value.
@@ -284,11 +306,17 @@ impl RustEmitter<'_> {
                     _ => SiteKind::Remainder,
                 };
                 let site = self.site(kind, "", 0, span);
-                quote_spanned!(span=> ::nuda::kernel::Arith::#f(#r #(, #a)*, __nuda_fault, #site))
+                {
+                    let kernel_at = KERNEL.at(span);
+                    quote_spanned!(span=> #kernel_at::Arith::#f(#r #(, #a)*, __nuda_fault, #site))
+                }
             }
             Some(NativeMethod::Int(f)) if self.kernel_arith() => {
                 let f = format_ident!("{}", f, span = span);
-                quote_spanned!(span=> ::nuda::kernel::Shift::#f(#r #(, #a)*))
+                {
+                    let kernel_at = KERNEL.at(span);
+                    quote_spanned!(span=> #kernel_at::Shift::#f(#r #(, #a)*))
+                }
             }
             Some(NativeMethod::View(f)) if self.view_expr(recv) => {
                 let (name, f) = (recv_name(recv), format_ident!("{}", f, span = span));
@@ -316,7 +344,10 @@ impl RustEmitter<'_> {
         let site = self.site(SiteKind::Write, &recv_name(recv), index.len(), span);
         // A free function bounded on the element type: a `u8` array's atomic is an error
         // naming the element, not a native view's method.
-        quote_spanned!(span=> ::nuda::kernel::#method(&#r, #idx, #(#vals,)* __nuda_fault, #site))
+        {
+            let kernel_at = KERNEL.at(span);
+            quote_spanned!(span=> #kernel_at::#method(&#r, #idx, #(#vals,)* __nuda_fault, #site))
+        }
     }
 
     /// Whether `e` names a captured view (an image written through, say).
@@ -433,7 +464,10 @@ impl RustEmitter<'_> {
                 let f = super::call_ident(k);
                 let a = args.iter().zip(a).map(|(e, t)| match e.kind {
                     ExprKind::Tuple(_) => t,
-                    _ => quote_spanned!(e.span=> ::nuda::kernel::plain_arg(#t)),
+                    _ => {
+                        let kernel_at = KERNEL.at(e.span);
+                        quote_spanned!(e.span=> #kernel_at::plain_arg(#t))
+                    }
                 });
                 quote_spanned!(span=> {
                     let (__nuda_r, __nuda_i) = #func::__nuda_call(#(#a),*);

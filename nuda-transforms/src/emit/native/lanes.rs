@@ -29,6 +29,7 @@ use super::RustEmitter;
 use crate::ir::builtins::{builtin_of, NativeFn};
 use crate::ir::*;
 use crate::lanes::{Kind, Plan};
+use crate::paths::NUDA;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -392,7 +393,10 @@ impl RustEmitter<'_> {
             return match cx.plan.var(v) {
                 _ if *v == cx.plan.lane => Some(quote!(#l)),
                 Kind::Uniform => None,
-                Kind::Affine => Some(quote_spanned!(e.span=> ::nuda::__private::offset(#v, #l, 1))),
+                Kind::Affine => Some({
+                    let nuda_at = NUDA.at(e.span);
+                    quote_spanned!(e.span=> #nuda_at::__private::offset(#v, #l, 1))
+                }),
                 Kind::Varying => Some(quote_spanned!(e.span=> #v[#l])),
             };
         }

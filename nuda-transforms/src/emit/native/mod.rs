@@ -20,6 +20,7 @@ mod test;
 pub use phased::slot_ident as phase_slot;
 
 use crate::capture::{Analysis, Context};
+use crate::paths::KERNEL;
 use crate::sites::{SiteKind, Sites};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -122,7 +123,10 @@ impl<'a> RustEmitter<'a> {
         match (self.witness, slot) {
             (true, Some(k)) => {
                 let s = slot_ident(k);
-                quote::quote_spanned!(span=> { let __nuda_v = #value; #s = ::nuda::kernel::TypeSlot::of(&__nuda_v); __nuda_v })
+                {
+                    let kernel_at = KERNEL.at(span);
+                    quote::quote_spanned!(span=> { let __nuda_v = #value; #s = #kernel_at::TypeSlot::of(&__nuda_v); __nuda_v })
+                }
             }
             _ => value,
         }
@@ -134,7 +138,7 @@ impl<'a> RustEmitter<'a> {
             return TokenStream::new();
         }
         let s = slot_ident(slot);
-        quote!(#s = ::nuda::kernel::TypeSlot::of(&#var);)
+        quote!(#s = #KERNEL::TypeSlot::of(&#var);)
     }
 
     /// In the witness, slot `slot` takes the type written after `:` (`t` is `: T`).
@@ -144,7 +148,7 @@ impl<'a> RustEmitter<'a> {
         }
         let s = slot_ident(slot);
         let ty: TokenStream = t.clone().into_iter().skip(1).collect();
-        quote!(#s = ::nuda::kernel::TypeSlot::<#ty>::new();)
+        quote!(#s = #KERNEL::TypeSlot::<#ty>::new();)
     }
 
     /// In the witness, a vector access's value (`vector(w)` lanes at an index that differs
@@ -157,7 +161,8 @@ impl<'a> RustEmitter<'a> {
     ) -> TokenStream {
         match &self.lanes {
             Some(p) if index.iter().any(|i| !p.uniform(i)) => {
-                quote::quote_spanned!(span=> ::nuda::kernel::lane(#value))
+                let kernel_at = KERNEL.at(span);
+                quote::quote_spanned!(span=> #kernel_at::lane(#value))
             }
             _ => value,
         }
@@ -206,5 +211,6 @@ pub fn call_decls(n: usize) -> TokenStream {
 /// private array's type takes no room on the host's stack.
 pub fn slot_decls(recorded: &std::collections::BTreeSet<usize>) -> TokenStream {
     let ids = recorded.iter().map(|&k| slot_ident(k));
-    quote!(#( let mut #ids = ::nuda::kernel::TypeSlot::new(); )*)
+    let kernel = KERNEL;
+    quote!(#( let mut #ids = #kernel::TypeSlot::new(); )*)
 }

@@ -3,7 +3,7 @@
 use super::RustEmitter;
 use crate::capture::Context;
 use crate::ir::*;
-use crate::paths::PRIVATE;
+use crate::paths::{KERNEL, PRIVATE};
 use crate::sites::SiteKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -153,7 +153,10 @@ impl RustEmitter<'_> {
                 // Resolved where the binding is, reported at the user's variable.
                 let mut host = crate::emit::glue::capture_ident(k);
                 host.set_span(proc_macro2::Span::call_site().located_at(init.span));
-                quote_spanned!(init.span=> ::nuda::kernel::let_copy(#host))
+                {
+                    let kernel_at = KERNEL.at(init.span);
+                    quote_spanned!(init.span=> #kernel_at::let_copy(#host))
+                }
             }
             _ => e,
         }
@@ -232,7 +235,7 @@ impl RustEmitter<'_> {
             }
         };
         // (The witness never runs: `get` here only names the element's type.)
-        quote!(#s = ::nuda::kernel::TypeSlot::of(&#value);)
+        quote!(#s = #KERNEL::TypeSlot::of(&#value);)
     }
 
     pub(super) fn assign(
