@@ -36,7 +36,11 @@ fn a_figure_edited_by_hand_fails_the_check() {
     // The first figure of the first table's first row, one digit changed.
     let digit = row + text[row..].find(|c: char| c.is_ascii_digit()).unwrap();
     let mut planted = text.clone();
-    let new = if &text[digit..=digit] == "9" { "8" } else { "9" };
+    let new = if &text[digit..=digit] == "9" {
+        "8"
+    } else {
+        "9"
+    };
     planted.replace_range(digit..=digit, new);
     let dir = std::env::temp_dir().join(format!("nuda-bench-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

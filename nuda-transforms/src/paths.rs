@@ -15,14 +15,19 @@ impl Private {
     /// The path at `span`: a call whose type errors should point at the user's code (the
     /// call's own span is where rustc reports an unmet bound of its result type).
     pub fn at(self, span: proc_macro2::Span) -> TokenStream {
-        self.to_token_stream()
-            .into_iter()
-            .map(|mut t| {
-                t.set_span(span);
-                t
-            })
-            .collect()
+        spanned(self.to_token_stream(), span)
     }
+}
+
+/// `tokens`, each at `span`.
+fn spanned(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
 }
 
 impl ToTokens for Private {
@@ -73,13 +78,7 @@ impl Root {
     /// The path at `span`, as [`Private::at`]: inside `quote_spanned!`, where rustc reports
     /// what goes wrong with the path's item at the user's code.
     pub fn at(self, span: proc_macro2::Span) -> TokenStream {
-        self.to_token_stream()
-            .into_iter()
-            .map(|mut t| {
-                t.set_span(span);
-                t
-            })
-            .collect()
+        spanned(self.to_token_stream(), span)
     }
 }
 

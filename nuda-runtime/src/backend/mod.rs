@@ -44,41 +44,29 @@ pub(crate) fn offline_checks(
     kernel: &str,
     build: &(dyn Fn() -> crate::error::Result<()> + Sync),
 ) -> crate::error::Result<()> {
-    use std::sync::PoisonError;
     if !offline_checks_wanted()? {
         return Ok(());
     }
-    let key = (source.source.as_ptr() as usize, source.source.len(), index);
-    let seen = CHECKED.get_or_init(c::passed::Seen::default);
-    let known = seen
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&key)
-        .cloned();
-    if let Some(done) = known {
-        return done;
-    }
-    let (checked, built) = std::thread::scope(|s| {
-        let running: Vec<_> = CHECKS
-            .iter()
-            .map(|&check| {
-                let run = move || check(source, index, kernel);
-                // NVRTC recurses deeply on a big expression: more than a thread's 2 MiB.
-                let thread = std::thread::Builder::new().stack_size(64 << 20);
-                thread.spawn_scoped(s, run).map_err(|_| run)
+    let mut built = Ok(());
+    let checked = c::passed::remembered(&CHECKED, (source, index), || {
+        std::thread::scope(|s| {
+            let running: Vec<_> = CHECKS
+                .iter()
+                .map(|&check| {
+                    let run = move || check(source, index, kernel);
+                    // NVRTC recurses deeply on a big expression: more than a thread's 2 MiB.
+                    let thread = std::thread::Builder::new().stack_size(64 << 20);
+                    thread.spawn_scoped(s, run).map_err(|_| run)
+                })
+                .collect();
+            built = build();
+            running.into_iter().try_for_each(|r| match r {
+                Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                // No thread to be had: the check runs here.
+                Err(run) => run(),
             })
-            .collect();
-        let built = build();
-        let checked = running.into_iter().try_for_each(|r| match r {
-            Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            // No thread to be had: the check runs here.
-            Err(run) => run(),
-        });
-        (checked, built)
+        })
     });
-    seen.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(key, checked.clone());
     checked.and(built)
 }
 

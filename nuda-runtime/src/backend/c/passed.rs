@@ -50,12 +50,24 @@ pub(crate) fn once_per_process(
     (source, index): (&crate::backend::KernelSource, crate::backend::IndexType),
     check: impl Fn(&str) -> crate::error::Result<()>,
 ) -> crate::error::Result<()> {
-    use std::sync::PoisonError;
     // Every source-form launch passes here: no clone of the list when the mode is off.
     let archs = archs.as_ref().map_err(Clone::clone)?;
     if archs.is_empty() {
         return Ok(());
     }
+    remembered(seen, (source, index), || {
+        archs.iter().try_for_each(|a| check(a))
+    })
+}
+
+/// `run`'s outcome for this program and index type: run once per process, remembered in
+/// `seen`, and given again to later calls.
+pub(crate) fn remembered(
+    seen: &'static std::sync::OnceLock<Seen>,
+    (source, index): (&crate::backend::KernelSource, crate::backend::IndexType),
+    run: impl FnOnce() -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
+    use std::sync::PoisonError;
     let seen = seen.get_or_init(Seen::default);
     let key = (source.source.as_ptr() as usize, source.source.len(), index);
     let known = seen
@@ -66,7 +78,7 @@ pub(crate) fn once_per_process(
     if let Some(done) = known {
         return done;
     }
-    let outcome = archs.iter().try_for_each(|a| check(a));
+    let outcome = run();
     seen.lock()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(key, outcome.clone());
