@@ -1,7 +1,8 @@
 //! nuda's compiler, an ordinary library testable without rustc: Rust loop nests become a
 //! loop-nest IR, then checks, the annotation chain, and OpenCL C plus native Rust.
 //!
-//! The pipeline, one module per phase; each uses only the phases before it:
+//! The pipeline, one module per phase; each uses only the phases before it (`README.md`
+//! beside `Cargo.toml` says what a new builtin or reduction operator takes):
 //! 1. the base: `ctxt` (errors gathered per expansion), `ir` (the loop-nest IR and the
 //!    kernel language's tables: scalar types with their OpenCL C names, builtin functions
 //!    and methods with their spellings, in `ir::builtins`), `paths` (the runtime paths
@@ -12,7 +13,10 @@
 //!    `disjoint` (which arrays work-items store to disjointly), `sites` (the check sites),
 //!    `reduce` (the reduction variables of `nuwork!`, which `capture` recognises), `lanes`
 //!    (which values of a `vector(w)` nest differ between its lanes), `privatise` (which
-//!    arrays only take atomics a work-group may gather in local memory first);
+//!    arrays only take atomics a work-group may gather in local memory first), `depend`
+//!    (loop-carried dependences refused), `zeroing` (which `nulocal!` arrays are written whole
+//!    before any read), `phases` (the barrier split of `#[nukernel]` bodies for the native
+//!    engine);
 //! 4. `annot`: the annotation chain, IR to IR;
 //! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
 //!    (the launch-time proof program that drops the checks a launch's values rule out and

@@ -7,6 +7,7 @@ use super::Element;
 /// How a reduction variable's contributions combine (`-=` updates combine with `Add`: each
 /// partial starts at zero and subtracts, and partials add).
 pub use nuda_abi::RedOp;
+use nuda_abi::reduce::IntIdentity;
 
 /// Scalars a `nuwork!` reduction variable may have: every integer and float type. `usize`
 /// and `isize` travel to devices as 64-bit integers, so no device wraps them earlier than
@@ -44,24 +45,17 @@ macro_rules! reduce_int {
             }
             type Dev = $dev;
             fn identity(op: RedOp) -> $t {
-                match op {
-                    RedOp::Add | RedOp::Or | RedOp::Xor => 0,
-                    RedOp::Mul => 1,
-                    RedOp::And => !0,
-                    RedOp::Min => <$t>::MAX,
-                    RedOp::Max => <$t>::MIN,
+                match op.spec().int_identity {
+                    IntIdentity::Zero => 0,
+                    IntIdentity::One => 1,
+                    IntIdentity::AllOnes => !0,
+                    IntIdentity::Max => <$t>::MAX,
+                    IntIdentity::Min => <$t>::MIN,
                 }
             }
             fn combine(op: RedOp, a: $t, b: $t) -> $t {
-                match op {
-                    RedOp::Add => a.wrapping_add(b),
-                    RedOp::Mul => a.wrapping_mul(b),
-                    RedOp::And => a & b,
-                    RedOp::Or => a | b,
-                    RedOp::Xor => a ^ b,
-                    RedOp::Min => a.min(b),
-                    RedOp::Max => a.max(b),
-                }
+                // Truncating the i128 result is the type's own wrapping arithmetic.
+                (op.spec().int_combine)(a as i128, b as i128) as $t
             }
             fn to_dev(self) -> $dev {
                 self as $dev
@@ -87,26 +81,17 @@ macro_rules! reduce_float {
             }
             type Dev = $t;
             fn identity(op: RedOp) -> $t {
-                match op {
-                    RedOp::Mul => 1.0,
-                    // Rust's `max` and `min` return the other operand of a NaN, so NaN
-                    // changes nothing: an empty or all-NaN nest leaves the variable as it
-                    // was (an infinity would turn a NaN variable into one).
-                    RedOp::Min | RedOp::Max => <$t>::NAN,
-                    // -0.0, not 0.0: `-0.0 + 0.0` is 0.0 but `-0.0 + -0.0` is -0.0, so
-                    // only -0.0 leaves every value, -0.0 included, unchanged.
-                    RedOp::Add => -0.0,
-                    // Bitwise updates of a float do not type-check in the user's code.
-                    RedOp::And | RedOp::Or | RedOp::Xor => 0.0,
-                }
+                // Rust's identities: -0.0 for sums (`-0.0 + -0.0` is -0.0, `0.0 + -0.0`
+                // is not), NaN for `max` and `min` (they return the other operand of a
+                // NaN, so an empty or all-NaN nest leaves the variable as it was). Bitwise
+                // updates of a float do not type-check in the user's code.
+                op.spec().float.map_or(0.0, |(id, _)| id as $t)
             }
             fn combine(op: RedOp, a: $t, b: $t) -> $t {
-                match op {
-                    RedOp::Add => a + b,
-                    RedOp::Mul => a * b,
-                    RedOp::Min => a.min(b),
-                    RedOp::Max => a.max(b),
-                    RedOp::And | RedOp::Or | RedOp::Xor => a,
+                match op.spec().float {
+                    // Exact for f32: see `RedSpec::float`.
+                    Some((_, f)) => f(f64::from(a), f64::from(b)) as $t,
+                    None => a,
                 }
             }
             fn to_dev(self) -> $t {
@@ -129,14 +114,10 @@ impl Reduce for bool {
     }
     type Dev = u8;
     fn identity(op: RedOp) -> bool {
-        matches!(op, RedOp::And | RedOp::Min)
+        op.spec().flag.0
     }
     fn combine(op: RedOp, a: bool, b: bool) -> bool {
-        match op {
-            RedOp::And | RedOp::Min | RedOp::Mul => a & b,
-            RedOp::Or | RedOp::Max | RedOp::Add => a | b,
-            RedOp::Xor => a ^ b,
-        }
+        (op.spec().flag.1)(a, b)
     }
     fn to_dev(self) -> u8 {
         self as u8

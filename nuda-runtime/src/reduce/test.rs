@@ -5,12 +5,11 @@ use crate::backend::native::NativeEngine;
 use crate::device::Device;
 use std::sync::Arc;
 
-const OPS: [RedOp; 7] = RedOp::ALL;
 
 #[test]
 fn identities_leave_every_value_unchanged() {
     for v in [0i32, 1, -1, 7, i32::MIN, i32::MAX] {
-        for op in OPS {
+        for op in RedOp::all() {
             assert_eq!(i32::combine(op, i32::identity(op), v), v, "{op:?}");
             assert_eq!(i32::combine(op, v, i32::identity(op)), v, "{op:?}");
         }

@@ -67,7 +67,7 @@ pub struct Reduction {
 
 /// The update forms with variable `s`, for messages.
 pub fn forms(s: &Ident) -> String {
-    format!("`{s} += e`, `{s} -= e`, `{s} *= e`, `{s} |= e`, `{s} &= e`, `{s} ^= e`, `{s} = {s}.max(e)` or `{s} = {s}.min(e)`")
+    nuda_abi::reduce::forms(&s.to_string())
 }
 
 /// If `name op= value` (or `name = value`) is an update in one of the forms, its operator
@@ -77,16 +77,10 @@ pub fn update_of<'v>(
     op: Option<BinOp>,
     value: &'v mut Expr,
 ) -> Option<(RedOp, &'v mut Expr)> {
-    let red = match op {
-        Some(BinOp::Add | BinOp::Sub) => RedOp::Add,
-        Some(BinOp::Mul) => RedOp::Mul,
-        Some(BinOp::BitAnd) => RedOp::And,
-        Some(BinOp::BitOr) => RedOp::Or,
-        Some(BinOp::BitXor) => RedOp::Xor,
-        Some(_) => return None,
-        None => return min_max(name, value),
-    };
-    Some((red, value))
+    match op {
+        Some(op) => Some((RedOp::of_compound(&format!("{}=", op.symbol()))?, value)),
+        None => min_max(name, value),
+    }
 }
 
 /// `name.max(e)` or `name.min(e)`: the operator and `e`.
@@ -101,11 +95,7 @@ fn min_max<'v>(name: &Ident, value: &'v mut Expr) -> Option<(RedOp, &'v mut Expr
         return None;
     };
     let on_self = matches!(&recv.kind, ExprKind::Var(v) if v == name);
-    let op = match method.to_string().as_str() {
-        "max" => RedOp::Max,
-        "min" => RedOp::Min,
-        _ => return None,
-    };
+    let op = RedOp::of_method(&method.to_string())?;
     match args.as_mut_slice() {
         [e] if on_self => Some((op, e)),
         _ => None,
