@@ -182,12 +182,18 @@ impl RedOp {
 
     /// The operator of the compound assignment `symbol` (`"+="`), if it is one.
     pub fn of_compound(symbol: &str) -> Option<RedOp> {
-        RED_OPS.iter().find(|s| s.compound.contains(&symbol)).map(|s| s.op)
+        RED_OPS
+            .iter()
+            .find(|s| s.compound.contains(&symbol))
+            .map(|s| s.op)
     }
 
     /// The operator of the update `s = s.method(e)`, if it is one.
     pub fn of_method(method: &str) -> Option<RedOp> {
-        RED_OPS.iter().find(|s| s.method == Some(method)).map(|s| s.op)
+        RED_OPS
+            .iter()
+            .find(|s| s.method == Some(method))
+            .map(|s| s.op)
     }
 }
 

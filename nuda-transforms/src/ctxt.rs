@@ -1,5 +1,7 @@
 //! `Ctxt`: collects every error a macro input has, as serde_derive does, so one compile
 //! reports them all at their own spans instead of stopping at the first.
+//!
+//! Stage 1 of the pipeline in `lib.rs` (the base).
 
 use proc_macro2::Span;
 use std::cell::RefCell;

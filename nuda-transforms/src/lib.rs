@@ -18,12 +18,16 @@
 //!    before any read), `phases` (the barrier split of `#[nukernel]` bodies for the native
 //!    engine);
 //! 4. `annot`: the annotation chain, IR to IR;
-//! 5. `emit` (OpenCL C templates, native Rust, and the glue that launches them) and `proof`
-//!    (the launch-time proof program that drops the checks a launch's values rule out and
-//!    picks 32-bit `usize` where it changes nothing);
-//! 6. the entry points, one per macro: `nuwork`, `nukernel`, `nucode`, `nucall`, `nfor`,
+//! 5. `emit`: OpenCL C templates, native Rust, and the glue that launches them;
+//! 6. `proof`: the launch-time proof program that drops the checks a launch's values rule
+//!    out and picks 32-bit `usize` where it changes nothing (it reads the emitter's spelling
+//!    of expressions);
+//! 7. the entry points, one per macro: `nuwork`, `nukernel`, `nucode`, `nucall`, `nfor`,
 //!    `annot_host` (`annot!` on host loops), and `nustruct` (`#[nustruct]`, which touches no
 //!    kernel: it lays a struct out for arrays and kernels).
+//!
+//! Unit tests (`test.rs`, `*_test.rs`) sit above stage 7: they may drive the whole pipeline
+//! from a macro's input. `tests/layers.rs` holds all of this to the source.
 
 pub mod annot;
 pub mod annot_host;

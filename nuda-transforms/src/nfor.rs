@@ -1,6 +1,8 @@
 //! `nfor!`: compact, perfectly nested loops that run on the host as plain Rust loops around
 //! the body as the user wrote it, which may use anything Rust allows (it never runs on a
 //! device). An entry point: the syntax goes straight to Rust, with no IR in between.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 use crate::paths::PRIVATE;
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};

@@ -1,5 +1,7 @@
 //! `nucall!(device, [global..], [local..]; kernel(args))`: launches a `#[nukernel]` on device
 //! `device` (an index into `nuda::devices()`), as NUDA's `nucall`.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 use crate::paths::PRIVATE;
 use proc_macro2::TokenStream;

@@ -4,6 +4,8 @@
 //! both): its associated items hold the OpenCL C template, type witness, check sites and
 //! called functions kernels link in (`f::__NUDA_NUCODE`), and the native engine's form of the
 //! body (`f::__nuda_native`), whose arithmetic wraps and whose faults go to the launch.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 use crate::capture::{self, Context};
 use crate::ctxt::Ctxt;

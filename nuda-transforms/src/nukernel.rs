@@ -2,6 +2,8 @@
 //! function becomes a launcher taking a `Call` first; `nucall!` supplies it. Parameters are
 //! `&mut` arrays and images (written), `&` arrays and images (read), `NuConst<'_, ..>`
 //! (constant memory) and scalars by value.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 use crate::capture::{self, Capture, Context};
 use crate::ctxt::Ctxt;

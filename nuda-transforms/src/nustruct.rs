@@ -7,6 +7,8 @@
 //! text, and `Capture` (captured by value). Compile-time assertions tie Rust's layout to C's
 //! rules with OpenCL C's alignments; the runtime's declaration makes the device compiler check
 //! the same offsets (see `nuda_runtime::kernel::StructDecl`).
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 use crate::paths::{KERNEL, NUDA, PRIVATE};
 use proc_macro2::TokenStream;

@@ -1,5 +1,7 @@
 //! The paths generated code names, spelled once: the runtime's macro support is reached as
 //! [`PRIVATE`] (`::nuda::__private`) in every `quote!`, so moving it is a one-line change.
+//!
+//! Stage 1 of the pipeline in `lib.rs` (the base).
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};

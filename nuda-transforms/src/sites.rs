@@ -6,6 +6,8 @@
 //!
 //! Sites are interned by (kind, name, line, column): the copies of one access that the
 //! annotations make share its site, since the error names the same source location.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 use crate::paths::PRIVATE;
 use proc_macro2::{Span, TokenStream};

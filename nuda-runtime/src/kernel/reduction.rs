@@ -4,10 +4,10 @@
 
 use super::Element;
 
+use nuda_abi::reduce::IntIdentity;
 /// How a reduction variable's contributions combine (`-=` updates combine with `Add`: each
 /// partial starts at zero and subtracts, and partials add).
 pub use nuda_abi::RedOp;
-use nuda_abi::reduce::IntIdentity;
 
 /// Scalars a `nuwork!` reduction variable may have: every integer and float type. `usize`
 /// and `isize` travel to devices as 64-bit integers, so no device wraps them earlier than

@@ -5,7 +5,6 @@ use crate::backend::native::NativeEngine;
 use crate::device::Device;
 use std::sync::Arc;
 
-
 #[test]
 fn identities_leave_every_value_unchanged() {
     for v in [0i32, 1, -1, 7, i32::MIN, i32::MAX] {

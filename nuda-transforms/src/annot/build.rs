@@ -73,7 +73,7 @@ impl<'a> Gen<'a> {
         let mut names = HashSet::new();
         Names(&mut names).visit_nest(&mut nest.clone());
         let assigned = match prelude {
-            true => super::hoist::assigned(nest),
+            true => assigned(nest),
             false => HashSet::new(),
         };
         Gen {
@@ -224,5 +224,23 @@ pub fn nest(loops: Vec<Loop>, body: Block, span: Span) -> Nest {
         lanes: None,
         stage: None,
         span,
+    }
+}
+
+/// Names assigned anywhere in a nest's body (`x = ..`, `x += ..`).
+pub fn assigned(nest: &Nest) -> HashSet<String> {
+    let mut found = Assigned(HashSet::new());
+    found.visit_block(&mut nest.body.clone());
+    found.0
+}
+
+struct Assigned(HashSet<String>);
+
+impl VisitMut for Assigned {
+    fn visit_place(&mut self, p: &mut Place) {
+        if let Place::Var(v) | Place::Member { base: v, .. } = p {
+            self.0.insert(v.to_string());
+        }
+        crate::ir::visit::walk_place(self, p);
     }
 }

@@ -10,28 +10,8 @@
 
 use super::build::Gen;
 use crate::ir::builtins::MethodKind;
-use crate::ir::visit::VisitMut;
 use crate::ir::*;
-use std::collections::HashSet;
 use syn::Ident;
-
-/// Names assigned anywhere in a nest's body (`x = ..`, `x += ..`).
-pub fn assigned(nest: &Nest) -> HashSet<String> {
-    let mut found = Assigned(HashSet::new());
-    found.visit_block(&mut nest.body.clone());
-    found.0
-}
-
-struct Assigned(HashSet<String>);
-
-impl VisitMut for Assigned {
-    fn visit_place(&mut self, p: &mut Place) {
-        if let Place::Var(v) | Place::Member { base: v, .. } = p {
-            self.0.insert(v.to_string());
-        }
-        crate::ir::visit::walk_place(self, p);
-    }
-}
 
 impl Gen<'_> {
     /// `e`, or a fresh variable bound to it in the prelude when the body may change its

@@ -8,6 +8,8 @@
 //! Annotated loops are first rewritten over `usize` counters from 0 (`counter.rs`), which keeps
 //! every transformation exact for any bounds, steps and integer types: each iteration runs
 //! exactly once, including empty ranges and trip counts no factor divides.
+//!
+//! Stage 4 of the pipeline in `lib.rs` (annotations, IR to IR).
 
 mod bindings;
 mod build;

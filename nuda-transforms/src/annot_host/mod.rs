@@ -3,6 +3,8 @@
 //! entry point, as `nuwork` and `nukernel` are: it runs syntax, the annotations and the host
 //! emitter in turn; `nudevs.rs` expands the one annotation that becomes a loop over devices,
 //! and `nudist.rs` the one that splits a `nuwork!` over MPI ranks.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 mod nudevs;
 mod nudist;

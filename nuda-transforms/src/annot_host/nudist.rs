@@ -9,11 +9,11 @@
 //! An index outside the rank's rows and halo wraps below 0 or passes the local array's end,
 //! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
 
-use super::rows::{base_ident, range_tokens, Rebase};
+use super::rows::{base_ident, range_tokens, split_semi, Rebase};
 use crate::paths::NUDA;
 use crate::syntax::annot::{AnnotInput, NUDIST};
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
@@ -101,26 +101,6 @@ fn check_chain(input: &AnnotInput) -> syn::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The tokens before and after the first top-level `;`.
-pub(super) fn split_semi(
-    tokens: TokenStream,
-    span: Span,
-) -> syn::Result<(TokenStream, syn::Macro)> {
-    let list: Vec<TokenTree> = tokens.into_iter().collect();
-    let Some(k) = list
-        .iter()
-        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
-    else {
-        return Err(syn::Error::new(
-            span,
-            "annot!: nudist expects `nuwork!(sizes; nfor!(..))`",
-        ));
-    };
-    let head = list[..k].iter().cloned().collect();
-    let rest: TokenStream = list[k + 1..].iter().cloned().collect();
-    Ok((head, syn::parse2(rest)?))
 }
 
 /// The nest with its outer range replaced and its indices rebased, through `annot!`s.

@@ -6,7 +6,7 @@
 //! and written back.
 
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
@@ -37,7 +37,7 @@ fn nested(m: &syn::Macro) -> Option<Nested> {
     if !m.path.is_ident("annot") {
         return None;
     }
-    let (chain, inner) = super::nudist::split_semi(m.tokens.clone(), m.span()).ok()?;
+    let (chain, inner) = split_semi(m.tokens.clone(), m.span()).ok()?;
     let mut n = nested(&inner)?;
     n.chains.insert(0, chain);
     Some(n)
@@ -277,4 +277,24 @@ fn compound(op: &syn::BinOp) -> bool {
             | ShlAssign(_)
             | ShrAssign(_)
     )
+}
+
+/// The tokens before and after the first top-level `;`.
+pub(super) fn split_semi(
+    tokens: TokenStream,
+    span: Span,
+) -> syn::Result<(TokenStream, syn::Macro)> {
+    let list: Vec<TokenTree> = tokens.into_iter().collect();
+    let Some(k) = list
+        .iter()
+        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+    else {
+        return Err(syn::Error::new(
+            span,
+            "annot!: nudist expects `nuwork!(sizes; nfor!(..))`",
+        ));
+    };
+    let head = list[..k].iter().cloned().collect();
+    let rest: TokenStream = list[k + 1..].iter().cloned().collect();
+    Ok((head, syn::parse2(rest)?))
 }

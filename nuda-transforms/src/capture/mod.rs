@@ -3,6 +3,8 @@
 //! and the checks that need scopes: no assignment to captured scalars, `dims()`/`read()` only on
 //! captured memory, work-item builtins only in `#[nukernel]`. In `nuwork!`, assignments to a
 //! captured scalar are reduction updates (see `crate::reduce`).
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;

@@ -4,6 +4,8 @@
 //! on their order, unlike sequential Rust. Such a nest is refused at compile time, as OpenACC
 //! compilers refuse to parallelise one, unless an affine dependence test proves that no two
 //! iterations touch the same element; `#[independent]` opts out where no affine test can.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 mod affine;
 mod alias;

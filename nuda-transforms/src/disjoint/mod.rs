@@ -10,6 +10,8 @@
 //! element of it, and a plain store races with nothing. Anything else (an index computed
 //! from a loop variable, a loop variable missing, the array used other than by index or
 //! `dims()`, a loop variable rebound in the body) keeps the atomic stores.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;

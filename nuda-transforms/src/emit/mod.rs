@@ -1,5 +1,7 @@
 //! Emitters: OpenCL C templates (`cl`), native and witness Rust (`native`), host loops
 //! (`host`), and the glue that launches kernels (`launch`).
+//!
+//! Stage 5 of the pipeline in `lib.rs` (emitters).
 
 pub mod cl;
 pub mod glue;

@@ -5,6 +5,8 @@
 //! small statement and expression language: the Rust subset kernels may use. Expressions whose
 //! OpenCL C depends on a type carry a [`Slot`]: rustc fills it, through a never-called witness
 //! closure, and the runtime substitutes the type when it first launches the kernel.
+//!
+//! Stage 1 of the pipeline in `lib.rs` (the base).
 
 pub mod builtins;
 pub mod display;

@@ -14,6 +14,8 @@
 //!
 //! Locals are classified by name, to a fixed point over the body; a name bound to values of
 //! two kinds is varying.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;

@@ -5,6 +5,8 @@
 //! `mod.rs` parses and builds (lowering, annotations, capture analysis, the OpenCL C template
 //! and the Rust forms); `glue.rs` writes the code that evaluates the ranges on the host,
 //! proves checks away, and launches.
+//!
+//! Stage 7 of the pipeline in `lib.rs` (entry points).
 
 mod glue;
 mod reduce;

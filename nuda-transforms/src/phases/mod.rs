@@ -10,6 +10,8 @@
 //! proved the same in every work-item, and runs its body's segments in turn. Variables that
 //! live from one work-item loop to a later one are kept per work-item (`Var::Slot`),
 //! recomputed (`Var::Remat`), or held once by the group (`Var::Group`).
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 mod narrow;
 mod pure;

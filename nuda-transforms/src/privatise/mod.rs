@@ -3,6 +3,8 @@
 //! drops, all of one commutative family; then each work-group may count in a copy in local
 //! memory and add its copy into the array once (see `README.md`, `emit/cl/privatise.rs` and
 //! the runtime's `reduce/privatise.rs`, which decides per launch whether the copy fits).
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;

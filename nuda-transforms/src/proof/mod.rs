@@ -7,6 +7,8 @@
 //! same site, so a site is only ever proved safe from all of its accesses. Variables map to
 //! registers; a variable assigned after its `let` is any value of its type; inside an `if`,
 //! a variable compared with a value is refined by the comparison.
+//!
+//! Stage 6 of the pipeline in `lib.rs` (the launch-time proof).
 
 mod expr;
 #[cfg(test)]

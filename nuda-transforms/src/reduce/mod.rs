@@ -6,6 +6,8 @@
 //!
 //! The forms: `s += e`, `s -= e`, `s *= e`, `s |= e`, `s &= e`, `s ^= e`, `s = s.max(e)`,
 //! `s = s.min(e)`, each possibly under `if`, where `e` does not read `s`.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 pub mod flag;
 pub mod push;

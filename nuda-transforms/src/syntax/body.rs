@@ -26,7 +26,17 @@ pub struct Lower<'a> {
     /// Blocks entered: the kernel body is depth 1.
     pub(super) depth: usize,
     /// The tuple locals in scope (see `tuple.rs`).
-    pub(super) tuples: Vec<super::tuple::TupleLocal>,
+    pub(super) tuples: Vec<TupleLocal>,
+}
+
+/// A tuple local in scope, or (with no parts) a binding that shadows one (`tuple.rs` keeps
+/// the scope).
+#[derive(Debug, Clone)]
+pub struct TupleLocal {
+    pub(super) name: syn::Ident,
+    pub(super) parts: Vec<syn::Ident>,
+    pub(super) mutable: bool,
+    pub(super) depth: usize,
 }
 
 pub(super) fn unsupported(what: &str) -> String {

@@ -1,5 +1,7 @@
 //! From macro input to IR: `nfor!` headers, kernel bodies, and the argument lists of
 //! `nuwork!`, `nucall!`, `#[nukernel]` and `#[nucode]`.
+//!
+//! Stage 2 of the pipeline in `lib.rs` (syntax).
 
 pub mod annot;
 pub mod body;

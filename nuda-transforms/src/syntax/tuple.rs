@@ -6,19 +6,10 @@
 //! The lowering keeps a scope of tuple locals: a later binding of the same name (a `let`, a
 //! `for` or `nfor!` variable) shadows it, and leaving the block that declared it ends it.
 
-use super::body::Lower;
+use super::body::{Lower, TupleLocal};
 use crate::ir::*;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-
-/// A tuple local in scope, or (with no parts) a binding that shadows one.
-#[derive(Debug, Clone)]
-pub struct TupleLocal {
-    name: syn::Ident,
-    parts: Vec<syn::Ident>,
-    mutable: bool,
-    depth: usize,
-}
 
 /// The components of a tuple expression as written: `(a, b)`, possibly in parentheses.
 fn tuple_elems(e: &syn::Expr) -> Option<Vec<&syn::Expr>> {

@@ -10,6 +10,8 @@
 //! `return` (or a `break`/`continue`) under such a branch. Variables are followed by name,
 //! over the whole body: one non-uniform assignment makes a name non-uniform everywhere, which
 //! can refuse a correct kernel but never accepts a wrong one.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;

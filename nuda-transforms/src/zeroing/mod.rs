@@ -8,6 +8,8 @@
 //! `tile[(ly, lx)] = ..` with `let ly = local_id(1);`. Such a store writes every element
 //! when the group is at least as large as the array along those ids, which the kernel
 //! checks at launch, zeroing where it is not.
+//!
+//! Stage 3 of the pipeline in `lib.rs` (checks over the IR).
 
 #[cfg(test)]
 mod test;
