@@ -15,7 +15,7 @@
 //!    (which values of a `vector(w)` nest differ between its lanes), `privatise` (which
 //!    arrays only take atomics a work-group may gather in local memory first), `depend`
 //!    (loop-carried dependences refused), `zeroing` (which `nulocal!` arrays are written whole
-//!    before any read), `phases` (the barrier split of `#[nukernel]` bodies for the native
+//!    before any read), `barrier_split` (the barrier split of `#[nukernel]` bodies for the native
 //!    engine);
 //! 4. `annot`: the annotation chain, IR to IR;
 //! 5. `emit`: OpenCL C templates, native Rust, and the glue that launches them;
@@ -31,6 +31,7 @@
 
 pub mod annot;
 pub mod annot_host;
+pub mod barrier_split;
 pub mod capture;
 pub mod ctxt;
 pub mod depend;
@@ -45,7 +46,6 @@ pub mod nukernel;
 pub mod nustruct;
 pub mod nuwork;
 pub mod paths;
-pub mod phases;
 pub mod privatise;
 pub mod proof;
 pub mod reduce;

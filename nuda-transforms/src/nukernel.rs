@@ -90,12 +90,14 @@ fn front(cx: &Ctxt, f: &ItemFn) -> Front {
 }
 
 /// A kernel's barrier split, for tests: its plan, or why it keeps the coroutine form.
-pub fn split(item: TokenStream) -> syn::Result<Result<crate::phases::Plan, crate::phases::Why>> {
+pub fn split(
+    item: TokenStream,
+) -> syn::Result<Result<crate::barrier_split::Plan, crate::barrier_split::Why>> {
     let f: ItemFn = syn::parse2(item)?;
     let cx = Ctxt::new();
     let front = front(&cx, &f);
     cx.check()?;
-    Ok(crate::phases::plan(&front.analysis, &front.body))
+    Ok(crate::barrier_split::plan(&front.analysis, &front.body))
 }
 
 fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
@@ -125,7 +127,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     };
     let split = analysis
         .barrier
-        .then(|| crate::phases::plan(&analysis, &body));
+        .then(|| crate::barrier_split::plan(&analysis, &body));
     let native = match &split {
         Some(Ok(plan)) => emitter(native::Mode::Native).phased(plan),
         _ => emitter(native::Mode::Native).block_inner(&body),
@@ -261,7 +263,7 @@ struct Parts {
     locals: Vec<LocalDecl>,
     captures: Vec<Capture>,
     barrier: bool,
-    /// The native form: "plain", "split" (at its barriers, `phases`) or "coroutines: why".
+    /// The native form: "plain", "split" (at its barriers, `barrier_split`) or "coroutines: why".
     form: String,
     slots: usize,
     template: String,

@@ -23,7 +23,7 @@ const STAGES: &[(&str, u8)] = &[
     ("privatise", 3),
     ("depend", 3),
     ("zeroing", 3),
-    ("phases", 3),
+    ("barrier_split", 3),
     ("annot", 4),
     ("emit", 5),
     ("proof", 6),

@@ -3,8 +3,8 @@
 //! `nuda`'s macros call it.
 
 mod alias;
+mod barrier_split;
 mod native;
-mod phased;
 mod program;
 pub(crate) mod proof;
 mod range;
@@ -35,10 +35,10 @@ pub use crate::reduce::{
 };
 pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
 pub use alias::{distinct, AliasPair};
+pub use barrier_split::{agree, Done, Slots};
 pub use native::{
     dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };
-pub use phased::{agree, Done, Slots};
 pub use program::{
     const_fill, nucode_instance, nucode_of, Baked, BakedFill, CaptureDesc, ConstValue, Fill,
     Nucode, NucodeFn, PlainFill, Space, Variant,

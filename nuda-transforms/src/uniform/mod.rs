@@ -32,7 +32,7 @@ pub fn check_barriers(cx: &Ctxt, analysis: &Analysis, body: &Block) {
 }
 
 /// What the rule knows of a body once it has run: the names that may differ between the
-/// work-items of a group. The barrier split (`phases`) runs once per group what only uniform
+/// work-items of a group. The barrier split (`barrier_split`) runs once per group what only uniform
 /// values decide.
 pub struct Facts<'a> {
     pass: Pass<'a>,

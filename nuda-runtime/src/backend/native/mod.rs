@@ -5,11 +5,11 @@
 //!
 //! `barrier()` cannot be honoured by running work-items one after another. `#[nukernel]`
 //! splits a body that calls it into loops over a group's work-items between its barriers,
-//! run a group at a time (`phased.rs`); hand-written kernels, and the shapes the split leaves
+//! run a group at a time (`barrier_split.rs`); hand-written kernels, and the shapes the split leaves
 //! alone, run a group's work-items as coroutines on the group's one thread (`barrier.rs`).
 
 mod barrier;
-mod phased;
+mod barrier_split;
 #[cfg(test)]
 mod test;
 mod views;
@@ -17,7 +17,7 @@ pub mod wide;
 
 pub(crate) use barrier::run_group_with_barrier;
 pub use barrier::GroupBarrier;
-pub use phased::{Group, Items};
+pub use barrier_split::{Group, Items};
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};
 

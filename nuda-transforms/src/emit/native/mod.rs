@@ -10,14 +10,14 @@
 //! `__nuda_s<k>` variable, so rustc infers the types the OpenCL C needs exactly as it would
 //! for plain Rust.
 
+mod barrier_split;
 mod expr;
 mod lanes;
-mod phased;
 mod stmt;
 #[cfg(test)]
 mod test;
 
-pub use phased::slot_ident as phase_slot;
+pub use barrier_split::slot_ident as phase_slot;
 
 use crate::capture::{Analysis, Context};
 use crate::paths::KERNEL;
@@ -55,7 +55,7 @@ pub struct RustEmitter<'a> {
     sites: Option<(&'a Sites, TokenStream)>,
     /// In the witness, inside a `vector(w)` nest: what differs between its lanes.
     lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
-    /// In a split barrier kernel's work-item loop (`phased`): what a `return` becomes.
+    /// In a split barrier kernel's work-item loop (`barrier_split`): what a `return` becomes.
     item_exit: Option<TokenStream>,
     /// The split conditions numbered so far, for their agreement variables.
     heads: usize,

@@ -1,4 +1,4 @@
-//! The native form of a split barrier kernel (`phases`), layer: emitters. It is the body of a
+//! The native form of a split barrier kernel (`barrier_split`), layer: emitters. It is the body of a
 //! closure over one work-group, `__nuda_g: &nuda::__private::Group`: the group's chunks run
 //! once, the others in a loop over the group's work-items (`'__nuda_item`), and the split
 //! `if`, `while`, `loop` and `for` run at the group's level on conditions the group decides.
@@ -6,9 +6,9 @@
 //! `Done` and skipped by later loops.
 
 use super::RustEmitter;
+use crate::barrier_split::{Head, Plan, Scan, Seg, Uses, Var};
 use crate::ir::*;
 use crate::paths::PRIVATE;
-use crate::phases::{Head, Plan, Scan, Seg, Uses, Var};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 

@@ -1,6 +1,6 @@
 //! Work-groups of split barrier kernels on the native engine (layer 1). `#[nukernel]` splits a
 //! body that calls `barrier()` into loops over the group's work-items between its barriers
-//! (nuda-transforms `phases`), so a group is one call of the kernel's closure with the group,
+//! (nuda-transforms `barrier_split`), so a group is one call of the kernel's closure with the group,
 //! which walks its work-items as often as it needs, on the thread that runs the group.
 
 use super::{GroupShape, WorkItem};
