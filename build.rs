@@ -7,17 +7,17 @@
 //! `NUDA_BOUNDS_SEED` and `NUDA_BARRIER_SEED` (fixed defaults keep runs reproducible; set them to explore others). The tests then draw random
 //! values with proptest and check OpenCL, the native engine and plain Rust agree.
 
-#[path = "build/barriers.rs"]
+#[path = "testgen/barriers.rs"]
 mod barriers;
-#[path = "build/bounds.rs"]
+#[path = "testgen/bounds.rs"]
 mod bounds;
-#[path = "build/exprs.rs"]
+#[path = "testgen/exprs.rs"]
 mod exprs;
-#[path = "build/lanes.rs"]
+#[path = "testgen/lanes.rs"]
 mod lanes;
-#[path = "build/nests.rs"]
+#[path = "testgen/nests.rs"]
 mod nests;
-#[path = "build/rng.rs"]
+#[path = "testgen/rng.rs"]
 mod rng;
 
 fn seed(var: &str, default: u64) -> u64 {

@@ -1,5 +1,5 @@
 //! Property test of the barrier split (issue 31): random `#[nukernel]`s drawn by `build.rs`
-//! (seed `NUDA_BARRIER_SEED`, `build/barriers.rs`) exchange values between the work-items of
+//! (seed `NUDA_BARRIER_SEED`, `testgen/barriers.rs`) exchange values between the work-items of
 //! a group through a `nulocal!` array in phases separated by barriers: at shifting indices,
 //! with barriers in uniform loops and branches, a tree, early returns of whole groups before
 //! any barrier and of some work-items after the last. Each runs on PoCL and on the native

@@ -41,7 +41,7 @@ struct Case {
     device: RunDevice,
 }
 
-/// A random `stage(..)` nest (see `build/lanes.rs`).
+/// A random `stage(..)` nest (see `testgen/lanes.rs`).
 struct Staged {
     text: &'static str,
     dims: usize,
