@@ -35,7 +35,7 @@ fn write(name: &str, text: String) {
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=build");
+    println!("cargo:rerun-if-changed=testgen");
     write(
         "random_expressions.rs",
         exprs::file(seed("NUDA_EXPR_SEED", 0x5eed_2026)),
