@@ -6,13 +6,13 @@ use proc_macro::TokenStream;
 
 /// An item macro's output: several `compile_error!` items may stand side by side.
 fn finish(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    let out = r.map(nuda_transforms::paths::hygienic);
+    let out = r.map(nuda_transforms::base::paths::hygienic);
     out.unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 /// An expression macro's output: several `compile_error!`s need a block around them.
 fn finish_expr(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
-    r.map(nuda_transforms::paths::hygienic)
+    r.map(nuda_transforms::base::paths::hygienic)
         .unwrap_or_else(|e| {
             let errors = e.into_compile_error();
             quote::quote!({ #errors })
@@ -23,37 +23,46 @@ fn finish_expr(r: syn::Result<proc_macro2::TokenStream>) -> TokenStream {
 /// Perfectly nested loops on the host: `nfor!((i, j) in (n, m) { .. })`.
 #[proc_macro]
 pub fn nfor(input: TokenStream) -> TokenStream {
-    finish_expr(nuda_transforms::nfor::expand(input.into()))
+    finish_expr(nuda_transforms::entry::nfor::expand(input.into()))
 }
 
 /// Runs a loop nest on the current device: `nuwork!(1, 128; nfor!((i, j) in (n, n) { .. }))`.
 #[proc_macro]
 pub fn nuwork(input: TokenStream) -> TokenStream {
-    finish_expr(nuda_transforms::nuwork::expand(input.into()))
+    finish_expr(nuda_transforms::entry::nuwork::expand(input.into()))
 }
 
 /// Launches a `#[nukernel]`: `nucall!(device, [global..], [local..]; kernel(args))`.
 #[proc_macro]
 pub fn nucall(input: TokenStream) -> TokenStream {
-    finish_expr(nuda_transforms::nucall::expand(input.into()))
+    finish_expr(nuda_transforms::entry::nucall::expand(input.into()))
 }
 
 /// An explicit kernel, launched with `nucall!`.
 #[proc_macro_attribute]
 pub fn nukernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nukernel::expand(attr.into(), item.into()))
+    finish(nuda_transforms::entry::nukernel::expand(
+        attr.into(),
+        item.into(),
+    ))
 }
 
 /// A function callable from kernels and, unchanged, from the host.
 #[proc_macro_attribute]
 pub fn nucode(attr: TokenStream, item: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nucode::expand(attr.into(), item.into()))
+    finish(nuda_transforms::entry::nucode::expand(
+        attr.into(),
+        item.into(),
+    ))
 }
 
 /// A struct usable in kernels and as an array element, laid out as in OpenCL C.
 #[proc_macro_attribute]
 pub fn nustruct(attr: TokenStream, item: TokenStream) -> TokenStream {
-    finish(nuda_transforms::nustruct::expand(attr.into(), item.into()))
+    finish(nuda_transforms::entry::nustruct::expand(
+        attr.into(),
+        item.into(),
+    ))
 }
 
 /// A work-group-shared array in a `#[nukernel]` body: `let part = nulocal!(u64, 128);`.
@@ -68,5 +77,5 @@ pub fn nulocal(input: TokenStream) -> TokenStream {
 /// there reads it.
 #[proc_macro]
 pub fn annot(input: TokenStream) -> TokenStream {
-    finish_expr(nuda_transforms::annot_host::expand(input.into()))
+    finish_expr(nuda_transforms::entry::annot::expand(input.into()))
 }

@@ -4,8 +4,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let input: proc_macro2::TokenStream = args[2].parse().expect("tokens");
     let out = match args[1].as_str() {
-        "nuwork" => nuda_transforms::nuwork::expand(input),
-        "nfor" => nuda_transforms::nfor::expand(input),
+        "nuwork" => nuda_transforms::entry::nuwork::expand(input),
+        "nfor" => nuda_transforms::entry::nfor::expand(input),
         other => panic!("unknown form {other}"),
     };
     match out {

@@ -6,7 +6,7 @@ use quote::quote;
 
 /// The template of a `nuwork!`, and the number of reads in its first kernel.
 fn reads(input: proc_macro2::TokenStream) -> (String, usize) {
-    let t = render_for_test(&nuda_transforms::nuwork::template(input).unwrap());
+    let t = render_for_test(&nuda_transforms::entry::nuwork::template(input).unwrap());
     let first = t
         .split("kernel void")
         .nth(1)
@@ -108,7 +108,7 @@ fn merged_reads_follow_the_lets_they_name() {
 fn written_images_are_refused_so_none_merge() {
     // A kernel reads an image or writes it (read_only, write_only): a read of a written
     // image never reaches the merging, since the nest is refused at the read or the write.
-    let e = nuda_transforms::nuwork::template(quote!(1, 8; nfor!((y, x) in (h, w) {
+    let e = nuda_transforms::entry::nuwork::template(quote!(1, 8; nfor!((y, x) in (h, w) {
         let v = img.read(x, y) + img.read(x, y);
         img.write(x, y, v);
     })))

@@ -46,7 +46,7 @@ fn only_paths_rs_spells_the_facades_paths() {
         .collect();
     assert!(
         found.is_empty(),
-        "spell these through crate::paths:\n{}",
+        "spell these through crate::base::paths:\n{}",
         found.join("\n")
     );
 }

@@ -215,7 +215,7 @@ fn the_scan_splits_messages_at_placeholders() {
 /// function's host copy, and the reference's table says "anywhere" for exactly those.
 #[test]
 fn every_anywhere_builtin_works_in_nucode_functions() {
-    use nuda_transforms::ir::builtins::BUILTIN_FNS;
+    use nuda_transforms::base::ir::builtins::BUILTIN_FNS;
     let reference = std::fs::read_to_string(root().join("docs/kernel-language.md")).unwrap();
     for b in BUILTIN_FNS {
         let row = format!("| `{}(", b.name);
@@ -231,7 +231,7 @@ fn every_anywhere_builtin_works_in_nucode_functions() {
             continue;
         }
         let item = format!("fn f(x: f32) -> f32 {{ {}(x) }}", b.name);
-        let out = nuda_transforms::nucode::expand(Default::default(), item.parse().unwrap())
+        let out = nuda_transforms::entry::nucode::expand(Default::default(), item.parse().unwrap())
             .unwrap_or_else(|e| panic!("#[nucode] with `{}`: {e}", b.name));
         let file: syn::File = syn::parse2(out).unwrap();
         let host = file.items.iter().find_map(|i| match i {

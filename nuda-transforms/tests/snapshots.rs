@@ -54,7 +54,7 @@ fn assert_all_marked(template: &str) {
 #[test]
 fn nuwork_array_by_2() {
     check(
-        nuda_transforms::nuwork::template(quote!(1, 128; nfor!((i, j) in (n, n) {
+        nuda_transforms::entry::nuwork::template(quote!(1, 128; nfor!((i, j) in (n, n) {
             b[(i, j)] = 2.0 * a[(i, j)];
         }))),
         expect![[r#"
@@ -88,7 +88,7 @@ fn nuwork_array_by_2() {
 #[test]
 fn nuwork_sgemm_with_a_sequential_inner_loop() {
     check(
-        nuda_transforms::nuwork::template(quote!(16, 16; nfor!((i, j) in (n, n) {
+        nuda_transforms::entry::nuwork::template(quote!(16, 16; nfor!((i, j) in (n, n) {
             let mut s = 0.0f32;
             nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
             c[(i, j)] = s;
@@ -136,9 +136,11 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
 #[test]
 fn nuwork_three_loops_two_mapped() {
     check(
-        nuda_transforms::nuwork::template(quote!(1, 64; nfor!((i, j, k) in (n, m, 1 <> p :/ 2) {
-            c[(i, j)] += a[(i, k)];
-        }))),
+        nuda_transforms::entry::nuwork::template(
+            quote!(1, 64; nfor!((i, j, k) in (n, m, 1 <> p :/ 2) {
+                c[(i, j)] += a[(i, k)];
+            })),
+        ),
         expect![[r#"
             $E11 nu_ld_a($P11(a), nu_idx nu_i0, nu_idx nu_i1, int nu_c, uint nu_s, global uint* nu_err) {
                 if (nu_c && !(nu_i0 < a__d0 && nu_i1 < a__d1)) {
@@ -189,7 +191,7 @@ fn nuwork_three_loops_two_mapped() {
 #[test]
 fn value_if_with_statements_is_hoisted() {
     check(
-        nuda_transforms::nuwork::template(quote!(64; nfor!(i in n {
+        nuda_transforms::entry::nuwork::template(quote!(64; nfor!(i in n {
             let v = if i % 2 == 0 { let t = x[i] * 3.0; t + 1.0 } else if i % 3 == 0 { 2.0 } else { x[i] };
             let w = if v > 0.0 { v } else { -v };
             y[i] = v + w;
@@ -232,7 +234,7 @@ fn value_if_with_statements_is_hoisted() {
 #[test]
 fn stepped_and_inclusive_for_loops_count_trips() {
     check(
-        nuda_transforms::nuwork::template(quote!(64; nfor!(i in n {
+        nuda_transforms::entry::nuwork::template(quote!(64; nfor!(i in n {
             let mut s = 0u8;
             for k in (0..=250u8).step_by(10) { s = s.wrapping_add(k); }
             for k in 0..i { s ^= k as u8; }
@@ -271,7 +273,7 @@ fn stepped_and_inclusive_for_loops_count_trips() {
 #[test]
 fn casts_narrow_arithmetic_and_integer_methods() {
     check(
-        nuda_transforms::nuwork::template(quote!(64; nfor!(i in n {
+        nuda_transforms::entry::nuwork::template(quote!(64; nfor!(i in n {
             let x = f[i] as i32;
             let y = (x as u8) * 3;
             let z = !y ^ y.rotate_left(3);
@@ -309,7 +311,7 @@ fn casts_narrow_arithmetic_and_integer_methods() {
 #[test]
 fn images_and_shadowed_keyword_names() {
     check(
-        nuda_transforms::nuwork::template(quote!(8, 8; nfor!((y, x) in (h, w) {
+        nuda_transforms::entry::nuwork::template(quote!(8, 8; nfor!((y, x) in (h, w) {
             let float = src.read(x - 1, y) + src.read(x + 1, y);
             let float = float * 0.5;
             dst.write(x, y, float);
@@ -332,7 +334,7 @@ fn images_and_shadowed_keyword_names() {
 #[test]
 fn nukernel_with_barrier_and_return() {
     check(
-        nuda_transforms::nukernel::template(quote!(
+        nuda_transforms::entry::nukernel::template(quote!(
             fn reverse(
                 out: &mut NuArray1<i32>,
                 a: &NuArray1<i32>,
@@ -401,7 +403,7 @@ fn nukernel_with_barrier_and_return() {
 #[test]
 fn nucode_with_early_return_and_calls() {
     check(
-        nuda_transforms::nucode::template(quote!(
+        nuda_transforms::entry::nucode::template(quote!(
             fn smooth(x: f32) -> f32 {
                 if x < 0.0 {
                     return 0.0;
@@ -425,7 +427,7 @@ fn nucode_with_early_return_and_calls() {
 #[test]
 fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
     check(
-        nuda_transforms::nuwork::template(
+        nuda_transforms::entry::nuwork::template(
             quote!(16, 16; annot!(dmine(2, 2); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
@@ -522,7 +524,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
 #[test]
 fn nuwork_reductions() {
     check(
-        nuda_transforms::nuwork::template(quote!(256; nfor!(i in n {
+        nuda_transforms::entry::nuwork::template(quote!(256; nfor!(i in n {
             dot += a[i] * b[i];
             if a[i] > 0.5 { count += 1; continue; }
             hi = hi.max(a[i]);
@@ -651,7 +653,7 @@ fn nuwork_reductions() {
 #[allow(clippy::too_many_lines)] // the lines are the snapshot: both kernels, every branch
 fn nuwork_scans() {
     check(
-        nuda_transforms::nuwork::template(quote!(64; nfor!(i in n {
+        nuda_transforms::entry::nuwork::template(quote!(64; nfor!(i in n {
             excl[i] = run;
             if a[i] > 2 { run += a[i]; }
             total += 1;
@@ -948,7 +950,7 @@ fn nuwork_scans() {
 #[test]
 fn vectorised_sgemm() {
     check(
-        nuda_transforms::nuwork::template(
+        nuda_transforms::entry::nuwork::template(
             quote!(16, 16; annot!(vector(4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
@@ -1035,7 +1037,7 @@ fn vectorised_sgemm() {
 #[allow(clippy::too_many_lines)] // one snapshot: the staged kernel and its remainders
 fn staged_sgemm() {
     check(
-        nuda_transforms::nuwork::template(
+        nuda_transforms::entry::nuwork::template(
             quote!(16, 16; annot!(tilem(16, 16), stage(a, b, k: 16); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
@@ -1178,7 +1180,7 @@ fn staged_sgemm() {
 #[allow(clippy::too_many_lines)] // one snapshot: the staged vector kernel and its remainders
 fn staged_vector_sgemm() {
     check(
-        nuda_transforms::nuwork::template(
+        nuda_transforms::entry::nuwork::template(
             quote!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
                 let mut s = 0.0f32;
                 nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });

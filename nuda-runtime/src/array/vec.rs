@@ -1,6 +1,6 @@
 //! `NuVec<T>`: a device vector of run-time length. `v.push(x)` in a `nuwork!` body appends,
 //! in the order the sequential loop would push (a scan of the push counts gives each push
-//! its slot, see `nuda-transforms/src/reduce/README.md`). On the host it reads like a
+//! its slot, see `nuda-transforms/src/checks/reduce/README.md`). On the host it reads like a
 //! `NuArray1`; a later kernel reads it like one too, with its length as its dim. Its data
 //! stays where the last kernel wrote it until the host touches it.
 

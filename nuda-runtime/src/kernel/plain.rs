@@ -7,7 +7,7 @@ use crate::backend::native::{ArrayViewMut, DisjointViewMut};
 use crate::element::Pod;
 use crate::fault::{Checker, Site};
 
-/// A written capture's native view, and what it becomes where `nuda_transforms::disjoint`
+/// A written capture's native view, and what it becomes where `nuda_transforms::checks::disjoint`
 /// proved that no two work-items of the launch touch one element.
 pub trait PlainStores: Sized {
     /// The view with plain loads and stores, where that is sound.

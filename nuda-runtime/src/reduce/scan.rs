@@ -1,4 +1,4 @@
-//! Scans of `nuwork!` (see `nuda-transforms/src/reduce/README.md`): the group count of a scan
+//! Scans of `nuwork!` (see `nuda-transforms/src/checks/reduce/README.md`): the group count of a scan
 //! launch, the first pass's per-group totals turned into each group's exclusive prefix on the
 //! host (a few KiB; the data stays on the device), and the native engine's two passes over
 //! the same fixed tasks.

@@ -1,4 +1,4 @@
-//! A name per binding in a `vector(w)` lane body. The lane plan (`crate::lanes`) and the
+//! A name per binding in a `vector(w)` lane body. The lane plan (`crate::checks::lanes`) and the
 //! emitters classify locals by name, so two bindings of one name (`let k = 3; .. let k = j +
 //! 1;`, an inner `for k` beside a lane local `k`) or a local that shadows a captured value read
 //! elsewhere in the body (`s` captured, `let s = a[j] + 1.0;` later) would share one kind: a
@@ -12,8 +12,8 @@
 //! ```
 
 use super::build::Gen;
-use crate::ir::visit::{walk_block, walk_expr, walk_place, walk_range, VisitMut};
-use crate::ir::*;
+use crate::base::ir::visit::{walk_block, walk_expr, walk_place, walk_range, VisitMut};
+use crate::base::ir::*;
 use std::collections::{HashMap, HashSet};
 use syn::Ident;
 
@@ -95,7 +95,7 @@ impl VisitMut for Collect {
                 walk_place(self, place);
                 self.visit_expr(value);
             }
-            other => crate::ir::visit::walk_stmt(self, other),
+            other => crate::base::ir::visit::walk_stmt(self, other),
         }
     }
 
@@ -210,7 +210,7 @@ impl VisitMut for Rename<'_, '_> {
                 walk_place(self, place);
                 self.visit_expr(value);
             }
-            other => crate::ir::visit::walk_stmt(self, other),
+            other => crate::base::ir::visit::walk_stmt(self, other),
         }
     }
 

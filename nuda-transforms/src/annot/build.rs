@@ -1,9 +1,9 @@
 //! Building IR for the transformations: fresh names that clash with nothing the user wrote,
 //! new slots, and the counter arithmetic (`usize`) the loops are rewritten over.
 
-use crate::ctxt::Ctxt;
-use crate::ir::visit::{self, VisitMut};
-use crate::ir::*;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::*;
 use proc_macro2::Span;
 use std::collections::HashSet;
 use syn::Ident;
@@ -241,6 +241,6 @@ impl VisitMut for Assigned {
         if let Place::Var(v) | Place::Member { base: v, .. } = p {
             self.0.insert(v.to_string());
         }
-        crate::ir::visit::walk_place(self, p);
+        crate::base::ir::visit::walk_place(self, p);
     }
 }

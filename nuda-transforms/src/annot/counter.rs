@@ -5,8 +5,8 @@
 
 use super::build::Gen;
 use super::rename::Rewrite;
-use crate::ir::visit::VisitMut;
-use crate::ir::*;
+use crate::base::ir::visit::VisitMut;
+use crate::base::ir::*;
 use std::collections::HashMap;
 use syn::Ident;
 
@@ -85,7 +85,7 @@ fn check_unshadowed(g: &Gen<'_>, inner: &[Loop], subst: &HashMap<String, Expr>) 
     let mut used = std::collections::HashSet::new();
     subst
         .values()
-        .for_each(|e| crate::ir::staging::mentions(e, &mut used));
+        .for_each(|e| crate::base::ir::staging::mentions(e, &mut used));
     for l in inner.iter().filter(|l| used.contains(&l.var.to_string())) {
         let msg = format!("annot!: the loop variable `{}` hides the `{}` an annotated loop's range reads, which the annotation uses inside this loop; rename it", l.var, l.var);
         g.cx.error(l.var.span(), msg);
@@ -126,7 +126,7 @@ impl VisitMut for Vars {
         if let ExprKind::Var(v) = &e.kind {
             self.0.push(v.clone());
         }
-        crate::ir::visit::walk_expr(self, e);
+        crate::base::ir::visit::walk_expr(self, e);
     }
 }
 

@@ -19,8 +19,8 @@ use super::counter::normalize;
 use super::rename::Rewrite;
 use super::unroll::{copies, shifted, stepping_loops};
 use super::Cont;
-use crate::ir::visit::VisitMut;
-use crate::ir::*;
+use crate::base::ir::visit::VisitMut;
+use crate::base::ir::*;
 
 /// Unrolls and jams `n` by `factors`; `cont` transforms the main part.
 pub fn dmine(g: &mut Gen<'_>, mut n: Nest, factors: &[u128], cont: Cont<'_>) -> Vec<Stmt> {
@@ -154,7 +154,7 @@ fn same_for_all(copies: &[Rewrite], r: &Range) -> bool {
         .map(|c| {
             let mut r = r.clone();
             c.clone_scope().visit_range(&mut r);
-            crate::ir::display::range(&r)
+            crate::base::ir::display::range(&r)
         })
         .collect();
     texts.windows(2).all(|w| w[0] == w[1])
@@ -163,6 +163,6 @@ fn same_for_all(copies: &[Rewrite], r: &Range) -> bool {
 /// The names `body` reads.
 fn reads(body: &Block) -> std::collections::HashSet<String> {
     let mut out = std::collections::HashSet::new();
-    crate::ir::staging::block_mentions(body, &mut out);
+    crate::base::ir::staging::block_mentions(body, &mut out);
     out
 }

@@ -9,8 +9,8 @@
 //! they read (captures), so only an array read there, which the kernel may write, is refused.
 
 use super::build::Gen;
-use crate::ir::builtins::MethodKind;
-use crate::ir::*;
+use crate::base::ir::builtins::MethodKind;
+use crate::base::ir::*;
 use syn::Ident;
 
 impl Gen<'_> {
@@ -53,7 +53,7 @@ impl Gen<'_> {
             ExprKind::Var(v) => !self.assigned.contains(&v.to_string()),
             ExprKind::Index { .. } | ExprKind::If { .. } | ExprKind::Block(_) => false,
             ExprKind::Call { func, args } => {
-                let builtin = crate::ir::builtins::builtin_of(func).is_some();
+                let builtin = crate::base::ir::builtins::builtin_of(func).is_some();
                 builtin && args.iter().all(|a| self.stable(a))
             }
             // An image read or an atomic: memory other work-items change, or an effect.

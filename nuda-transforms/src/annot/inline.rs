@@ -13,7 +13,7 @@
 
 use super::build::{nest, Gen};
 use super::counter::substitute;
-use crate::ir::*;
+use crate::base::ir::*;
 use std::collections::HashMap;
 
 /// Copies allowed before `inline` refuses: a kernel is not a place for thousands of copies.

@@ -28,9 +28,9 @@ mod tilem;
 mod unroll;
 mod vector;
 
-use crate::ctxt::Ctxt;
-use crate::ir::visit::{self, VisitMut};
-use crate::ir::*;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::*;
 use build::Gen;
 
 /// The rest of the chain, applied to a main part.

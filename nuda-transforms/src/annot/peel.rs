@@ -12,7 +12,7 @@
 use super::build::Gen;
 use super::counter::normalize;
 use super::Cont;
-use crate::ir::*;
+use crate::base::ir::*;
 
 /// Peels `first` and `last` iterations off the outermost loop of `n`.
 pub fn peel(g: &mut Gen<'_>, n: Nest, first: u128, last: u128, cont: Cont<'_>) -> Vec<Stmt> {

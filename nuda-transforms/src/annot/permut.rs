@@ -8,7 +8,7 @@
 
 use super::build::Gen;
 use super::Cont;
-use crate::ir::*;
+use crate::base::ir::*;
 
 /// Reorders the outer loops of `n` by `order` (1-based, a permutation).
 pub fn permut(g: &mut Gen<'_>, mut n: Nest, order: &[usize], cont: Cont<'_>) -> Vec<Stmt> {

@@ -3,8 +3,8 @@
 //! (`dmine`) keep their own accumulators. Both respect Rust's scoping: a `let` or loop that
 //! shadows a name ends the rewriting of that name in its scope.
 
-use crate::ir::visit::{self, VisitMut};
-use crate::ir::*;
+use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::*;
 use std::collections::HashMap;
 use syn::Ident;
 

@@ -20,10 +20,10 @@
 //! plus a constant (or the same for the whole group), and nothing jumps past the barriers.
 
 use super::build::Gen;
-use crate::ctxt::Ctxt;
-use crate::ir::staging::*;
-use crate::ir::visit::{self, VisitMut};
-use crate::ir::*;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::staging::*;
+use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::*;
 use std::collections::{HashMap, HashSet};
 
 /// Marks `n`, the element loops of a `tilem`, as staged; errors say what is not legal.
@@ -102,7 +102,7 @@ fn footprint(
         for (p, x) in index.iter().enumerate() {
             let (f, off) = position(x, k, elems, locals)?;
             let text = match f {
-                Follows::Uniform => crate::ir::display::expr(x),
+                Follows::Uniform => crate::base::ir::display::expr(x),
                 _ => String::new(),
             };
             match &mut follows[p] {
@@ -325,7 +325,7 @@ fn check_array(
     for (index, span) in &reads {
         for x in index {
             if position(x, names.0, names.1, names.2).is_none() {
-                let text = crate::ir::display::expr(x);
+                let text = crate::base::ir::display::expr(x);
                 let msg = format!("annot!: stage({a}, ..): the index `{text}` is not a loop variable plus a constant (as `k`, `i + 1`), nor the same for the whole work-group, so its tile cannot be known");
                 g.cx.error(*span, msg);
                 return None;

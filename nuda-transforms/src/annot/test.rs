@@ -2,8 +2,8 @@
 //! Update with `UPDATE_EXPECT=1`.
 
 use super::apply;
-use crate::ctxt::Ctxt;
-use crate::ir::Block;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::Block;
 use crate::syntax::annot::lower_annot;
 use crate::syntax::Lower;
 use expect_test::{expect, Expect};
@@ -409,14 +409,14 @@ fn stage_plans_the_boxes_after_the_whole_chain() {
     let stmts = apply(&cx, &mut lower.slots, nest, true);
     cx.check().unwrap();
     let mut found = Vec::new();
-    struct Find<'f>(&'f mut Vec<crate::ir::Stage>);
-    impl crate::ir::visit::VisitMut for Find<'_> {
-        fn visit_nest(&mut self, n: &mut crate::ir::Nest) {
+    struct Find<'f>(&'f mut Vec<crate::base::ir::Stage>);
+    impl crate::base::ir::visit::VisitMut for Find<'_> {
+        fn visit_nest(&mut self, n: &mut crate::base::ir::Nest) {
             self.0.extend(n.stage.as_deref().cloned());
-            crate::ir::visit::walk_nest(self, n);
+            crate::base::ir::visit::walk_nest(self, n);
         }
     }
-    use crate::ir::visit::VisitMut;
+    use crate::base::ir::visit::VisitMut;
     let mut v = Find(&mut found);
     stmts.into_iter().for_each(|mut s| v.visit_stmt(&mut s));
     let [st] = found.as_slice() else {
@@ -427,7 +427,7 @@ fn stage_plans_the_boxes_after_the_whole_chain() {
     let [b] = st.boxes.as_slice() else {
         panic!("one box: {:?}", st.boxes)
     };
-    use crate::ir::staging::Follows;
+    use crate::base::ir::staging::Follows;
     assert_eq!(b.follows, vec![(Follows::K, 0), (Follows::Elem(0), 0)]);
     // k: the depth, 8; i: 16 values of the tile plus the reads' offset of 2.
     assert_eq!(b.extents, vec![8, 18]);

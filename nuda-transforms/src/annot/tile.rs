@@ -13,7 +13,7 @@
 use super::build::{nest, Gen};
 use super::counter::{normalize, Normal};
 use super::Cont;
-use crate::ir::*;
+use crate::base::ir::*;
 use std::collections::HashMap;
 
 /// The main part of a tiling: element counters from 0 to `extent(tile, dim)`, and the body

@@ -13,7 +13,7 @@ use super::build::{nest, Gen};
 use super::counter::normalize;
 use super::tile::elements;
 use super::Cont;
-use crate::ir::*;
+use crate::base::ir::*;
 
 pub fn tilem(g: &mut Gen<'_>, n: Nest, sizes: &[Expr], cont: Cont<'_>) -> Vec<Stmt> {
     let norm = normalize(g, n, sizes.len());

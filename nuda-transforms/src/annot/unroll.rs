@@ -13,7 +13,7 @@
 use super::build::{nest, Gen};
 use super::counter::{substitute, Normal};
 use super::Cont;
-use crate::ir::*;
+use crate::base::ir::*;
 use std::collections::HashMap;
 
 /// Every combination of copy offsets, first dim slowest.

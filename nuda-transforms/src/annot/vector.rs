@@ -15,7 +15,7 @@
 
 use super::build::{nest, Gen};
 use super::counter::normalize;
-use crate::ir::*;
+use crate::base::ir::*;
 use proc_macro2::Span;
 use std::collections::HashMap;
 
@@ -64,7 +64,7 @@ pub fn vector(g: &mut Gen<'_>, n: Nest, width: u128, span: Span) -> Vec<Stmt> {
 pub fn staged(g: &mut Gen<'_>, mut n: Nest, width: u128, span: Span) -> Vec<Stmt> {
     let last = n.loops.len() - 1;
     let tile = n.stage.as_ref().map_or(0, |st| st.tiles[last]);
-    let step = crate::ir::staging::group_dims(&n)[last].0;
+    let step = crate::base::ir::staging::group_dims(&n)[last].0;
     let why = if step != 1 {
         format!("the dmine factor {step} on the last loop would spread the lanes; give that loop the factor 1")
     } else if !(tile as u128).is_multiple_of(width) {

@@ -1,11 +1,11 @@
 //! Glue shared by the kernel-launching macros: binding captured values, their native views and
 //! type-witness phantoms, template fills, launch arguments, and `#[nucode]` companions.
 
-use crate::capture::Capture;
+use crate::base::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::base::ir::{Block, Expr, ExprKind, Place, Stmt};
+use crate::base::paths::{KERNEL, PRIVATE};
+use crate::checks::capture::Capture;
 use crate::emit::native::slot_ident;
-use crate::ir::visit::{walk_expr, walk_stmt, VisitMut};
-use crate::ir::{Block, Expr, ExprKind, Place, Stmt};
-use crate::paths::{KERNEL, PRIVATE};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -97,7 +97,7 @@ pub fn capture_views_but(captures: &[Capture], skip: &[&syn::Ident], witness: bo
 
 /// Inside a native body's chunk closure: each captured view (and scalar) copied into a local
 /// of the same name, so LLVM sees values, not memory a store could change. The written arrays
-/// named in `plain` become plain-store views (see `crate::disjoint`).
+/// named in `plain` become plain-store views (see `crate::checks::disjoint`).
 pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
     let hoists = captures
         .iter()
@@ -107,7 +107,7 @@ pub fn hoist_views(captures: &[Capture], plain: &[String]) -> TokenStream {
             let copy = quote!(#PRIVATE::hoist(&#name));
             // A capture only the host side uses (an annotation's factor) is not read.
             if c.written && plain.contains(&name.to_string()) {
-                // SAFETY (of the generated code): `crate::disjoint` proved that no two
+                // SAFETY (of the generated code): `crate::checks::disjoint` proved that no two
                 // work-items touch one element of this array, `plain_stores`'s contract.
                 quote!(#[allow(unused_variables)] let #name = unsafe { #KERNEL::PlainStores::plain_stores(#copy) };)
             } else {

@@ -4,12 +4,12 @@
 //! work-item's stack crashed PoCL and overflowed the native engine's worker stacks; the
 //! launch refuses it instead (`nuda_runtime::private::check_private`).
 
-use crate::capture::Capture;
+use crate::base::ir::visit::{walk_stmt, VisitMut};
+use crate::base::ir::{Block, Pat, Slot, Stmt};
+use crate::base::paths::{KERNEL, PRIVATE};
+use crate::checks::capture::Capture;
 use crate::emit::glue::capture_ident;
 use crate::emit::native::slot_ident;
-use crate::ir::visit::{walk_stmt, VisitMut};
-use crate::ir::{Block, Pat, Slot, Stmt};
-use crate::paths::{KERNEL, PRIVATE};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use std::collections::BTreeSet;

@@ -1,11 +1,11 @@
 //! Expressions in the proof program, and the refinement of variables by branch conditions.
 
 use super::{cl_ty, line, slot_ty, written_ty, Proof, Reg, NONE};
-use crate::capture::Context;
-use crate::ir::builtins::{builtin_of, FnKind, MethodKind, ProofRule};
-use crate::ir::*;
-use crate::paths::PRIVATE;
-use crate::sites::SiteKind;
+use crate::base::ir::builtins::{builtin_of, FnKind, MethodKind, ProofRule};
+use crate::base::ir::*;
+use crate::base::paths::PRIVATE;
+use crate::checks::capture::Context;
+use crate::checks::sites::SiteKind;
 use nuda_abi::proof::{Bin, Cmp};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};

@@ -14,10 +14,10 @@ mod expr;
 #[cfg(test)]
 mod test;
 
-use crate::capture::{Analysis, Context};
-use crate::ir::*;
-use crate::paths::PRIVATE;
-use crate::sites::{SiteKind, Sites};
+use crate::base::ir::*;
+use crate::base::paths::PRIVATE;
+use crate::checks::capture::{Analysis, Context};
+use crate::checks::sites::{SiteKind, Sites};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::collections::HashSet;
@@ -130,7 +130,7 @@ impl<'a> Proof<'a> {
     }
 
     fn collect_assigned(&mut self, b: &Block) {
-        use crate::ir::visit::{walk_stmt, VisitMut};
+        use crate::base::ir::visit::{walk_stmt, VisitMut};
         struct Assigned<'s>(&'s mut HashSet<String>);
         impl VisitMut for Assigned<'_> {
             fn visit_stmt(&mut self, s: &mut Stmt) {

@@ -4,7 +4,9 @@
 use quote::quote;
 
 fn program(input: proc_macro2::TokenStream) -> String {
-    let text = crate::nuwork::expand(input).expect("expands").to_string();
+    let text = crate::entry::nuwork::expand(input)
+        .expect("expands")
+        .to_string();
     let at = text.find("static __NUDA_PROOF").expect("a proof program");
     let end = text[at..]
         .find("let __nuda_fault")

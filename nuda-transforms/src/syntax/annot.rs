@@ -2,7 +2,7 @@
 //! the nest it applies to.
 
 use super::Lower;
-use crate::ir::{Annot, AnnotKind, Nest};
+use crate::base::ir::{Annot, AnnotKind, Nest};
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -144,11 +144,11 @@ fn span_of(a: &AnnotSyntax) -> Span {
     })
 }
 
-/// The `nudevs` annotation, which `annot!` on host code expands (`annot_host/nudevs.rs`).
+/// The `nudevs` annotation, which `annot!` on host code expands (`entry/annot/nudevs.rs`).
 pub const NUDEVS: &str = "nudevs";
 
 /// The `nudist` annotation, which `annot!` around a `nuwork!` expands
-/// (`annot_host/nudist.rs`).
+/// (`entry/annot/nudist.rs`).
 pub const NUDIST: &str = "nudist";
 
 /// Lowers an `annot!( .. )` invocation: the nest, with the chain attached.

@@ -2,8 +2,8 @@
 //! subset with an error at its span that names the construct and says what is supported.
 
 use super::nfor::{NforSyntax, RangeSyntax};
-use crate::ctxt::Ctxt;
-use crate::ir::*;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::*;
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 

@@ -1,8 +1,8 @@
 //! Lowering expressions from `syn` to the IR, rejecting constructs outside the subset.
 
 use super::body::{unsupported, Lower};
-use crate::ir::builtins::{method_needs_receiver_type, MethodKind};
-use crate::ir::*;
+use crate::base::ir::builtins::{method_needs_receiver_type, MethodKind};
+use crate::base::ir::*;
 use syn::spanned::Spanned;
 
 impl Lower<'_> {
@@ -280,7 +280,7 @@ impl Lower<'_> {
         }
         let name = m.method.to_string();
         if name == "push" {
-            // A NuVec's push: `nuwork!` rewrites it (`crate::reduce::push`); capture analysis
+            // A NuVec's push: `nuwork!` rewrites it (`crate::checks::reduce::push`); capture analysis
             // refuses it anywhere else.
             let recv = Box::new(self.expr(&m.receiver));
             let args = m.args.iter().map(|a| self.expr(a)).collect();
@@ -302,7 +302,8 @@ impl Lower<'_> {
             let msg = format!("`{name}` in kernels: follow it with `.unwrap_or(v)`, as in `x.{name}(y).unwrap_or(v)`, since kernels have no `Option`");
             return self.err(m.method.span(), msg);
         }
-        if crate::ir::builtins::builtin_fn(&name).is_some_and(|f| m.args.len() + 1 == f.arity) {
+        if crate::base::ir::builtins::builtin_fn(&name).is_some_and(|f| m.args.len() + 1 == f.arity)
+        {
             let msg = format!("`{name}` is a builtin function in nuda kernels, not a method: write `{name}(x)` instead of `x.{name}()`");
             return self.err(m.method.span(), msg);
         }

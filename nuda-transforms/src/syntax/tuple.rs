@@ -7,7 +7,7 @@
 //! `for` or `nfor!` variable) shadows it, and leaving the block that declared it ends it.
 
 use super::body::{Lower, TupleLocal};
-use crate::ir::*;
+use crate::base::ir::*;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 

@@ -297,7 +297,7 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     ///
     /// While the result is in use, no element it loads or stores may be accessed by another
     /// thread at the same time (through any view of the same cells): the macros prove that
-    /// every work-item touches only its own elements (`nuda_transforms::disjoint`).
+    /// every work-item touches only its own elements (`nuda_transforms::checks::disjoint`).
     pub unsafe fn disjoint(self) -> DisjointViewMut<'a, T, S> {
         DisjointViewMut { view: self }
     }

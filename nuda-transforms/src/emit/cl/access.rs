@@ -6,10 +6,10 @@
 //! image reads go through the clamping sampler and are always in range.
 
 use super::ClEmitter;
+use crate::base::ir::builtins::MethodKind;
+use crate::base::ir::*;
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::builtins::MethodKind;
-use crate::ir::*;
-use crate::sites::SiteKind;
 
 /// A load, store or atomic helper.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 //! float `%`), and every literal gets the type rustc gave it.
 
 use super::{sanitize, ClEmitter};
+use crate::base::ir::builtins::{builtin_of, ClMethod, MethodKind};
+use crate::base::ir::*;
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::builtins::{builtin_of, ClMethod, MethodKind};
-use crate::ir::*;
-use crate::sites::SiteKind;
 
 /// A float literal's digits with a decimal point, so C reads it as floating point.
 pub fn decimal(text: &str) -> String {
@@ -92,7 +92,7 @@ pub(super) fn op_name(op: BinOp) -> Option<&'static str> {
 impl ClEmitter<'_> {
     /// The C text of an expression.
     pub(super) fn expr(&mut self, e: &Expr) -> String {
-        if self.lane_kind(e) == Some(crate::lanes::Kind::Varying) {
+        if self.lane_kind(e) == Some(crate::checks::lanes::Kind::Varying) {
             return self.vector_expr(e);
         }
         let s = e.slot.unwrap_or_default();
@@ -399,7 +399,7 @@ impl ClEmitter<'_> {
 
     /// `t[k]` on an array value: the prelude's checked `NU_AT`.
     fn private_read(&mut self, base: &Expr, index: &Expr, span: proc_macro2::Span) -> String {
-        let name = crate::ir::display::expr(base);
+        let name = crate::base::ir::display::expr(base);
         let (b, k) = (self.expr(base), self.expr(index));
         let (c, q) = self.env.site_args(SiteKind::Private, &name, 1, span);
         format!("NU_AT({b}, {k}, {c}, {q}, nu_err)")

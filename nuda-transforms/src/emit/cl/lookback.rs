@@ -28,8 +28,8 @@
 use super::reduce::{combine, Red};
 use super::scan::combine_of;
 use super::ClEmitter;
+use crate::base::ir::*;
 use crate::emit::template::Ph;
-use crate::ir::*;
 
 /// The tile's ticket: taken by the first work-item, broadcast through `nu_tl`.
 const TICKET: [&str; 4] = [

@@ -28,11 +28,11 @@ pub(crate) use access::atomic_args;
 pub use expr::decimal;
 pub use names::sanitize;
 
-use crate::capture::{Analysis, Context};
-use crate::ctxt::Ctxt;
+use crate::base::ctxt::Ctxt;
+use crate::base::ir::*;
+use crate::checks::capture::{Analysis, Context};
+use crate::checks::sites::{SiteKind, Sites};
 use crate::emit::template::Ph;
-use crate::ir::*;
-use crate::sites::{SiteKind, Sites};
 use names::Names;
 use std::cell::RefCell;
 
@@ -93,7 +93,7 @@ impl Env<'_> {
 
     /// The fill index and operator of reduction variable `name`, if it is one: reductions'
     /// type fills follow the captures'.
-    pub fn reduction(&self, name: &syn::Ident) -> Option<(usize, crate::reduce::RedOp)> {
+    pub fn reduction(&self, name: &syn::Ident) -> Option<(usize, crate::checks::reduce::RedOp)> {
         let a = self.analysis;
         a.reductions
             .iter()
@@ -171,7 +171,7 @@ pub struct ClEmitter<'a> {
     /// through the pointers `nu_out0`, `nu_out1`, ..
     outs: usize,
     /// Inside a `vector(w)` nest: what differs between its lanes.
-    lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
+    lanes: Option<std::rc::Rc<crate::checks::lanes::Plan>>,
     /// The names scope the lane body's declarations start at.
     lanes_scope: usize,
     /// Lane errors so far, and the lane locals whose definition had one: a later use of
@@ -263,14 +263,14 @@ impl<'a> ClEmitter<'a> {
     /// The `nuwork!` kernel: one work-item per iteration of the mapped loops. Each mapped
     /// loop passes its first value, step and trip count; a work-item computes its value
     /// with wrapping arithmetic, exact since the value is in the loop's range.
-    /// With scan variables, `slice` is the body's slice (`crate::reduce::slice`), and the
+    /// With scan variables, `slice` is the body's slice (`crate::checks::reduce::slice`), and the
     /// text holds one kernel (`lookback.rs`) or two (`scan.rs`), as `form` says.
     pub fn nuwork_kernel(
         mut self,
         name: &str,
         mapped: &[Loop],
         body: &Block,
-        slice: Option<(&Block, crate::reduce::ScanForm)>,
+        slice: Option<(&Block, crate::checks::reduce::ScanForm)>,
     ) -> String {
         let mut params = vec![marks::record_param()];
         for (d, l) in mapped.iter().enumerate() {
@@ -283,10 +283,10 @@ impl<'a> ClEmitter<'a> {
         }
         params.extend(self.capture_params());
         match slice {
-            Some((s, crate::reduce::ScanForm::OnePass)) => {
+            Some((s, crate::checks::reduce::ScanForm::OnePass)) => {
                 return self.lookback_kernel(name, params, mapped, body, s)
             }
-            Some((s, crate::reduce::ScanForm::TwoPass)) => {
+            Some((s, crate::checks::reduce::ScanForm::TwoPass)) => {
                 return self.scan_kernels(name, params, mapped, body, s)
             }
             None => {}
@@ -313,7 +313,7 @@ impl<'a> ClEmitter<'a> {
         // A staged kernel's work-group is fixed: the device compiler may budget registers
         // for exactly that many threads (`NU_GROUP`, the prelude's per dialect).
         let group = staged.map(|n| {
-            let mut g: Vec<String> = crate::ir::staging::group_dims(n)
+            let mut g: Vec<String> = crate::base::ir::staging::group_dims(n)
                 .iter()
                 .map(|d| d.1.to_string())
                 .collect();
@@ -349,7 +349,12 @@ impl<'a> ClEmitter<'a> {
     }
 
     /// A `#[nukernel]`: the fault record, then the captures, in order.
-    pub fn kernel(mut self, name: &str, body: &Block, locals: &[crate::zeroing::Zeroed]) -> String {
+    pub fn kernel(
+        mut self,
+        name: &str,
+        body: &Block,
+        locals: &[crate::checks::zeroing::Zeroed],
+    ) -> String {
         let mut params = vec![marks::record_param()];
         params.extend(self.capture_params());
         self.zero_locals(locals);

@@ -9,7 +9,7 @@ use syn::Ident;
 /// OpenCL C 1.2's keywords (C99's and its own, with their `__` forms caught by the `__`
 /// rule), C++'s keywords and CUDA's built-in names, OpenCL's types and
 /// reserved type names, its macros, and the builtin functions generated code calls. The
-/// builtins of `crate::ir::builtins` and the vector types (`float4`, `uchar16`, ..) are
+/// builtins of `crate::base::ir::builtins` and the vector types (`float4`, `uchar16`, ..) are
 /// reserved too, by rule (see [`reserved`]).
 const RESERVED: &[&str] = &[
     // C99 keywords.
@@ -247,9 +247,9 @@ fn vector_type(name: &str) -> bool {
     })
 }
 
-/// A C function the kernel language's builtins call (`crate::ir::builtins`).
+/// A C function the kernel language's builtins call (`crate::base::ir::builtins`).
 fn builtin_spelling(name: &str) -> bool {
-    use crate::ir::builtins::{ClMethod, BUILTIN_FNS, METHODS};
+    use crate::base::ir::builtins::{ClMethod, BUILTIN_FNS, METHODS};
     let head = |cl: &str| cl.split('(').next().unwrap_or("").trim().to_string();
     METHODS
         .iter()

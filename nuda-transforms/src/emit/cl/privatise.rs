@@ -1,4 +1,4 @@
-//! Emitters layer: privatised atomic targets (`crate::privatise`) in the grid-stride kernel
+//! Emitters layer: privatised atomic targets (`crate::checks::privatise`) in the grid-stride kernel
 //! of `reduce.rs`. Per array `k` the kernel takes `uint nu_pv<k>`, whether this launch
 //! privatises it (the runtime's `reduce/privatise.rs` decides: an integer array that fits
 //! in local memory), and `local T* nu_ph<k>`, the group's copy. The group zeroes its copy,

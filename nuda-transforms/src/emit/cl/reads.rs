@@ -23,8 +23,8 @@
 //! body makes are merged: none in an `if` branch, a loop or the right of `&&` and `||`.
 
 use super::ClEmitter;
+use crate::base::ir::*;
 use crate::emit::template::Ph;
-use crate::ir::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A read made once: its first occurrence, emitted as the value just before the body's

@@ -1,4 +1,4 @@
-//! The `nuwork!` kernel of a nest with reduction variables (see `crate::reduce`). The host
+//! The `nuwork!` kernel of a nest with reduction variables (see `crate::checks::reduce`). The host
 //! launches fewer work-items than iterations (`reduce_global` in the runtime), so each
 //! work-item loops over several iterations of the mapped dimensions: a grid-stride apart on
 //! GPUs, where neighbouring work-items then read neighbouring elements at once, and as one
@@ -15,9 +15,9 @@
 //! top-level `continue` is C's `continue`, and nothing else leaves a `nuwork!` body early.
 
 use super::ClEmitter;
+use crate::base::ir::*;
+use crate::checks::reduce::{contribution, RedOp};
 use crate::emit::template::Ph;
-use crate::ir::*;
-use crate::reduce::{contribution, RedOp};
 
 /// `nu_lid` and `nu_lsz`: the work-item's number in its group and the group's size, over
 /// every dimension.

@@ -1,4 +1,4 @@
-//! Emitters, OpenCL C: the two-pass `nuwork!` scan kernels (see `crate::reduce`), for a nest
+//! Emitters, OpenCL C: the two-pass `nuwork!` scan kernels (see `crate::checks::reduce`), for a nest
 //! whose scan must stop between its totals and its body: in a `nudist` launch (a rank's
 //! prefix needs the ranks' totals) or with pushes (a vector grows to its new length). Other
 //! scans run in one pass (`lookback.rs`). The iterations, in row-major order of the mapped
@@ -19,8 +19,8 @@
 
 use super::reduce::{combine, Red};
 use super::ClEmitter;
+use crate::base::ir::*;
 use crate::emit::template::Ph;
-use crate::ir::*;
 
 /// The group's block of the iterations: `nu_N` in all, `nu_lo` to `nu_hi` here.
 /// `nu_it` is `nu_idx` for a 1-D nest, whose count is a dim, else `ulong`; products that

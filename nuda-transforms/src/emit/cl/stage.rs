@@ -11,10 +11,12 @@
 //! the array are not copied, and only such faulting reads would look at them.
 
 use super::ClEmitter;
+use crate::base::ir::staging::{
+    bound_names, element_vars, position, stage_body, staged_loop, Follows,
+};
+use crate::base::ir::*;
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::staging::{bound_names, element_vars, position, stage_body, staged_loop, Follows};
-use crate::ir::*;
-use crate::sites::SiteKind;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 

@@ -7,8 +7,8 @@
 
 use super::access::Helper;
 use super::ClEmitter;
+use crate::base::ir::*;
 use crate::emit::template::Ph;
-use crate::ir::*;
 
 impl ClEmitter<'_> {
     /// A vector read of a staged array in the staged loop, the positions in `mask` stepping

@@ -3,10 +3,10 @@
 //! count, so no value overflows past the end of its type; a zero step faults.
 
 use super::{sanitize, unparen, ClEmitter};
-use crate::capture::Context;
+use crate::base::ir::*;
+use crate::checks::capture::Context;
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::*;
-use crate::sites::SiteKind;
 
 impl ClEmitter<'_> {
     /// A kernel body: the tail, if any, is a statement.
@@ -369,7 +369,7 @@ impl ClEmitter<'_> {
             match step {
                 Step::Field(f) => target = format!("{target}.{}", sanitize(&f.to_string())),
                 Step::Elem(e) => {
-                    let name = crate::ir::display::member_path(base, &path[..k]);
+                    let name = crate::base::ir::display::member_path(base, &path[..k]);
                     let (c, q) = self.env.site_args(SiteKind::Private, &name, 1, span);
                     let i = self.names.fresh("nu_i");
                     let x = self.expr(e);

@@ -1,4 +1,4 @@
-//! `vector(w)` nests in OpenCL C: the `w` lanes run as one iteration (see `crate::lanes` for
+//! `vector(w)` nests in OpenCL C: the `w` lanes run as one iteration (see `crate::checks::lanes` for
 //! which values are scalars and which are vectors).
 //!
 //! - The lane counter is 0: a uniform or affine value is lane 0's, a scalar.
@@ -19,11 +19,11 @@
 
 use super::access::Helper;
 use super::ClEmitter;
+use crate::base::ir::builtins::MethodKind;
+use crate::base::ir::*;
+use crate::checks::lanes::{Kind, Plan};
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::builtins::MethodKind;
-use crate::ir::*;
-use crate::lanes::{Kind, Plan};
-use crate::sites::SiteKind;
 use std::rc::Rc;
 
 /// Whether a loop's bounds and step are the same in every lane.
@@ -150,8 +150,8 @@ impl ClEmitter<'_> {
                 recv, method, args, ..
             } => self.vector_method(recv, method, args, e),
             // The math builtins (`rsqrt`) take one float; OpenCL C overloads them for vectors.
-            ExprKind::Call { func, args } => match crate::ir::builtins::builtin_of(func) {
-                Some(f) if f.kind == crate::ir::builtins::FnKind::Math && args.len() == 1 => {
+            ExprKind::Call { func, args } => match crate::base::ir::builtins::builtin_of(func) {
+                Some(f) if f.kind == crate::base::ir::builtins::FnKind::Math && args.len() == 1 => {
                     let x = self.expr(&args[0]);
                     f.cl_call(&[x])
                 }
@@ -175,7 +175,7 @@ impl ClEmitter<'_> {
     pub(super) fn lane_operand(&mut self, x: &Expr, s: Slot) -> String {
         match self.lane_kind(x) {
             Some(Kind::Affine) => {
-                let text = crate::ir::display::expr(x);
+                let text = crate::base::ir::display::expr(x);
                 self.lane_error(x.span, &format!("`{text}` as a value: it steps by one per lane, which only an array index may use"))
             }
             Some(Kind::Varying) => self.expr(x),
@@ -438,7 +438,7 @@ impl ClEmitter<'_> {
             match self.lane_kind(i) {
                 Some(Kind::Affine) => mask |= 1 << k,
                 Some(Kind::Varying) => {
-                    let text = crate::ir::display::expr(i);
+                    let text = crate::base::ir::display::expr(i);
                     self.lane_error(i.span, &format!("the index `{text}` of `{base}`, which differs between lanes other than by one per lane (as `j` or `j + 1`)"));
                     return None;
                 }

@@ -4,10 +4,10 @@
 //! between lanes gets.
 
 use super::ClEmitter;
+use crate::base::ir::*;
+use crate::checks::lanes::Kind;
+use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
-use crate::ir::*;
-use crate::lanes::Kind;
-use crate::sites::SiteKind;
 
 impl ClEmitter<'_> {
     /// A part of a struct or private array that differs between lanes: one error per local,

@@ -1,11 +1,11 @@
 //! The OpenCL C that zeroes a `#[nukernel]`'s `nulocal!` arrays when its work-group starts
-//! (emitters; the analysis is `crate::zeroing`): each work-item zeroes a strided share, then
+//! (emitters; the analysis is `crate::checks::zeroing`): each work-item zeroes a strided share, then
 //! the group meets at a barrier. An array the kernel's first phase provably writes whole is
 //! zeroed only by launches whose groups are too small for that write to cover it.
 
 use super::ClEmitter;
+use crate::checks::zeroing::Zeroed;
 use crate::emit::template::Ph;
-use crate::zeroing::Zeroed;
 
 impl ClEmitter<'_> {
     /// The zeroing of `locals`, at the top of the kernel's body. Whether a launch zeroes

@@ -6,9 +6,9 @@
 //! `Done` and skipped by later loops.
 
 use super::RustEmitter;
-use crate::barrier_split::{Head, Plan, Scan, Seg, Uses, Var};
-use crate::ir::*;
-use crate::paths::PRIVATE;
+use crate::base::ir::*;
+use crate::base::paths::PRIVATE;
+use crate::checks::barrier_split::{Head, Plan, Scan, Seg, Uses, Var};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 

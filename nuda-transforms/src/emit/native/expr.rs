@@ -4,11 +4,11 @@
 //! keeps Rust's operators, so rustc types it as plain Rust.
 
 use super::RustEmitter;
-use crate::capture::Context;
-use crate::ir::builtins::{builtin_of, MethodKind, NativeFn, NativeMethod};
-use crate::ir::*;
-use crate::paths::{KERNEL, PRIVATE};
-use crate::sites::SiteKind;
+use crate::base::ir::builtins::{builtin_of, MethodKind, NativeFn, NativeMethod};
+use crate::base::ir::*;
+use crate::base::paths::{KERNEL, PRIVATE};
+use crate::checks::capture::Context;
+use crate::checks::sites::SiteKind;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
@@ -153,7 +153,7 @@ impl RustEmitter<'_> {
 
     /// `t[k]` on an array value: checked, as the OpenCL C's `NU_AT`.
     fn private_read(&mut self, base: &Expr, index: &Expr, span: Span) -> TokenStream {
-        let name = crate::ir::display::expr(base);
+        let name = crate::base::ir::display::expr(base);
         let (b, k) = (self.expr(base), self.expr(index));
         if self.sites.is_none() {
             // Host code (a host `annot!`) is plain Rust, with Rust's indexing.

@@ -26,10 +26,10 @@
 //! back to the plain loop, which is always right.
 
 use super::RustEmitter;
-use crate::ir::builtins::{builtin_of, NativeFn};
-use crate::ir::*;
-use crate::lanes::{Kind, Plan};
-use crate::paths::NUDA;
+use crate::base::ir::builtins::{builtin_of, NativeFn};
+use crate::base::ir::*;
+use crate::base::paths::NUDA;
+use crate::checks::lanes::{Kind, Plan};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -479,7 +479,7 @@ fn liftable(e: &Expr) -> bool {
 
 /// A builtin method with no effect on memory.
 fn pure_method(m: &syn::Ident) -> bool {
-    use crate::ir::builtins::{MethodKind, NativeMethod};
+    use crate::base::ir::builtins::{MethodKind, NativeMethod};
     match MethodKind::of(&m.to_string()).map(|k| k.spec().native) {
         Some(NativeMethod::Atomic | NativeMethod::View(_)) | None => false,
         Some(_) => true,

@@ -19,9 +19,9 @@ mod test;
 
 pub use barrier_split::slot_ident as phase_slot;
 
-use crate::capture::{Analysis, Context};
-use crate::paths::KERNEL;
-use crate::sites::{SiteKind, Sites};
+use crate::base::paths::KERNEL;
+use crate::checks::capture::{Analysis, Context};
+use crate::checks::sites::{SiteKind, Sites};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ pub struct RustEmitter<'a> {
     /// The program's check sites, and the path of their static table.
     sites: Option<(&'a Sites, TokenStream)>,
     /// In the witness, inside a `vector(w)` nest: what differs between its lanes.
-    lanes: Option<std::rc::Rc<crate::lanes::Plan>>,
+    lanes: Option<std::rc::Rc<crate::checks::lanes::Plan>>,
     /// In a split barrier kernel's work-item loop (`barrier_split`): what a `return` becomes.
     item_exit: Option<TokenStream>,
     /// The split conditions numbered so far, for their agreement variables.
@@ -155,7 +155,7 @@ impl<'a> RustEmitter<'a> {
     /// between them) asks for an element type OpenCL C has vectors of; elsewhere `value`.
     fn lane_checked(
         &self,
-        index: &[crate::ir::Expr],
+        index: &[crate::base::ir::Expr],
         value: TokenStream,
         span: Span,
     ) -> TokenStream {

@@ -1,10 +1,10 @@
 //! Statements and loops in native Rust.
 
 use super::RustEmitter;
-use crate::capture::Context;
-use crate::ir::*;
-use crate::paths::{KERNEL, PRIVATE};
-use crate::sites::SiteKind;
+use crate::base::ir::*;
+use crate::base::paths::{KERNEL, PRIVATE};
+use crate::checks::capture::Context;
+use crate::checks::sites::SiteKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
@@ -57,7 +57,7 @@ impl RustEmitter<'_> {
                 span,
             } => self.for_loop(var, *slot, range, body, *span),
             Stmt::Nest(n) if n.lanes.is_some() && self.witness => {
-                let plan = crate::lanes::Plan::of(n).map(std::rc::Rc::new);
+                let plan = crate::checks::lanes::Plan::of(n).map(std::rc::Rc::new);
                 let saved = std::mem::replace(&mut self.lanes, plan);
                 let t = self.nest(&n.loops, &n.body);
                 self.lanes = saved;
@@ -342,7 +342,7 @@ impl RustEmitter<'_> {
             match step {
                 Step::Field(f) => target = quote!(#target.#f),
                 Step::Elem(e) => {
-                    let name = crate::ir::display::member_path(base, &path[..k]);
+                    let name = crate::base::ir::display::member_path(base, &path[..k]);
                     let site = self.site(SiteKind::Private, &name, 1, span);
                     let x = self.expr(e);
                     let i = format_ident!("__nuda_k{}", k);

@@ -4,7 +4,7 @@
 use quote::quote;
 
 fn native(body: proc_macro2::TokenStream) -> String {
-    crate::nuwork::expand(body)
+    crate::entry::nuwork::expand(body)
         .expect("the nuwork! compiles")
         .to_string()
 }
