@@ -2,7 +2,7 @@
 //! new slots, and the counter arithmetic (`usize`) the loops are rewritten over.
 
 use crate::base::ctxt::Ctxt;
-use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::visit::shared::{self as visit, Visit};
 use crate::base::ir::*;
 use proc_macro2::Span;
 use std::collections::HashSet;
@@ -25,8 +25,8 @@ pub struct Gen<'a> {
 /// Every identifier a block mentions.
 struct Names<'s>(&'s mut HashSet<String>);
 
-impl VisitMut for Names<'_> {
-    fn visit_expr(&mut self, e: &mut Expr) {
+impl Visit for Names<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Var(v) => {
                 self.0.insert(v.to_string());
@@ -38,7 +38,7 @@ impl VisitMut for Names<'_> {
         }
         visit::walk_expr(self, e);
     }
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Let(Let {
                 named: None,
@@ -60,7 +60,7 @@ impl VisitMut for Names<'_> {
         }
         visit::walk_stmt(self, s);
     }
-    fn visit_nest(&mut self, n: &mut Nest) {
+    fn visit_nest(&mut self, n: &Nest) {
         self.0.extend(n.loops.iter().map(|l| l.var.to_string()));
         visit::walk_nest(self, n);
     }
@@ -71,7 +71,7 @@ impl<'a> Gen<'a> {
     /// range parts are bound before the nest (see `hoist.rs`).
     pub fn new(cx: &'a Ctxt, slots: &'a mut usize, nest: &Nest, prelude: bool) -> Self {
         let mut names = HashSet::new();
-        Names(&mut names).visit_nest(&mut nest.clone());
+        Names(&mut names).visit_nest(&nest);
         let assigned = match prelude {
             true => assigned(nest),
             false => HashSet::new(),
@@ -230,17 +230,17 @@ pub fn nest(loops: Vec<Loop>, body: Block, span: Span) -> Nest {
 /// Names assigned anywhere in a nest's body (`x = ..`, `x += ..`).
 pub fn assigned(nest: &Nest) -> HashSet<String> {
     let mut found = Assigned(HashSet::new());
-    found.visit_block(&mut nest.body.clone());
+    found.visit_block(&nest.body);
     found.0
 }
 
 struct Assigned(HashSet<String>);
 
-impl VisitMut for Assigned {
-    fn visit_place(&mut self, p: &mut Place) {
+impl Visit for Assigned {
+    fn visit_place(&mut self, p: &Place) {
         if let Place::Var(v) | Place::Member { base: v, .. } = p {
             self.0.insert(v.to_string());
         }
-        crate::base::ir::visit::walk_place(self, p);
+        visit::walk_place(self, p);
     }
 }

@@ -111,22 +111,11 @@ pub fn substitute(
 fn check_independent(g: &Gen<'_>, loops: &[Loop]) {
     let names: Vec<String> = loops.iter().map(|l| l.var.to_string()).collect();
     for l in loops {
-        let mut found = Vars(Vec::new());
-        found.visit_range(&mut l.range.clone());
-        if let Some(v) = found.0.iter().find(|v| names.contains(&v.to_string())) {
+        let mut found = Vec::new();
+        super::collect_vars(&l.range, &mut found);
+        if let Some(v) = found.iter().find(|v| names.contains(&v.to_string())) {
             g.cx.error(v.span(), format!("annot!: the range of `{}` uses `{v}`, another annotated loop; annotated loops must be independent of each other", l.var));
         }
-    }
-}
-
-struct Vars(Vec<Ident>);
-
-impl VisitMut for Vars {
-    fn visit_expr(&mut self, e: &mut Expr) {
-        if let ExprKind::Var(v) = &e.kind {
-            self.0.push(v.clone());
-        }
-        crate::base::ir::visit::walk_expr(self, e);
     }
 }
 

@@ -29,7 +29,7 @@ mod unroll;
 mod vector;
 
 use crate::base::ctxt::Ctxt;
-use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::visit::{shared, Visit, VisitMut};
 use crate::base::ir::*;
 use build::Gen;
 
@@ -313,7 +313,7 @@ pub(super) fn jumps(b: &Block) -> Vec<(&'static str, proc_macro2::Span)> {
         depth: 0,
         found: Vec::new(),
     };
-    j.visit_block(&mut b.clone());
+    j.visit_block(b);
     j.found
 }
 
@@ -322,18 +322,18 @@ struct Jumps {
     found: Vec<(&'static str, proc_macro2::Span)>,
 }
 
-impl VisitMut for Jumps {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Jumps {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Break(sp) if self.depth == 0 => self.found.push(("break", *sp)),
             Stmt::Continue(sp) if self.depth == 0 => self.found.push(("continue", *sp)),
             Stmt::Return(_, sp) => self.found.push(("return", *sp)),
             Stmt::While { .. } | Stmt::Loop { .. } | Stmt::For { .. } | Stmt::Nest(_) => {
                 self.depth += 1;
-                visit::walk_stmt(self, s);
+                shared::walk_stmt(self, s);
                 self.depth -= 1;
             }
-            _ => visit::walk_stmt(self, s),
+            _ => shared::walk_stmt(self, s),
         }
     }
 }
@@ -361,13 +361,13 @@ pub fn collapse(mut n: Nest) -> Nest {
 /// Every variable a range reads.
 pub fn collect_vars(r: &Range, out: &mut Vec<syn::Ident>) {
     struct V<'o>(&'o mut Vec<syn::Ident>);
-    impl VisitMut for V<'_> {
-        fn visit_expr(&mut self, e: &mut Expr) {
+    impl Visit for V<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
             if let ExprKind::Var(v) = &e.kind {
                 self.0.push(v.clone());
             }
-            visit::walk_expr(self, e);
+            shared::walk_expr(self, e);
         }
     }
-    V(out).visit_range(&mut r.clone());
+    V(out).visit_range(r);
 }

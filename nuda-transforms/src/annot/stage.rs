@@ -22,7 +22,7 @@
 use super::build::Gen;
 use crate::base::ctxt::Ctxt;
 use crate::base::ir::staging::*;
-use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::visit::{self, shared, Visit, VisitMut};
 use crate::base::ir::*;
 use std::collections::{HashMap, HashSet};
 
@@ -338,8 +338,8 @@ fn check_array(
 /// Where `b` stores to `a` (an assignment or an atomic), if it does.
 fn written(b: &Block, a: &syn::Ident) -> Option<proc_macro2::Span> {
     struct W<'a>(&'a syn::Ident, Option<proc_macro2::Span>);
-    impl VisitMut for W<'_> {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+    impl Visit for W<'_> {
+        fn visit_stmt(&mut self, s: &Stmt) {
             if let Stmt::Assign {
                 place: Place::Index { base, .. },
                 span,
@@ -350,19 +350,19 @@ fn written(b: &Block, a: &syn::Ident) -> Option<proc_macro2::Span> {
                     self.1.get_or_insert(*span);
                 }
             }
-            visit::walk_stmt(self, s);
+            shared::walk_stmt(self, s);
         }
-        fn visit_expr(&mut self, e: &mut Expr) {
+        fn visit_expr(&mut self, e: &Expr) {
             if let ExprKind::Method { recv, method, .. } = &e.kind {
                 let atomic = method.to_string().starts_with("atomic_");
                 if atomic && matches!(&recv.kind, ExprKind::Var(v) if v == self.0) {
                     self.1.get_or_insert(e.span);
                 }
             }
-            visit::walk_expr(self, e);
+            shared::walk_expr(self, e);
         }
     }
     let mut w = W(a, None);
-    w.visit_block(&mut b.clone());
+    w.visit_block(b);
     w.1
 }

@@ -1,7 +1,7 @@
 //! Glue shared by the kernel-launching macros: binding captured values, their native views and
 //! type-witness phantoms, template fills, launch arguments, and `#[nucode]` companions.
 
-use crate::base::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_expr, walk_stmt, Visit};
 use crate::base::ir::{Block, Expr, ExprKind, Place, Stmt};
 use crate::base::paths::{KERNEL, PRIVATE};
 use crate::checks::capture::Capture;
@@ -200,7 +200,7 @@ pub fn proof_inputs(captures: &[Capture]) -> TokenStream {
 pub fn hygiene_guards(blocks: &[&Block]) -> TokenStream {
     let mut uses = Uses(Vec::new());
     for b in blocks {
-        uses.visit_block(&mut (*b).clone());
+        uses.visit_block(b);
     }
     // Constants are items, which hygiene does not hide (and a `let` would match them). The
     // copies annotations make keep their uses' spans: one guard per name and span is enough
@@ -218,8 +218,8 @@ pub fn hygiene_guards(blocks: &[&Block]) -> TokenStream {
 /// Every identifier a body uses as a variable or an array, as written (with its span).
 struct Uses(Vec<syn::Ident>);
 
-impl VisitMut for Uses {
-    fn visit_expr(&mut self, e: &mut Expr) {
+impl Visit for Uses {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Var(v) | ExprKind::Index { base: v, .. } => self.0.push(v.clone()),
             _ => {}
@@ -227,7 +227,7 @@ impl VisitMut for Uses {
         walk_expr(self, e);
     }
 
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+    fn visit_stmt(&mut self, s: &Stmt) {
         if let Stmt::Assign {
             place: Place::Var(v) | Place::Index { base: v, .. } | Place::Member { base: v, .. },
             ..

@@ -4,7 +4,7 @@
 //! work-item's stack crashed PoCL and overflowed the native engine's worker stacks; the
 //! launch refuses it instead (`nuda_runtime::private::check_private`).
 
-use crate::base::ir::visit::{walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_stmt, Visit};
 use crate::base::ir::{Block, Pat, Slot, Stmt};
 use crate::base::paths::{KERNEL, PRIVATE};
 use crate::checks::capture::Capture;
@@ -24,8 +24,8 @@ pub struct PrivateLet {
 /// Every `let` of `body`, nested blocks and loops included.
 pub fn lets(body: &Block) -> Vec<PrivateLet> {
     struct Walk(Vec<PrivateLet>);
-    impl VisitMut for Walk {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+    impl Visit for Walk {
+        fn visit_stmt(&mut self, s: &Stmt) {
             if let Stmt::Let(l) = s {
                 let names: Vec<String> = match &l.pat {
                     Pat::Ident { name, .. } => vec![name.to_string()],
@@ -43,7 +43,7 @@ pub fn lets(body: &Block) -> Vec<PrivateLet> {
         }
     }
     let mut w = Walk(Vec::new());
-    w.visit_block(&mut body.clone());
+    w.visit_block(&body);
     w.0
 }
 

@@ -130,10 +130,10 @@ impl<'a> Proof<'a> {
     }
 
     fn collect_assigned(&mut self, b: &Block) {
-        use crate::base::ir::visit::{walk_stmt, VisitMut};
+        use crate::base::ir::visit::shared::{walk_stmt, Visit};
         struct Assigned<'s>(&'s mut HashSet<String>);
-        impl VisitMut for Assigned<'_> {
-            fn visit_stmt(&mut self, s: &mut Stmt) {
+        impl Visit for Assigned<'_> {
+            fn visit_stmt(&mut self, s: &Stmt) {
                 if let Stmt::Assign {
                     place: Place::Var(v) | Place::Member { base: v, .. },
                     ..
@@ -144,7 +144,7 @@ impl<'a> Proof<'a> {
                 walk_stmt(self, s);
             }
         }
-        Assigned(&mut self.assigned).visit_block(&mut b.clone());
+        Assigned(&mut self.assigned).visit_block(&b);
     }
 
     fn body(&mut self, b: &Block) {

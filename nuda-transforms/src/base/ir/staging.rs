@@ -3,7 +3,7 @@
 //! pass uses them to check and plan a staging; the OpenCL C emitter uses them to rewrite each
 //! read into its local copy. Layer: IR.
 
-use super::visit::{self, VisitMut};
+use super::visit::shared::{self as visit, Visit};
 use super::*;
 use std::collections::{HashMap, HashSet};
 
@@ -186,8 +186,8 @@ fn reads_memory(e: &Expr) -> bool {
 /// The names a block binds (`let`, loop variables), anywhere inside it.
 pub fn bound_names(b: &Block) -> HashSet<String> {
     struct Bound(HashSet<String>);
-    impl VisitMut for Bound {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+    impl Visit for Bound {
+        fn visit_stmt(&mut self, s: &Stmt) {
             match s {
                 Stmt::Let(l) => match &l.pat {
                     Pat::Ident { name, .. } => {
@@ -204,14 +204,13 @@ pub fn bound_names(b: &Block) -> HashSet<String> {
             }
             visit::walk_stmt(self, s);
         }
-        fn visit_nest(&mut self, n: &mut Nest) {
+        fn visit_nest(&mut self, n: &Nest) {
             self.0.extend(n.loops.iter().map(|l| l.var.to_string()));
             visit::walk_nest(self, n);
         }
     }
-    let mut b2 = b.clone();
     let mut v = Bound(HashSet::new());
-    v.visit_block(&mut b2);
+    v.visit_block(b);
     v.0
 }
 
@@ -236,8 +235,8 @@ pub fn staged_loop<'b>(b: &'b Block, k: &str) -> Option<(usize, Slot, &'b Range,
 /// Every read `a[..]` in `b`: its index components and span.
 pub fn reads_of(b: &Block, a: &syn::Ident) -> Vec<(Vec<Expr>, proc_macro2::Span)> {
     struct R<'a>(&'a syn::Ident, Vec<(Vec<Expr>, proc_macro2::Span)>);
-    impl VisitMut for R<'_> {
-        fn visit_expr(&mut self, e: &mut Expr) {
+    impl Visit for R<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
             if let ExprKind::Index { base, index } = &e.kind {
                 if base == self.0 {
                     self.1.push((index.clone(), e.span));
@@ -247,26 +246,24 @@ pub fn reads_of(b: &Block, a: &syn::Ident) -> Vec<(Vec<Expr>, proc_macro2::Span)
         }
     }
     let mut r = R(a, Vec::new());
-    r.visit_block(&mut b.clone());
+    r.visit_block(&b);
     r.1
 }
 
 /// Every variable `e` mentions.
 pub fn mentions(e: &Expr, out: &mut HashSet<String>) {
-    let mut e = e.clone();
-    Mentions(out).visit_expr(&mut e);
+    Mentions(out).visit_expr(e);
 }
 
 /// Every variable `b` mentions.
 pub fn block_mentions(b: &Block, out: &mut HashSet<String>) {
-    let mut b = b.clone();
-    Mentions(out).visit_block(&mut b);
+    Mentions(out).visit_block(b);
 }
 
 struct Mentions<'s>(&'s mut HashSet<String>);
 
-impl VisitMut for Mentions<'_> {
-    fn visit_expr(&mut self, e: &mut Expr) {
+impl Visit for Mentions<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
         // `t[k]` reads `t`, a local array before capture analysis tells them apart.
         if let ExprKind::Var(v) | ExprKind::Index { base: v, .. } = &e.kind {
             self.0.insert(v.to_string());

@@ -3,6 +3,7 @@
 //! binds, and whether it calls `barrier()`, returns, or leaves the loop around it.
 
 use crate::base::ir::builtins::{builtin_of, FnKind};
+use crate::base::ir::visit::shared::{walk_block, walk_expr, walk_place, walk_stmt, Visit};
 use crate::base::ir::*;
 use proc_macro2::Ident;
 
@@ -38,21 +39,21 @@ impl Scan {
     /// The scan of statements, as one sequence (a `let` is in scope for the ones after it).
     pub fn stmts(stmts: &[Stmt]) -> Scan {
         let mut s = Scan::default();
-        stmts.iter().for_each(|x| s.stmt(x));
+        stmts.iter().for_each(|x| s.visit_stmt(x));
         s
     }
 
     /// The scan of an expression.
     pub fn expr_of(e: &Expr) -> Scan {
         let mut s = Scan::default();
-        s.expr(e);
+        s.visit_expr(e);
         s
     }
 
     /// The scan of a range's bounds and step.
     pub fn range_of(r: &Range) -> Scan {
         let mut s = Scan::default();
-        s.range(r);
+        s.visit_range(r);
         s
     }
 
@@ -71,98 +72,78 @@ impl Scan {
         self.bound.push(name.to_string());
     }
 
-    fn block(&mut self, b: &Block) {
+    fn looped(&mut self, b: &Block) {
+        self.depth += 1;
+        self.visit_block(b);
+        self.depth -= 1;
+    }
+}
+
+/// The walk itself: the shared visitor, with scopes opened at blocks and loops.
+impl Visit for Scan {
+    fn visit_block(&mut self, b: &Block) {
         let mark = self.scope.len();
-        b.stmts.iter().for_each(|s| self.stmt(s));
-        if let Some(t) = &b.tail {
-            self.expr(t);
-        }
+        walk_block(self, b);
         self.scope.truncate(mark);
     }
 
-    fn looped(&mut self, b: &Block) {
-        self.depth += 1;
-        self.block(b);
-        self.depth -= 1;
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Let(l) => {
-                if let Some(e) = &l.init {
-                    self.expr(e);
-                }
+                walk_stmt(self, s);
                 pat_names(&l.pat).iter().for_each(|(n, _)| self.bind(n));
             }
+            // The value is read before the target is written, as Rust evaluates them.
             Stmt::Assign { place, value, .. } => {
-                self.expr(value);
-                self.place(place);
+                self.visit_expr(value);
+                self.visit_place(place);
             }
-            Stmt::Expr(e) => self.expr(e),
             Stmt::While { cond, body, .. } => {
-                self.expr(cond);
+                self.visit_expr(cond);
                 self.looped(body);
             }
             Stmt::Loop { body, .. } => self.looped(body),
             Stmt::For {
                 var, range, body, ..
             } => {
-                self.range(range);
+                self.visit_range(range);
                 let mark = self.scope.len();
                 self.bind(var);
                 self.looped(body);
                 self.scope.truncate(mark);
             }
-            Stmt::Nest(n) => self.nest(n),
-            Stmt::Return(e, _) => {
+            Stmt::Return(..) => {
                 self.returns = true;
-                if let Some(e) = e {
-                    self.expr(e);
-                }
+                walk_stmt(self, s);
             }
             Stmt::Break(_) | Stmt::Continue(_) => self.exits |= self.depth == 0,
+            Stmt::Expr(_) | Stmt::Nest(_) => walk_stmt(self, s),
         }
     }
 
-    fn nest(&mut self, n: &Nest) {
+    fn visit_nest(&mut self, n: &Nest) {
         let mark = self.scope.len();
         for l in &n.loops {
-            self.range(&l.range);
+            self.visit_range(&l.range);
             self.bind(&l.var);
         }
         self.looped(&n.body);
         self.scope.truncate(mark);
     }
 
-    fn range(&mut self, r: &Range) {
-        self.expr(&r.start);
-        self.expr(&r.end);
-        if let Some(s) = &r.step {
-            self.expr(s);
-        }
-    }
-
-    fn place(&mut self, p: &Place) {
-        p.indices().into_iter().for_each(|e| self.expr(e));
+    fn visit_place(&mut self, p: &Place) {
+        walk_place(self, p);
         match p {
             Place::Var(v) | Place::Member { base: v, .. } => self.use_name(v, true),
             Place::Index { .. } => {}
         }
     }
 
-    fn expr(&mut self, e: &Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Var(v) => self.use_name(v, false),
-            ExprKind::If { cond, then, els } => {
-                self.expr(cond);
-                self.block(then);
-                if let Some(x) = els {
-                    self.expr(x);
-                }
-            }
-            ExprKind::Block(b) => self.block(b),
             ExprKind::Call { func, .. } if is_barrier_fn(func) => self.barrier = true,
-            _ => e.operands().into_iter().for_each(|o| self.expr(o)),
+            _ => walk_expr(self, e),
         }
     }
 }

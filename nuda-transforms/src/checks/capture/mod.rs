@@ -11,6 +11,7 @@ mod test;
 
 use crate::base::ctxt::Ctxt;
 use crate::base::ir::builtins::{builtin_of, BuiltinFn, FnKind, MethodKind};
+use crate::base::ir::visit::{walk_block, walk_expr, VisitMut};
 use crate::base::ir::*;
 use crate::checks::reduce::{self, Reduction};
 use proc_macro2::Span;
@@ -108,7 +109,7 @@ pub fn analyze(cx: &Ctxt, block: &mut Block, bound: &[Ident], context: Context) 
         atomics: 0,
         images: Vec::new(),
     };
-    w.block(block);
+    w.visit_block(block);
     w.reads_of_reductions();
     w.out
 }
@@ -130,7 +131,7 @@ pub fn analyze_expr(
         atomics: 0,
         images: Vec::new(),
     };
-    w.expr(e);
+    w.visit_expr(e);
     *into = w.out;
 }
 
@@ -145,6 +146,117 @@ struct Walker<'a> {
     atomics: usize,
     /// The images read (`false`) and written (`true`) so far: a kernel does one or the other.
     images: Vec<(Ident, bool)>,
+}
+
+/// The walk: the mutable visitor (it rewrites private-array accesses), with a scope per block.
+impl VisitMut for Walker<'_> {
+    fn visit_block(&mut self, b: &mut Block) {
+        self.scoped(|w| walk_block(w, b));
+    }
+
+    fn visit_stmt(&mut self, s: &mut Stmt) {
+        // Each statement counts its own atomics; an enclosing one resumes its count after.
+        let outer = std::mem::take(&mut self.atomics);
+        self.stmt_inner(s);
+        self.atomics = outer;
+    }
+
+    fn visit_nest(&mut self, n: &mut Nest) {
+        self.scoped(|w| {
+            for l in &mut n.loops {
+                w.visit_range(&mut l.range);
+                w.bind(&l.var.clone());
+            }
+            w.looped(|w| w.visit_block(&mut n.body));
+        });
+    }
+
+    fn visit_place(&mut self, p: &mut Place) {
+        if let Place::Index { base, index } = p {
+            if self.is_local(base) {
+                // `t[k] = v` on a local: an element of a private array.
+                let index = self.one_index(base, std::mem::take(index));
+                *p = Place::Member {
+                    base: base.clone(),
+                    path: vec![Step::Elem(index)],
+                };
+            }
+        }
+        match p {
+            Place::Member { base, path }
+                if !self.is_local(base) && matches!(path.first(), Some(Step::Elem(_))) =>
+            {
+                let form = match self.context {
+                    Context::Nuwork => "nuwork!",
+                    Context::Kernel => "#[nukernel]",
+                    Context::Nucode => "#[nucode]",
+                };
+                let msg = format!("{form}: `{base}[..].field = ..` sets one field of an array element in place, which kernels do not do (each element is loaded and stored whole); copy the element into a local, set the field there and store it back: `let mut e = {base}[i]; e.x = ..; {base}[i] = e;`");
+                self.cx.error(base.span(), msg);
+            }
+            Place::Var(name) | Place::Member { base: name, .. } => {
+                if !self.is_local(name) {
+                    self.assigned_capture(name);
+                }
+                if let Place::Member { path, .. } = p {
+                    for step in path {
+                        if let Step::Elem(e) = step {
+                            self.visit_expr(e);
+                        }
+                    }
+                }
+            }
+            Place::Index { base, index } => {
+                index.iter_mut().for_each(|e| self.visit_expr(e));
+                self.capture(&base.clone(), true);
+            }
+        }
+    }
+
+    fn visit_expr(&mut self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Var(name) => {
+                let name = name.clone();
+                self.capture(&name, false);
+            }
+            ExprKind::Index { base, .. } if self.is_local(base) => {
+                self.private_element(e);
+                self.visit_expr(e);
+            }
+            ExprKind::Index { base, index } => {
+                index.iter_mut().for_each(|x| self.visit_expr(x));
+                let base = base.clone();
+                self.capture(&base, false);
+                let var = Expr::new(ExprKind::Var(base.clone()), base.span());
+                self.mark(&var, true);
+            }
+            ExprKind::Call { func, args } => {
+                args.iter_mut().for_each(|x| self.visit_expr(x));
+                self.call(func, args.len(), e.span);
+            }
+            ExprKind::Method {
+                recv, method, args, ..
+            } => {
+                args.iter_mut().for_each(|x| self.visit_expr(x));
+                self.method(recv, method, args.len());
+            }
+            ExprKind::Cast { expr, .. } => {
+                self.visit_expr(expr);
+                self.mark(expr, false);
+            }
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.visit_expr(lhs);
+                self.visit_expr(rhs);
+                self.mark(lhs, false);
+                self.mark(rhs, false);
+            }
+            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => {
+                self.visit_expr(base);
+                self.mark(base, true);
+            }
+            _ => walk_expr(self, e),
+        }
+    }
 }
 
 impl Walker<'_> {
@@ -188,22 +300,6 @@ impl Walker<'_> {
         }
     }
 
-    fn block(&mut self, b: &mut Block) {
-        self.scoped(|w| {
-            b.stmts.iter_mut().for_each(|s| w.stmt(s));
-            if let Some(t) = &mut b.tail {
-                w.expr(t);
-            }
-        });
-    }
-
-    fn stmt(&mut self, s: &mut Stmt) {
-        // Each statement counts its own atomics; an enclosing one resumes its count after.
-        let outer = std::mem::take(&mut self.atomics);
-        self.stmt_inner(s);
-        self.atomics = outer;
-    }
-
     fn stmt_inner(&mut self, s: &mut Stmt) {
         match s {
             Stmt::Let(l) => self.let_stmt(l),
@@ -223,32 +319,32 @@ impl Walker<'_> {
                 slot,
                 ..
             } => {
-                self.place(place);
+                self.visit_place(place);
                 if op.is_none() && matches!(place, Place::Index { .. }) {
                     // Lowering typed `a[i] = v` in case `a` was a local array; it is not.
                     *slot = None;
                 }
-                self.expr(value);
+                self.visit_expr(value);
             }
-            Stmt::Expr(e) => self.expr(e),
+            Stmt::Expr(e) => self.visit_expr(e),
             Stmt::While { cond, body, .. } => {
-                self.expr(cond);
-                self.looped(|w| w.block(body));
+                self.visit_expr(cond);
+                self.looped(|w| w.visit_block(body));
             }
-            Stmt::Loop { body, .. } => self.looped(|w| w.block(body)),
+            Stmt::Loop { body, .. } => self.looped(|w| w.visit_block(body)),
             Stmt::For {
                 var, range, body, ..
             } => {
-                self.range(range);
+                self.visit_range(range);
                 let var = var.clone();
                 self.looped(|w| {
                     w.scoped(|w| {
                         w.bind(&var);
-                        w.block(body);
+                        w.visit_block(body);
                     })
                 });
             }
-            Stmt::Nest(n) => self.nest(n),
+            Stmt::Nest(n) => self.visit_nest(n),
             Stmt::Break(span) | Stmt::Continue(span) => {
                 self.jump(*span, matches!(s, Stmt::Break(_)))
             }
@@ -257,7 +353,7 @@ impl Walker<'_> {
                     self.cx.error(*span, "nuwork!: `return` is not supported in a nuwork! body (it would leave the enclosing function on the host); use `continue` to skip an iteration");
                 }
                 if let Some(e) = e {
-                    self.expr(e);
+                    self.visit_expr(e);
                 }
             }
         }
@@ -265,7 +361,7 @@ impl Walker<'_> {
 
     fn let_stmt(&mut self, l: &mut Let) {
         if let Some(e) = &mut l.init {
-            self.expr(e);
+            self.visit_expr(e);
         }
         match &l.pat {
             Pat::Ident { name, .. } => self.bind(&name.clone()),
@@ -292,66 +388,6 @@ impl Walker<'_> {
         self.depth -= 1;
     }
 
-    fn nest(&mut self, n: &mut Nest) {
-        self.scoped(|w| {
-            for l in &mut n.loops {
-                w.range(&mut l.range);
-                w.bind(&l.var.clone());
-            }
-            w.looped(|w| w.block(&mut n.body));
-        });
-    }
-
-    fn range(&mut self, r: &mut Range) {
-        self.expr(&mut r.start);
-        self.expr(&mut r.end);
-        if let Some(s) = &mut r.step {
-            self.expr(s);
-        }
-    }
-
-    fn place(&mut self, p: &mut Place) {
-        if let Place::Index { base, index } = p {
-            if self.is_local(base) {
-                // `t[k] = v` on a local: an element of a private array.
-                let index = self.one_index(base, std::mem::take(index));
-                *p = Place::Member {
-                    base: base.clone(),
-                    path: vec![Step::Elem(index)],
-                };
-            }
-        }
-        match p {
-            Place::Member { base, path }
-                if !self.is_local(base) && matches!(path.first(), Some(Step::Elem(_))) =>
-            {
-                let form = match self.context {
-                    Context::Nuwork => "nuwork!",
-                    Context::Kernel => "#[nukernel]",
-                    Context::Nucode => "#[nucode]",
-                };
-                let msg = format!("{form}: `{base}[..].field = ..` sets one field of an array element in place, which kernels do not do (each element is loaded and stored whole); copy the element into a local, set the field there and store it back: `let mut e = {base}[i]; e.x = ..; {base}[i] = e;`");
-                self.cx.error(base.span(), msg);
-            }
-            Place::Var(name) | Place::Member { base: name, .. } => {
-                if !self.is_local(name) {
-                    self.assigned_capture(name);
-                }
-                if let Place::Member { path, .. } = p {
-                    for step in path {
-                        if let Step::Elem(e) = step {
-                            self.expr(e);
-                        }
-                    }
-                }
-            }
-            Place::Index { base, index } => {
-                index.iter_mut().for_each(|e| self.expr(e));
-                self.capture(&base.clone(), true);
-            }
-        }
-    }
-
     /// The one index of a private array access `t[k]`; `t[(i, j)]` is refused.
     fn one_index(&self, base: &Ident, mut index: Vec<Expr>) -> Expr {
         if index.len() != 1 {
@@ -368,9 +404,9 @@ impl Walker<'_> {
             let carried = reduce::reads(value, name);
             self.cx
                 .error(name.span(), reduce::not_an_update(name, carried));
-            return self.expr(value);
+            return self.visit_expr(value);
         };
-        self.expr(contribution);
+        self.visit_expr(contribution);
         if let Err(msg) = reduce::record(&mut self.out.reductions, name, red, span) {
             self.cx.error(span, msg);
         }
@@ -397,82 +433,6 @@ impl Walker<'_> {
             _ => format!("`{name}` is a kernel parameter passed by value; copy it into a local (`let mut x = {name};`) to change it"),
         };
         self.cx.error(name.span(), msg);
-    }
-
-    fn expr(&mut self, e: &mut Expr) {
-        match &mut e.kind {
-            ExprKind::Var(name) => {
-                let name = name.clone();
-                self.capture(&name, false);
-            }
-            ExprKind::Index { base, .. } if self.is_local(base) => {
-                self.private_element(e);
-                self.expr(e);
-            }
-            ExprKind::Index { base, index } => {
-                index.iter_mut().for_each(|x| self.expr(x));
-                let base = base.clone();
-                self.capture(&base, false);
-                let var = Expr::new(ExprKind::Var(base.clone()), base.span());
-                self.mark(&var, true);
-            }
-            ExprKind::Call { func, args } => {
-                args.iter_mut().for_each(|x| self.expr(x));
-                self.call(func, args.len(), e.span);
-            }
-            ExprKind::Method {
-                recv, method, args, ..
-            } => {
-                args.iter_mut().for_each(|x| self.expr(x));
-                self.method(recv, method, args.len());
-            }
-            ExprKind::If { cond, then, els } => {
-                self.expr(cond);
-                self.block(then);
-                if let Some(x) = els {
-                    self.expr(x);
-                }
-            }
-            ExprKind::Block(b) => self.block(b),
-            ExprKind::Lit(_) | ExprKind::Assoc { .. } => {}
-            ExprKind::Unary { expr, .. } | ExprKind::Paren(expr) => self.expr(expr),
-            ExprKind::Cast { expr, .. } => {
-                self.expr(expr);
-                self.mark(expr, false);
-            }
-            ExprKind::Binary { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-                self.mark(lhs, false);
-                self.mark(rhs, false);
-            }
-            ExprKind::Tuple(items) | ExprKind::Array(items) => {
-                items.iter_mut().for_each(|x| self.expr(x))
-            }
-            ExprKind::Field { base, .. } | ExprKind::Member { base, .. } => {
-                self.expr(base);
-                self.mark(base, true);
-            }
-            ExprKind::Repeat { value, .. } => self.expr(value),
-            ExprKind::At { base, index } => {
-                self.expr(base);
-                self.expr(index);
-            }
-            ExprKind::Struct { fields, rest, .. } => {
-                fields.iter_mut().for_each(|f| self.expr(&mut f.1));
-                if let Some(r) = rest {
-                    self.expr(r);
-                }
-            }
-            ExprKind::Trips(r, _) => self.range(r),
-            ExprKind::Offset { start, count, step } => {
-                self.expr(start);
-                self.expr(count);
-                if let Some(s) = step {
-                    self.expr(s);
-                }
-            }
-        }
     }
 
     /// `t[k]` on a local: an element of a private array (checked where it is emitted).
@@ -561,7 +521,7 @@ impl Walker<'_> {
             );
         }
         if !kind.on_memory() {
-            return self.expr(recv);
+            return self.visit_expr(recv);
         }
         let ExprKind::Var(name) = &recv.kind else {
             self.cx.error(

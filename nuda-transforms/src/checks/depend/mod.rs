@@ -18,6 +18,7 @@ mod walk;
 pub use alias::alias_pairs;
 
 use crate::base::ctxt::Ctxt;
+use crate::base::ir::visit::Visit;
 use crate::base::ir::*;
 use affine::{Affine, Atom};
 use walk::{Access, Bound, Kind, Walk};
@@ -121,7 +122,7 @@ fn accesses(nest: &Nest, mapped: usize) -> (Vec<Access>, System) {
             par_atoms.push(atom);
         }
     }
-    walk.block(&nest.body);
+    walk.visit_block(&nest.body);
     let system = System {
         par_atoms,
         par_bounds,

@@ -4,6 +4,7 @@
 
 use super::affine::{Affine, Atom, Binding, Forms};
 use crate::base::ir::builtins::MethodKind;
+use crate::base::ir::visit::shared::{walk_expr, walk_stmt, Visit};
 use crate::base::ir::*;
 use proc_macro2::Span;
 
@@ -114,52 +115,6 @@ impl Walk {
         atom
     }
 
-    /// Walks `b` in a scope of its own.
-    pub fn block(&mut self, b: &Block) {
-        let (env, serial) = (self.forms.env.len(), self.serial.len());
-        for (k, s) in b.stmts.iter().enumerate() {
-            self.slot = slot_store(s, b.stmts.get(k + 1), &self.counters);
-            self.stmt(s);
-            self.slot = None;
-        }
-        if let Some(t) = &b.tail {
-            self.expr(t);
-        }
-        self.forms.env.truncate(env);
-        self.serial.truncate(serial);
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::Let(l) => self.bind(l),
-            Stmt::Assign {
-                place,
-                op,
-                value,
-                span,
-                ..
-            } => {
-                self.expr(value);
-                self.place(place, *op, *span);
-            }
-            Stmt::Expr(e) | Stmt::Return(Some(e), _) => self.expr(e),
-            Stmt::While { cond, body, .. } => {
-                self.expr(cond);
-                self.block(body);
-            }
-            Stmt::Loop { body, .. } => self.block(body),
-            Stmt::For {
-                var, range, body, ..
-            } => self.serial_loop(&[(var, range)], body),
-            Stmt::Nest(n) => {
-                let loops: Vec<(&syn::Ident, &Range)> =
-                    n.loops.iter().map(|l| (&l.var, &l.range)).collect();
-                self.serial_loop(&loops, &n.body);
-            }
-            Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(None, _) => {}
-        }
-    }
-
     /// A loop inside the body: one work-item runs its iterations in order.
     fn serial_loop(&mut self, loops: &[(&syn::Ident, &Range)], body: &Block) {
         let (env, serial) = (self.forms.env.len(), self.serial.len());
@@ -167,17 +122,17 @@ impl Walk {
             [&range.start, &range.end]
                 .into_iter()
                 .chain(&range.step)
-                .for_each(|e| self.expr(e));
+                .for_each(|e| self.visit_expr(e));
             self.bind_loop(var, range);
         }
-        self.block(body);
+        self.visit_block(body);
         self.forms.env.truncate(env);
         self.serial.truncate(serial);
     }
 
     fn bind(&mut self, l: &Let) {
         let value = l.init.as_ref().map(|e| {
-            self.expr(e);
+            self.visit_expr(e);
             self.forms.of(e)
         });
         self.forms.version += 1;
@@ -201,7 +156,7 @@ impl Walk {
     fn place(&mut self, p: &Place, op: Option<BinOp>, span: Span) {
         match p {
             Place::Index { base, index } => {
-                index.iter().for_each(|e| self.expr(e));
+                index.iter().for_each(|e| self.visit_expr(e));
                 if op.is_some() {
                     self.access(base, index, Kind::Read, op, span);
                 }
@@ -209,35 +164,69 @@ impl Walk {
             }
             Place::Member { path, .. } => path.iter().for_each(|s| {
                 if let Step::Elem(e) = s {
-                    self.expr(e);
+                    self.visit_expr(e);
                 }
             }),
             Place::Var(_) => self.forms.version += 1,
         }
     }
+}
 
-    fn expr(&mut self, e: &Expr) {
+/// The walk: the shared visitor, with a scope per block and every array access recorded.
+impl Visit for Walk {
+    /// Walks `b` in a scope of its own.
+    fn visit_block(&mut self, b: &Block) {
+        let (env, serial) = (self.forms.env.len(), self.serial.len());
+        for (k, s) in b.stmts.iter().enumerate() {
+            self.slot = slot_store(s, b.stmts.get(k + 1), &self.counters);
+            self.visit_stmt(s);
+            self.slot = None;
+        }
+        if let Some(t) = &b.tail {
+            self.visit_expr(t);
+        }
+        self.forms.env.truncate(env);
+        self.serial.truncate(serial);
+    }
+
+    fn visit_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let(l) => self.bind(l),
+            Stmt::Assign {
+                place,
+                op,
+                value,
+                span,
+                ..
+            } => {
+                self.visit_expr(value);
+                self.place(place, *op, *span);
+            }
+            Stmt::For {
+                var, range, body, ..
+            } => self.serial_loop(&[(var, range)], body),
+            Stmt::Nest(n) => {
+                let loops: Vec<(&syn::Ident, &Range)> =
+                    n.loops.iter().map(|l| (&l.var, &l.range)).collect();
+                self.serial_loop(&loops, &n.body);
+            }
+            _ => walk_stmt(self, s),
+        }
+    }
+
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Index { base, index } => self.access(base, index, Kind::Read, None, e.span),
             ExprKind::Method {
                 recv, method, args, ..
             } => self.method(recv, method, args, e.span),
-            ExprKind::If { cond, then, els } => {
-                self.expr(cond);
-                self.block(then);
-                if let Some(x) = els {
-                    self.expr(x);
-                }
-                return;
-            }
-            ExprKind::Block(b) => return self.block(b),
             _ => {}
         }
-        for o in e.operands() {
-            self.expr(o);
-        }
+        walk_expr(self, e);
     }
+}
 
+impl Walk {
     /// An atomic on an array, or an image's `read(x, y)` or `write(x, y, v)`.
     fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], span: Span) {
         let (ExprKind::Var(base), Some(m)) = (&recv.kind, MethodKind::of(&method.to_string()))
@@ -330,10 +319,9 @@ fn range_bounds(forms: &mut Forms, atom: &str, r: &Range) -> Vec<Bound> {
 /// The names the body assigns (`x = ..`, `x += ..`): not loop-invariant; and the loop
 /// variables of the nest, which no symbol may take.
 fn assigned_names(body: &Block, loops: &[Loop]) -> Vec<String> {
-    use crate::base::ir::visit::{walk_stmt, VisitMut};
     struct Walk(Vec<String>);
-    impl VisitMut for Walk {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+    impl Visit for Walk {
+        fn visit_stmt(&mut self, s: &Stmt) {
             if let Stmt::Assign {
                 place: Place::Var(v),
                 ..
@@ -345,7 +333,7 @@ fn assigned_names(body: &Block, loops: &[Loop]) -> Vec<String> {
         }
     }
     let mut w = Walk(loops.iter().map(|l| l.var.to_string()).collect());
-    w.visit_block(&mut body.clone());
+    w.visit_block(body);
     w.0
 }
 
@@ -400,14 +388,13 @@ fn literal(e: &Expr) -> Option<i128> {
 /// The names the body declares nowhere and assigns only as `s += c`, `c` a literal of at
 /// least 0: each iteration's value is then at least every earlier iteration's last one.
 fn counters(body: &Block) -> Vec<String> {
-    use crate::base::ir::visit::{walk_stmt, VisitMut};
     #[derive(Default)]
     struct Walk {
         good: Vec<String>,
         bad: Vec<String>,
     }
-    impl VisitMut for Walk {
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+    impl Visit for Walk {
+        fn visit_stmt(&mut self, s: &Stmt) {
             match s {
                 Stmt::Assign {
                     place: Place::Var(v),
@@ -433,7 +420,7 @@ fn counters(body: &Block) -> Vec<String> {
         }
     }
     let mut w = Walk::default();
-    w.visit_block(&mut body.clone());
+    w.visit_block(body);
     w.good.retain(|g| !w.bad.contains(g));
     w.good
 }

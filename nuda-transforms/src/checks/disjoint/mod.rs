@@ -16,7 +16,7 @@
 #[cfg(test)]
 mod test;
 
-use crate::base::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_expr, walk_stmt, Visit};
 use crate::base::ir::*;
 use std::collections::HashMap;
 
@@ -28,7 +28,7 @@ pub fn plain_store_arrays(nest: &Nest) -> Vec<String> {
         arrays: HashMap::new(),
         rebound: false,
     };
-    walk.visit_block(&mut nest.body.clone());
+    walk.visit_block(&nest.body);
     if walk.rebound {
         return Vec::new();
     }
@@ -112,8 +112,8 @@ impl Walk<'_> {
     }
 }
 
-impl VisitMut for Walk<'_> {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Walk<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Let(l) => match &l.pat {
                 Pat::Ident { name, .. } => self.binds(&name.clone()),
@@ -138,14 +138,14 @@ impl VisitMut for Walk<'_> {
         walk_stmt(self, s);
     }
 
-    fn visit_expr(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Index { base, index } => self.access(&base.clone(), &index.clone(), false),
             ExprKind::Var(name) => self.other_use(&name.clone()),
             ExprKind::Method { recv, method, .. } if is_shape_query(recv, method) => {
                 // `a.dims()` reads no element: walk its arguments, not its receiver.
-                if let ExprKind::Method { args, .. } = &mut e.kind {
-                    args.iter_mut().for_each(|a| self.visit_expr(a));
+                if let ExprKind::Method { args, .. } = &e.kind {
+                    args.iter().for_each(|a| self.visit_expr(a));
                 }
                 return;
             }

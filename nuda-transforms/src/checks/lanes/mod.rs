@@ -20,7 +20,7 @@
 #[cfg(test)]
 mod test;
 
-use crate::base::ir::visit::{self, VisitMut};
+use crate::base::ir::visit::shared::{self as visit, Visit};
 use crate::base::ir::*;
 use std::collections::HashMap;
 
@@ -100,7 +100,7 @@ impl Plan {
                 plan: self,
                 changed: false,
             };
-            walk.visit_block(&mut body.clone());
+            walk.visit_block(&body);
             if !walk.changed {
                 break;
             }
@@ -221,8 +221,8 @@ struct Walk<'p> {
     changed: bool,
 }
 
-impl VisitMut for Walk<'_> {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Walk<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Let(l) => {
                 let k = l.init.as_ref().map_or(Kind::Uniform, |e| self.plan.kind(e));
@@ -248,7 +248,7 @@ impl VisitMut for Walk<'_> {
         visit::walk_stmt(self, s);
     }
 
-    fn visit_nest(&mut self, n: &mut Nest) {
+    fn visit_nest(&mut self, n: &Nest) {
         for l in &n.loops {
             self.changed |= self.plan.bind(&l.var, Kind::Uniform);
         }

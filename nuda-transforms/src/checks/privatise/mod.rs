@@ -10,7 +10,7 @@
 mod test;
 
 use crate::base::ir::builtins::MethodKind;
-use crate::base::ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_expr, walk_place, walk_stmt, Visit};
 use crate::base::ir::*;
 use syn::Ident;
 
@@ -42,7 +42,7 @@ pub fn arrays(names: &[Ident], bodies: &[&Block]) -> Vec<Privatised> {
         .filter_map(|name| {
             let mut uses = Uses::new(name);
             for b in bodies {
-                uses.visit_block(&mut (*b).clone());
+                uses.visit_block(b);
             }
             uses.verdict()
         })
@@ -95,8 +95,8 @@ impl<'a> Uses<'a> {
     }
 }
 
-impl VisitMut for Uses<'_> {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Uses<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
         // An atomic whose old value is dropped: only then may a private copy answer it. Its
         // receiver is this use; its arguments are walked as any other expression.
         if let Stmt::Expr(Expr {
@@ -110,7 +110,7 @@ impl VisitMut for Uses<'_> {
             if let (ExprKind::Var(v), Some(kind)) = (&recv.kind, kind) {
                 if v == self.name {
                     self.flushes.push(flush_of(kind).unwrap_or("none"));
-                    args.iter_mut().for_each(|a| self.visit_expr(a));
+                    args.iter().for_each(|a| self.visit_expr(a));
                     return;
                 }
             }
@@ -118,7 +118,7 @@ impl VisitMut for Uses<'_> {
         walk_stmt(self, s);
     }
 
-    fn visit_expr(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Var(v) if v == self.name => self.vars += 1,
             ExprKind::Index { base, .. } if base == self.name => self.indexed = true,
@@ -133,7 +133,7 @@ impl VisitMut for Uses<'_> {
         walk_expr(self, e);
     }
 
-    fn visit_place(&mut self, p: &mut Place) {
+    fn visit_place(&mut self, p: &Place) {
         let base = match p {
             Place::Index { base, .. } | Place::Member { base, .. } | Place::Var(base) => base,
         };

@@ -10,7 +10,7 @@
 //!
 //! and after the launch the host does `if __nuda_set_over { over = true; }`.
 
-use crate::base::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::base::ir::visit::{shared, walk_stmt, Visit, VisitMut};
 use crate::base::ir::*;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -32,7 +32,7 @@ pub struct Flag {
 pub fn rewrite(body: &mut Block, bound: &[Ident]) -> Vec<Flag> {
     let mut facts = Facts::default();
     facts.bound.extend(bound.iter().map(ToString::to_string));
-    facts.visit_block(&mut body.clone());
+    facts.visit_block(body);
     let mut flags = Vec::new();
     for (var, value, span) in facts.candidates() {
         let flag = Ident::new(&format!("__nuda_set_{var}"), span);
@@ -127,8 +127,8 @@ impl Facts {
     }
 }
 
-impl VisitMut for Facts {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Facts {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Let(l) => match &l.pat {
                 Pat::Ident { name, .. } => self.bound.push(name.to_string()),
@@ -151,14 +151,14 @@ impl VisitMut for Facts {
             },
             _ => {}
         }
-        walk_stmt(self, s);
+        shared::walk_stmt(self, s);
     }
 
-    fn visit_expr(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         if let ExprKind::Var(v) = &e.kind {
             self.read.push(v.to_string());
         }
-        walk_expr(self, e);
+        shared::walk_expr(self, e);
     }
 }
 

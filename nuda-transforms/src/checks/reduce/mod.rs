@@ -151,15 +151,15 @@ pub fn contribution(op: Option<BinOp>, value: &Expr) -> &Expr {
 
 /// Whether `e` reads variable `name`.
 pub fn reads(e: &Expr, name: &Ident) -> bool {
-    use crate::base::ir::visit::{walk_expr, VisitMut};
+    use crate::base::ir::visit::shared::{walk_expr, Visit};
     struct Finds<'n>(&'n Ident, bool);
-    impl VisitMut for Finds<'_> {
-        fn visit_expr(&mut self, e: &mut Expr) {
+    impl Visit for Finds<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
             self.1 |= matches!(&e.kind, ExprKind::Var(v) if v == self.0);
             walk_expr(self, e);
         }
     }
     let mut f = Finds(name, false);
-    f.visit_expr(&mut e.clone());
+    f.visit_expr(&e);
     f.1
 }

@@ -11,7 +11,7 @@
 use super::{contribution, forms, Reduction};
 use crate::base::ctxt::Ctxt;
 use crate::base::ir::builtins::MethodKind;
-use crate::base::ir::visit::{walk_expr, walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_expr, walk_stmt, Visit};
 use crate::base::ir::*;
 use std::collections::HashSet;
 
@@ -27,7 +27,7 @@ pub fn slice(cx: &Ctxt, body: &Block, scans: &[&Reduction], others: &[Reduction]
         dropped: &dropped,
         ok: true,
     };
-    check.visit_block(&mut b);
+    check.visit_block(&b);
     for r in scans.iter().filter(|r| dropped.contains(&r.name)) {
         let msg = format!("nuwork!: a contribution to scan variable `{}` is the result of an atomic or a push; a scan computes its contributions in a first pass that has no side effects, so compute the contribution without it", r.name);
         cx.error(r.span, msg);
@@ -39,8 +39,8 @@ pub fn slice(cx: &Ctxt, body: &Block, scans: &[&Reduction], others: &[Reduction]
 /// Whether `e` has an effect beyond its value: an atomic or a push.
 fn effectful(e: &Expr) -> bool {
     struct Finds(bool);
-    impl VisitMut for Finds {
-        fn visit_expr(&mut self, e: &mut Expr) {
+    impl Visit for Finds {
+        fn visit_expr(&mut self, e: &Expr) {
             if let ExprKind::Method { method, .. } = &e.kind {
                 let m = method.to_string();
                 self.0 |= m == "push" || MethodKind::of(&m).is_some_and(|k| k.is_atomic());
@@ -49,7 +49,7 @@ fn effectful(e: &Expr) -> bool {
         }
     }
     let mut f = Finds(false);
-    f.visit_expr(&mut e.clone());
+    f.visit_expr(&e);
     f.0
 }
 
@@ -226,8 +226,8 @@ fn prune_expr(e: &mut Expr, used: &HashSet<String>) -> (bool, bool) {
 /// Every name the block reads, and every scan variable it updates (an update is a use).
 fn reads(b: &Block) -> HashSet<String> {
     struct Reads(HashSet<String>);
-    impl VisitMut for Reads {
-        fn visit_expr(&mut self, e: &mut Expr) {
+    impl Visit for Reads {
+        fn visit_expr(&mut self, e: &Expr) {
             match &e.kind {
                 ExprKind::Var(v) | ExprKind::Index { base: v, .. } => {
                     self.0.insert(v.to_string());
@@ -236,7 +236,7 @@ fn reads(b: &Block) -> HashSet<String> {
             }
             walk_expr(self, e);
         }
-        fn visit_stmt(&mut self, s: &mut Stmt) {
+        fn visit_stmt(&mut self, s: &Stmt) {
             if let Stmt::Assign {
                 place: Place::Var(v),
                 op: Some(_),
@@ -250,7 +250,7 @@ fn reads(b: &Block) -> HashSet<String> {
         }
     }
     let mut r = Reads(HashSet::new());
-    r.visit_block(&mut b.clone());
+    r.visit_block(&b);
     r.0
 }
 
@@ -262,8 +262,8 @@ struct Check<'a> {
     ok: bool,
 }
 
-impl VisitMut for Check<'_> {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Check<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign {
                 place: Place::Var(n),
@@ -271,14 +271,13 @@ impl VisitMut for Check<'_> {
                 value,
                 ..
             } if self.scans.iter().any(|r| r.name == *n) => {
-                let mut e = contribution(*op, value).clone();
-                self.visit_expr(&mut e);
+                self.visit_expr(contribution(*op, value));
             }
             _ => walk_stmt(self, s),
         }
     }
 
-    fn visit_expr(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         if let ExprKind::Var(v) = &e.kind {
             if let Some(r) = self.scans.iter().find(|r| r.name == *v) {
                 let msg = format!("nuwork!: `{v}`'s contributions depend on its own running value here, a loop-carried dependence that is not a scan; a scan variable is updated as {}, where `e` and the conditions around the update do not read it, and read anywhere else", forms(&r.name));

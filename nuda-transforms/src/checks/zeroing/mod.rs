@@ -14,7 +14,7 @@
 #[cfg(test)]
 mod test;
 
-use crate::base::ir::visit::{walk_expr, walk_place, walk_stmt, VisitMut};
+use crate::base::ir::visit::shared::{walk_expr, walk_place, walk_stmt, Visit};
 use crate::base::ir::*;
 use std::collections::HashMap;
 use syn::Ident;
@@ -156,11 +156,11 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn of(s: &Stmt, locals: &'a [Ident]) -> Self {
-        Scan::walking(locals, |scan| scan.visit_stmt(&mut s.clone()))
+        Scan::walking(locals, |scan| scan.visit_stmt(&s))
     }
 
     fn of_expr(e: &Expr, locals: &'a [Ident]) -> Self {
-        Scan::walking(locals, |scan| scan.visit_expr(&mut e.clone()))
+        Scan::walking(locals, |scan| scan.visit_expr(&e))
     }
 
     /// What `walk` finds, looking for `locals`.
@@ -180,13 +180,13 @@ impl<'a> Scan<'a> {
     }
 }
 
-impl VisitMut for Scan<'_> {
-    fn visit_stmt(&mut self, s: &mut Stmt) {
+impl Visit for Scan<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
         self.returns |= matches!(s, Stmt::Return(..));
         walk_stmt(self, s);
     }
 
-    fn visit_place(&mut self, p: &mut Place) {
+    fn visit_place(&mut self, p: &Place) {
         match p {
             Place::Index { base, .. } | Place::Member { base, .. } | Place::Var(base) => {
                 self.mention(&base.clone())
@@ -195,7 +195,7 @@ impl VisitMut for Scan<'_> {
         walk_place(self, p);
     }
 
-    fn visit_expr(&mut self, e: &mut Expr) {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Call { func, .. } if func.is_ident("barrier") => self.barrier = true,
             ExprKind::Index { base, .. } | ExprKind::Var(base) => self.mention(&base.clone()),
