@@ -3,16 +3,12 @@
 //!
 //! `cargo run --release --example imgconv -- --size 4096`, `-- --quick`.
 
-#[path = "../common/cli.rs"]
-mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "kernels.rs"]
 mod kernels;
-#[path = "../common/picture.rs"]
-mod picture;
-#[path = "../common/problem.rs"]
-mod problem;
-#[path = "../common/report.rs"]
-mod report;
+
+use common::{cli, picture, problem, report};
 
 use clap::Parser;
 
@@ -41,23 +37,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut c = kernels::setup(n, n);
     println!("-- input as a NuImage2");
-    let ok = report::run_all(
-        &mut c,
-        kernels::VARIANTS,
-        &work,
-        args.common.reps,
-        |v| args.common.wants(v),
-        &kernels::CHECK,
-    )?;
+    let ok = args
+        .common
+        .run_all(&mut c, kernels::VARIANTS, &work, &kernels::CHECK)?;
     println!("-- input as a NuArray2: clamped by hand, or padded where the variant says so");
-    let ok_buf = report::run_all(
-        &mut c,
-        kernels::BUFFER_VARIANTS,
-        &work,
-        args.common.reps,
-        |v| args.common.wants(v),
-        &kernels::CHECK,
-    )?;
+    let ok_buf = args
+        .common
+        .run_all(&mut c, kernels::BUFFER_VARIANTS, &work, &kernels::CHECK)?;
     if !(ok && ok_buf) {
         return Err("a variant's result is wrong".into());
     }

@@ -4,16 +4,12 @@
 //!
 //! `cargo run --release --example mandelbrot -- --png out`, `-- --quick`.
 
-#[path = "../common/cli.rs"]
-mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "kernels.rs"]
 mod kernels;
-#[path = "../common/picture.rs"]
-mod picture;
-#[path = "../common/problem.rs"]
-mod problem;
-#[path = "../common/report.rs"]
-mod report;
+
+use common::{cli, picture, problem, report};
 
 use clap::Parser;
 
@@ -44,14 +40,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         bytes: None,
     };
     let mut f = kernels::setup(w, h, args.max);
-    let ok = report::run_all(
-        &mut f,
-        kernels::VARIANTS,
-        &work,
-        args.common.reps,
-        |v| args.common.wants(v),
-        &kernels::CHECK,
-    )?;
+    let ok = args
+        .common
+        .run_all(&mut f, kernels::VARIANTS, &work, &kernels::CHECK)?;
     if !ok {
         return Err("a variant's result is wrong".into());
     }

@@ -4,14 +4,12 @@
 //!
 //! `cargo run --release --example md5 -- --size 4294967296 --bits 32`, `-- --quick`.
 
-#[path = "../common/cli.rs"]
-mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "kernels.rs"]
 mod kernels;
-#[path = "../common/problem.rs"]
-mod problem;
-#[path = "../common/report.rs"]
-mod report;
+
+use common::{cli, problem, report};
 
 use clap::Parser;
 
@@ -51,14 +49,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         scale: 1e6,
         bytes: None,
     };
-    let ok = report::run_all(
-        &mut q,
-        kernels::VARIANTS,
-        &work,
-        args.common.reps,
-        |v| args.common.wants(v),
-        &kernels::CHECK,
-    )?;
+    let ok = args
+        .common
+        .run_all(&mut q, kernels::VARIANTS, &work, &kernels::CHECK)?;
     let c = (q.found[0].max(1) - 1) as u32;
     println!(
         "found message {:02x?} (candidate {c:#010x}): md5 {:08x}..",

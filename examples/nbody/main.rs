@@ -3,16 +3,12 @@
 //!
 //! `cargo run --release --example nbody -- --size 65536`, `-- --quick`.
 
-#[path = "../common/cli.rs"]
-mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "kernels.rs"]
 mod kernels;
-#[path = "../common/problem.rs"]
-mod problem;
-#[path = "../common/report.rs"]
-mod report;
-#[path = "../common/split.rs"]
-mod split;
+
+use common::{cli, problem, report, split};
 
 use clap::Parser;
 
@@ -55,14 +51,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("verified on {} devices", devices.len());
         return Ok(());
     }
-    let ok = report::run_all(
-        &mut b,
-        kernels::VARIANTS,
-        &work,
-        args.common.reps,
-        |v| args.common.wants(v),
-        &kernels::CHECK,
-    )?;
+    let ok = args
+        .common
+        .run_all(&mut b, kernels::VARIANTS, &work, &kernels::CHECK)?;
     let t = problem::best_time(&mut b, kernels::integrate, args.common.reps)?;
     println!("integration: {:.3} ms", t.as_secs_f64() * 1e3);
     if !ok {

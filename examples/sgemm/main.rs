@@ -3,16 +3,12 @@
 //!
 //! `cargo run --release --example sgemm -- --size 2048`, `-- --f64`, `-- --quick`.
 
-#[path = "../common/cli.rs"]
-mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 #[path = "kernels.rs"]
 mod kernels;
-#[path = "../common/problem.rs"]
-mod problem;
-#[path = "../common/report.rs"]
-mod report;
-#[path = "../common/split.rs"]
-mod split;
+
+use common::{cli, problem, report, split};
 
 use clap::Parser;
 
@@ -93,9 +89,7 @@ fn run<T: nuda::Element>(
         scale: 1e9,
         bytes: None,
     };
-    let reps = args.common.reps;
-    let wants = |v: &str| args.common.wants(v);
-    if !report::run_all(&mut g, p.variants, &work, reps, wants, p.check)? {
+    if !args.common.run_all(&mut g, p.variants, &work, p.check)? {
         return Err("a variant's result is wrong".into());
     }
     Ok(())
