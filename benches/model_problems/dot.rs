@@ -5,9 +5,9 @@
 //! dot, and its check is the copy), and threaded Rust on the host
 //! with sixteen accumulators per thread so the compiler vectorises it.
 
-use super::peers::{groups, GROUP};
+use super::peers::{copy, copy_peer, groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer, Spec};
+use super::spec::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
 
@@ -37,9 +37,7 @@ const VARIANTS: &[Variant<Dot>] = &[Variant {
 
 // SAFETY: `hand_cl` launches `sdot` with `a` and `b` of n elements, `part` of one element per
 // group, a local buffer of GROUP floats and groups of GROUP work-items; every global access is
-// below n or the group count, every local one below the group size. `copy` takes arrays of
-// n elements, whole device allocations (aligned to 16 bytes and more on every backend): its
-// `float4` accesses are below n / 4 fours, its scalar ones below n.
+// below n or the group count, every local one below the group size..
 static HAND: KernelSource = unsafe {
     KernelSource::new(
         "kernel void sdot(global const float* restrict a, nu_idx n0, global const float* restrict b,
@@ -63,18 +61,6 @@ static HAND: KernelSource = unsafe {
              barrier(CLK_LOCAL_MEM_FENCE);
          }
          if (l == 0) part[get_group_id(0)] = s[0];
-     }
-     kernel void copy(global const float* restrict a, nu_idx n0, global float* restrict c,
-                      nu_idx c0) {
-         nu_idx g = get_global_id(0), gs = get_global_size(0), q = n0 / 4, i = g;
-         global const float4* a4 = (global const float4*)a;
-         global float4* c4 = (global float4*)c;
-         for (; i + 3 * gs < q; i += 4 * gs) {
-             float4 v0 = a4[i], v1 = a4[i + gs], v2 = a4[i + 2 * gs], v3 = a4[i + 3 * gs];
-             c4[i] = v0; c4[i + gs] = v1; c4[i + 2 * gs] = v2; c4[i + 3 * gs] = v3;
-         }
-         for (; i < q; i += gs) c4[i] = a4[i];
-         for (nu_idx k = 4 * q + g; k < n0; k += gs) c[k] = a[k];
      }",
     )
 };
@@ -98,20 +84,10 @@ fn hand_cl(d: &mut Dot) -> Result<()> {
     Ok(())
 }
 
-/// A copy of `a` on the device: 4n bytes read and 4n written, the 8n bytes sdot reads, with
-/// no arithmetic. Its rate is the device's streaming bandwidth in this run, as a GPU
-/// programmer writes the copy: 128-bit loads and stores, a grid of as many groups as nuda's
-/// reduction launches (32 a compute unit), each work-item four loads in flight a round
-/// before it stores. It leaves `out` cleared, which tells `verify` to check the copy instead.
+/// A copy of `a` on the device (`peers::copy`): 4n bytes read and 4n written, the 8n bytes
+/// sdot reads. It leaves `out` cleared, which tells `verify` to check the copy instead.
 fn hand_copy(d: &mut Dot) -> Result<()> {
-    let (groups, _) = groups(d.n)?;
-    Launch::new(&HAND, "copy")
-        .global([groups * GROUP])
-        .local([GROUP])
-        .array(&d.a)
-        .array_mut(&mut d.copy)
-        .run()
-        .map(drop)
+    copy(&d.a, &mut d.copy)
 }
 
 /// One thread's share: sixteen independent sums, which the compiler keeps in vector
@@ -201,19 +177,10 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         run: hand_cl,
         lines: Some(source_lines(source, "hand_cl") + 22),
     };
-    let copy = Peer {
-        name: "hand-written OpenCL C copy (bandwidth)",
-        run: hand_copy,
-        lines: None,
-    };
+    let copy = copy_peer(hand_copy);
     let spec = Spec {
         same_device_peers: vec![cl, copy],
         ..streaming("dot", n, 8.0 * n as f64, VARIANTS, &CHECK, source, host)
     };
     bench.run(&spec, &mut setup(n))
-}
-
-/// Steps of the progress bar: the variant, the native peer; the OpenCL and host peers.
-pub fn steps(native: usize) -> (usize, usize, usize) {
-    (VARIANTS.len() + native, 2, 1)
 }

@@ -6,7 +6,7 @@
 
 use super::peers::{exclusive, groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer, Spec};
+use super::spec::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
 
@@ -212,10 +212,4 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         bench.run(&spec, &mut setup(n, keep))?;
     }
     Ok(())
-}
-
-/// Steps of the progress bar, for both shares: the variant, the native peer; the OpenCL and
-/// host peers.
-pub fn steps(native: usize) -> (usize, usize, usize) {
-    (2 * (VARIANTS.len() + native), 2, 2)
 }

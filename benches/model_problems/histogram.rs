@@ -6,7 +6,7 @@
 //! histogram per thread.
 
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer, Spec};
+use super::spec::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
 
@@ -145,7 +145,7 @@ const CHECK: Check<Histogram> = Check {
 
 /// Counts 2^24 values (2^22 on a CPU device, 2^16 with `--quick`), rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = match (quick, super::problems::on_cpu(&bench.device)) {
+    let n: usize = match (quick, super::spec::on_cpu(&bench.device)) {
         (true, _) => 1 << 16,
         (false, true) => 1 << 22,
         (false, false) => 1 << 24,
@@ -174,9 +174,4 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         )
     };
     bench.run(&spec, &mut setup(n))
-}
-
-/// Steps of the progress bar: the variant, the native peer; the OpenCL and host peers.
-pub fn steps(native: usize) -> (usize, usize, usize) {
-    (VARIANTS.len() + native, 1, 1)
 }

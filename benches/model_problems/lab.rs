@@ -4,34 +4,25 @@
 //! memory, theoretical occupancy, the instruction mix of its hottest innermost loop, and a
 //! static bound on the share of the peak it can reach.
 
-use super::problems::{Bench, Peak, Spec};
+use super::spec::{Bench, LabRow, Peak, Run, Spec};
 use nuda::lab::Record;
 use nuda::Result;
-
-/// The kernels one variant launched, as the lab saw them.
-pub struct LabRow {
-    pub problem: String,
-    pub variant: String,
-    pub peak: Peak,
-    /// Elements per run, where the problem streams them.
-    pub elements: Option<usize>,
-    pub records: Vec<Record>,
-    /// What the lab refused, as a GPU's launch would (too much shared memory, ..).
-    pub error: Option<String>,
-}
 
 impl Bench {
     /// Runs each variant and same-device peer of `spec` once on the lab, and keeps what it
     /// recorded, or why it was refused. Results are never checked: nothing ran.
     pub fn lab_run<S>(&mut self, spec: &Spec<'_, S>, state: &mut S) -> Result<()> {
-        let only = self.only.clone();
-        let chosen = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
         let variants = spec.variants.iter().map(|v| (v.name.to_string(), v.run));
         let peers = spec
             .same_device_peers
             .iter()
             .map(|p| (format!("[peer] {}", p.name), p.run));
-        for (name, run) in variants.chain(peers).filter(|(n, _)| chosen(n)) {
+        let runs: Vec<(String, Run<S>)> = variants
+            .chain(peers)
+            .filter(|(n, _)| self.chosen(n))
+            .collect();
+        self.bar.inc_length(runs.len() as u64);
+        for (name, run) in runs {
             self.bar.set_message(format!("{} {name}", spec.problem));
             nuda::lab::take_records();
             // A variant a GPU would refuse is a row that says why; the others still run.

@@ -30,6 +30,7 @@ mod scaling;
 mod scan;
 #[path = "../../examples/sgemm/kernels.rs"]
 mod sgemm;
+mod spec;
 #[path = "../../examples/common/split.rs"]
 mod split;
 mod table;
@@ -196,7 +197,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The rows measured, and what the static lab recorded (with `--static`).
-type Ran = (Vec<table::Row>, Vec<lab::LabRow>);
+type Ran = (Vec<table::Row>, Vec<spec::LabRow>);
 
 fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error::Error>> {
     let native = nuda::devices()
@@ -213,14 +214,14 @@ fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error
         .collect();
     // The native engine's peers run natively: nothing for the lab.
     let native = native.filter(|_| !lab_mode);
-    let opencl = !device.is_native();
-    let bar = ProgressBar::new(problems::steps(&chosen, native.is_some(), opencl));
+    // Each problem adds its own steps as it starts (`Bench::run`).
+    let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let reps = if args.quick { 1 } else { args.reps };
-    let mut bench = problems::Bench {
+    let mut bench = spec::Bench {
         device,
         native,
         reps,

@@ -3,73 +3,10 @@
 //! sgemm/dgemm, and hand-written OpenCL C for sgemm and imgconv.
 
 use super::problem::{best_times_on_two, best_times_paired, measure, source_lines, Check, Variant};
+use super::spec::{on_cpu, Bench, Peak, Peer, Run, Spec};
 use super::table::{peaks, Row};
 use super::{imgconv, mandelbrot, md5, nbody, sgemm};
-use indicatif::ProgressBar;
-use nuda::{Device, DeviceKind, Result};
-
-/// Which peak a rate is a share of.
-#[derive(Clone, Copy)]
-pub enum Peak {
-    Fp32,
-    Fp64,
-    Bandwidth,
-    Unknown,
-}
-
-/// One run of a problem: a variant's or a peer's.
-pub type Run<S> = fn(&mut S) -> Result<()>;
-
-/// A comparison measured beside the variants, with its source lines where it has source.
-pub struct Peer<'a, S> {
-    pub name: &'a str,
-    pub run: Run<S>,
-    pub lines: Option<usize>,
-}
-
-/// What one problem needs measured.
-pub struct Spec<'a, S> {
-    pub problem: &'a str,
-    pub size: String,
-    pub source: &'static str,
-    pub variants: &'a [Variant<S>],
-    /// Work per run in the rate's unit times its scale: `rate = ops / seconds / scale`.
-    pub ops: f64,
-    pub unit: &'a str,
-    pub scale: f64,
-    /// Floating-point operations per run, for the GFLOP/s column.
-    pub flops: Option<f64>,
-    pub peak: Peak,
-    /// Elements per run (streaming problems): the static lab's bytes moved per element.
-    pub elements: Option<usize>,
-    pub check: &'a Check<S>,
-    /// Peers run on the selected OpenCL device (hand-written OpenCL C).
-    pub same_device_peers: Vec<Peer<'a, S>>,
-    /// Peers run on the host, outside nuda (matrixmultiply).
-    pub host_peers: Vec<Peer<'a, S>>,
-}
-
-/// The run's state: device, progress, rows.
-pub struct Bench {
-    pub device: Device,
-    pub native: Option<usize>,
-    pub reps: u32,
-    pub bar: ProgressBar,
-    pub rows: Vec<Row>,
-    /// `--variants`: name parts of the variants to run; empty runs all.
-    pub only: Vec<String>,
-    /// `--native-each`: every variant also on the native engine, paired with this device.
-    pub native_each: bool,
-    /// `--paired-base`: every variant also timed in alternating rounds with the base.
-    pub paired_base: bool,
-    /// `--static`: run each variant once on the static lab, time and check nothing.
-    pub lab_mode: bool,
-    /// What the lab recorded per variant (`lab.rs`).
-    pub lab: Vec<crate::lab::LabRow>,
-    /// `--quick`: the "every check kept" way is left out (it builds every program again with
-    /// 64-bit indices: 17 more imgconv builds on PoCL, the CI run's costliest step).
-    pub quick: bool,
-}
+use nuda::{DeviceKind, Result};
 
 /// One measurement, before it becomes a row.
 struct Measured<'n> {
@@ -141,13 +78,16 @@ impl Bench {
         if self.lab_mode {
             return self.lab_run(spec, state);
         }
+        self.bar.inc_length(self.planned(spec));
         let mut base = None;
         let mut base_run: Option<Run<S>> = None;
         let mut best: Option<(f64, &Variant<S>)> = None;
-        let only = self.only.clone();
-        let chosen =
-            |v: &&Variant<S>| only.is_empty() || only.iter().any(|o| v.name.contains(o.as_str()));
-        for v in spec.variants.iter().filter(chosen) {
+        let variants: Vec<&Variant<S>> = spec
+            .variants
+            .iter()
+            .filter(|v| self.chosen(v.name))
+            .collect();
+        for v in variants {
             let m = self.measure(spec, v.name, state, v.run)?;
             let t = m.seconds;
             let b = *base.get_or_insert(t);
@@ -181,6 +121,28 @@ impl Bench {
         self.peers(spec, state, base, best.map(|(_, v)| v))
     }
 
+    /// The measurements `run` will make of `spec`, for the progress bar: the variants asked
+    /// for, the native engine's best, the peers on this device (not on the native engine)
+    /// and on the host. A second native row (a tuned variant's) adds itself.
+    fn planned<S>(&self, spec: &Spec<'_, S>) -> u64 {
+        let chosen = spec.variants.iter().filter(|v| self.chosen(v.name)).count();
+        let native = match (self.native, self.native_each) {
+            (None, _) => 0,
+            (Some(_), true) => chosen,
+            (Some(_), false) => usize::from(chosen > 0),
+        };
+        let here = match self.device.info().kind {
+            DeviceKind::Native => 0,
+            _ => spec.same_device_peers.len(),
+        };
+        (chosen + native + here + spec.host_peers.len()) as u64
+    }
+
+    /// Whether `--variants` asks for the variant called `name` (all, without the flag).
+    pub fn chosen(&self, name: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|o| name.contains(o.as_str()))
+    }
+
     /// Variant `v` on the native engine, as a peer row; a tuned variant's row names the
     /// chain it tuned to there (`nuda::last_tuned`).
     fn native_peer<S>(
@@ -212,7 +174,6 @@ impl Bench {
         native: usize,
         v: &Variant<S>,
     ) -> Result<()> {
-        self.bar.inc_length(1);
         self.native_peer(spec, state, base, native, v)?;
         let (tn, td) = best_times_on_two(state, v.run, native, self.reps)?;
         if let Some(row) = self.rows.last_mut().filter(|r| r.verified) {
@@ -254,6 +215,7 @@ impl Bench {
             // The native engine's own winner, where the problem has a tuned variant.
             let tuned = spec.variants.iter().find(|t| t.name.ends_with(" tuned"));
             if let Some(t) = tuned.filter(|t| t.name != v.name) {
+                self.bar.inc_length(1);
                 self.native_peer(spec, state, base, native, t)?;
             }
         }
@@ -304,71 +266,6 @@ fn elsewhere(row: Row, device: &str) -> Row {
 fn host_cpu() -> String {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     format!("host CPU ({threads} threads)")
-}
-
-/// Steps the progress bar will count for the given problems.
-pub fn steps(problems: &[String], has_native_peer: bool, opencl: bool) -> u64 {
-    let native = usize::from(has_native_peer);
-    problems
-        .iter()
-        .map(|p| {
-            // Variants with the native peer, peers on the OpenCL device, peers on the host.
-            let (variants, same, host) = match p.as_str() {
-                "imgconv" => (
-                    imgconv::VARIANTS.len() + imgconv::BUFFER_VARIANTS.len() + 2 * native,
-                    2,
-                    0,
-                ),
-                "saxpy" => (crate::saxpy::steps(native), 0, 0),
-                "reduce" => (crate::reduce::steps(native), 0, 0),
-                "dot" => crate::dot::steps(native),
-                "scan" => crate::scan::steps(native),
-                "filter" => crate::filter::steps(native),
-                "histogram" => crate::histogram::steps(native),
-                "nbody" => (nbody::VARIANTS.len() + native, 0, 0),
-                "sgemm" => (sgemm::f32::VARIANTS.len() + 2 * native, 2, 2),
-                "dgemm" => (sgemm::f64::VARIANTS.len() + 2 * native, 0, 2),
-                "md5" => (md5::VARIANTS.len() + native, 0, 0),
-                // sgemm and nbody, one step each.
-                "scaling" => (2, 0, 0),
-                _ => (0, 0, 0),
-            };
-            (variants + if opencl { same } else { 0 } + host) as u64
-        })
-        .sum()
-}
-
-/// A bandwidth-bound problem of `n` elements moving `bytes` per run, rated in GB/s, with one
-/// hand-written threaded Rust peer on the host.
-pub fn streaming<S>(
-    problem: &'static str,
-    n: usize,
-    bytes: f64,
-    variants: &'static [Variant<S>],
-    check: &'static Check<S>,
-    source: &'static str,
-    peer: Peer<'static, S>,
-) -> Spec<'static, S> {
-    Spec {
-        problem,
-        size: format!("2^{}", n.trailing_zeros()),
-        source,
-        variants,
-        ops: bytes,
-        unit: "GB/s",
-        scale: 1e9,
-        flops: None,
-        peak: Peak::Bandwidth,
-        elements: Some(n),
-        check,
-        same_device_peers: vec![],
-        host_peers: vec![peer],
-    }
-}
-
-/// Whether the device is a CPU (PoCL, native): sizes shrink so a run stays in minutes.
-pub fn on_cpu(device: &Device) -> bool {
-    matches!(device.info().kind, DeviceKind::Cpu | DeviceKind::Native)
 }
 
 fn lines_of(text: &str) -> usize {

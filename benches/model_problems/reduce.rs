@@ -5,7 +5,7 @@
 //! against a plain threaded loop.
 
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer};
+use super::spec::{streaming, Bench, Peer};
 use nuda::prelude::*;
 
 /// Work-items per group.
@@ -134,7 +134,7 @@ const CHECK: Check<Reduce> = Check {
 /// figures were taken at) and 2^14 with
 /// `--quick`, in groups of 256, rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let on_cpu = super::problems::on_cpu(&bench.device);
+    let on_cpu = super::spec::on_cpu(&bench.device);
     let n: usize = match (quick, on_cpu) {
         (true, _) => 1 << 14,
         (false, true) => 1 << 16,
@@ -148,9 +148,4 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
     let source = include_str!("reduce.rs");
     let spec = streaming("reduce", n, 4.0 * n as f64, VARIANTS, &CHECK, source, peer);
     bench.run(&spec, &mut setup(n))
-}
-
-/// Steps of the progress bar: the variant, the native peer, the host peer.
-pub fn steps(native: usize) -> usize {
-    VARIANTS.len() + native + 1
 }

@@ -2,7 +2,7 @@
 //! where the native engine should run as fast as hand-written threaded Rust.
 
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer, Spec};
+use super::spec::{streaming, Bench, Peer, Spec};
 use super::threaded;
 use nuda::prelude::*;
 
@@ -70,9 +70,4 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         ..streaming("saxpy", n, 12.0 * n as f64, VARIANTS, &CHECK, source, peer)
     };
     bench.run(&spec, &mut setup(n))
-}
-
-/// Steps of the progress bar: the variant, the native peer, the host peer.
-pub fn steps(native: usize) -> usize {
-    VARIANTS.len() + native + 1
 }

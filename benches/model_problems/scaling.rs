@@ -4,7 +4,8 @@
 //! result on the host, since that is when a multi-device run is done.
 
 use super::problem::source_lines;
-use super::problems::{on_cpu, Bench, NBODY_SOURCE, SGEMM_SOURCE};
+use super::problems::{NBODY_SOURCE, SGEMM_SOURCE};
+use super::spec::{on_cpu, Bench};
 use super::split::{self, Part, Scaling};
 use super::table::Row;
 use super::{nbody, sgemm};
@@ -20,6 +21,7 @@ pub fn report(bench: &mut Bench, quick: bool, devices: &[usize]) -> Result<()> {
     } else {
         2048
     };
+    bench.bar.inc_length(2);
     bench.bar.set_message("sgemm over several devices");
     let mut g = sgemm::f32::setup(n);
     let rows = split::scaling(devices, n, 8, bench.reps, |p| sgemm::f32::split(&mut g, p))?;

@@ -4,9 +4,9 @@
 //! again), a hand-written device copy of the same bytes (the device's bandwidth in this run),
 //! and threaded Rust on the host (per-thread totals, then each chunk again from its offset).
 
-use super::peers::{exclusive, groups, GROUP};
+use super::peers::{copy, copy_peer, exclusive, groups, GROUP};
 use super::problem::{source_lines, Check, Variant};
-use super::problems::{streaming, Bench, Peer, Spec};
+use super::spec::{streaming, Bench, Peer, Spec};
 use super::threaded::threads;
 use nuda::prelude::*;
 
@@ -33,7 +33,7 @@ const VARIANTS: &[Variant<Scan>] = &[Variant {
 // SAFETY: `hand_cl` launches both kernels over `groups` groups of GROUP work-items, with `a`
 // and `out` of n elements, `tot` and `pre` of `groups` elements and a local buffer of GROUP
 // uints; every global access is below n or the group count (the block bounds are clamped to
-// n), every local one below GROUP. `copy` is launched over n work-items, guarded by n.
+// n), every local one below GROUP.
 static HAND: KernelSource = unsafe {
     KernelSource::new(
         "kernel void totals(global const uint* restrict a, nu_idx n0, global uint* restrict tot,
@@ -90,10 +90,6 @@ static HAND: KernelSource = unsafe {
                  barrier(CLK_LOCAL_MEM_FENCE);
              }
          }
-     }
-     kernel void copy(global const uint* restrict a, nu_idx n0, global uint* restrict c, nu_idx c0) {
-         nu_idx i = get_global_id(0);
-         if (i < n0) c[i] = a[i];
      }",
     )
 };
@@ -128,13 +124,7 @@ fn hand_cl(s: &mut Scan) -> Result<()> {
 /// A copy of `a` into `out` on the device: the bytes a scan reads and writes, with no
 /// arithmetic. It writes no prefix sums, so the check compares `out` with `a` instead.
 fn hand_copy(s: &mut Scan) -> Result<()> {
-    Launch::new(&HAND, "copy")
-        .global([s.n])
-        .local([GROUP])
-        .array(&s.a)
-        .array_mut(&mut s.out)
-        .run()
-        .map(drop)
+    copy(&s.a, &mut s.out)
 }
 
 /// Hand-written threaded Rust: per-thread totals, then each chunk again from its offset.
@@ -209,19 +199,10 @@ pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
         run: hand_cl,
         lines: Some(source_lines(source, "hand_cl") + 50),
     };
-    let copy = Peer {
-        name: "hand-written OpenCL C copy (bandwidth)",
-        run: hand_copy,
-        lines: None,
-    };
+    let copy = copy_peer(hand_copy);
     let spec = Spec {
         same_device_peers: vec![cl, copy],
         ..streaming("scan", n, 8.0 * n as f64, VARIANTS, &CHECK, source, host)
     };
     bench.run(&spec, &mut setup(n))
-}
-
-/// Steps of the progress bar: the variant, the native peer; the OpenCL and host peers.
-pub fn steps(native: usize) -> (usize, usize, usize) {
-    (VARIANTS.len() + native, 2, 1)
 }
