@@ -1,32 +1,32 @@
 //! How nuda's pieces work, one page each, with runnable examples (each one a doctest that
 //! `scripts/test` runs on OpenCL and on the native engine).
 
-#[doc = include_str!("docs/annotations.md")]
+#[doc = include_str!("rustdoc/annotations.md")]
 pub mod annotations {}
 
-#[doc = include_str!("docs/reductions.md")]
+#[doc = include_str!("rustdoc/reductions.md")]
 pub mod reductions {}
 
-#[doc = include_str!("docs/filters.md")]
+#[doc = include_str!("rustdoc/filters.md")]
 pub mod filters {}
 
-#[doc = include_str!("docs/lazy_sync.md")]
+#[doc = include_str!("rustdoc/lazy_sync.md")]
 pub mod lazy_sync {}
 
-#[doc = include_str!("docs/shared_writes.md")]
+#[doc = include_str!("rustdoc/shared_writes.md")]
 pub mod shared_writes {}
 
-#[doc = include_str!("docs/devices.md")]
+#[doc = include_str!("rustdoc/devices.md")]
 pub mod devices {}
 
-#[doc = include_str!("docs/arrays.md")]
+#[doc = include_str!("rustdoc/arrays.md")]
 pub mod arrays {}
 
-#[doc = include_str!("docs/safety.md")]
+#[doc = include_str!("rustdoc/safety.md")]
 pub mod safety {}
 
-#[doc = include_str!("docs/launch.md")]
+#[doc = include_str!("rustdoc/launch.md")]
 pub mod launch {}
 
-#[doc = include_str!("docs/dist.md")]
+#[doc = include_str!("rustdoc/dist.md")]
 pub mod dist {}

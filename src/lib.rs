@@ -29,21 +29,21 @@ extern crate self as nuda;
 pub mod guide;
 mod ops;
 
-#[doc = include_str!("docs/annot.md")]
+#[doc = include_str!("rustdoc/annot.md")]
 pub use nuda_macros::annot;
-#[doc = include_str!("docs/nfor.md")]
+#[doc = include_str!("rustdoc/nfor.md")]
 pub use nuda_macros::nfor;
-#[doc = include_str!("docs/nucall.md")]
+#[doc = include_str!("rustdoc/nucall.md")]
 pub use nuda_macros::nucall;
-#[doc = include_str!("docs/nucode.md")]
+#[doc = include_str!("rustdoc/nucode.md")]
 pub use nuda_macros::nucode;
-#[doc = include_str!("docs/nukernel.md")]
+#[doc = include_str!("rustdoc/nukernel.md")]
 pub use nuda_macros::nukernel;
-#[doc = include_str!("docs/nulocal.md")]
+#[doc = include_str!("rustdoc/nulocal.md")]
 pub use nuda_macros::nulocal;
-#[doc = include_str!("docs/nustruct.md")]
+#[doc = include_str!("rustdoc/nustruct.md")]
 pub use nuda_macros::nustruct;
-#[doc = include_str!("docs/nuwork.md")]
+#[doc = include_str!("rustdoc/nuwork.md")]
 pub use nuda_macros::nuwork;
 pub use nuda_runtime::*;
 pub use ops::{ArrayOps, ScanOp};

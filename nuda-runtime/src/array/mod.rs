@@ -173,18 +173,7 @@ impl<T: Stored, S: Shape> NuArray<T, S> {
         Ok(ArrayViewMut::new(self.storage.host_mut()?, dims))
     }
 
-    /// Where the data is currently valid: the host, and which device indices.
-    pub fn residency(&self) -> (bool, Vec<usize>) {
-        self.storage.validity()
-    }
-
-    pub(crate) fn storage(&self) -> &Storage<T> {
-        &self.storage
-    }
-
-    pub(crate) fn storage_mut(&mut self) -> &mut Storage<T> {
-        &mut self.storage
-    }
+    crate::memory::storage_accessors!();
 
     #[inline]
     fn offset(&self, index: S) -> usize {

@@ -157,18 +157,7 @@ impl<T: Texel> NuImage2<T> {
         Ok(ImageViewMut::new(self.storage.host_mut()?, dims))
     }
 
-    /// Where the data is currently valid: the host, and which device indices.
-    pub fn residency(&self) -> (bool, Vec<usize>) {
-        self.storage.validity()
-    }
-
-    pub(crate) fn storage(&self) -> &Storage<T> {
-        &self.storage
-    }
-
-    pub(crate) fn storage_mut(&mut self) -> &mut Storage<T> {
-        &mut self.storage
-    }
+    crate::memory::storage_accessors!();
 }
 
 impl<T: Texel> fmt::Debug for NuImage2<T> {

@@ -25,6 +25,26 @@ use crate::element::{bytes, download, Pod};
 use crate::error::Result;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
+/// The accessors of a container over a `storage: Storage<T>` field, arrays and images alike,
+/// written once (inside the container's `impl` block).
+macro_rules! storage_accessors {
+    () => {
+        /// Where the data is currently valid: the host, and which device indices.
+        pub fn residency(&self) -> (bool, Vec<usize>) {
+            self.storage.validity()
+        }
+
+        pub(crate) fn storage(&self) -> &$crate::memory::Storage<T> {
+            &self.storage
+        }
+
+        pub(crate) fn storage_mut(&mut self) -> &mut $crate::memory::Storage<T> {
+            &mut self.storage
+        }
+    };
+}
+pub(crate) use storage_accessors;
+
 /// Elements plus where they are valid.
 pub(crate) struct Storage<T: Pod> {
     len: usize,

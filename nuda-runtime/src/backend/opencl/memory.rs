@@ -173,36 +173,60 @@ fn create_image(
 /// Copies `data` to the device, blocking until done.
 pub(crate) fn upload(dev: &ClDevice, mem: &mut DeviceMem, data: &[u8]) -> Result<()> {
     mem.check_len(dev, data.len())?;
-    if data.is_empty() {
-        return Ok(());
-    }
-    let queue = &dev.context()?.queue;
-    let done = match mem {
-        // SAFETY: the write is blocking, so `data` outlives it; `check_len` saw that it holds
-        // exactly the buffer's bytes.
-        DeviceMem::Buffer(b, _) => unsafe {
-            queue.enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[])
-        },
-        // SAFETY: blocking; the region is the image's own and `data` holds exactly its texels'
-        // bytes (`check_len`).
-        DeviceMem::Image(i, region, _) => unsafe {
-            let origin = [0usize; 3];
+    match mem {
+        _ if data.is_empty() => Ok(()),
+        DeviceMem::Buffer(b, _) => write_buffer(dev, b, 0, data, "copying to the device"),
+        DeviceMem::Image(i, region, _) => {
+            let queue = &dev.context()?.queue;
             let src = data.as_ptr() as *mut std::ffi::c_void;
-            queue.enqueue_write_image(
-                i,
-                CL_BLOCKING,
-                origin.as_ptr(),
-                region.as_ptr(),
-                0,
-                0,
-                src,
-                &[],
-            )
-        },
-    };
-    done.map_err(|e| dev.error(e.0, "copying to the device"))?;
-    record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
-    Ok(())
+            // SAFETY: blocking; the region is the image's own and `data` holds exactly its
+            // texels' bytes (`check_len`).
+            let done = unsafe {
+                queue.enqueue_write_image(
+                    i,
+                    CL_BLOCKING,
+                    [0; 3].as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    src,
+                    &[],
+                )
+            };
+            done.map_err(|e| dev.error(e.0, "copying to the device"))?;
+            record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
+            Ok(())
+        }
+    }
+}
+
+/// Copies the device's data into `out`, blocking until done.
+pub(crate) fn download(dev: &ClDevice, mem: &DeviceMem, out: &mut [u8]) -> Result<()> {
+    mem.check_len(dev, out.len())?;
+    match mem {
+        _ if out.is_empty() => Ok(()),
+        DeviceMem::Buffer(b, _) => read_buffer(dev, b, 0, out, "copying to the host"),
+        DeviceMem::Image(i, region, _) => {
+            let queue = &dev.context()?.queue;
+            let dst = out.as_mut_ptr() as *mut std::ffi::c_void;
+            // SAFETY: blocking; `out` holds exactly the image's texels' bytes (`check_len`).
+            let done = unsafe {
+                queue.enqueue_read_image(
+                    i,
+                    CL_BLOCKING,
+                    [0; 3].as_ptr(),
+                    region.as_ptr(),
+                    0,
+                    0,
+                    dst,
+                    &[],
+                )
+            };
+            done.map_err(|e| dev.error(e.0, "copying to the host"))?;
+            record(Some(dev.index), Event::ToHost(size_of_val(out) as u64));
+            Ok(())
+        }
+    }
 }
 
 /// Checks that bytes `offset..offset + len` lie within a buffer (images move whole).
@@ -227,16 +251,16 @@ pub(crate) fn upload_at(
     data: &[u8],
 ) -> Result<()> {
     check_part(dev, mem, offset, data.len())?;
-    let (DeviceMem::Buffer(b, _), false) = (mem, data.is_empty()) else {
-        return Ok(());
-    };
-    let queue = &dev.context()?.queue;
-    // SAFETY: the write is blocking, so `data` outlives it; `check_part` saw that the buffer
-    // holds `offset + data.len()` bytes.
-    let done = unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, offset, data, &[]) };
-    done.map_err(|e| dev.error(e.0, "copying part of an array to the device"))?;
-    record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
-    Ok(())
+    match mem {
+        DeviceMem::Buffer(b, _) if !data.is_empty() => write_buffer(
+            dev,
+            b,
+            offset,
+            data,
+            "copying part of an array to the device",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Copies `out.len()` bytes of a buffer from byte `offset` on into `out`, blocking.
@@ -247,48 +271,45 @@ pub(crate) fn download_at(
     out: &mut [u8],
 ) -> Result<()> {
     check_part(dev, mem, offset, out.len())?;
-    let (DeviceMem::Buffer(b, _), false) = (mem, out.is_empty()) else {
-        return Ok(());
-    };
+    match mem {
+        DeviceMem::Buffer(b, _) if !out.is_empty() => {
+            read_buffer(dev, b, offset, out, "copying part of an array to the host")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The one blocking buffer write every upload makes; the caller has checked that the buffer
+/// holds `offset + data.len()` bytes (`check_len` or `check_part`).
+fn write_buffer(
+    dev: &ClDevice,
+    b: &mut Buffer<u8>,
+    offset: usize,
+    data: &[u8],
+    what: &str,
+) -> Result<()> {
     let queue = &dev.context()?.queue;
-    // SAFETY: the read is blocking; the buffer holds `offset + out.len()` bytes
-    // (`check_part`), and `out` has room for the bytes read.
-    let done = unsafe { queue.enqueue_read_buffer(b, CL_BLOCKING, offset, out, &[]) };
-    done.map_err(|e| dev.error(e.0, "copying part of an array to the host"))?;
-    record(Some(dev.index), Event::ToHost(size_of_val(out) as u64));
+    // SAFETY: the write is blocking, so `data` outlives it, and the caller checked the range.
+    let done = unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, offset, data, &[]) };
+    done.map_err(|e| dev.error(e.0, what))?;
+    record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
     Ok(())
 }
 
-/// Copies the device's data into `out`, blocking until done.
-pub(crate) fn download(dev: &ClDevice, mem: &DeviceMem, out: &mut [u8]) -> Result<()> {
-    mem.check_len(dev, out.len())?;
-    if out.is_empty() {
-        return Ok(());
-    }
+/// The one blocking buffer read every download makes; the caller has checked that the buffer
+/// holds `offset + out.len()` bytes.
+fn read_buffer(
+    dev: &ClDevice,
+    b: &Buffer<u8>,
+    offset: usize,
+    out: &mut [u8],
+    what: &str,
+) -> Result<()> {
     let queue = &dev.context()?.queue;
-    let done = match mem {
-        // SAFETY: the read is blocking and `out` has room for exactly the buffer's bytes
-        // (`check_len`).
-        DeviceMem::Buffer(b, _) => unsafe {
-            queue.enqueue_read_buffer(b, CL_BLOCKING, 0, out, &[])
-        },
-        // SAFETY: blocking; `out` holds exactly the image's texels' bytes (`check_len`).
-        DeviceMem::Image(i, region, _) => unsafe {
-            let origin = [0usize; 3];
-            let dst = out.as_mut_ptr() as *mut std::ffi::c_void;
-            queue.enqueue_read_image(
-                i,
-                CL_BLOCKING,
-                origin.as_ptr(),
-                region.as_ptr(),
-                0,
-                0,
-                dst,
-                &[],
-            )
-        },
-    };
-    done.map_err(|e| dev.error(e.0, "copying to the host"))?;
+    // SAFETY: the read is blocking, the caller checked the range, and `out` has room for the
+    // bytes read.
+    let done = unsafe { queue.enqueue_read_buffer(b, CL_BLOCKING, offset, out, &[]) };
+    done.map_err(|e| dev.error(e.0, what))?;
     record(Some(dev.index), Event::ToHost(size_of_val(out) as u64));
     Ok(())
 }
