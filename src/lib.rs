@@ -49,7 +49,7 @@ pub use nuda_runtime::*;
 pub use ops::{ArrayOps, ScanOp};
 
 #[doc(hidden)]
-pub use nuda_runtime::private as __private;
+pub use nuda_runtime::macro_support as __private;
 
 /// Everything a nuda program needs, in one import.
 pub mod prelude {

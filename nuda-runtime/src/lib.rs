@@ -17,7 +17,7 @@
 //! 4. arrays and images: `array`, `image`;
 //! 5. launches and what kernels do with values: `launch`, `kernel`, `reduce`, `tune`; and
 //!    `dist`, arrays and launches over MPI ranks;
-//! 6. the macros' support: `private`.
+//! 6. the macros' support: `macro_support` (the facade names it `nuda::__private`).
 //!
 //! Storage and kernel use are apart: arrays hold [`Stored`] types (layer 0); [`Value`] and
 //! [`Element`], which add the kernel traits, live with them in `kernel` (layer 5), and so does
@@ -36,10 +36,10 @@ pub mod image;
 pub mod kernel;
 pub mod lab;
 pub mod launch;
+#[doc(hidden)]
+pub mod macro_support;
 mod memory;
 mod nudevs;
-#[doc(hidden)]
-pub mod private;
 mod reduce;
 mod shape;
 mod stats;

@@ -33,7 +33,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("tune", 5),
     ("dist", 5),
     ("lab", 5),
-    ("private", 6),
+    ("macro_support", 6),
 ];
 
 /// Imports from above that remain, each with why: none.
@@ -282,7 +282,7 @@ fn the_check_catches_an_import_from_above() {
     assert_eq!(
         v(
             "launch/mod.rs",
-            "use crate::array::NuArray1; // crate::private"
+            "use crate::array::NuArray1; // crate::macro_support"
         )
         .len(),
         0
@@ -290,7 +290,7 @@ fn the_check_catches_an_import_from_above() {
     assert_eq!(
         v(
             "fault/mod.rs",
-            "/// see [`x`](crate::private::x)\nfn f() {}"
+            "/// see [`x`](crate::macro_support::x)\nfn f() {}"
         )
         .len(),
         0

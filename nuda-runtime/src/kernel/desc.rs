@@ -1,5 +1,5 @@
 //! What a captured value is, as the kernel's parameter list and the launch-time proof need
-//! it: each `Capture` impl describes itself with these, and the macros' support (`private`)
+//! it: each `Capture` impl describes itself with these, and the macros' support (`macro_support`)
 //! reads them. Layer 5 (see `kernel/mod.rs`).
 
 /// Where a captured array lives in the kernel.

@@ -2,7 +2,7 @@
 //! kernel parameter ([`Capture`], [`CaptureMut`]), how its type is spelled in OpenCL C
 //! ([`ClType`]), and how the native engine computes with it ([`Arith`], [`Shift`]): integers
 //! wrap and division by zero faults, exactly as in the generated OpenCL C. Layer 5 of the runtime
-//! (see `backend/README.md`), with the launch, below `private`.
+//! (see `backend/README.md`), with the launch, below `macro_support`.
 //!
 //! These traits are implemented for nuda's scalars, arrays, images, constant arrays and
 //! shared-write handles. They are public so that rustc's messages about a value a kernel

@@ -98,7 +98,7 @@ impl<T: Reduce> Partials<T> {
     }
 }
 
-/// [`native_nuwork`](crate::private::native_nuwork) for a body that returns its partials:
+/// [`native_nuwork`](crate::macro_support::native_nuwork) for a body that returns its partials:
 /// at most `NATIVE_TASKS` tasks over the iteration space, each calling `body` on its segments
 /// in order, folded with `combine` in segment and task order. `None` when there is no
 /// iteration.

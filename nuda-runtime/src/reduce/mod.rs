@@ -2,7 +2,7 @@
 //! reduction kernel and fold its per-group partials (OpenCL) or per-task partials (native
 //! engine) in a fixed order. Each scalar type's identity and combination (`Reduce`) is a
 //! kernel trait, in `kernel/reduction.rs`.
-//! Layer 5 of the runtime (see `backend/README.md`), with the launch, below `private`.
+//! Layer 5 of the runtime (see `backend/README.md`), with the launch, below `macro_support`.
 
 mod launch;
 mod lookback;

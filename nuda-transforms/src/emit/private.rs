@@ -2,7 +2,7 @@
 //! device (emitters, glue): each `let` with the size of its type, which rustc knows through
 //! the witness's slot, and each captured private array. An array too large for a
 //! work-item's stack crashed PoCL and overflowed the native engine's worker stacks; the
-//! launch refuses it instead (`nuda_runtime::private::check_private`).
+//! launch refuses it instead (`nuda_runtime::macro_support::check_private`).
 
 use crate::base::ir::visit::shared::{walk_stmt, Visit};
 use crate::base::ir::{Block, Pat, Slot, Stmt};

@@ -10,7 +10,7 @@ use crate::emit::template::Ph;
 impl ClEmitter<'_> {
     /// The zeroing of `locals`, at the top of the kernel's body. Whether a launch zeroes
     /// array `k` is its program's `NU_Z<k>`, decided from its work-group size (the launch
-    /// knows it; see `nuda_runtime::private::Call::zeroing`): a covered array costs nothing,
+    /// knows it; see `nuda_runtime::macro_support::Call::zeroing`): a covered array costs nothing,
     /// not even a branch, which PoCL's barrier regions would pay.
     pub(super) fn zero_locals(&mut self, locals: &[Zeroed]) {
         if locals.is_empty() {

@@ -1,6 +1,6 @@
 //! The launch-time proof: which checks a launch can leave out, and whether `usize` may be
 //! 32-bit on the device. See `README.md` beside this file. Part of layer 6, the macros'
-//! support: it evaluates the programs of `private/program.rs`.
+//! support: it evaluates the programs of `macro_support/program.rs`.
 //!
 //! The macros compile each kernel body into a small program of [`Op`]s: one per integer value
 //! the body computes, and one per check site. At each launch the runtime evaluates it over

@@ -211,8 +211,8 @@ impl<T: LoopIndex> LoopRange<T> {
     }
 
     /// What the launch-time proof knows of the loop.
-    pub fn proof(&self) -> crate::private::proof::Mapped {
-        crate::private::proof::Mapped {
+    pub fn proof(&self) -> crate::macro_support::proof::Mapped {
+        crate::macro_support::proof::Mapped {
             hull: self.hull(),
             first_step: (self.first.wide(), self.step.wide()),
             trips: self.trips,

@@ -5,7 +5,7 @@ use super::run::prove_with;
 use super::Cmp;
 use super::{Bin, Input, Inputs, Mapped, Op, Ty, NONE};
 use crate::fault::{Site, SiteKind};
-use crate::private::Fill;
+use crate::macro_support::Fill;
 
 #[test]
 fn interval_arithmetic_follows_rust() {
@@ -66,7 +66,7 @@ fn program(off: i128, d: i128) -> Vec<Op> {
     ]
 }
 
-fn run(prog: &[Op], n: usize, len: usize) -> crate::private::Variant {
+fn run(prog: &[Op], n: usize, len: usize) -> crate::macro_support::Variant {
     let fills: [Fill; 0] = [];
     let captures = [Input::Array([len, 1, 1], 1, "float")];
     let hull = (n > 0).then(|| (0, n as i128 - 1));

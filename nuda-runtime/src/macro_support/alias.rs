@@ -1,5 +1,5 @@
 //! The launch's check that two captured names the compiler paired are not one array (layer
-//! 6, see `private/mod.rs`). The dependence test judges each name on its own; two copies of
+//! 6, see `macro_support/mod.rs`). The dependence test judges each name on its own; two copies of
 //! one `NuShared` are one array under two names, which only the launch can see.
 
 use crate::error::{Error, Result};

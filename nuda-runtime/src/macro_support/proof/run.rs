@@ -6,7 +6,7 @@ use super::interval::{IntTy, Iv};
 use super::{Bin, Input, Inputs, Item, Mapped, Op, Reg, Ty, NONE};
 use crate::error::Result;
 use crate::fault::Site;
-use crate::private::program::{cycle_once, once_per_function, Fill, Known, Nucode, Variant};
+use crate::macro_support::program::{cycle_once, once_per_function, Fill, Known, Nucode, Variant};
 use std::cell::Cell;
 
 /// The variant a launch needs: the checks its values cannot rule out, and `usize` 32-bit
