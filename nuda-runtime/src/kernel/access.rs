@@ -96,7 +96,8 @@ impl<T: Pod, S: Shape> AtomicArray for ArrayViewMut<'_, T, S> {
     where
         T: Atomic,
     {
-        self.atomic_rmw(index, op, v, f, site)
+        // Zero out of range, with a fault, as every checked access.
+        self.atomic(index, f, site, |c| T::rmw(c, op, v))
     }
 }
 

@@ -9,7 +9,7 @@
 //! caller guarantees every index in range); hand-written native kernels' `get`/`set` panic
 //! out of range, and the launch reports the panic as an error.
 
-use crate::atomic::{Atomic, AtomicOp};
+use crate::atomic::Atomic;
 use crate::element::{Pod, Texel};
 use crate::fault::{Checker, Site};
 use crate::shape::Shape;
@@ -225,10 +225,11 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     }
 
     /// Runs `op` on the cell at `index`; out of range, nothing is touched, a fault is
-    /// recorded at `site`, and the answer is zero.
+    /// recorded at `site`, and the answer is zero. The atomics of kernels
+    /// (`kernel::AtomicArray`) run through it.
     #[inline(always)]
     #[track_caller]
-    fn atomic<const TR: bool>(
+    pub(crate) fn atomic<const TR: bool>(
         &self,
         index: S,
         f: Checker<'_, TR>,
@@ -237,24 +238,6 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     ) -> T {
         self.checked_cell(index, f, site)
             .map_or_else(T::default, op)
-    }
-
-    /// `op` with `v` on the element at `index`, atomically: the previous value (zero out of
-    /// range, with a fault). What `a.atomic_add(i, v)` and its siblings do in kernels.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_rmw<const TR: bool>(
-        &self,
-        index: S,
-        op: AtomicOp,
-        v: T,
-        f: Checker<'_, TR>,
-        site: &'static Site,
-    ) -> T
-    where
-        T: Atomic,
-    {
-        self.atomic(index, f, site, |c| T::rmw(c, op, v))
     }
 
     /// `atomic_cmpxchg(index, expected, new)` in kernels: stores `new` if the element is
