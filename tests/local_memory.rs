@@ -104,6 +104,48 @@ fn local_atomics_build_sub_histograms() {
     }
 }
 
+/// Every local atomic's answer and effect, on slots each work-item owns, so the result is
+/// the same in any order: on the native engine a group's local atomics are a plain load and
+/// store (one thread runs the group), and they must still give what OpenCL's give.
+#[nukernel]
+fn local_atomic_answers(out: &mut NuArray2<u32>) {
+    let part = nulocal!(u32, 64);
+    let l = local_id(0);
+    part[l] = 10;
+    barrier();
+    let a = part.atomic_add(l, 5u32);
+    let b = part.atomic_max(l, l as u32);
+    let c = part.atomic_cmpxchg(l, 15u32, 7u32);
+    let d = part.atomic_cmpxchg(l, 99u32, 1u32);
+    let e = part.atomic_xchg(l, 3u32);
+    barrier();
+    let g = global_id(0);
+    out[(g, 0)] = a;
+    out[(g, 1)] = b;
+    out[(g, 2)] = c;
+    out[(g, 3)] = d;
+    out[(g, 4)] = e;
+    out[(g, 5)] = part[l];
+}
+
+#[test]
+fn local_atomics_answer_as_one_step_each() {
+    let n = 128;
+    let want: Vec<u32> = (0..n)
+        .flat_map(|g| {
+            let l = (g % 64) as u32;
+            let max = 15u32.max(l);
+            let after_cas = if max == 15 { 7 } else { max };
+            [10, 15, max, after_cas, after_cas, 3]
+        })
+        .collect();
+    for d in engines() {
+        let mut out = NuArray2::<u32>::new((n, 6));
+        nucall!(d.index, [n], [64]; local_atomic_answers(&mut out)).unwrap();
+        assert_eq!(out.to_vec(), want, "{}", d.name);
+    }
+}
+
 #[nukernel]
 fn past_the_end(out: &mut NuArray1<u32>) {
     let part = nulocal!(u32, 8);

@@ -96,8 +96,16 @@ impl<T: Pod, S: Shape> AtomicArray for ArrayViewMut<'_, T, S> {
     where
         T: Atomic,
     {
-        // Zero out of range, with a fault, as every checked access.
-        self.atomic(index, f, site, |c| T::rmw(c, op, v))
+        // Zero out of range, with a fault, as every checked access. A group's own local
+        // array needs no locked instruction (`ArrayViewMut::from_group_cells`).
+        self.atomic(index, f, site, |c| match self.one_thread() {
+            true => {
+                let old = T::load(c);
+                T::store(c, T::combine(op, old, v));
+                old
+            }
+            false => T::rmw(c, op, v),
+        })
     }
 }
 

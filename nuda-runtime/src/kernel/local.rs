@@ -149,6 +149,6 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
         if !fresh && (0..3).all(|d| w.local_id(d) == 0) {
             cells.iter().for_each(|c| T::store(c, self.zero));
         }
-        ArrayViewMut::from_cells(cells, self.dims)
+        ArrayViewMut::from_group_cells(cells, self.dims)
     }
 }

@@ -113,6 +113,9 @@ impl<T: Pod, S: Shape> Index<S> for ArrayView<'_, T, S> {
 pub struct ArrayViewMut<'a, T: Pod, S> {
     cells: &'a [T::Cell],
     dims: S,
+    /// Whether one thread alone touches the cells (a `nulocal!` array: a group runs on one
+    /// thread), so an atomic needs no locked instruction: a load and a store of the cell do.
+    one_thread: bool,
 }
 
 // A copy is one more shared reference to the same cells, as `&[AtomicU32]` is Copy.
@@ -129,6 +132,7 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         ArrayViewMut {
             cells: cells(data),
             dims,
+            one_thread: false,
         }
     }
 
@@ -141,7 +145,28 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
             Some(cells.len()),
             "nuda bug: cells and dims disagree"
         );
-        ArrayViewMut { cells, dims }
+        ArrayViewMut {
+            cells,
+            dims,
+            one_thread: false,
+        }
+    }
+
+    /// A view of a work-group's `nulocal!` cells, which only the thread running the group
+    /// touches: its atomics are a plain load and store of the cell. (Should two threads ever
+    /// share the cells, as foreign threads past the last slot do, the cells are still
+    /// atomic: updates may be lost, as in a race, but nothing is undefined.)
+    pub(crate) fn from_group_cells(cells: &'a [T::Cell], dims: S) -> Self {
+        ArrayViewMut {
+            one_thread: true,
+            ..Self::from_cells(cells, dims)
+        }
+    }
+
+    /// Whether an atomic may be a load and a store (see `from_group_cells`).
+    #[inline(always)]
+    pub(crate) fn one_thread(&self) -> bool {
+        self.one_thread
     }
 
     /// The dims, outermost first.
@@ -255,7 +280,16 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     where
         T: Atomic,
     {
-        self.atomic(index, f, site, |c| T::cmpxchg(c, expected, new))
+        self.atomic(index, f, site, |c| match self.one_thread {
+            true => {
+                let old = T::load(c);
+                if T::same_bits(old, expected) {
+                    T::store(c, new);
+                }
+                old
+            }
+            false => T::cmpxchg(c, expected, new),
+        })
     }
 }
 
