@@ -37,7 +37,7 @@ pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
 pub use alias::{distinct, AliasPair};
 pub use barrier_split::{agree, Done, Slots};
 pub use native::{
-    dispatch, hoist, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
+    dispatch, hoist, inlined, native_nuwork, rsqrt, witness_barrier, witness_item, Call, Float,
 };
 pub use program::{
     const_fill, nucode_instance, nucode_of, Baked, BakedFill, CaptureDesc, ConstValue, Fill,

@@ -33,11 +33,16 @@ pub fn native_nuwork<const K: usize>(
     let split = Split::new(trips, rayon::current_num_threads() * 8);
     // Each task's segments in code built for the CPU's widest vector unit (`wide`).
     let task = |t: usize| {
-        crate::backend::native::wide::run(|| {
-            for (idx, hi) in split.segments(t) {
-                body(idx, hi);
-            }
-        })
+        // Inlined into each of `wide::run`'s paths, with the body the macro marks the same
+        // way, so that each path's loop is compiled for its own vector unit.
+        crate::backend::native::wide::run(
+            #[inline(always)]
+            || {
+                for (idx, hi) in split.segments(t) {
+                    body(idx, hi);
+                }
+            },
+        )
     };
     run_tasks("nuwork!", Some(dev), faults, split.tasks(), &task)
 }
@@ -200,6 +205,16 @@ impl Call {
         self.native(name)?
             .run_with_barrier_recording(faults, kernel)
     }
+}
+
+/// `f` itself: generated code passes its kernel closures through here so that it may mark them
+/// `#[inline(always)]` (an attribute a closure takes only as an argument). Inlined into
+/// `wide::run`'s paths, each path's loops are compiled for that path's vector unit; left to
+/// LLVM's judgement, a big kernel with three callers stays out of line, built for the
+/// baseline.
+#[inline(always)]
+pub fn inlined<F>(f: F) -> F {
+    f
 }
 
 /// A copy of a native view, scalar or range, for a local inside a chunk's loop (see

@@ -118,10 +118,16 @@ pub fn native_nuwork_reduce<const K: usize, R: Send>(
     let split = Split::new(trips, NATIVE_TASKS);
     let slots: Vec<Mutex<Option<R>>> = (0..split.tasks()).map(|_| Mutex::new(None)).collect();
     let task = |t: usize| {
-        let r = split
-            .segments(t)
-            .map(|(idx, hi)| body(idx, hi))
-            .reduce(&combine);
+        // As `native_nuwork`'s segments: each of `wide::run`'s paths gets its own copy of
+        // the (inlined) body, compiled for its vector unit.
+        let r = crate::backend::native::wide::run(
+            #[inline(always)]
+            || {
+                (split.segments(t))
+                    .map(|(idx, hi)| body(idx, hi))
+                    .reduce(&combine)
+            },
+        );
         if let Ok(mut slot) = slots[t].lock() {
             *slot = r;
         }

@@ -131,7 +131,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     let (outer, last) = (&gnames[..k - 1], &gnames[k - 1]);
     let element = |block: &TokenStream| {
         quote! {
-            (|| {
+            #PRIVATE::inlined(#[inline(always)] || {
                 // A scan's first pass runs only the contributions, which may not read every
                 // loop variable the body does (issue 27, item 11).
                 #( #[allow(unused_variables)] let #vars = #rnames.at(#gnames); )*
@@ -171,10 +171,10 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
     // that rustc and clippy would otherwise flag in the user's crate.
     quote! {
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
-        let __nuda_body = |#params, __nuda_hi: usize| {
+        let __nuda_body = #PRIVATE::inlined(#[inline(always)] |#params, __nuda_hi: usize| {
             #setup
             #chunk
-        };
+        });
         #run
     }
 }
