@@ -6,11 +6,20 @@
 //! atomics compose exactly in any order (floats would reassociate), and the copy fits in
 //! `BUDGET` bytes and half the device's local memory, so that groups still share a compute
 //! unit. Otherwise the kernel's atomics go to the array, as without privatisation.
+//!
+//! The native engine's form is [`NativeCopy`]: each segment of a task counts into a zeroed
+//! copy that only its thread touches, so its atomics are a load and a store, and adds the
+//! copy's non-zero elements into the array at the segment's end, one atomic each. A
+//! histogram's bins then stop bouncing between the cores' caches on every element.
 
 use super::launch::capped_global;
+use crate::atomic::{Atomic, AtomicOp};
+use crate::backend::native::ArrayViewMut;
 use crate::device::Device;
+use crate::element::Pod;
 use crate::kernel::desc::Input;
 use crate::launch::Launch;
+use std::any::TypeId;
 
 /// The largest copy a group keeps, in bytes: 8192 32-bit bins.
 pub const BUDGET: usize = 32 << 10;
@@ -69,4 +78,90 @@ pub fn privatised_global<const K: usize>(
     local: [usize; K],
 ) -> [usize; K] {
     capped_global(dev, trips, local, GROUPS_PER_UNIT)
+}
+
+/// One privatised array of a native segment (see the module doc): the array's view and, where
+/// a copy is sound and small, the segment's zeroed copy. Its bounds are `Pod`'s alone, so that
+/// an atomic on an element type without atomics draws the one error that names the user's
+/// call, not others naming this.
+pub struct NativeCopy<'a, T: Pod, S> {
+    target: ArrayViewMut<'a, T, S>,
+    copy: Option<Box<[T::Cell]>>,
+    flush: AtomicOp,
+}
+
+impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
+    /// The copy of `target`, whose atomics compose into `flush` (`Add`, `Or` or `Xor`, as
+    /// `crate::checks::privatise` found): only for 32- and 64-bit integers, whose atomics
+    /// compose exactly in any order, and within `BUDGET`, as on devices.
+    pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp) -> Self {
+        let bytes = target.len().saturating_mul(size_of::<T>());
+        let fits = int_kind::<T>() && target.len() > 0 && bytes <= BUDGET;
+        let copy = fits.then(|| (0..target.len()).map(|_| T::cell(T::default())).collect());
+        NativeCopy {
+            target: *target,
+            copy,
+            flush,
+        }
+    }
+
+    /// What the segment's atomics update: the copy, else the array.
+    #[inline(always)]
+    pub fn view(&self) -> ArrayViewMut<'_, T, S> {
+        match &self.copy {
+            Some(cells) => ArrayViewMut::from_group_cells(cells, self.target.dims()),
+            None => self.target,
+        }
+    }
+
+    /// Adds (or-s, xor-s) the copy's non-zero elements into the array, one atomic each.
+    pub fn flush(&self) {
+        if let Some(cells) = &self.copy {
+            flush_cells::<T>(cells, self.target.raw_cells(), self.flush);
+        }
+    }
+}
+
+/// Runs `$body` with `$t` bound to `T` where `T` is one of the integer types with atomics.
+macro_rules! each_int {
+    ($T:ty, |$t:ident| $body:expr) => {{
+        macro_rules! one {
+            ($x:ty) => {
+                if TypeId::of::<$T>() == TypeId::of::<$x>() {
+                    type $t = $x;
+                    return $body;
+                }
+            };
+        }
+        one!(i32);
+        one!(u32);
+        one!(i64);
+        one!(u64);
+    }};
+}
+
+/// Whether `T` is a 32- or 64-bit integer.
+fn int_kind<T: Pod>() -> bool {
+    each_int!(T, |I| size_of::<I>() > 0);
+    false
+}
+
+/// `target[i] op= copy[i]` for each non-zero `copy[i]`, with one atomic each.
+fn flush_cells<T: Pod>(copy: &[T::Cell], target: &[T::Cell], op: AtomicOp) {
+    each_int!(T, |I| {
+        // SAFETY: `T` is `I` (their `TypeId`s are equal, and both are `'static`), so
+        // `T::Cell` is `<I as Pod>::Cell`: the casts change no type, only how rustc names it.
+        let (copy, target) = unsafe {
+            (
+                &*(copy as *const [T::Cell] as *const [<I as Pod>::Cell]),
+                &*(target as *const [T::Cell] as *const [<I as Pod>::Cell]),
+            )
+        };
+        for (c, t) in copy.iter().zip(target) {
+            let v = <I as Pod>::load(c);
+            if v != 0 {
+                <I as Atomic>::rmw(t, op, v);
+            }
+        }
+    });
 }

@@ -105,3 +105,37 @@ fn integer_arrays_that_fit_are_privatised() {
     assert!(!Privatised::new(&dev, Input::Array([64, 64, 3], 3, "uint")).on());
     assert!(!Privatised::new(&dev, Input::Image(16, 16)).on());
 }
+
+/// A native segment's copy (`NativeCopy`) starts at zero, leaves the array alone until its
+/// flush, and then composes into it exactly: an add of a wrapped negative is a `sub`, an
+/// `or` or `xor` flushes as itself. A float array keeps its atomics on the array (under Miri:
+/// the flush's typed view of the cells).
+#[test]
+fn a_native_copy_flushes_what_its_atomics_did() {
+    use crate::atomic::AtomicOp;
+    use crate::backend::native::ArrayViewMut;
+    use crate::element::Pod;
+    let mut data = vec![5u32, 0, 7, 1];
+    let target = ArrayViewMut::new(&mut data, 4usize);
+    let copy = NativeCopy::new(&target, AtomicOp::Add);
+    let cells = copy.view().raw_cells();
+    assert!(cells.iter().all(|c| u32::load(c) == 0));
+    u32::store(&cells[1], 3);
+    u32::store(&cells[2], 2u32.wrapping_neg());
+    assert_eq!(u32::load(&target.raw_cells()[1]), 0);
+    copy.flush();
+    assert_eq!(data, [5, 3, 5, 1]);
+
+    let mut bits = vec![0b0110i64, 0b1000];
+    let target = ArrayViewMut::new(&mut bits, 2usize);
+    let copy = NativeCopy::new(&target, AtomicOp::Xor);
+    i64::store(&copy.view().raw_cells()[0], 0b0011);
+    copy.flush();
+    assert_eq!(bits, [0b0101, 0b1000]);
+
+    let mut real = vec![1.5f32; 2];
+    let target = ArrayViewMut::new(&mut real, 2usize);
+    let copy = NativeCopy::new(&target, AtomicOp::Add);
+    let same = std::ptr::eq(copy.view().raw_cells(), target.raw_cells());
+    assert!(same, "a float array was copied");
+}

@@ -163,6 +163,11 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         }
     }
 
+    /// The cells, in storage order.
+    pub(crate) fn raw_cells(&self) -> &'a [T::Cell] {
+        self.cells
+    }
+
     /// Whether an atomic may be a load and a store (see `from_group_cells`).
     #[inline(always)]
     pub(crate) fn one_thread(&self) -> bool {

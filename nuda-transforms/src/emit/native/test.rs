@@ -109,3 +109,17 @@ fn the_native_closures_are_inlined_into_the_wide_paths() {
     let element = format!("{marked}| {{");
     assert!(code.contains(&element), "{code}");
 }
+
+/// A histogram's native segments count into a copy of the bins (`NativeCopy`), flushed once
+/// per segment: the bins stop bouncing between cores on every element. `sub` composes into
+/// an add, and an atomic whose value is used keeps the array.
+#[test]
+fn a_native_histogram_counts_into_a_copy() {
+    let code = native(quote!(256; nfor!(i in n { hist.atomic_sub((v[i] % 256) as usize, 1u32); })));
+    let copy = ":: nuda :: __private :: NativeCopy :: new (& hist , :: nuda :: AtomicOp :: Add)";
+    assert!(code.contains(copy), "{code}");
+    assert!(code.contains("let hist = __nuda_pc0 . view ()"), "{code}");
+    assert!(code.contains("__nuda_pc0 . flush ()"), "{code}");
+    let used = native(quote!(256; nfor!(i in n { o[i] = hist.atomic_add(v[i] as usize, 1u32); })));
+    assert!(!used.contains("NativeCopy"), "{used}");
+}

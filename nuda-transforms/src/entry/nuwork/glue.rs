@@ -157,6 +157,7 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
         return super::scan::native(p, task, &trips);
     }
     let element = element(&p.natives[i]);
+    let (copies, flushes) = native_copies(p);
     let (chunk, run) = match p.analysis.reductions.is_empty() {
         false => (
             super::reduce::native_chunk(p, last, &element),
@@ -173,10 +174,35 @@ fn native_glue(p: &Parts, i: usize, rnames: &[syn::Ident], vars: &[&syn::Ident])
         #[allow(unused_parens, unused_mut, unused_assignments, clippy::all)]
         let __nuda_body = #PRIVATE::inlined(#[inline(always)] |#params, __nuda_hi: usize| {
             #setup
-            #chunk
+            #copies
+            let __nuda_out = { #chunk };
+            #flushes
+            __nuda_out
         });
         #run
     }
+}
+
+/// Each privatised array's copy for a native segment (`NativeCopy`), after the views are
+/// hoisted: the array's name then means what the copy says its atomics update. And the
+/// flushes into the arrays, for the segment's end.
+fn native_copies(p: &Parts) -> (TokenStream, TokenStream) {
+    let (mut copies, mut flushes) = (TokenStream::new(), TokenStream::new());
+    for (k, x) in p.analysis.privatised.iter().enumerate() {
+        let (name, copy) = (&x.name, format_ident!("__nuda_pc{}", k));
+        let op = match x.flush {
+            "or" => quote!(Or),
+            "xor" => quote!(Xor),
+            _ => quote!(Add),
+        };
+        copies.extend(quote! {
+            let #copy = #PRIVATE::NativeCopy::new(&#name, #NUDA::AtomicOp::#op);
+            #[allow(unused_variables)]
+            let #name = #copy.view();
+        });
+        flushes.extend(quote!(#copy.flush();));
+    }
+    (copies, flushes)
 }
 
 /// A native task's bindings: the fault checker, the views of `captures` and the ranges, as
