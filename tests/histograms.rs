@@ -159,3 +159,45 @@ fn a_bin_out_of_range_is_an_error() {
         assert_eq!(hist.to_vec(), expect, "{}", d.name);
     }
 }
+
+/// The bench's `#[nukernel]` form: each group counts into `nulocal!` bins, then adds each
+/// non-zero bin into `hist`, which the native engine counts into a copy per worker (`sub`
+/// composes into the copy's add). `hist` starts from non-zero counts.
+#[nukernel]
+fn sub_histogram(hist: &mut NuArray1<i64>, v: &NuArray1<u32>, down: bool) {
+    let part = nulocal!(i64, 64);
+    let l = local_id(0);
+    part[l] = 0;
+    barrier();
+    let i = global_id(0);
+    if i < v.len() {
+        part.atomic_add((v[i] % 64) as usize, 1i64);
+    }
+    barrier();
+    if part[l] != 0 {
+        if down {
+            hist.atomic_sub(l, part[l]);
+        } else {
+            hist.atomic_add(l, part[l]);
+        }
+    }
+}
+
+#[test]
+fn nukernel_sub_histograms_land_in_every_bin() {
+    for n in sizes(&[0usize, 1, 63, 100_032], &[0, 1, 640]) {
+        let v = values(n);
+        for down in [false, true] {
+            let sign = if down { -1 } else { 1 };
+            let expect: Vec<i64> = (want(&v, 64).iter().enumerate())
+                .map(|(b, &h)| b as i64 + sign * i64::from(h))
+                .collect();
+            check(expect, || {
+                let mut hist = NuArray1::<i64>::from_fn(64, |b| b as i64);
+                let dev = nuda::current_device()?.index();
+                nucall!(dev, [n.div_ceil(64) * 64], [64]; sub_histogram(&mut hist, &v, down))?;
+                Ok(hist.to_vec())
+            });
+        }
+    }
+}

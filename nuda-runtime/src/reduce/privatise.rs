@@ -95,9 +95,8 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
     /// `crate::checks::privatise` found): only for 32- and 64-bit integers, whose atomics
     /// compose exactly in any order, and within `BUDGET`, as on devices.
     pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp) -> Self {
-        let bytes = target.len().saturating_mul(size_of::<T>());
-        let fits = int_kind::<T>() && target.len() > 0 && bytes <= BUDGET;
-        let copy = fits.then(|| (0..target.len()).map(|_| T::cell(T::default())).collect());
+        let copy = copy_pays::<T>(target.len())
+            .then(|| (0..target.len()).map(|_| T::cell(T::default())).collect());
         NativeCopy {
             target: *target,
             copy,
@@ -122,6 +121,55 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
     }
 }
 
+/// A privatised array of a `#[nukernel]`'s native launch: a zeroed copy per rayon worker, made
+/// at the worker's first group, flushed into the array after the launch. A group runs on one
+/// thread, so the copy's atomics are a load and a store. Threads outside the pool (none in
+/// nuda's launches) update the array itself, since they could share a slot.
+pub struct NativeCopies<'a, T: Pod, S> {
+    target: ArrayViewMut<'a, T, S>,
+    slots: Box<[std::sync::OnceLock<Box<[T::Cell]>>]>,
+    flush: AtomicOp,
+}
+
+impl<'a, T: Pod, S: crate::Shape> NativeCopies<'a, T, S> {
+    /// The copies of `target` under `NativeCopy::new`'s rules, one slot per worker of the
+    /// pool the launch runs on; none where the rules say no.
+    pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp) -> Self {
+        let on = copy_pays::<T>(target.len());
+        let workers = if on { rayon::current_num_threads() } else { 0 };
+        NativeCopies {
+            target: *target,
+            slots: (0..workers).map(|_| std::sync::OnceLock::new()).collect(),
+            flush,
+        }
+    }
+
+    /// What the current thread's atomics update: its copy, else the array.
+    #[inline]
+    pub fn view(&self) -> ArrayViewMut<'_, T, S> {
+        let slot = rayon::current_thread_index().and_then(|i| self.slots.get(i));
+        match slot {
+            Some(s) => {
+                let zeroed = || {
+                    (0..self.target.len())
+                        .map(|_| T::cell(T::default()))
+                        .collect()
+                };
+                ArrayViewMut::from_group_cells(s.get_or_init(zeroed), self.target.dims())
+            }
+            None => self.target,
+        }
+    }
+
+    /// Adds (or-s, xor-s) every worker's non-zero elements into the array, once the launch
+    /// has finished.
+    pub fn flush(&self) {
+        for cells in self.slots.iter().filter_map(|s| s.get()) {
+            flush_cells::<T>(cells, self.target.raw_cells(), self.flush);
+        }
+    }
+}
+
 /// Runs `$body` with `$t` bound to `T` where `T` is one of the integer types with atomics.
 macro_rules! each_int {
     ($T:ty, |$t:ident| $body:expr) => {{
@@ -138,6 +186,12 @@ macro_rules! each_int {
         one!(i64);
         one!(u64);
     }};
+}
+
+/// Whether a copy of `len` elements of `T` is sound and small: 32- or 64-bit integers, whose
+/// atomics compose exactly in any order, within `BUDGET` bytes.
+fn copy_pays<T: Pod>(len: usize) -> bool {
+    int_kind::<T>() && len > 0 && len.saturating_mul(size_of::<T>()) <= BUDGET
 }
 
 /// Whether `T` is a 32- or 64-bit integer.

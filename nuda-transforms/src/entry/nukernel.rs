@@ -162,6 +162,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         lets: crate::emit::private::lets(&body),
         zeroing,
         quoted: crate::emit::glue::quoted(f.sig.span(), &f.sig.to_token_stream()),
+        copies: crate::checks::privatise::arrays(&analysis.atomic, &[&body]),
     };
     Ok((name, parts))
 }
@@ -285,6 +286,8 @@ struct Parts {
     zeroing: TokenStream,
     /// The user's signature line, which a failed build quotes.
     quoted: String,
+    /// The arrays the native engine counts into per-worker copies (`crate::checks::privatise`).
+    copies: Vec<crate::checks::privatise::Privatised>,
 }
 
 /// `let __nuda_c<i> = ..;` for parameters (by mode), `nulocal!` arrays (made here) and
@@ -337,8 +340,37 @@ fn local_views(p: &Parts) -> TokenStream {
 /// The native engine's launch of the body: a closure per work-group where it is split at its
 /// barriers, a coroutine per work-item where it calls `barrier()` but keeps its shape.
 fn run_native(name: &str, p: &Parts) -> TokenStream {
+    let (copies, views, flushes) = native_copies(p);
+    let run = run_native_body(name, p, &views);
+    quote!({ #copies let __nuda_r = { #run }; #flushes __nuda_r })
+}
+
+/// Each privatised array's per-worker copies (the runtime's `NativeCopies`), made before the
+/// launch; the views a group's atomics update, at the top of the body, under the array's
+/// name; and the flushes into the arrays after the launch (whatever it returns, so that an
+/// `Err` leaves the array as the plain atomics would).
+fn native_copies(p: &Parts) -> (TokenStream, TokenStream, TokenStream) {
+    let mut out = (TokenStream::new(), TokenStream::new(), TokenStream::new());
+    for (k, x) in p.copies.iter().enumerate() {
+        let (name, copy) = (&x.name, format_ident!("__nuda_pk{}", k));
+        let op = match x.flush {
+            "or" => quote!(Or),
+            "xor" => quote!(Xor),
+            _ => quote!(Add),
+        };
+        out.0
+            .extend(quote!(let #copy = #PRIVATE::NativeCopies::new(&#name, #NUDA::AtomicOp::#op);));
+        out.1.extend(quote!(let #name = #copy.view();));
+        out.2.extend(quote!(#copy.flush();));
+    }
+    out
+}
+
+/// The launch of `run_native`, with `views` at the top of the body.
+fn run_native_body(name: &str, p: &Parts, views: &TokenStream) -> TokenStream {
     let native = &p.native;
     let locals = local_views(p);
+    let locals = quote!(#views #locals);
     let label = format!("#[nukernel] {name}");
     if p.form == "split" {
         quote! {
