@@ -3,7 +3,7 @@
 //! task of the backend's. Kernels that call `barrier()` run a group at a time: split at their
 //! barriers into loops over its work-items, or as a coroutine per work-item.
 
-use crate::backend::native::{run_group_with_barrier, Group, GroupShape, NativeEngine};
+use crate::backend::native::{run_group_with_barrier, wide, Group, GroupShape, NativeEngine};
 use crate::backend::{Backend, Geometry, Timing};
 use crate::device::{native_device, Device};
 use crate::error::{Error, Result};
@@ -82,7 +82,13 @@ impl NativeLaunch {
         kernel: impl Fn(&WorkItem) + Sync,
     ) -> Result<Timing> {
         let (shape, device) = self.shape()?;
-        let group = |g: usize| shape.run_group(g, &kernel);
+        // Each group in code built for the CPU's widest vector unit, as `nuwork!`'s segments.
+        let group = |g: usize| {
+            wide::run(
+                #[inline(always)]
+                || shape.run_group(g, &kernel),
+            )
+        };
         run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
     }
 
@@ -114,7 +120,12 @@ impl NativeLaunch {
         kernel: impl Fn(&Group) + Sync,
     ) -> Result<Timing> {
         let (shape, device) = self.barrier_shape()?;
-        let group = |g: usize| kernel(&Group::new(&shape, g));
+        let group = |g: usize| {
+            wide::run(
+                #[inline(always)]
+                || kernel(&Group::new(&shape, g)),
+            )
+        };
         run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)
     }
 

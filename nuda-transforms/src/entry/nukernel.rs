@@ -375,13 +375,13 @@ fn run_native_body(name: &str, p: &Parts, views: &TokenStream) -> TokenStream {
     if p.form == "split" {
         quote! {
             #[allow(unused_parens, unused_variables, unused_mut, unused_labels, unreachable_code, clippy::all)]
-            let __nuda_body = |__nuda_g: &#PRIVATE::Group| {
+            let __nuda_body = #PRIVATE::inlined(#[inline(always)] |__nuda_g: &#PRIVATE::Group| {
                 let __nuda_fault = __nuda_fault;
                 let __nuda_n = __nuda_g.len();
                 let __nuda_w = &__nuda_g.first();
                 #locals
                 #native
-            };
+            });
             __nuda_call.run_native_phased(#label, __nuda_faults, __nuda_body)
         }
     } else if p.barrier {
@@ -393,7 +393,7 @@ fn run_native_body(name: &str, p: &Parts, views: &TokenStream) -> TokenStream {
     } else {
         quote! {
             #[allow(unused_parens, unused_variables, clippy::all)]
-            let __nuda_body = |__nuda_w: &#NUDA::WorkItem| { let __nuda_fault = __nuda_fault; #locals #native };
+            let __nuda_body = #PRIVATE::inlined(#[inline(always)] |__nuda_w: &#NUDA::WorkItem| { let __nuda_fault = __nuda_fault; #locals #native });
             __nuda_call.run_native(#label, __nuda_faults, __nuda_body)
         }
     }

@@ -123,3 +123,30 @@ fn a_native_histogram_counts_into_a_copy() {
     let used = native(quote!(256; nfor!(i in n { o[i] = hist.atomic_add(v[i] as usize, 1u32); })));
     assert!(!used.contains("NativeCopy"), "{used}");
 }
+
+/// A `#[nukernel]`'s native body is marked for the wide paths too, and its sub-histogram
+/// merge counts into per-worker copies (`NativeCopies`), flushed after the launch.
+#[test]
+fn a_nukernel_merge_counts_into_copies_per_worker() {
+    let item = quote!(
+        fn sub(hist: &mut NuArray1<u32>, v: &NuArray1<u32>) {
+            let part = nulocal!(u32, 256);
+            let l = local_id(0);
+            part[l] = 0;
+            barrier();
+            part.atomic_add((v[global_id(0)] % 256) as usize, 1u32);
+            barrier();
+            hist.atomic_add(l, part[l]);
+        }
+    );
+    let code = crate::entry::nukernel::expand(quote!(), item)
+        .expect("the kernel compiles")
+        .to_string();
+    let body = "let __nuda_body = :: nuda :: __private :: inlined (# [inline (always)] |";
+    assert!(code.contains(body), "{code}");
+    let copies =
+        ":: nuda :: __private :: NativeCopies :: new (& hist , :: nuda :: AtomicOp :: Add)";
+    assert!(code.contains(copies), "{code}");
+    assert!(code.contains("let hist = __nuda_pk0 . view () ;"), "{code}");
+    assert!(code.contains("__nuda_pk0 . flush () ;"), "{code}");
+}
