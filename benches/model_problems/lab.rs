@@ -134,17 +134,19 @@ fn truncate(s: &str, n: usize) -> String {
 }
 
 /// Merges the lab's rankings of this run (`nuda::take_tune_seeds`) into the seeds file at
-/// `path`: an entry of the same call site and candidates is replaced, the others kept.
+/// `path`: an entry of the same call site, candidates and devices is replaced, the others kept.
 pub fn write_seeds(path: &str) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let learned = nuda::take_tune_seeds();
     let mut all: Vec<nuda::TuneSeed> = match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text)?,
         Err(_) => Vec::new(),
     };
+    // Only the lab's own class of device: the native engine's timed seeds for the same sites
+    // stay.
     all.retain(|s| {
         !learned
             .iter()
-            .any(|l| (&l.site, &l.labels) == (&s.site, &s.labels))
+            .any(|l| (&l.site, &l.labels, &l.devices) == (&s.site, &s.labels, &s.devices))
     });
     println!(
         "\n{} tuned call sites ranked, written to {path}",

@@ -136,7 +136,7 @@ impl TuneSite {
         // Only without a stored winner: the seed for this device, the lab's ranking.
         let device = crate::current_device()?;
         let info = device.info();
-        let seed = seed::find(&info.name, self.site, self.labels);
+        let seed = seed::find(&seed::class(info), self.site, self.labels);
         match mode {
             TuneMode::Use => f(TuneStep::Run(seed.map_or(0, |s| s.winner))),
             _ if info.platform == "CUDA lab" => self.rank(f),

@@ -32,6 +32,18 @@ fn shipped() -> &'static [Seed] {
     SEEDS.get_or_init(|| serde_json::from_str(include_str!("defaults.json")).unwrap_or_default())
 }
 
+/// What a seed's `devices` are matched against: the device's name, and on the native engine
+/// the vector unit its kernels are compiled for (`wide::tier`, such as `x86-64-avx512`), which
+/// decides their best register blocks; PoCL's device names carry their CPU class already.
+pub(crate) fn class(info: &crate::backend::DeviceInfo) -> String {
+    match info.kind {
+        crate::backend::DeviceKind::Native => {
+            format!("{} {}", info.name, crate::backend::native::wide::tier())
+        }
+        _ => info.name.clone(),
+    }
+}
+
 /// The seed for `site` with these candidates on a device named `device`, if one is shipped.
 pub(crate) fn find(device: &str, site: &str, labels: &[&str]) -> Option<&'static Seed> {
     find_in(shipped(), device, site, labels)
@@ -101,6 +113,30 @@ mod tests {
         let seeds: Vec<Seed> = serde_json::from_str(include_str!("defaults.json")).unwrap();
         assert!(seeds.iter().all(valid), "{seeds:?}");
         assert_eq!(shipped().len(), seeds.len());
+    }
+
+    /// A native seed names the vector unit: it applies to the native engine on that class
+    /// of CPU, never to a PoCL device whose name mentions the same extension.
+    #[test]
+    fn native_seeds_name_the_vector_unit() {
+        let native = crate::backend::native::NativeEngine::new(0);
+        let class = class(crate::backend::Backend::info(&native));
+        let tier = crate::backend::native::wide::tier();
+        assert!(
+            class.starts_with("native engine") && class.ends_with(tier),
+            "{class}"
+        );
+        let all = [Seed {
+            devices: vec![tier.into()],
+            site: "a.rs:1:1".into(),
+            labels: vec!["a".into(), "b".into()],
+            order: vec![1, 0],
+            winner: 1,
+            source: String::new(),
+        }];
+        assert!(find_in(&all, &class, "a.rs:1:1", &["a", "b"]).is_some());
+        let pocl = "pthread-skylake-avx512-AMD EPYC";
+        assert!(find_in(&all, pocl, "a.rs:1:1", &["a", "b"]).is_none());
     }
 
     #[test]

@@ -30,6 +30,23 @@ pub fn run<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The vector unit `run` compiles for on this CPU, as tuning seeds name a class of CPU:
+/// `x86-64-avx512`, `x86-64-avx2`, `x86-64` (SSE2), or the architecture's name elsewhere.
+pub fn tier() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx512() {
+            return "x86-64-avx512";
+        }
+        if has_avx2_fma() {
+            return "x86-64-avx2";
+        }
+        "x86-64"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::env::consts::ARCH
+}
+
 /// Whether the CPU has AVX2 and FMA; the standard library caches the detection.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
