@@ -134,20 +134,21 @@ fn truncate(s: &str, n: usize) -> String {
 }
 
 /// Merges the lab's rankings of this run (`nuda::take_tune_seeds`) into the seeds file at
-/// `path`: an entry of the same call site, candidates and devices is replaced, the others kept.
+/// `path`: an entry of the same call site and candidates for one of the same devices is
+/// replaced, the others kept.
 pub fn write_seeds(path: &str) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let learned = nuda::take_tune_seeds();
     let mut all: Vec<nuda::TuneSeed> = match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str(&text)?,
         Err(_) => Vec::new(),
     };
-    // Only the lab's own class of device: the native engine's timed seeds for the same sites
-    // stay.
-    all.retain(|s| {
-        !learned
-            .iter()
-            .any(|l| (&l.site, &l.labels, &l.devices) == (&s.site, &s.labels, &s.devices))
-    });
+    // Only seeds for the lab's own devices: the native engine's timed seeds for the same
+    // sites stay.
+    let replaced = |s: &nuda::TuneSeed, l: &nuda::TuneSeed| {
+        (&l.site, &l.labels) == (&s.site, &s.labels)
+            && l.devices.iter().any(|d| s.devices.contains(d))
+    };
+    all.retain(|s| !learned.iter().any(|l| replaced(s, l)));
     println!(
         "\n{} tuned call sites ranked, written to {path}",
         learned.len()

@@ -20,6 +20,7 @@ use crate::element::Pod;
 use crate::kernel::desc::Input;
 use crate::launch::Launch;
 use std::any::TypeId;
+use std::thread::ThreadId;
 
 /// The largest copy a group keeps, in bytes: 8192 32-bit bins.
 pub const BUDGET: usize = 32 << 10;
@@ -84,7 +85,7 @@ pub fn privatised_global<const K: usize>(
 /// a copy is sound and small, the segment's zeroed copy. Its bounds are `Pod`'s alone, so that
 /// an atomic on an element type without atomics draws the one error that names the user's
 /// call, not others naming this.
-pub struct NativeCopy<'a, T: Pod, S> {
+pub struct NativeCopy<'a, T: Pod, S: crate::Shape> {
     target: ArrayViewMut<'a, T, S>,
     copy: Option<Box<[T::Cell]>>,
     flush: AtomicOp,
@@ -92,11 +93,13 @@ pub struct NativeCopy<'a, T: Pod, S> {
 
 impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
     /// The copy of `target`, whose atomics compose into `flush` (`Add`, `Or` or `Xor`, as
-    /// `crate::checks::privatise` found): only for 32- and 64-bit integers, whose atomics
-    /// compose exactly in any order, and within `BUDGET`, as on devices.
-    pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp) -> Self {
-        let copy = copy_pays::<T>(target.len())
-            .then(|| (0..target.len()).map(|_| T::cell(T::default())).collect());
+    /// `crate::checks::privatise` found), for a segment of `trips` iterations: only for 32-
+    /// and 64-bit integers, whose atomics compose exactly in any order, within `BUDGET`, as on
+    /// devices, and only where the segment has at least as many iterations as the array has
+    /// elements (a short row of a 2-D nest would pay more to zero and flush than it saves).
+    pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp, trips: usize) -> Self {
+        let pays = copy_pays::<T>(target.len()) && trips >= target.len();
+        let copy = pays.then(|| (0..target.len()).map(|_| T::cell(T::default())).collect());
         NativeCopy {
             target: *target,
             copy,
@@ -113,10 +116,20 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
         }
     }
 
-    /// Adds (or-s, xor-s) the copy's non-zero elements into the array, one atomic each.
-    pub fn flush(&self) {
-        if let Some(cells) = &self.copy {
-            flush_cells::<T>(cells, self.target.raw_cells(), self.flush);
+    /// Adds (or-s, xor-s) the copy's non-zero elements into the array, one atomic each, once.
+    pub fn flush(&mut self) {
+        if let Some(cells) = self.copy.take() {
+            flush_cells::<T>(&cells, self.target.raw_cells(), self.flush);
+        }
+    }
+}
+
+/// The segment's end: also when it unwinds, so that what it counted lands as the array's
+/// own atomics would have.
+impl<T: Pod, S: crate::Shape> Drop for NativeCopy<'_, T, S> {
+    fn drop(&mut self) {
+        if let Some(cells) = self.copy.take() {
+            flush_cells::<T>(&cells, self.target.raw_cells(), self.flush);
         }
     }
 }
@@ -127,7 +140,7 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
 /// nuda's launches) update the array itself, since they could share a slot.
 pub struct NativeCopies<'a, T: Pod, S> {
     target: ArrayViewMut<'a, T, S>,
-    slots: Box<[std::sync::OnceLock<Box<[T::Cell]>>]>,
+    slots: Box<[std::sync::OnceLock<(ThreadId, Box<[T::Cell]>)>]>,
     flush: AtomicOp,
 }
 
@@ -144,27 +157,28 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopies<'a, T, S> {
         }
     }
 
-    /// What the current thread's atomics update: its copy, else the array.
+    /// What the current thread's atomics update: its copy, else the array. A slot belongs to
+    /// the thread that made it: a thread of another pool with the same index (a backend that
+    /// runs tasks on two pools) updates the array.
     #[inline]
     pub fn view(&self) -> ArrayViewMut<'_, T, S> {
         let slot = rayon::current_thread_index().and_then(|i| self.slots.get(i));
-        match slot {
-            Some(s) => {
-                let zeroed = || {
-                    (0..self.target.len())
-                        .map(|_| T::cell(T::default()))
-                        .collect()
-                };
-                ArrayViewMut::from_group_cells(s.get_or_init(zeroed), self.target.dims())
-            }
-            None => self.target,
+        let Some(slot) = slot else { return self.target };
+        let me = std::thread::current().id();
+        let (owner, cells) = slot.get_or_init(|| {
+            let zeroed = (0..self.target.len()).map(|_| T::cell(T::default()));
+            (me, zeroed.collect())
+        });
+        match *owner == me {
+            true => ArrayViewMut::from_group_cells(cells, self.target.dims()),
+            false => self.target,
         }
     }
 
     /// Adds (or-s, xor-s) every worker's non-zero elements into the array, once the launch
     /// has finished.
     pub fn flush(&self) {
-        for cells in self.slots.iter().filter_map(|s| s.get()) {
+        for (_, cells) in self.slots.iter().filter_map(|s| s.get()) {
             flush_cells::<T>(cells, self.target.raw_cells(), self.flush);
         }
     }

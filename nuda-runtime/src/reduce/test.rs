@@ -108,8 +108,9 @@ fn integer_arrays_that_fit_are_privatised() {
 
 /// A native segment's copy (`NativeCopy`) starts at zero, leaves the array alone until its
 /// flush, and then composes into it exactly: an add of a wrapped negative is a `sub`, an
-/// `or` or `xor` flushes as itself. A float array keeps its atomics on the array (under Miri:
-/// the flush's typed view of the cells).
+/// `or` or `xor` flushes as itself, when flushed or dropped. A float array, and a segment
+/// shorter than the array, keep their atomics on the array (under Miri: the flush's typed
+/// view of the cells).
 #[test]
 fn a_native_copy_flushes_what_its_atomics_did() {
     use crate::atomic::AtomicOp;
@@ -117,25 +118,31 @@ fn a_native_copy_flushes_what_its_atomics_did() {
     use crate::element::Pod;
     let mut data = vec![5u32, 0, 7, 1];
     let target = ArrayViewMut::new(&mut data, 4usize);
-    let copy = NativeCopy::new(&target, AtomicOp::Add);
+    let mut copy = NativeCopy::new(&target, AtomicOp::Add, 4);
     let cells = copy.view().raw_cells();
     assert!(cells.iter().all(|c| u32::load(c) == 0));
     u32::store(&cells[1], 3);
     u32::store(&cells[2], 2u32.wrapping_neg());
     assert_eq!(u32::load(&target.raw_cells()[1]), 0);
     copy.flush();
+    drop(copy); // flushed already: the drop adds nothing
     assert_eq!(data, [5, 3, 5, 1]);
 
     let mut bits = vec![0b0110i64, 0b1000];
     let target = ArrayViewMut::new(&mut bits, 2usize);
-    let copy = NativeCopy::new(&target, AtomicOp::Xor);
+    let copy = NativeCopy::new(&target, AtomicOp::Xor, 2);
     i64::store(&copy.view().raw_cells()[0], 0b0011);
-    copy.flush();
+    drop(copy);
     assert_eq!(bits, [0b0101, 0b1000]);
 
     let mut real = vec![1.5f32; 2];
     let target = ArrayViewMut::new(&mut real, 2usize);
-    let copy = NativeCopy::new(&target, AtomicOp::Add);
+    let copy = NativeCopy::new(&target, AtomicOp::Add, 2);
     let same = std::ptr::eq(copy.view().raw_cells(), target.raw_cells());
     assert!(same, "a float array was copied");
+    let mut few = vec![0u32; 8];
+    let target = ArrayViewMut::new(&mut few, 8usize);
+    let copy = NativeCopy::new(&target, AtomicOp::Add, 7);
+    let same = std::ptr::eq(copy.view().raw_cells(), target.raw_cells());
+    assert!(same, "a segment shorter than the array was given a copy");
 }

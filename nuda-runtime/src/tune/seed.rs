@@ -33,12 +33,13 @@ fn shipped() -> &'static [Seed] {
 }
 
 /// What a seed's `devices` are matched against: the device's name, and on the native engine
-/// the vector unit its kernels are compiled for (`wide::tier`, such as `x86-64-avx512`), which
+/// the vector unit its kernels are compiled for in brackets (`wide::tier`, as
+/// `[x86-64-avx512]`: the brackets keep `[x86-64]` from matching the wider units), which
 /// decides their best register blocks; PoCL's device names carry their CPU class already.
 pub(crate) fn class(info: &crate::backend::DeviceInfo) -> String {
     match info.kind {
         crate::backend::DeviceKind::Native => {
-            format!("{} {}", info.name, crate::backend::native::wide::tier())
+            format!("{} [{}]", info.name, crate::backend::native::wide::tier())
         }
         _ => info.name.clone(),
     }
@@ -122,12 +123,13 @@ mod tests {
         let native = crate::backend::native::NativeEngine::new(0);
         let class = class(crate::backend::Backend::info(&native));
         let tier = crate::backend::native::wide::tier();
+        let token = format!("[{tier}]");
         assert!(
-            class.starts_with("native engine") && class.ends_with(tier),
+            class.starts_with("native engine") && class.ends_with(&token),
             "{class}"
         );
         let all = [Seed {
-            devices: vec![tier.into()],
+            devices: vec![token],
             site: "a.rs:1:1".into(),
             labels: vec!["a".into(), "b".into()],
             order: vec![1, 0],
@@ -137,6 +139,12 @@ mod tests {
         assert!(find_in(&all, &class, "a.rs:1:1", &["a", "b"]).is_some());
         let pocl = "pthread-skylake-avx512-AMD EPYC";
         assert!(find_in(&all, pocl, "a.rs:1:1", &["a", "b"]).is_none());
+        let base = [Seed {
+            devices: vec!["[x86-64]".into()],
+            ..all[0].clone()
+        }];
+        let wide = "native engine (rayon, 2 threads) [x86-64-avx512]";
+        assert!(find_in(&base, wide, "a.rs:1:1", &["a", "b"]).is_none());
     }
 
     #[test]

@@ -145,6 +145,9 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
     proof.kernel(&body);
     let proof = proof.tokens();
     cx.check()?;
+    // A `nulocal!` array is the group's own already.
+    let mut copies = crate::checks::privatise::arrays(&analysis.atomic, &[&body]);
+    copies.retain(|c| !locals.iter().any(|d| d.name == c.name));
     let parts = Parts {
         params,
         locals,
@@ -162,7 +165,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         lets: crate::emit::private::lets(&body),
         zeroing,
         quoted: crate::emit::glue::quoted(f.sig.span(), &f.sig.to_token_stream()),
-        copies: crate::checks::privatise::arrays(&analysis.atomic, &[&body]),
+        copies,
     };
     Ok((name, parts))
 }

@@ -116,10 +116,13 @@ fn the_native_closures_are_inlined_into_the_wide_paths() {
 #[test]
 fn a_native_histogram_counts_into_a_copy() {
     let code = native(quote!(256; nfor!(i in n { hist.atomic_sub((v[i] % 256) as usize, 1u32); })));
-    let copy = ":: nuda :: __private :: NativeCopy :: new (& hist , :: nuda :: AtomicOp :: Add)";
+    let copy = ":: nuda :: __private :: NativeCopy :: new (& hist , :: nuda :: AtomicOp :: Add , __nuda_hi - __nuda_lo)";
     assert!(code.contains(copy), "{code}");
     assert!(code.contains("let hist = __nuda_pc0 . view ()"), "{code}");
-    assert!(code.contains("__nuda_pc0 . flush ()"), "{code}");
+    assert!(
+        code.contains(":: core :: mem :: drop (__nuda_pc0)"),
+        "{code}"
+    );
     let used = native(quote!(256; nfor!(i in n { o[i] = hist.atomic_add(v[i] as usize, 1u32); })));
     assert!(!used.contains("NativeCopy"), "{used}");
 }

@@ -196,11 +196,12 @@ fn native_copies(p: &Parts) -> (TokenStream, TokenStream) {
             _ => quote!(Add),
         };
         copies.extend(quote! {
-            let #copy = #PRIVATE::NativeCopy::new(&#name, #NUDA::AtomicOp::#op);
+            let #copy = #PRIVATE::NativeCopy::new(&#name, #NUDA::AtomicOp::#op, __nuda_hi - __nuda_lo);
             #[allow(unused_variables)]
             let #name = #copy.view();
         });
-        flushes.extend(quote!(#copy.flush();));
+        // Flushed when dropped, at the segment's end, unwinding included.
+        flushes.extend(quote!(::core::mem::drop(#copy);));
     }
     (copies, flushes)
 }
