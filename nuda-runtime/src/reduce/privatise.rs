@@ -128,9 +128,7 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopy<'a, T, S> {
 /// own atomics would have.
 impl<T: Pod, S: crate::Shape> Drop for NativeCopy<'_, T, S> {
     fn drop(&mut self) {
-        if let Some(cells) = self.copy.take() {
-            flush_cells::<T>(&cells, self.target.raw_cells(), self.flush);
-        }
+        self.flush();
     }
 }
 

@@ -356,13 +356,9 @@ fn native_copies(p: &Parts) -> (TokenStream, TokenStream, TokenStream) {
     let mut out = (TokenStream::new(), TokenStream::new(), TokenStream::new());
     for (k, x) in p.copies.iter().enumerate() {
         let (name, copy) = (&x.name, format_ident!("__nuda_pk{}", k));
-        let op = match x.flush {
-            "or" => quote!(Or),
-            "xor" => quote!(Xor),
-            _ => quote!(Add),
-        };
+        let op = x.atomic_op();
         out.0
-            .extend(quote!(let #copy = #PRIVATE::NativeCopies::new(&#name, #NUDA::AtomicOp::#op);));
+            .extend(quote!(let #copy = #PRIVATE::NativeCopies::new(&#name, #op);));
         out.1.extend(quote!(let #name = #copy.view();));
         out.2.extend(quote!(#copy.flush();));
     }

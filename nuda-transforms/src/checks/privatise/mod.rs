@@ -23,6 +23,19 @@ pub struct Privatised {
     pub flush: &'static str,
 }
 
+impl Privatised {
+    /// The flush as a path to the runtime's `AtomicOp`, for the native engine's copies.
+    pub fn atomic_op(&self) -> proc_macro2::TokenStream {
+        let op = match self.flush {
+            "or" => quote::quote!(Or),
+            "xor" => quote::quote!(Xor),
+            _ => quote::quote!(Add),
+        };
+        let nuda = crate::base::paths::NUDA;
+        quote::quote!(#nuda::AtomicOp::#op)
+    }
+}
+
 /// The flush operation an atomic composes into, if a private copy starting at zero can stand
 /// in for the array: `a - v` is `a + (0 - v)` in wrapping integers, so `sub` flushes by `add`.
 fn flush_of(kind: MethodKind) -> Option<&'static str> {

@@ -190,13 +190,9 @@ fn native_copies(p: &Parts) -> (TokenStream, TokenStream) {
     let (mut copies, mut flushes) = (TokenStream::new(), TokenStream::new());
     for (k, x) in p.analysis.privatised.iter().enumerate() {
         let (name, copy) = (&x.name, format_ident!("__nuda_pc{}", k));
-        let op = match x.flush {
-            "or" => quote!(Or),
-            "xor" => quote!(Xor),
-            _ => quote!(Add),
-        };
+        let op = x.atomic_op();
         copies.extend(quote! {
-            let #copy = #PRIVATE::NativeCopy::new(&#name, #NUDA::AtomicOp::#op, __nuda_hi - __nuda_lo);
+            let #copy = #PRIVATE::NativeCopy::new(&#name, #op, __nuda_hi - __nuda_lo);
             #[allow(unused_variables)]
             let #name = #copy.view();
         });
