@@ -7,6 +7,7 @@
 //! The last line is a digest of every result, which `scripts/test` compares between two runs.
 
 mod dist_input;
+mod dist_scale;
 
 use nuda::dist::{self, World};
 use nuda::prelude::*;
@@ -59,6 +60,20 @@ fn main() {
         (
             "a_downward_outer_loop_is_an_err",
             dist_input::a_downward_outer_loop_is_an_err,
+        ),
+        ("overlap_is_bit_for_bit", dist_scale::overlap_is_bit_for_bit),
+        (
+            "overlap_falls_back_where_rows_cannot_split",
+            dist_scale::overlap_falls_back_where_rows_cannot_split,
+        ),
+        (
+            "exchange_talks_to_neighbours_only",
+            dist_scale::exchange_talks_to_neighbours_only,
+        ),
+        ("weighted_splits", dist_scale::weighted_splits),
+        (
+            "measured_and_mismatched_splits",
+            dist_scale::measured_and_mismatched_splits,
         ),
     ];
     let mut digest = Digest(0xcbf2_9ce4_8422_2325);

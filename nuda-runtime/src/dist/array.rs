@@ -11,6 +11,7 @@ use crate::element::{bytes, Stored};
 use crate::error::Result;
 use crate::kernel::{Capture, CaptureMut};
 use crate::shape::Shape;
+use std::cell::{Ref, RefCell};
 use std::ops::Range;
 
 /// An array whose first dimension is split over the ranks of a [`World`]; use the aliases.
@@ -18,9 +19,15 @@ pub struct NuDist<T: Stored, S: Shape> {
     world: World,
     dims: S,
     halo: usize,
+    /// The split: rank `r` owns rows `bounds[r]..bounds[r + 1]`.
+    bounds: Vec<usize>,
     owned: Range<usize>,
     held: Range<usize>,
-    local: NuArray<T, S>,
+    /// In a cell so that a launch that reads the array (through `&self`) can complete its
+    /// exchange between its phases, when no view of it is alive.
+    local: RefCell<NuArray<T, S>>,
+    /// The exchange `exchange_start` began, until it completes.
+    pub(crate) pending: RefCell<Option<super::halo::Pending>>,
 }
 
 /// A 1-D distributed array: each rank holds a block of elements.
@@ -30,11 +37,16 @@ pub type NuDist2<T> = NuDist<T, (usize, usize)>;
 /// A 3-D distributed array: each rank holds a block of planes (the first index).
 pub type NuDist3<T> = NuDist<T, (usize, usize, usize)>;
 
-/// The rows rank `rank` of `size` owns out of `n`.
+/// The rows rank `rank` of `size` owns out of `n`, split evenly.
+#[cfg(test)]
 pub(crate) fn block(n: usize, size: usize, rank: usize) -> Range<usize> {
-    let (base, extra) = (n / size, n % size);
-    let start = rank * base + rank.min(extra);
-    start..start + base + usize::from(rank < extra)
+    let b = super::split::even(n, size);
+    b[rank]..b[rank + 1]
+}
+
+/// The rows rank `rank` owns under `bounds`.
+pub(crate) fn block_in(bounds: &[usize], rank: usize) -> Range<usize> {
+    bounds[rank]..bounds[rank + 1]
 }
 
 /// The rows a rank owning `owned` keeps: those, and `halo` more on either side within `0..n`.
@@ -48,7 +60,7 @@ pub(crate) fn row_len<S: Shape>(dims: S) -> usize {
 }
 
 /// `dims` with the first extent replaced.
-fn with_rows<S: Shape>(dims: S, rows: usize) -> S {
+pub(crate) fn with_rows<S: Shape>(dims: S, rows: usize) -> S {
     let mut e = dims.extents();
     e[0] = rows;
     S::from_extents(e)
@@ -64,12 +76,8 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
     /// A distributed array with `f(global index)` at every index this rank keeps (its rows
     /// and its halo rows), filled on the host.
     pub fn from_fn(world: &World, dims: S, halo: usize, mut f: impl FnMut(S) -> T) -> Result<Self> {
-        let first = held(
-            dims.extents()[0],
-            halo,
-            &block(dims.extents()[0], world.size(), world.rank()),
-        )
-        .start;
+        let bounds = super::split::even(dims.extents()[0], world.size());
+        let first = held(dims.extents()[0], halo, &block_in(&bounds, world.rank())).start;
         Self::build(world, dims, halo, |local| {
             NuArray::from_fn(local, |i| {
                 let mut e = i.extents();
@@ -110,12 +118,14 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         if let Some(Ok(data)) = slice {
             let row = row_len(dims);
             for (q, o) in out.iter_mut().enumerate() {
-                let h = held(dims.extents()[0], halo, &block(dims.extents()[0], size, q));
+                let h = held(dims.extents()[0], halo, &block_in(&d.bounds, q));
                 *o = bytes(&data[h.start * row..h.end * row]).into_owned();
             }
         }
         let got = world.comm().all_to_all(&out)?;
-        d.local.copy_from_slice(&decode::<T>(&got[root])?)?;
+        d.local
+            .get_mut()
+            .copy_from_slice(&decode::<T>(&got[root])?)?;
         Ok(d)
     }
 
@@ -126,20 +136,38 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         make: impl FnOnce(S) -> NuArray<T, S>,
     ) -> Result<Self> {
         let n = dims.extents()[0];
-        let owned = block(n, world.size(), world.rank());
+        let bounds = super::split::even(n, world.size());
+        let owned = block_in(&bounds, world.rank());
         let held = held(n, halo, &owned);
         dims.checked_len()
             .ok_or_else(|| scatter_error("the dims overflow usize"))?;
-        let local = make(with_rows(dims, held.len()));
+        let local = RefCell::new(make(with_rows(dims, held.len())));
         let world = world.clone();
+        let pending = RefCell::new(None);
         Ok(NuDist {
             world,
             dims,
             halo,
+            bounds,
             owned,
             held,
             local,
+            pending,
         })
+    }
+
+    /// The split: rank `r` owns rows `bounds()[r]..bounds()[r + 1]` (`size + 1` bounds).
+    pub fn bounds(&self) -> &[usize] {
+        &self.bounds
+    }
+
+    /// Takes the split `bounds` and the local array that goes with it (`rebalance`).
+    pub(crate) fn resplit(&mut self, bounds: Vec<usize>, local: NuArray<T, S>) {
+        let n = self.dims.extents()[0];
+        self.owned = block_in(&bounds, self.world.rank());
+        self.held = held(n, self.halo, &self.owned);
+        self.bounds = bounds;
+        *self.local.get_mut() = local;
     }
 
     /// The global dims.
@@ -168,14 +196,22 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         &self.world
     }
 
-    /// This rank's local array (its rows and halo rows).
-    pub fn local(&self) -> &NuArray<T, S> {
-        &self.local
+    /// This rank's local array (its rows and halo rows). While an exchange begun by
+    /// [`exchange_start`](Self::exchange_start) is in flight, its halo rows are those from
+    /// before it; [`exchange_wait`](Self::exchange_wait) completes it.
+    pub fn local(&self) -> Ref<'_, NuArray<T, S>> {
+        self.local.borrow()
     }
 
-    /// This rank's local array, for writing.
+    /// This rank's local array, for writing. An exchange in flight writes the halo rows
+    /// when it completes.
     pub fn local_mut(&mut self) -> &mut NuArray<T, S> {
-        &mut self.local
+        self.local.get_mut()
+    }
+
+    /// The local array, for a launch's view or an exchange that completes.
+    pub(crate) fn cell(&self) -> &RefCell<NuArray<T, S>> {
+        &self.local
     }
 
     /// The whole array on rank `root` (`Some` there, `None` on the others), from every
@@ -208,7 +244,7 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         let row = row_len(self.dims);
         let own = self.owned.start - self.held.start;
         let mine = crate::memory::zeros::<T>(self.owned.len() * row).and_then(|mut m| {
-            self.local.read_range(own * row, &mut m)?;
+            self.local.borrow().read_range(own * row, &mut m)?;
             Ok(m)
         });
         let msg = match &mine {
@@ -230,12 +266,6 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             data.extend(decode::<T>(&p[1..])?);
         }
         NuArray::from_vec(self.dims, data)
-    }
-
-    /// The local array and the row numbers, for the halo exchange.
-    pub(crate) fn local_and_rows(&mut self) -> (&mut NuArray<T, S>, &World, usize, Range<usize>) {
-        let n = self.dims.extents()[0];
-        (&mut self.local, &self.world, n, self.owned.clone())
     }
 }
 
@@ -301,8 +331,21 @@ impl<T: Stored + std::fmt::Debug, S: Shape> std::fmt::Debug for NuDist<T, S> {
 pub trait DistRef {
     /// The array the kernel reads.
     type Local: ?Sized;
-    /// The array and its row 0's global row, recorded in `launch` under `name`.
-    fn __nuda_dist_ref(&self, launch: &DistLaunch, name: &'static str) -> (&Self::Local, usize);
+    /// How the kernel holds it while the launch runs.
+    type View<'a>: std::ops::Deref<Target = Self::Local>
+    where
+        Self: 'a;
+    /// The array and its row 0's global row, recorded in `launch` under `name`; an exchange
+    /// in flight completes first unless the launch runs the rows that need none.
+    fn __nuda_dist_ref<'a>(
+        &'a self,
+        launch: &DistLaunch,
+        name: &'static str,
+    ) -> (Self::View<'a>, usize);
+    /// Whether an exchange of the array is in flight (`exchange_start`).
+    fn __nuda_dist_pending(&self) -> bool {
+        false
+    }
 }
 
 /// As [`DistRef`], for an array the loop writes.
@@ -315,7 +358,8 @@ pub trait DistMut {
     type Local: ?Sized;
     /// The array and its row 0's global row, recorded in `launch` under `name`; `stray` is
     /// a write of the loop whose first index is not the outer loop's variable, if any (a
-    /// distributed array may only be written at the rows the rank owns).
+    /// distributed array may only be written at the rows the rank owns). An exchange in
+    /// flight completes first.
     fn __nuda_dist_mut(
         &mut self,
         launch: &DistLaunch,
@@ -326,9 +370,21 @@ pub trait DistMut {
 
 impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
     type Local = NuArray<T, S>;
-    fn __nuda_dist_ref(&self, launch: &DistLaunch, name: &'static str) -> (&NuArray<T, S>, usize) {
+    type View<'a> = Ref<'a, NuArray<T, S>>;
+    fn __nuda_dist_ref<'a>(
+        &'a self,
+        launch: &DistLaunch,
+        name: &'static str,
+    ) -> (Self::View<'a>, usize) {
         launch.record(name, self, None);
-        (&self.local, self.held.start)
+        if launch.settles() {
+            launch.keep(self.exchange_settle());
+        }
+        (self.local.borrow(), self.held.start)
+    }
+    fn __nuda_dist_pending(&self) -> bool {
+        // Uniform over the ranks, as the launch's phases must be: one rank has no peers.
+        self.world.size() > 1 && self.pending.borrow().is_some()
     }
 }
 
@@ -341,13 +397,18 @@ impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
         stray: Option<&'static str>,
     ) -> (&mut NuArray<T, S>, usize) {
         launch.record(name, self, stray);
-        (&mut self.local, self.held.start)
+        launch.keep(self.exchange_settle());
+        (self.local.get_mut(), self.held.start)
     }
 }
 
 impl<C: Capture + ?Sized> DistRef for C {
     type Local = C;
-    fn __nuda_dist_ref(&self, _: &DistLaunch, _: &'static str) -> (&C, usize) {
+    type View<'a>
+        = &'a C
+    where
+        C: 'a;
+    fn __nuda_dist_ref<'a>(&'a self, _: &DistLaunch, _: &'static str) -> (&'a C, usize) {
         (self, 0)
     }
 }

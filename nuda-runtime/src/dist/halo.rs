@@ -1,18 +1,24 @@
 //! The halo exchange of a distributed array (layer 5, see `dist/mod.rs`): each rank sends
 //! the rows of its own that other ranks keep as halo rows, and receives its halo rows from
-//! their owners, in one MPI_Alltoallv (which also serves a halo wider than a neighbour's
-//! block, and ranks with no rows). Only those rows move between host and device too: a
-//! device-resident local array is read and written row range by row range, never whole.
+//! their owners, point to point with those ranks only (its neighbours, or more ranks where a
+//! halo is wider than their blocks), never a collective over all ranks. Only those rows move
+//! between host and device too: a device-resident local array is read and written row range
+//! by row range, never whole.
+//!
+//! `exchange_start` reads the rows to send and posts the messages; the exchange completes at
+//! `exchange_wait`, or in the next `nudist` launch that reads the array, after the rows that
+//! need no halo ran (`dist/phase.rs`).
 
-use super::array::{block, held, row_len, NuDist};
+use super::array::{block_in, held, row_len, NuDist};
 use super::decode;
+use super::p2p::Flight;
 use crate::element::Stored;
 use crate::error::Result;
 use crate::shape::Shape;
 use std::ops::Range;
 
 /// `a ∩ b` (empty where they do not meet).
-fn meet(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
+pub(crate) fn meet(a: &Range<usize>, b: &Range<usize>) -> Range<usize> {
     let start = a.start.max(b.start);
     start..a.end.min(b.end).max(start)
 }
@@ -26,37 +32,98 @@ fn halo_rows(n: usize, halo: usize, owned: &Range<usize>) -> [Range<usize>; 2] {
     ]
 }
 
+/// An exchange in flight: its messages, and per receive the global rows it fills.
+pub(crate) struct Pending {
+    flight: Flight,
+    places: Vec<Vec<Range<usize>>>,
+}
+
+/// The rows of `a`'s rank that rank `to` keeps as halo rows, and the reverse: per pair of
+/// ranks, both sides compute the same ranges, in the same order.
+fn rows_between(
+    bounds: &[usize],
+    n: usize,
+    halo: usize,
+    from: usize,
+    to: usize,
+) -> Vec<Range<usize>> {
+    let owned = block_in(bounds, from);
+    halo_rows(n, halo, &block_in(bounds, to))
+        .iter()
+        .map(|want| meet(want, &owned))
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 impl<T: Stored, S: Shape> NuDist<T, S> {
     /// Refreshes every rank's halo rows from the ranks that own them. Collective. Only the
-    /// boundary rows move, between ranks and between each rank's device and host
-    /// (`nuda::stats()` counts exactly those bytes).
+    /// boundary rows move, between neighbouring ranks and between each rank's device and
+    /// host (`nuda::stats()` counts exactly those bytes; `nuda::dist::messages()` the
+    /// messages).
     pub fn exchange(&mut self) -> Result<()> {
-        let (dims, halo) = (self.dims(), self.halo());
-        let row = row_len(dims);
-        let first = self.held().start;
-        let (local, world, n, owned) = self.local_and_rows();
-        let (size, me) = (world.size(), world.rank());
-        let mut out = vec![Vec::new(); size];
-        for (q, o) in out.iter_mut().enumerate().filter(|(q, _)| *q != me) {
-            for want in halo_rows(n, halo, &block(n, size, q)) {
-                let part = meet(&want, &owned);
-                if part.is_empty() {
-                    continue;
-                }
+        self.exchange_start()?;
+        self.exchange_wait()
+    }
+
+    /// Starts the halo exchange and returns at once: the rows to send are read now, and the
+    /// halo rows arrive while the rank computes. The next `annot!(nudist; ..)` launch that
+    /// reads the array runs the rows that need no halo first, then completes the exchange,
+    /// then the rows next to the halo; [`exchange_wait`](Self::exchange_wait), and every
+    /// other call that needs the halo rows, complete it too. Collective, as `exchange`.
+    /// Results are the same, bit for bit, as with `exchange`.
+    pub fn exchange_start(&mut self) -> Result<()> {
+        self.exchange_wait()?;
+        let (n, halo, me) = (self.dims().extents()[0], self.halo(), self.world().rank());
+        let (row, first) = (row_len(self.dims()), self.held().start);
+        let bounds = self.bounds().to_vec();
+        let (mut sends, mut recvs, mut places) = (Vec::new(), Vec::new(), Vec::new());
+        for q in (0..self.world().size()).filter(|&q| q != me) {
+            let mut out = Vec::new();
+            for part in rows_between(&bounds, n, halo, me, q) {
                 let mut rows = crate::memory::zeros::<T>(part.len() * row)?;
-                local.read_range((part.start - first) * row, &mut rows)?;
-                o.extend_from_slice(&crate::element::bytes(&rows));
+                self.local()
+                    .read_range((part.start - first) * row, &mut rows)?;
+                out.extend_from_slice(&crate::element::bytes(&rows));
+            }
+            sends.push((q, out));
+            let parts = rows_between(&bounds, n, halo, q, me);
+            let len: usize = parts.iter().map(|p| p.len() * row * size_of::<T>()).sum();
+            recvs.push((q, len));
+            if len > 0 {
+                places.push(parts);
             }
         }
-        let got = world.comm().all_to_all(&out)?;
-        for (q, bytes) in got.iter().enumerate().filter(|(q, _)| *q != me) {
+        let flight = self.world().comm().post(sends, recvs);
+        *self.pending.get_mut() = Some(Pending { flight, places });
+        Ok(())
+    }
+
+    /// Completes the exchange [`exchange_start`](Self::exchange_start) began, if one is in
+    /// flight: its halo rows are written to the local array. Not collective: it waits for
+    /// the messages of this rank's neighbours only.
+    pub fn exchange_wait(&mut self) -> Result<()> {
+        self.exchange_settle()
+    }
+
+    /// `exchange_wait` through `&self`, for a launch's view: the local array must not be
+    /// borrowed.
+    pub(crate) fn exchange_settle(&self) -> Result<()> {
+        if self.pending.borrow().is_none() {
+            return Ok(());
+        }
+        let Ok(mut local) = self.cell().try_borrow_mut() else {
+            let why = "the local array is borrowed (a `local()` guard is alive); drop it first";
+            return Err(super::comm::dist_error("completing a halo exchange", why));
+        };
+        let Some(p) = self.pending.borrow_mut().take() else {
+            return Ok(());
+        };
+        let got = p.flight.wait()?;
+        let (row, first) = (row_len(self.dims()), self.held().start);
+        for (bytes, parts) in got.iter().zip(&p.places) {
             let rows = decode::<T>(bytes)?;
             let mut at = 0;
-            for want in halo_rows(n, halo, &owned) {
-                let part = meet(&want, &block(n, size, q));
-                if part.is_empty() {
-                    continue;
-                }
+            for part in parts {
                 let len = part.len() * row;
                 local.write_range((part.start - first) * row, &rows[at..at + len])?;
                 at += len;

@@ -14,6 +14,7 @@
 //! error on one rank reaches all of them and no rank waits for another that has given up.
 
 use super::array::NuDist;
+use super::phase::Phase;
 use super::World;
 use crate::element::{bytes, Stored};
 use crate::error::{Error, KernelFault, OutOfBounds, OutsideRows, Result};
@@ -33,13 +34,22 @@ struct Seen {
     owned: Range<usize>,
     held: Range<usize>,
     halo: usize,
+    bounds: Vec<usize>,
 }
 
-/// The state of one `nudist` launch on this rank.
+/// The state of one `nudist` launch on this rank (one phase of it, where it overlaps an
+/// exchange: `dist/phase.rs`).
 pub struct DistLaunch {
     at: &'static str,
     seen: RefCell<Vec<Seen>>,
     stopped: Cell<bool>,
+    phase: Option<Phase>,
+    /// The first error of an exchange completed as an array was recorded.
+    kept: RefCell<Option<Error>>,
+    /// When the launch began, and the step time then, for `Split::Measured`.
+    began: (std::time::Instant, std::time::Duration),
+    /// The outer loop's values this rank runs.
+    rows: Cell<f64>,
 }
 
 thread_local! {
@@ -61,10 +71,32 @@ const END: u8 = 2;
 impl DistLaunch {
     /// A launch at `at` (`file:line`).
     pub fn new(at: &'static str) -> Self {
+        Self::phased(at, None)
+    }
+
+    /// A launch at `at` that runs the rows of `phase` only.
+    pub(crate) fn phased(at: &'static str, phase: Option<Phase>) -> Self {
         DistLaunch {
             at,
             seen: RefCell::new(Vec::new()),
             stopped: Cell::new(false),
+            phase,
+            kept: RefCell::new(None),
+            began: (std::time::Instant::now(), step_time()),
+            rows: Cell::new(0.0),
+        }
+    }
+
+    /// Whether an array read now completes its exchange in flight: in every phase but the
+    /// first of an overlapping launch.
+    pub(crate) fn settles(&self) -> bool {
+        !matches!(self.phase, Some(Phase { index: 0, .. }))
+    }
+
+    /// Keeps the first error of completing an exchange; the launch returns it.
+    pub(crate) fn keep(&self, r: Result<()>) {
+        if let Err(e) = r {
+            self.kept.borrow_mut().get_or_insert(e);
         }
     }
 
@@ -83,12 +115,16 @@ impl DistLaunch {
             owned: a.rows(),
             held: a.held(),
             halo: a.halo(),
+            bounds: a.bounds().to_vec(),
         });
     }
 
     /// The world of the loop's distributed arrays, if it has any; an error if they are split
     /// differently (several worlds, or first dims that differ).
     fn world(&self) -> Result<Option<(World, Range<usize>)>> {
+        if let Some(e) = self.kept.borrow().as_ref() {
+            return Err(e.clone());
+        }
         let seen = self.seen.borrow();
         let Some(first) = seen.first() else {
             return Ok(None);
@@ -104,6 +140,12 @@ impl DistLaunch {
                 return Err(super::comm::dist_error(
                     &format!("annot!(nudist; ..) at {}", self.at),
                     format!("`{}` has {} rows and `{}` {}; the distributed arrays of one loop must be split alike: give them the same first dimension and world", first.name, first.rows, s.name, s.rows),
+                ));
+            }
+            if s.bounds != first.bounds {
+                return Err(super::comm::dist_error(
+                    &format!("annot!(nudist; ..) at {}", self.at),
+                    format!("`{}` and `{}` are split differently over the ranks (rows from {:?} and from {:?}); nothing ran; rebalance them with the same Split", first.name, s.name, &first.bounds[..first.bounds.len() - 1], &s.bounds[..s.bounds.len() - 1]),
                 ));
             }
         }
@@ -141,7 +183,11 @@ impl DistLaunch {
                 } else {
                     owned.start as i128
                 };
-                (lo, if last { i128::MAX } else { owned.end as i128 })
+                let hi = if last { i128::MAX } else { owned.end as i128 };
+                let (a, b) = self
+                    .phase
+                    .map_or((lo, hi), |p| p.window(owned.start, owned.end));
+                (lo.max(a), hi.min(b))
             }
         };
         let (s, e) = (start.to_i128(), end.to_i128() + i128::from(inclusive));
@@ -155,6 +201,7 @@ impl DistLaunch {
         if from >= to {
             return Ok((I::from_i128(1), I::from_i128(0)));
         }
+        self.rows.set(((to - from + step - 1) / step) as f64);
         Ok((I::from_i128(from), I::from_i128(to - 1)))
     }
 
@@ -232,6 +279,12 @@ impl DistLaunch {
     /// This launch's error on this rank, with where the rank is and, for an index into a
     /// distributed array, the global index and dims.
     pub fn finish(&self, done: Result<()>) -> Result<()> {
+        if let (Ok(()), Ok(Some((world, _)))) = (&done, self.world()) {
+            let (began, steps) = self.began;
+            let waited = step_time().saturating_sub(steps);
+            let secs = began.elapsed().saturating_sub(waited).as_secs_f64();
+            world.meter().record(self.rows.get(), secs);
+        }
         match done {
             Ok(()) => Ok(()),
             Err(e) => Err(self.described(e)),

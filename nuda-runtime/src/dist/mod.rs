@@ -17,11 +17,18 @@ mod array;
 mod comm;
 mod halo;
 pub mod launch;
+mod p2p;
+pub(crate) mod phase;
+mod rebalance;
+mod split;
 #[cfg(test)]
 mod test;
 
 pub use array::{DistMut, DistRef, NuDist, NuDist1, NuDist2, NuDist3};
 pub use launch::step_time;
+pub use p2p::{messages, Messages};
+pub use phase::overlaps;
+pub use split::Split;
 
 use crate::device::{devices, set_device};
 use crate::error::Result;
@@ -38,6 +45,8 @@ pub struct World {
 
 struct Inner {
     comm: Comm,
+    /// This rank's compute since the last measured rebalance (`Split::Measured`).
+    meter: split::Meter,
     // Dropped after `comm`: MPI_Finalize runs once its communicators are gone.
     _keep: Keep,
 }
@@ -68,7 +77,11 @@ pub fn init() -> Result<World> {
     }
     let (comm, keep) = comm::start()?;
     let world = World {
-        inner: Rc::new(Inner { comm, _keep: keep }),
+        inner: Rc::new(Inner {
+            comm,
+            meter: split::Meter::default(),
+            _keep: keep,
+        }),
     };
     LIVE.with(|l| *l.borrow_mut() = Rc::downgrade(&world.inner));
     pick_device(world.inner.comm.node_rank());
@@ -133,6 +146,10 @@ impl World {
 
     pub(crate) fn comm(&self) -> &Comm {
         &self.inner.comm
+    }
+
+    pub(crate) fn meter(&self) -> &split::Meter {
+        &self.inner.meter
     }
 
     /// Whether two handles are the same world.

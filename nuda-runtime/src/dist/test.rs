@@ -46,7 +46,7 @@ fn one_rank_holds_everything_and_clips_nothing() -> crate::error::Result<()> {
 }
 
 /// One world per test process: MPI starts once.
-fn init_once() -> World {
+pub(crate) fn init_once() -> World {
     thread_local!(static W: World = init().expect("a one-rank world"));
     W.with(Clone::clone)
 }

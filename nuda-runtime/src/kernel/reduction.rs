@@ -34,6 +34,12 @@ pub trait Reduce: Copy + Send + Sync + 'static {
     fn to_dev(self) -> Self::Dev;
     /// A kernel's value back.
     fn from_dev(d: Self::Dev) -> Self;
+    /// Whether combining with `op` gives the same bits however the values are grouped
+    /// (wrapping integers and flags: always; floats: `min` and `max` only).
+    fn regroups_exactly(op: RedOp) -> bool {
+        let _ = op;
+        true
+    }
 }
 
 macro_rules! reduce_int {
@@ -99,6 +105,9 @@ macro_rules! reduce_float {
             }
             fn from_dev(d: $t) -> $t {
                 d
+            }
+            fn regroups_exactly(op: RedOp) -> bool {
+                matches!(op, RedOp::Min | RedOp::Max)
             }
         }
     )*};

@@ -14,6 +14,7 @@ mod template;
 /// What `annot!(nudist; ..)` generates calls to.
 pub mod dist {
     pub use crate::dist::launch::{any, fold, DistLaunch, Payload};
+    pub use crate::dist::phase::{exact, Plan};
     pub use crate::dist::{DistMut, DistRef};
 }
 

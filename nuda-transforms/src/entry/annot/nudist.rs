@@ -10,11 +10,12 @@
 //! so the launch's own bounds check reports it; `DistLaunch::finish` makes it global again.
 
 use super::rows::{base_ident, range_tokens, split_semi, Rebase};
-use crate::base::paths::NUDA;
+use crate::base::paths::{KERNEL, NUDA, PRIVATE};
+use crate::entry::nuwork::DistTraits;
 use crate::syntax::annot::{AnnotInput, NUDIST};
 use crate::syntax::nfor::{NforSyntax, RangeSyntax};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::VisitMut;
 use syn::Ident;
@@ -36,8 +37,9 @@ pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
     let mut found = Found::default();
     let inner = rewrite_nest(&inner, &mut found)?;
     let written = super::nudevs::written_by(&syn::parse_quote!(nuwork!(#head; #inner)));
-    let expansion = crate::entry::nuwork::expand_dist(quote!(#head; #inner))?;
-    Ok(assemble(&found, &written, expansion, nest.span()))
+    let (expansion, traits) = crate::entry::nuwork::expand_dist(quote!(#head; #inner))?;
+    let plan = plan(&found, &written, &traits);
+    Ok(assemble(&found, &written, expansion, plan, nest.span()))
 }
 
 /// What the rewrite found: the outer range, the arrays indexed from outside the body, and
@@ -47,10 +49,40 @@ struct Found {
     range: Option<RangeSyntax>,
     arrays: Vec<Ident>,
     strays: std::collections::HashMap<String, String>,
+    reach: std::collections::HashMap<String, Option<usize>>,
 }
 
-/// The launch: the views of the arrays, the clipped range, the `nuwork!`, the error's rank.
-fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span) -> TokenStream {
+/// The launch's phase plan (`dist/phase.rs` in the runtime): whether its reductions regroup
+/// exactly, and per array it only reads, whether an exchange is in flight and its reach.
+fn plan(found: &Found, written: &[Ident], traits: &DistTraits) -> TokenStream {
+    let exact = traits.reductions.iter().map(|(name, op)| {
+        let kernel_at = KERNEL.at(name.span());
+        quote!(&& #PRIVATE::dist::exact(#op, &#kernel_at::reduction_var(#name)))
+    });
+    let ordered = traits.ordered;
+    let reads = found
+        .arrays
+        .iter()
+        .filter(|a| !written.contains(a))
+        .map(|a| {
+            let reach = match found.reach.get(&a.to_string()).copied().flatten() {
+                Some(c) => quote!(::core::option::Option::Some(#c)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!((#a.__nuda_dist_pending(), #reach))
+        });
+    quote!(#PRIVATE::dist::Plan::new(!#ordered #(#exact)*, &[#(#reads),*]))
+}
+
+/// The launch: per phase, the views of the arrays, the clipped range, the `nuwork!`, the
+/// error's rank.
+fn assemble(
+    found: &Found,
+    written: &[Ident],
+    expansion: TokenStream,
+    plan: TokenStream,
+    span: Span,
+) -> TokenStream {
     let views = found.arrays.iter().map(|a| {
         let (base, text) = (base_ident(a), a.to_string());
         match written.contains(a) {
@@ -62,7 +94,8 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
                 quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_mut(&__nudist, #text, #stray);)
             }
             false => {
-                quote_spanned!(a.span()=> let (#a, #base) = #a.__nuda_dist_ref(&__nudist, #text);)
+                let view = format_ident!("__nudist_view_{}", a);
+                quote_spanned!(a.span()=> let (#view, #base) = #a.__nuda_dist_ref(&__nudist, #text); let #a = &*#view;)
             }
         }
     });
@@ -75,15 +108,20 @@ fn assemble(found: &Found, written: &[Ident], expansion: TokenStream, span: Span
         };
         quote_spanned!(r.span=> let (__nudist_lo, __nudist_hi) = __nudist.clip(#start, #end, #incl, #step)?;)
     });
+    // Phases after the first run the same nest over other rows (`dist/phase.rs`).
     quote_spanned! {span=>
         (|| -> #NUDA::Result<()> {
             #[allow(unused_imports)]
             use #NUDA::__private::dist::{DistMut as _, DistRef as _};
-            let __nudist = #NUDA::__private::dist::DistLaunch::new(concat!(file!(), ":", line!()));
-            #(#views)*
-            #clip
-            let __nudist_done: #NUDA::Result<()> = #expansion;
-            __nudist.finish(__nudist_done)
+            let __nudist_plan = #plan;
+            for __nudist_phase in 0..__nudist_plan.phases() {
+                let __nudist = __nudist_plan.launch(concat!(file!(), ":", line!()), __nudist_phase);
+                #(#views)*
+                #clip
+                let __nudist_done: #NUDA::Result<()> = #expansion;
+                __nudist.finish(__nudist_done)?;
+            }
+            ::core::result::Result::Ok(())
         })()
     }
 }
@@ -143,6 +181,7 @@ fn rewrite_nest(m: &syn::Macro, found: &mut Found) -> syn::Result<TokenStream> {
     rebase.visit_block_mut(&mut n.body);
     found.arrays = rebase.arrays;
     found.strays = rebase.strays;
+    found.reach = rebase.reach;
     found.range = Some(outer);
     let (vars, body) = (&n.vars, &n.body);
     Ok(match &vars[..] {

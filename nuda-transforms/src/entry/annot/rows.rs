@@ -118,6 +118,9 @@ pub(super) struct Rebase {
     pub arrays: Vec<Ident>,
     /// Per array, the first write whose first index is not `outer`.
     pub strays: HashMap<String, String>,
+    /// Per array, how far from the outer variable's row its indices reach: `c` of
+    /// `a[i + c]` and `a[i - c]` at most, or `None` where a first index has another form.
+    pub reach: HashMap<String, Option<usize>>,
 }
 
 impl Rebase {
@@ -132,6 +135,7 @@ impl Rebase {
             outer,
             arrays: Vec::new(),
             strays: HashMap::new(),
+            reach: HashMap::new(),
         }
     }
 
@@ -178,10 +182,37 @@ impl Rebase {
         };
         let span = first.span();
         let old = first.clone();
+        let c = self.outer.as_deref().and_then(|o| offset(&old, o));
+        let r = self.reach.entry(array.to_string()).or_insert(Some(0));
+        *r = r.zip(c).map(|(r, c)| r.max(c));
         *first = syn::parse_quote_spanned!(span=> ((#old) - #base));
         if !self.arrays.contains(array) {
             self.arrays.push(array.clone());
         }
+    }
+}
+
+/// `c` where `e` is `outer`, `outer + c`, `c + outer` or `outer - c` with a literal `c`.
+fn offset(e: &syn::Expr, outer: &str) -> Option<usize> {
+    let literal = |e: &syn::Expr| match e {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(n),
+            ..
+        }) => n.base10_parse().ok(),
+        _ => None,
+    };
+    match e {
+        syn::Expr::Paren(p) => offset(&p.expr, outer),
+        syn::Expr::Path(_) => (first_ident(e).as_deref() == Some(outer)).then_some(0),
+        syn::Expr::Binary(b) => {
+            let var = |e: &syn::Expr| offset(e, outer) == Some(0);
+            match b.op {
+                syn::BinOp::Add(_) | syn::BinOp::Sub(_) if var(&b.left) => literal(&b.right),
+                syn::BinOp::Add(_) if var(&b.right) => literal(&b.left),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

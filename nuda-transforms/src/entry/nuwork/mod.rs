@@ -166,9 +166,21 @@ pub fn expand(input: TokenStream) -> syn::Result<TokenStream> {
     Ok(expand_one(&input)?.0)
 }
 
+/// What `annot!(nudist; ..)` needs of its `nuwork!` to split the rows into phases
+/// (`dist/phase.rs` in the runtime): whether the result depends on the rows' order through
+/// a scan or a push, and each reduction variable with its operator, whose type decides at
+/// run time whether it regroups exactly.
+#[derive(Default)]
+pub struct DistTraits {
+    /// A scan or a push: the rows must run in one launch, in order.
+    pub ordered: bool,
+    /// The reduction variables (not the flag idiom's), with their operators' tokens.
+    pub reductions: Vec<(syn::Ident, TokenStream)>,
+}
+
 /// Expands the `nuwork!` of `annot!(nudist; ..)`: the same launch, whose reductions, scans
 /// and flags combine over the ranks, and which ends in the ranks' collective check.
-pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
+pub fn expand_dist(input: TokenStream) -> syn::Result<(TokenStream, DistTraits)> {
     let input: NuworkInput = syn::parse2(input)?;
     if tune::Tuned::of(&input)?.is_some() {
         let msg = "annot!: nudist with tune(..) is not supported yet: each rank would choose its own variant; tune the nuwork! on one rank first and write the chosen chain";
@@ -178,9 +190,22 @@ pub fn expand_dist(input: TokenStream) -> syn::Result<TokenStream> {
     let parts = build(&cx, &input, true);
     cx.check()?;
     let Some(p) = parts else {
-        return Ok(quote!(::core::result::Result::<(), #NUDA::Error>::Ok(())));
+        let ok = quote!(::core::result::Result::<(), #NUDA::Error>::Ok(()));
+        return Ok((ok, DistTraits::default()));
     };
-    Ok(glue::glue(&input, &p))
+    let reds = &p.analysis.reductions;
+    // The flag idiom's variables live inside the expansion, and are flags: exact.
+    let flag = |r: &&crate::checks::reduce::Reduction| p.flags.iter().any(|f| f.flag == r.name);
+    let ordered = !p.pushes.is_empty() || reds.iter().any(|r| r.scan.is_some());
+    // An ordered launch runs whole whatever its reductions (push counters among them).
+    let reductions = (reds.iter().filter(|r| !ordered && !flag(r)))
+        .map(|r| (r.name.clone(), crate::checks::reduce::red_op_tokens(r.op)))
+        .collect();
+    let traits = DistTraits {
+        ordered,
+        reductions,
+    };
+    Ok((glue::glue(&input, &p), traits))
 }
 
 /// One expansion, and the arrays it writes (for tuning); an error if it has reduction
