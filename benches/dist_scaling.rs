@@ -1,12 +1,16 @@
-//! Strong and weak scaling of the heat stencil (`examples/heat`) over 1, 2 and 4 MPI ranks,
-//! each step's time split into compute, halo exchange and reduction (issue 30).
+//! Strong and weak scaling of the heat stencil (`examples/heat`) over 1, 2 and 4 MPI ranks
+//! (or `--ranks 1,2,4,8`), each step's time split into compute, halo exchange and reduction
+//! (issues 30 and 53), with the halo exchange overlapped (`exchange_start`) and blocking
+//! (`exchange`), one after the other at each rank count.
 //!
 //! `cargo bench --features mpi --bench dist_scaling` starts itself under `mpirun` once per
-//! rank count (as root it adds `--allow-run-as-root`; always `--oversubscribe`, as a laptop
-//! has fewer cores than ranks). Options after `--`: `--engine native`, `--n 1024`,
-//! `--steps 20`, `--json FILE`. Each row is the slowest rank's time per step (after two
-//! warm-up steps, which build the program); "efficiency" is the 1-rank step time over this
-//! row's (strong) or the 1-rank time at the same rows per rank over this row's (weak).
+//! rank count and mode (as root it adds `--allow-run-as-root`; always `--oversubscribe`, as a
+//! laptop has fewer cores than ranks). Options after `--`: `--engine native`, `--n 1024`,
+//! `--steps 20`, `--ranks 1,2,4`, `--json FILE`. On the native engine each rank gets the
+//! machine's cores over the ranks as its threads (`RAYON_NUM_THREADS`), at least one. Each
+//! row is the slowest rank's time per step (after two warm-up steps, which build the
+//! program); "efficiency" is the 1-rank step time over this row's (strong) or the 1-rank
+//! time at the same rows per rank over this row's (weak), within a mode.
 
 #[path = "../examples/heat/step.rs"]
 mod step;
@@ -18,6 +22,7 @@ use std::process::Command;
 #[derive(Debug, Clone, Copy, Default)]
 struct Row {
     ranks: usize,
+    overlap: bool,
     n: usize,
     m: usize,
     total: f64,
@@ -39,20 +44,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: usize = opt("--n").map_or(Ok(1024), |s| s.parse())?;
     let steps: usize = opt("--steps").map_or(Ok(20), |s| s.parse())?;
     if let Some(rows) = opt("--child") {
-        return child(rows.parse()?, n, steps);
+        return child(
+            rows.parse()?,
+            n,
+            steps,
+            !args.iter().any(|a| a == "--blocking"),
+        );
     }
     if !cfg!(feature = "mpi") {
         println!("dist_scaling: built without `--features mpi`, so one rank only");
-        let row = measure(&nuda::dist::init()?, n, n, steps)?;
+        let row = measure(&nuda::dist::init()?, n, n, steps, true)?;
         print_rows("one rank", &[row], false);
         return Ok(());
     }
     let engine = opt("--engine");
-    let mut strong = Vec::new();
-    let mut weak = Vec::new();
-    for ranks in [1, 2, 4] {
-        strong.push(spawn(ranks, n, n, steps, engine.as_deref())?);
-        weak.push(spawn(ranks, n / 2 * ranks, n, steps, engine.as_deref())?);
+    let ranks: Vec<usize> = opt("--ranks")
+        .unwrap_or_else(|| "1,2,4".into())
+        .split(',')
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    let (mut strong, mut weak) = (Vec::new(), Vec::new());
+    for &r in &ranks {
+        for overlap in [true, false] {
+            let e = engine.as_deref();
+            strong.push(spawn(r, n, n, steps, e, overlap)?);
+            weak.push(spawn(r, n / 2 * r, n, steps, e, overlap)?);
+        }
     }
     let device = current_device()?.label();
     println!(
@@ -91,10 +108,14 @@ fn spawn(
     m: usize,
     steps: usize,
     engine: Option<&str>,
+    overlap: bool,
 ) -> Result<Row, Box<dyn std::error::Error>> {
     let mut cmd = mpirun(ranks, engine)?;
     let sizes = [n.to_string(), m.to_string(), steps.to_string()];
     cmd.args(["--child", &sizes[0], "--n", &sizes[1], "--steps", &sizes[2]]);
+    if !overlap {
+        cmd.arg("--blocking");
+    }
     let out = cmd.output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text
@@ -113,6 +134,7 @@ fn spawn(
     };
     Ok(Row {
         ranks,
+        overlap,
         n,
         m,
         total,
@@ -135,6 +157,14 @@ fn mpirun(ranks: usize, engine: Option<&str>) -> std::io::Result<Command> {
     if let Some(e) = engine {
         cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
     }
+    // The native engine's threads share the machine's cores among the ranks.
+    if engine == Some("native") {
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        cmd.args([
+            "-x",
+            &format!("RAYON_NUM_THREADS={}", (cores / ranks).max(1)),
+        ]);
+    }
     cmd.args(["-np", &ranks.to_string()])
         .arg(std::env::current_exe()?);
     Ok(cmd)
@@ -145,9 +175,14 @@ extern "C" {
 }
 
 /// Under `mpirun`: the stencil on an `n` x `m` grid, rank 0 printing the slowest rank's row.
-fn child(n: usize, m: usize, steps: usize) -> Result<(), Box<dyn std::error::Error>> {
+fn child(
+    n: usize,
+    m: usize,
+    steps: usize,
+    overlap: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     let world = nuda::dist::init()?;
-    let row = measure(&world, n, m, steps)?;
+    let row = measure(&world, n, m, steps, overlap)?;
     if world.rank() == 0 {
         println!(
             "dist_scaling row: {} {} {} {}",
@@ -158,18 +193,24 @@ fn child(n: usize, m: usize, steps: usize) -> Result<(), Box<dyn std::error::Err
 }
 
 /// Steps of the stencil; each figure the largest over the ranks, per step, in ms.
-fn measure(world: &nuda::dist::World, n: usize, m: usize, steps: usize) -> nuda::Result<Row> {
+fn measure(
+    world: &nuda::dist::World,
+    n: usize,
+    m: usize,
+    steps: usize,
+    overlap: bool,
+) -> nuda::Result<Row> {
     let mut u = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| step::init(i, j))?;
     let mut v = NuDist2::<f32>::from_fn(world, (n, m), 1, |(i, j)| step::init(i, j))?;
     let mut t = step::Times::default();
     for _ in 0..WARMUP {
-        step::step(&mut u, &mut v, &mut t)?;
+        step::step_with(&mut u, &mut v, &mut t, overlap)?;
         std::mem::swap(&mut u, &mut v);
     }
     world.barrier();
     let (mut t, began) = (step::Times::default(), std::time::Instant::now());
     for _ in 0..steps {
-        step::step(&mut u, &mut v, &mut t)?;
+        step::step_with(&mut u, &mut v, &mut t, overlap)?;
         std::mem::swap(&mut u, &mut v);
     }
     world.barrier();
@@ -184,6 +225,7 @@ fn measure(world: &nuda::dist::World, n: usize, m: usize, steps: usize) -> nuda:
     let max = |k: usize| all.chunks(4).map(|c| c[k]).fold(0f64, f64::max) * 1e3 / steps as f64;
     Ok(Row {
         ranks: world.size(),
+        overlap,
         n,
         m,
         total: max(0),
@@ -195,12 +237,16 @@ fn measure(world: &nuda::dist::World, n: usize, m: usize, steps: usize) -> nuda:
 
 fn print_rows(title: &str, rows: &[Row], weak: bool) {
     println!("\n{title}");
-    println!("| ranks | grid | ms/step | compute | halo | reduction | efficiency |");
-    println!("|---|---|---|---|---|---|---|");
-    let one = rows.first().map_or(1.0, |r| r.total);
+    println!("| ranks | exchange | grid | ms/step | compute | halo | reduction | efficiency |");
+    println!("|---|---|---|---|---|---|---|---|");
     for r in rows {
+        let one = rows
+            .iter()
+            .find(|o| o.ranks == 1 && o.overlap == r.overlap)
+            .map_or(1.0, |o| o.total);
+        let mode = if r.overlap { "overlapped" } else { "blocking" };
         println!(
-            "| {} | {} x {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {mode} | {} x {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
             r.ranks,
             r.n,
             r.m,
@@ -224,7 +270,7 @@ fn efficiency(r: &Row, one: f64, weak: bool) -> f64 {
 
 fn json(mode: &str, r: &Row) -> String {
     format!(
-        "  {{\"mode\": \"{mode}\", \"ranks\": {}, \"n\": {}, \"m\": {}, \"ms_per_step\": {:.4}, \"compute\": {:.4}, \"halo\": {:.4}, \"reduction\": {:.4}}}",
-        r.ranks, r.n, r.m, r.total, r.compute, r.halo, r.reduce
+        "  {{\"mode\": \"{mode}\", \"ranks\": {}, \"overlap\": {}, \"n\": {}, \"m\": {}, \"ms_per_step\": {:.4}, \"compute\": {:.4}, \"halo\": {:.4}, \"reduction\": {:.4}}}",
+        r.ranks, r.overlap, r.n, r.m, r.total, r.compute, r.halo, r.reduce
     )
 }

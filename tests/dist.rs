@@ -19,6 +19,15 @@ fn main() {
         Ok(w) => w,
         Err(e) => fail(&format!("dist::init: {e}")),
     };
+    if let Some(dead) = std::env::var("NUDA_DIST_TEST_KILL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        if let Err(e) = dist_scale::a_dead_rank(&world, dead) {
+            fail(&format!("rank {}: beside a dead rank: {e}", world.rank()));
+        }
+        return;
+    }
     let cases: &[(&str, Case)] = &[
         ("map_1d", map_1d),
         ("heat_2d", heat_2d),

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 pub struct Times {
     /// The stencil's launch, less its collective step.
     pub compute: Duration,
-    /// `exchange()`: the boundary rows, between ranks and between device and host.
+    /// The halo exchange: `exchange()` whole, or, overlapped, `exchange_start()` (reading
+    /// the boundary rows and posting the messages; the rest completes inside the launch,
+    /// after the rows that need no halo, and counts as compute).
     pub halo: Duration,
     /// The launch's collective step: the largest change combined over the ranks, and the
     /// wait for the slowest rank.
@@ -26,10 +28,20 @@ pub fn init(i: usize, j: usize) -> f32 {
     }
 }
 
-/// One step from `u` into `v` (the edges stay as they are); the largest change.
-pub fn step(u: &mut NuDist2<f32>, v: &mut NuDist2<f32>, t: &mut Times) -> nuda::Result<f32> {
+/// One step from `u` into `v` (the edges stay as they are), its halo exchange overlapped
+/// with the rows that need none (`exchange_start`) or not (`exchange`): the same bits
+/// either way; the largest change.
+pub fn step_with(
+    u: &mut NuDist2<f32>,
+    v: &mut NuDist2<f32>,
+    t: &mut Times,
+    overlap: bool,
+) -> nuda::Result<f32> {
     let began = Instant::now();
-    u.exchange()?;
+    match overlap {
+        true => u.exchange_start()?,
+        false => u.exchange()?,
+    }
     t.halo += began.elapsed();
     let (n, m) = u.dims();
     let (steps_before, began) = (nuda::dist::step_time(), Instant::now());

@@ -241,3 +241,28 @@ pub fn measured_and_mismatched_splits(world: &World, d: &mut Digest) -> nuda::Re
     d.add(a.bounds().iter().map(|&x| x as u64));
     Ok(())
 }
+
+extern "C" {
+    fn getpid() -> i32;
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+/// `NUDA_DIST_TEST_KILL=<rank>`: that rank kills itself (SIGKILL) before a halo exchange and
+/// a launch that need it; the others must not wait for ever. `scripts/dist-test` checks
+/// that `mpirun` ends with an error well inside its time limit.
+pub fn a_dead_rank(world: &World, dead: usize) -> nuda::Result<()> {
+    let n = 8 * world.size();
+    let mut u = NuDist1::<f32>::from_fn(world, n, 1, |i| i as f32)?;
+    let mut v = NuDist1::<f32>::new(world, n, 1)?;
+    if world.rank() == dead {
+        // SAFETY: getpid and kill have no preconditions; SIGKILL (9) ends this process.
+        unsafe { kill(getpid(), 9) };
+    }
+    u.exchange_start()?;
+    let r = annot!(nudist; nuwork!(8; nfor!(i in 1 <> n - 2 { v[i] = u[i - 1] + u[i + 1]; })));
+    eprintln!(
+        "\nrank {}: the launch beside a dead rank returned {r:?}",
+        world.rank()
+    );
+    r
+}

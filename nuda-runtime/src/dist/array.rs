@@ -378,7 +378,7 @@ impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
     ) -> (Self::View<'a>, usize) {
         launch.record(name, self, None);
         if launch.settles() {
-            launch.keep(self.exchange_settle());
+            launch.settle(|| self.exchange_settle());
         }
         (self.local.borrow(), self.held.start)
     }
@@ -397,7 +397,7 @@ impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
         stray: Option<&'static str>,
     ) -> (&mut NuArray<T, S>, usize) {
         launch.record(name, self, stray);
-        launch.keep(self.exchange_settle());
+        launch.settle(|| self.exchange_settle());
         (self.local.get_mut(), self.held.start)
     }
 }

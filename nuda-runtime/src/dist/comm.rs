@@ -118,9 +118,11 @@ pub(crate) struct Keep;
 #[cfg(feature = "mpi")]
 mod mpi_impl {
     use super::{dist_error, Comm, Keep};
+    use crate::dist::held::{complete_or, Deadline, Held};
     use crate::error::Result;
     use mpi::collective::CommunicatorCollectives;
     use mpi::datatype::{Partition, PartitionMut};
+    use mpi::request::StaticScope;
     use mpi::topology::{Communicator, SimpleCommunicator};
     use mpi::Count;
 
@@ -172,20 +174,44 @@ mod mpi_impl {
             .collect()
     }
 
+    /// MPI_Iallgather of the lengths, then MPI_Iallgatherv, each polled within the deadline
+    /// (`dist/held.rs`): a dead rank is an `Err`, not a hang.
     pub fn all_gather(world: &SimpleCommunicator, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
-        let n = count(mine.len(), "gathering from every rank")?;
-        let mut counts = vec![0 as Count; world.size() as usize];
-        world.all_gather_into(&n, &mut counts[..]);
+        let during = "gathering from every rank";
+        let deadline = Deadline::new();
+        let n = count(mine.len(), during)?;
+        let (one, counts) = (
+            Held::new(vec![n].into_boxed_slice()),
+            Held::new(vec![0 as Count; world.size() as usize].into_boxed_slice()),
+        );
+        // SAFETY: each buffer is lent to this request only, and read once it completes.
+        let r = world.immediate_all_gather_into(StaticScope, unsafe { &*one.lend() }, unsafe {
+            counts.lend()
+        });
+        complete_or(r, &deadline, during, "a rank")?;
+        (one.done(), counts.done());
+        // SAFETY: the gather is complete.
+        let counts: Vec<Count> = unsafe { counts.read() }.to_vec();
         let total: usize = counts.iter().map(|&c| c as usize).sum();
-        count(total, "gathering from every rank")?;
-        // One byte at least: MPI refuses the dangling pointer of an empty buffer.
-        let mut buf = vec![0u8; total.max(1)];
-        let d = displs(&counts);
-        let mut recv = PartitionMut::new(&mut buf[..], &counts[..], &d[..]);
-        let one = [0u8; 1];
-        let send: &[u8] = if mine.is_empty() { &one[..0] } else { mine };
-        world.all_gather_varcount_into(send, &mut recv);
-        Ok(parts(&buf, &counts))
+        count(total, during)?;
+        // One byte at least in each buffer: MPI refuses an empty buffer's dangling pointer.
+        let send = Held::new([mine, &[0]].concat().into_boxed_slice());
+        let buf = Held::new(vec![0u8; total.max(1)].into_boxed_slice());
+        let (c, d) = (
+            Held::new(counts.clone().into_boxed_slice()),
+            Held::new(displs(&counts).into_boxed_slice()),
+        );
+        // SAFETY: as above; the partition is lent whole to the one request.
+        let part = Held::new(Box::new(unsafe {
+            PartitionMut::new(buf.lend(), &*c.lend(), &*d.lend())
+        }));
+        // SAFETY: as above.
+        let (s, p) = unsafe { (&send.lend()[..mine.len()], part.lend()) };
+        let r = world.immediate_all_gather_varcount_into(StaticScope, s, p);
+        complete_or(r, &deadline, during, "a rank")?;
+        (send.done(), buf.done(), c.done(), d.done(), part.done());
+        // SAFETY: the gather is complete.
+        Ok(parts(unsafe { buf.read() }, &counts))
     }
 
     pub fn all_to_all(world: &SimpleCommunicator, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {

@@ -14,7 +14,7 @@
 //! error on one rank reaches all of them and no rank waits for another that has given up.
 
 use super::array::NuDist;
-use super::phase::Phase;
+use super::phase::{Phase, LAST};
 use super::World;
 use crate::element::{bytes, Stored};
 use crate::error::{Error, KernelFault, OutOfBounds, OutsideRows, Result};
@@ -50,6 +50,8 @@ pub struct DistLaunch {
     began: (std::time::Instant, std::time::Duration),
     /// The outer loop's values this rank runs.
     rows: Cell<f64>,
+    /// Time spent completing exchanges (waiting for neighbours).
+    waited: Cell<std::time::Duration>,
 }
 
 thread_local! {
@@ -84,6 +86,7 @@ impl DistLaunch {
             kept: RefCell::new(None),
             began: (std::time::Instant::now(), step_time()),
             rows: Cell::new(0.0),
+            waited: Cell::new(std::time::Duration::ZERO),
         }
     }
 
@@ -93,11 +96,14 @@ impl DistLaunch {
         !matches!(self.phase, Some(Phase { index: 0, .. }))
     }
 
-    /// Keeps the first error of completing an exchange; the launch returns it.
-    pub(crate) fn keep(&self, r: Result<()>) {
-        if let Err(e) = r {
+    /// Completes an exchange through `settle`, keeping its first error for the launch's end
+    /// step (so that every rank still reaches it) and its wait out of the measured compute.
+    pub(crate) fn settle(&self, settle: impl FnOnce() -> Result<()>) {
+        let began = std::time::Instant::now();
+        if let Err(e) = settle() {
             self.kept.borrow_mut().get_or_insert(e);
         }
+        self.waited.set(self.waited.get() + began.elapsed());
     }
 
     /// Records a distributed array the loop indexes, and its stray write if it has one.
@@ -122,9 +128,6 @@ impl DistLaunch {
     /// The world of the loop's distributed arrays, if it has any; an error if they are split
     /// differently (several worlds, or first dims that differ).
     fn world(&self) -> Result<Option<(World, Range<usize>)>> {
-        if let Some(e) = self.kept.borrow().as_ref() {
-            return Err(e.clone());
-        }
         let seen = self.seen.borrow();
         let Some(first) = seen.first() else {
             return Ok(None);
@@ -184,9 +187,11 @@ impl DistLaunch {
                     owned.start as i128
                 };
                 let hi = if last { i128::MAX } else { owned.end as i128 };
-                let (a, b) = self
+                let window = self
                     .phase
-                    .map_or((lo, hi), |p| p.window(owned.start, owned.end));
+                    .as_ref()
+                    .map(|p| p.window(owned.start, owned.end));
+                let (a, b) = window.unwrap_or((lo, hi));
                 (lo.max(a), hi.min(b))
             }
         };
@@ -271,9 +276,27 @@ impl DistLaunch {
     pub fn end(&self, done: Result<()>, payload: Payload) -> Result<Vec<Payload>> {
         // Described before it is sent: the other ranks report this rank's words, with the
         // global index and what this rank holds.
-        let done = done.map_err(|e| self.described(e));
-        let all = self.step(END, done.map(|()| payload.0))?;
-        Ok(all.into_iter().map(Payload).collect())
+        let kept = self.kept.borrow_mut().take().map_or(Ok(()), Err);
+        let done = done.and(kept).map_err(|e| self.described(e));
+        let mine = done.map(|()| payload.0);
+        let Some(phase) = &self.phase else {
+            let all = self.step(END, mine)?;
+            return Ok(all.into_iter().map(Payload).collect());
+        };
+        // The first phases meet no other rank: the last one sends what they kept.
+        if phase.index < LAST {
+            phase.carry.defer(mine);
+            return Ok(Vec::new());
+        }
+        let (mine, parts) = match phase.carry.gather(mine) {
+            Ok((p, k)) => (Ok(p), k),
+            Err(e) => (Err(e), 1),
+        };
+        let all = self.step(END, mine)?;
+        let chunk = |p: &Vec<u8>| p.len() / parts;
+        Ok((all.iter())
+            .flat_map(|p| p.chunks(chunk(p).max(1)).map(|c| Payload(c.to_vec())))
+            .collect())
     }
 
     /// This launch's error on this rank, with where the rank is and, for an index into a
@@ -281,7 +304,7 @@ impl DistLaunch {
     pub fn finish(&self, done: Result<()>) -> Result<()> {
         if let (Ok(()), Ok(Some((world, _)))) = (&done, self.world()) {
             let (began, steps) = self.began;
-            let waited = step_time().saturating_sub(steps);
+            let waited = step_time().saturating_sub(steps) + self.waited.get();
             let secs = began.elapsed().saturating_sub(waited).as_secs_f64();
             world.meter().record(self.rows.get(), secs);
         }

@@ -16,6 +16,8 @@ mod agree;
 mod array;
 mod comm;
 mod halo;
+#[cfg(feature = "mpi")]
+mod held;
 pub mod launch;
 mod p2p;
 pub(crate) mod phase;

@@ -2,14 +2,12 @@
 //! non-blocking sends and receives to and from the neighbours only (MPI_Isend/MPI_Irecv
 //! through the `mpi` crate), posted by `exchange_start` and completed later. Both sides know
 //! every message's length from the split, so no length travels. Waiting polls with a
-//! deadline: a neighbour that never sends (it died, and Open MPI did not end the job) is an
-//! `Err`, not a hang.
+//! deadline (`dist/held.rs`): a neighbour that never sends (it died, and Open MPI did not end
+//! the job) is an `Err`, not a hang.
 
 use super::comm::Comm;
 use crate::error::Result;
 use std::cell::RefCell;
-#[cfg(feature = "mpi")]
-use std::time::{Duration, Instant};
 
 /// What this thread's halo exchanges have sent and received, for tests and reports: an
 /// exchange talks only to the ranks whose rows meet its halo rows.
@@ -47,17 +45,6 @@ fn count(sends: &[(usize, Vec<u8>)], recvs: &[(usize, usize)]) {
     });
 }
 
-/// How long a wait for a neighbour may take: `NUDA_DIST_TIMEOUT` seconds (0: for ever),
-/// 300 by default.
-#[cfg(feature = "mpi")]
-fn patience() -> Option<Duration> {
-    let secs = std::env::var("NUDA_DIST_TIMEOUT")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(300);
-    (secs > 0).then(|| Duration::from_secs(secs))
-}
-
 /// Messages posted and not yet complete; dropping it waits for them.
 pub(crate) struct Flight {
     #[cfg(feature = "mpi")]
@@ -90,7 +77,7 @@ impl Flight {
     pub fn wait(mut self) -> Result<Vec<Vec<u8>>> {
         #[cfg(feature = "mpi")]
         if let Some(p) = self.inner.take() {
-            return p.wait(patience());
+            return p.wait();
         }
         let _ = &mut self;
         Ok(Vec::new())
@@ -103,23 +90,14 @@ impl Drop for Flight {
         // requires every request to finish before its buffer goes.
         #[cfg(feature = "mpi")]
         if let Some(p) = self.inner.take() {
-            let _ = p.wait(patience());
+            let _ = p.wait();
         }
     }
 }
 
-/// The error of a wait that ran out of patience.
-#[cfg(feature = "mpi")]
-fn timed_out(from: usize, waited: Duration) -> crate::error::Error {
-    super::comm::dist_error(
-        "completing a halo exchange",
-        format!("rank {from} has not sent its halo rows in {} s: it may have died or be stuck before the matching exchange (every rank must exchange the same arrays in the same order); when a rank dies, Open MPI's mpirun normally ends the whole job; raise NUDA_DIST_TIMEOUT (seconds, 0 for no limit) if a rank is only slow", waited.as_secs()),
-    )
-}
-
 #[cfg(feature = "mpi")]
 mod mpi_impl {
-    use super::{timed_out, Duration, Instant};
+    use crate::dist::held::{complete_or, Deadline, Held};
     use crate::error::Result;
     use mpi::point_to_point::{Destination, Source};
     use mpi::request::{Request, StaticScope};
@@ -129,22 +107,17 @@ mod mpi_impl {
     /// collectives' traffic.
     const TAG: i32 = 0x6e75;
 
-    /// One message: its request, its buffer (from `Box::into_raw`, freed once the request
-    /// is complete), and the rank at the other end; `recv` for a receive.
+    /// One message: its request until complete, its buffer, the rank at the other end, and
+    /// whether it is a receive.
     struct Message {
         request: Option<Request<'static, [u8]>>,
-        buf: *mut [u8],
+        buf: Held<[u8]>,
         peer: usize,
         recv: bool,
     }
 
     pub struct Posted {
         messages: Vec<Message>,
-    }
-
-    /// A heap buffer that outlives the call, for a request with a static scope.
-    fn leaked(bytes: Vec<u8>) -> *mut [u8] {
-        Box::into_raw(bytes.into_boxed_slice())
     }
 
     impl Posted {
@@ -155,12 +128,11 @@ mod mpi_impl {
         ) -> Posted {
             let mut messages = Vec::with_capacity(sends.len() + recvs.len());
             for (peer, len) in recvs {
-                let buf = leaked(vec![0u8; len]);
-                // SAFETY: `buf` is a live allocation of `len` bytes that nothing else
-                // references; it is freed only in `free`, after this request completes.
-                let target: &'static mut [u8] = unsafe { &mut *buf };
+                let buf = Held::new(vec![0u8; len].into_boxed_slice());
                 let p = world.process_at_rank(peer as i32);
-                let request = p.immediate_receive_into_with_tag(StaticScope, target, TAG);
+                // SAFETY: the buffer is lent to this request only, and read once it completes.
+                let request =
+                    p.immediate_receive_into_with_tag(StaticScope, unsafe { buf.lend() }, TAG);
                 messages.push(Message {
                     request: Some(request),
                     buf,
@@ -169,11 +141,10 @@ mod mpi_impl {
                 });
             }
             for (peer, bytes) in sends {
-                let buf = leaked(bytes);
-                // SAFETY: as above; MPI only reads it.
-                let source: &'static [u8] = unsafe { &*buf };
+                let buf = Held::new(bytes.into_boxed_slice());
                 let p = world.process_at_rank(peer as i32);
-                let request = p.immediate_send_with_tag(StaticScope, source, TAG);
+                // SAFETY: as above; MPI only reads it.
+                let request = p.immediate_send_with_tag(StaticScope, unsafe { &*buf.lend() }, TAG);
                 messages.push(Message {
                     request: Some(request),
                     buf,
@@ -184,26 +155,19 @@ mod mpi_impl {
             Posted { messages }
         }
 
-        /// Polls every request until all are complete, or `patience` runs out.
-        pub fn wait(mut self, patience: Option<Duration>) -> Result<Vec<Vec<u8>>> {
-            let began = Instant::now();
-            loop {
-                for m in &mut self.messages {
-                    if let Some(r) = m.request.take() {
-                        m.request = r.test().err();
-                    }
+        /// Waits for every message, within the deadline; what each receive got, in order.
+        pub fn wait(mut self) -> Result<Vec<Vec<u8>>> {
+            let deadline = Deadline::new();
+            for m in &mut self.messages {
+                if let Some(r) = m.request.take() {
+                    let whom = format!("rank {}", m.peer);
+                    complete_or(r, &deadline, "completing a halo exchange", &whom)?;
+                    m.buf.done();
                 }
-                let Some(late) = self.messages.iter().find(|m| m.request.is_some()) else {
-                    break;
-                };
-                if patience.is_some_and(|p| began.elapsed() > p) {
-                    return Err(timed_out(late.peer, began.elapsed()));
-                }
-                std::thread::yield_now();
             }
             let got = (self.messages.iter().filter(|m| m.recv))
-                // SAFETY: the receive is complete, so MPI no longer writes the buffer.
-                .map(|m| unsafe { (*m.buf).to_vec() })
+                // SAFETY: every request is complete.
+                .map(|m| unsafe { m.buf.read() }.to_vec())
                 .collect();
             Ok(got)
         }
@@ -211,15 +175,11 @@ mod mpi_impl {
 
     impl Drop for Posted {
         fn drop(&mut self) {
+            // Requests left after a timeout: MPI may still use their buffers, which `Held`
+            // leaks (the request's own drop would panic).
             for m in &mut self.messages {
-                match m.request.take() {
-                    // SAFETY: the request is complete and its reference is gone, so the
-                    // buffer is ours again: it came from `Box::into_raw` in `leaked`.
-                    None => drop(unsafe { Box::from_raw(m.buf) }),
-                    // Abandoned after a timeout: MPI may still write the buffer, so both
-                    // stay allocated (a leak, which is safe; the request's own drop would
-                    // panic).
-                    Some(r) => std::mem::forget(r),
+                if let Some(r) = m.request.take() {
+                    std::mem::forget(r);
                 }
             }
         }
