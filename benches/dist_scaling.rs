@@ -6,11 +6,13 @@
 //! `cargo bench --features mpi --bench dist_scaling` starts itself under `mpirun` once per
 //! rank count and mode (as root it adds `--allow-run-as-root`; always `--oversubscribe`, as a
 //! laptop has fewer cores than ranks). Options after `--`: `--engine native`, `--n 1024`,
-//! `--steps 20`, `--ranks 1,2,4`, `--json FILE`. On the native engine each rank gets the
-//! machine's cores over the ranks as its threads (`RAYON_NUM_THREADS`), at least one. Each
-//! row is the slowest rank's time per step (after two warm-up steps, which build the
-//! program); "efficiency" is the 1-rank step time over this row's (strong) or the 1-rank
-//! time at the same rows per rank over this row's (weak), within a mode.
+//! `--steps 20`, `--ranks 1,2,4`, `--repeat 3`, `--json FILE`. On the native engine every
+//! rank gets the same threads (`RAYON_NUM_THREADS`): the machine's cores over the most
+//! ranks, at least one, so that more ranks bring more cores, as more nodes would. Each row is
+//! the slowest rank's time per step (after two warm-up steps, which build the program), the
+//! best of `--repeat` runs, the two modes alternating; "efficiency" is the 1-rank step time
+//! over ranks times this row's (strong) or the 1-rank time at the same rows per rank over
+//! this row's (weak), within a mode.
 
 #[path = "../examples/heat/step.rs"]
 mod step;
@@ -63,17 +65,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .split(',')
         .map(str::parse)
         .collect::<Result<_, _>>()?;
+    let repeat: usize = opt("--repeat").map_or(Ok(3), |s| s.parse())?;
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let threads = (cores / ranks.iter().copied().max().unwrap_or(1)).max(1);
+    let e = (engine.as_deref(), threads);
     let (mut strong, mut weak) = (Vec::new(), Vec::new());
     for &r in &ranks {
-        for overlap in [true, false] {
-            let e = engine.as_deref();
-            strong.push(spawn(r, n, n, steps, e, overlap)?);
-            weak.push(spawn(r, n / 2 * r, n, steps, e, overlap)?);
-        }
+        strong.extend(best_pair(
+            repeat,
+            || spawn(r, n, n, steps, e, true),
+            || spawn(r, n, n, steps, e, false),
+        )?);
+        let rows = n / 2 * r;
+        weak.extend(best_pair(
+            repeat,
+            || spawn(r, rows, n, steps, e, true),
+            || spawn(r, rows, n, steps, e, false),
+        )?);
     }
     let device = current_device()?.label();
     println!(
-        "dist_scaling on {device}{}",
+        "dist_scaling on {device}, {threads} threads per rank on the native engine, best of {repeat}{}",
         engine
             .map(|e| format!(" (NUDA_ENGINE={e})"))
             .unwrap_or_default()
@@ -85,20 +97,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         true,
     );
     match opt("--json") {
-        Some(path) => write_json(&path, &strong, &weak),
+        Some(path) => write_json(&path, &strong, &weak, (&device, threads)),
         None => Ok(()),
     }
 }
 
 /// The rows as a JSON list.
-fn write_json(path: &str, strong: &[Row], weak: &[Row]) -> Result<(), Box<dyn std::error::Error>> {
+fn write_json(
+    path: &str,
+    strong: &[Row],
+    weak: &[Row],
+    on: (&str, usize),
+) -> Result<(), Box<dyn std::error::Error>> {
     let rows: Vec<String> = strong
         .iter()
-        .map(|r| json("strong", r))
-        .chain(weak.iter().map(|r| json("weak", r)))
+        .map(|r| json("strong", r, on))
+        .chain(weak.iter().map(|r| json("weak", r, on)))
         .collect();
     std::fs::write(path, format!("[\n{}\n]\n", rows.join(",\n")))?;
     Ok(())
+}
+
+type Spawned = Result<Row, Box<dyn std::error::Error>>;
+
+/// The best (fastest) of `k` runs of each of `a` and `b`, alternating.
+fn best_pair(
+    k: usize,
+    a: impl Fn() -> Spawned,
+    b: impl Fn() -> Spawned,
+) -> Result<[Row; 2], Box<dyn std::error::Error>> {
+    let best = |x: Option<Row>, y: Row| match x {
+        Some(x) if x.total <= y.total => x,
+        _ => y,
+    };
+    let (mut ba, mut bb) = (None, None);
+    for _ in 0..k.max(1) {
+        ba = Some(best(ba, a()?));
+        bb = Some(best(bb, b()?));
+    }
+    Ok([ba.unwrap_or_default(), bb.unwrap_or_default()])
 }
 
 /// Runs this bench under `mpirun -np ranks` on an `n` x `m` grid and reads rank 0's row.
@@ -107,10 +144,10 @@ fn spawn(
     n: usize,
     m: usize,
     steps: usize,
-    engine: Option<&str>,
+    (engine, threads): (Option<&str>, usize),
     overlap: bool,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    let mut cmd = mpirun(ranks, engine)?;
+    let mut cmd = mpirun(ranks, engine, threads)?;
     let sizes = [n.to_string(), m.to_string(), steps.to_string()];
     cmd.args(["--child", &sizes[0], "--n", &sizes[1], "--steps", &sizes[2]]);
     if !overlap {
@@ -145,7 +182,7 @@ fn spawn(
 }
 
 /// `mpirun -np ranks <this bench>`, with the engine's variable when one is asked for.
-fn mpirun(ranks: usize, engine: Option<&str>) -> std::io::Result<Command> {
+fn mpirun(ranks: usize, engine: Option<&str>, threads: usize) -> std::io::Result<Command> {
     let mut cmd = Command::new("mpirun");
     // Unbound: Open MPI binds each rank of a small job to one core, which would leave one
     // rank's device (PoCL, the native engine) a single core of the machine.
@@ -157,13 +194,9 @@ fn mpirun(ranks: usize, engine: Option<&str>) -> std::io::Result<Command> {
     if let Some(e) = engine {
         cmd.args(["-x", &format!("NUDA_ENGINE={e}")]);
     }
-    // The native engine's threads share the machine's cores among the ranks.
+    // The native engine's threads: the same for every rank count.
     if engine == Some("native") {
-        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-        cmd.args([
-            "-x",
-            &format!("RAYON_NUM_THREADS={}", (cores / ranks).max(1)),
-        ]);
+        cmd.args(["-x", &format!("RAYON_NUM_THREADS={threads}")]);
     }
     cmd.args(["-np", &ranks.to_string()])
         .arg(std::env::current_exe()?);
@@ -268,9 +301,12 @@ fn efficiency(r: &Row, one: f64, weak: bool) -> f64 {
     }
 }
 
-fn json(mode: &str, r: &Row) -> String {
+/// One row as JSON, with the device each rank ran on and its threads (`scripts/bench-report`
+/// reads them).
+fn json(mode: &str, r: &Row, (device, threads): (&str, usize)) -> String {
+    let device = device.replace('\\', "\\\\").replace('"', "\\\"");
     format!(
-        "  {{\"mode\": \"{mode}\", \"ranks\": {}, \"overlap\": {}, \"n\": {}, \"m\": {}, \"ms_per_step\": {:.4}, \"compute\": {:.4}, \"halo\": {:.4}, \"reduction\": {:.4}}}",
+        "  {{\"kind\": \"dist-scaling\", \"device\": \"{device}\", \"threads\": {threads}, \"mode\": \"{mode}\", \"ranks\": {}, \"overlap\": {}, \"n\": {}, \"m\": {}, \"ms_per_step\": {:.4}, \"compute\": {:.4}, \"halo\": {:.4}, \"reduction\": {:.4}}}",
         r.ranks, r.overlap, r.n, r.m, r.total, r.compute, r.halo, r.reduce
     )
 }
