@@ -335,17 +335,16 @@ pub trait DistRef {
     type View<'a>: std::ops::Deref<Target = Self::Local>
     where
         Self: 'a;
-    /// The array and its row 0's global row, recorded in `launch` under `name`; an exchange
-    /// in flight completes first unless the launch runs the rows that need none.
+    /// The array and its row 0's global row, recorded in `launch` under `name` with its
+    /// `reach` (how far from the outer loop's row its indices reach, `None` where a first
+    /// index is not that row plus a constant); an exchange in flight completes first, unless
+    /// this is the launch's first phase, which may overlap it (`dist/phase.rs`).
     fn __nuda_dist_ref<'a>(
         &'a self,
         launch: &DistLaunch,
         name: &'static str,
+        reach: Option<usize>,
     ) -> (Self::View<'a>, usize);
-    /// Whether an exchange of the array is in flight (`exchange_start`).
-    fn __nuda_dist_pending(&self) -> bool {
-        false
-    }
 }
 
 /// As [`DistRef`], for an array the loop writes.
@@ -375,16 +374,15 @@ impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
         &'a self,
         launch: &DistLaunch,
         name: &'static str,
+        reach: Option<usize>,
     ) -> (Self::View<'a>, usize) {
-        launch.record(name, self, None);
+        // Uniform over the ranks, as the launch's phases must be: one rank has no peers.
+        let pending = self.world.size() > 1 && self.pending.borrow().is_some();
+        launch.record(name, self, None, Some((pending, reach)));
         if launch.settles() {
             launch.settle(|| self.exchange_settle());
         }
         (self.local.borrow(), self.held.start)
-    }
-    fn __nuda_dist_pending(&self) -> bool {
-        // Uniform over the ranks, as the launch's phases must be: one rank has no peers.
-        self.world.size() > 1 && self.pending.borrow().is_some()
     }
 }
 
@@ -396,7 +394,7 @@ impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
         name: &'static str,
         stray: Option<&'static str>,
     ) -> (&mut NuArray<T, S>, usize) {
-        launch.record(name, self, stray);
+        launch.record(name, self, stray, None);
         launch.settle(|| self.exchange_settle());
         (self.local.get_mut(), self.held.start)
     }
@@ -408,7 +406,12 @@ impl<C: Capture + ?Sized> DistRef for C {
         = &'a C
     where
         C: 'a;
-    fn __nuda_dist_ref<'a>(&'a self, _: &DistLaunch, _: &'static str) -> (&'a C, usize) {
+    fn __nuda_dist_ref<'a>(
+        &'a self,
+        _: &DistLaunch,
+        _: &'static str,
+        _: Option<usize>,
+    ) -> (&'a C, usize) {
         (self, 0)
     }
 }

@@ -14,7 +14,7 @@
 //! error on one rank reaches all of them and no rank waits for another that has given up.
 
 use super::array::NuDist;
-use super::phase::{Phase, LAST};
+use super::phase::Phase;
 use super::World;
 use crate::element::{bytes, Stored};
 use crate::error::{Error, KernelFault, OutOfBounds, OutsideRows, Result};
@@ -35,6 +35,9 @@ struct Seen {
     held: Range<usize>,
     halo: usize,
     bounds: Vec<usize>,
+    /// For an array the loop only reads: whether its exchange is in flight, and its reach
+    /// (`dist/phase.rs`).
+    read: Option<(bool, Option<usize>)>,
 }
 
 /// The state of one `nudist` launch on this rank (one phase of it, where it overlaps an
@@ -73,11 +76,15 @@ const END: u8 = 2;
 impl DistLaunch {
     /// A launch at `at` (`file:line`).
     pub fn new(at: &'static str) -> Self {
-        Self::phased(at, None)
+        Self::with(at, None)
     }
 
-    /// A launch at `at` that runs the rows of `phase` only.
-    pub(crate) fn phased(at: &'static str, phase: Option<Phase>) -> Self {
+    /// Phase `phase` of a launch at `at`.
+    pub(crate) fn phased(at: &'static str, phase: Phase) -> Self {
+        Self::with(at, Some(phase))
+    }
+
+    fn with(at: &'static str, phase: Option<Phase>) -> Self {
         DistLaunch {
             at,
             seen: RefCell::new(Vec::new()),
@@ -91,9 +98,9 @@ impl DistLaunch {
     }
 
     /// Whether an array read now completes its exchange in flight: in every phase but the
-    /// first of an overlapping launch.
+    /// first, which decides whether to overlap it.
     pub(crate) fn settles(&self) -> bool {
-        !matches!(self.phase, Some(Phase { index: 0, .. }))
+        self.phase.as_ref().is_none_or(|p| p.index > 0)
     }
 
     /// Completes an exchange through `settle`, keeping its first error for the launch's end
@@ -112,8 +119,10 @@ impl DistLaunch {
         name: &'static str,
         a: &NuDist<T, S>,
         stray: Option<&'static str>,
+        read: Option<(bool, Option<usize>)>,
     ) {
         self.seen.borrow_mut().push(Seen {
+            read,
             name,
             stray,
             world: a.world().clone(),
@@ -177,7 +186,12 @@ impl DistLaunch {
                 format!("the outer loop steps by {step}; a nudist loop's outer loop counts up through the ranks' blocks of rows, so step by a positive value (reverse the index instead)"),
             ));
         }
-        let (lo, hi) = match self.world()? {
+        let world = self.world()?;
+        if let Some(p) = &self.phase {
+            // The first phase decides, from its views, how the launch runs its rows.
+            p.decide(self.seen.borrow().iter().filter_map(|s| s.read));
+        }
+        let (lo, hi) = match world {
             None => (i128::MIN, i128::MAX),
             Some((world, owned)) => {
                 let (first, last) = (world.rank() == 0, world.rank() + 1 == world.size());
@@ -284,11 +298,11 @@ impl DistLaunch {
             return Ok(all.into_iter().map(Payload).collect());
         };
         // The first phases meet no other rank: the last one sends what they kept.
-        if phase.index < LAST {
-            phase.carry.defer(mine);
+        if !phase.last() {
+            phase.shared.carry.defer(mine);
             return Ok(Vec::new());
         }
-        let (mine, parts) = match phase.carry.gather(mine) {
+        let (mine, parts) = match phase.shared.carry.gather(mine) {
             Ok((p, k)) => (Ok(p), k),
             Err(e) => (Err(e), 1),
         };

@@ -31,7 +31,7 @@ fn one_rank_holds_everything_and_clips_nothing() -> crate::error::Result<()> {
     assert_eq!((a.rows(), a.held()), (0..5, 0..5));
     assert_eq!(a.to_vec()?, (0..15).map(|x| x as f32).collect::<Vec<_>>());
     let l = DistLaunch::new("here");
-    let _ = DistRef::__nuda_dist_ref(&a, &l, "a");
+    let _ = DistRef::__nuda_dist_ref(&a, &l, "a", Some(0));
     // Inclusive bounds: `1..=3`.
     assert_eq!(l.clip(1usize, 3, true, None)?, (1, 3));
     // Values past the last row stay with the last rank, here the only one: 1 and 5 run,

@@ -38,7 +38,7 @@ pub fn expand(input: &AnnotInput) -> syn::Result<TokenStream> {
     let inner = rewrite_nest(&inner, &mut found)?;
     let written = super::nudevs::written_by(&syn::parse_quote!(nuwork!(#head; #inner)));
     let (expansion, traits) = crate::entry::nuwork::expand_dist(quote!(#head; #inner))?;
-    let plan = plan(&found, &written, &traits);
+    let plan = plan(&traits);
     Ok(assemble(&found, &written, expansion, plan, nest.span()))
 }
 
@@ -53,25 +53,14 @@ struct Found {
 }
 
 /// The launch's phase plan (`dist/phase.rs` in the runtime): whether its reductions regroup
-/// exactly, and per array it only reads, whether an exchange is in flight and its reach.
-fn plan(found: &Found, written: &[Ident], traits: &DistTraits) -> TokenStream {
+/// exactly, so that its rows may be split around an exchange in flight.
+fn plan(traits: &DistTraits) -> TokenStream {
     let exact = traits.reductions.iter().map(|(name, op)| {
         let kernel_at = KERNEL.at(name.span());
         quote!(&& #PRIVATE::dist::exact(#op, &#kernel_at::reduction_var(#name)))
     });
     let ordered = traits.ordered;
-    let reads = found
-        .arrays
-        .iter()
-        .filter(|a| !written.contains(a))
-        .map(|a| {
-            let reach = match found.reach.get(&a.to_string()).copied().flatten() {
-                Some(c) => quote!(::core::option::Option::Some(#c)),
-                None => quote!(::core::option::Option::None),
-            };
-            quote!((#a.__nuda_dist_pending(), #reach))
-        });
-    quote!(#PRIVATE::dist::Plan::new(!#ordered #(#exact)*, &[#(#reads),*]))
+    quote!(#PRIVATE::dist::Plan::new(!#ordered #(#exact)*))
 }
 
 /// The launch: per phase, the views of the arrays, the clipped range, the `nuwork!`, the
@@ -95,7 +84,11 @@ fn assemble(
             }
             false => {
                 let view = format_ident!("__nudist_view_{}", a);
-                quote_spanned!(a.span()=> let (#view, #base) = #a.__nuda_dist_ref(&__nudist, #text); let #a = &*#view;)
+                let reach = match found.reach.get(&text).copied().flatten() {
+                    Some(c) => quote!(::core::option::Option::Some(#c)),
+                    None => quote!(::core::option::Option::None),
+                };
+                quote_spanned!(a.span()=> let (#view, #base) = #a.__nuda_dist_ref(&__nudist, #text, #reach); let #a = &*#view;)
             }
         }
     });
@@ -114,8 +107,7 @@ fn assemble(
             #[allow(unused_imports)]
             use #NUDA::__private::dist::{DistMut as _, DistRef as _};
             let __nudist_plan = #plan;
-            for __nudist_phase in 0..__nudist_plan.phases() {
-                let __nudist = __nudist_plan.launch(concat!(file!(), ":", line!()), __nudist_phase);
+            while let ::core::option::Option::Some(__nudist) = __nudist_plan.next(concat!(file!(), ":", line!())) {
                 #(#views)*
                 #clip
                 let __nudist_done: #NUDA::Result<()> = #expansion;
