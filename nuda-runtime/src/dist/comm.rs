@@ -189,7 +189,8 @@ mod mpi_impl {
             counts.lend()
         });
         complete_or(r, &deadline, during, "a rank")?;
-        (one.done(), counts.done());
+        one.done();
+        counts.done();
         // SAFETY: the gather is complete.
         let counts: Vec<Count> = unsafe { counts.read() }.to_vec();
         let total: usize = counts.iter().map(|&c| c as usize).sum();
@@ -209,7 +210,11 @@ mod mpi_impl {
         let (s, p) = unsafe { (&send.lend()[..mine.len()], part.lend()) };
         let r = world.immediate_all_gather_varcount_into(StaticScope, s, p);
         complete_or(r, &deadline, during, "a rank")?;
-        (send.done(), buf.done(), c.done(), d.done(), part.done());
+        send.done();
+        buf.done();
+        c.done();
+        d.done();
+        part.done();
         // SAFETY: the gather is complete.
         Ok(parts(unsafe { buf.read() }, &counts))
     }
