@@ -11,11 +11,18 @@ use crate::element::{bytes, Stored};
 use crate::error::Result;
 use crate::kernel::{Capture, CaptureMut};
 use crate::shape::Shape;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::ops::Range;
 
 /// An array whose first dimension is split over the ranks of a [`World`]; use the aliases.
 pub struct NuDist<T: Stored, S: Shape> {
+    /// The exchange `exchange_start` began, until it completes. First, so that it drops
+    /// (waiting for its messages) before `world`, whose last clone ends MPI.
+    pub(crate) pending: RefCell<Option<super::halo::Pending>>,
+    /// Whether `exchange_start` ran since the last collective call that completed it (an
+    /// `exchange`, a launch that read the array, a `rebalance`): every rank knows it alike,
+    /// unlike `pending`, which a rank's own `exchange_wait` clears.
+    pub(crate) started: Cell<bool>,
     world: World,
     dims: S,
     halo: usize,
@@ -26,8 +33,6 @@ pub struct NuDist<T: Stored, S: Shape> {
     /// In a cell so that a launch that reads the array (through `&self`) can complete its
     /// exchange between its phases, when no view of it is alive.
     local: RefCell<NuArray<T, S>>,
-    /// The exchange `exchange_start` began, until it completes.
-    pub(crate) pending: RefCell<Option<super::halo::Pending>>,
 }
 
 /// A 1-D distributed array: each rank holds a block of elements.
@@ -143,8 +148,10 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             .ok_or_else(|| scatter_error("the dims overflow usize"))?;
         let local = RefCell::new(make(with_rows(dims, held.len())));
         let world = world.clone();
-        let pending = RefCell::new(None);
+        let (pending, started) = (RefCell::new(None), Cell::new(false));
         Ok(NuDist {
+            pending,
+            started,
             world,
             dims,
             halo,
@@ -152,7 +159,6 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             owned,
             held,
             local,
-            pending,
         })
     }
 
@@ -167,6 +173,7 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         self.owned = block_in(&bounds, self.world.rank());
         self.held = held(n, self.halo, &self.owned);
         self.bounds = bounds;
+        self.started.set(false);
         *self.local.get_mut() = local;
     }
 
@@ -376,11 +383,13 @@ impl<T: Stored, S: Shape> DistRef for NuDist<T, S> {
         name: &'static str,
         reach: Option<usize>,
     ) -> (Self::View<'a>, usize) {
-        // Uniform over the ranks, as the launch's phases must be: one rank has no peers.
-        let pending = self.world.size() > 1 && self.pending.borrow().is_some();
+        // Uniform over the ranks, as the launch's phases must be: one rank has no peers, and
+        // `started` is set and cleared by collective calls only.
+        let pending = self.world.size() > 1 && self.started.get();
         launch.record(name, self, None, Some((pending, reach)));
         if launch.settles() {
             launch.settle(|| self.exchange_settle());
+            self.started.set(false);
         }
         (self.local.borrow(), self.held.start)
     }
@@ -396,6 +405,7 @@ impl<T: Stored, S: Shape> DistMut for NuDist<T, S> {
     ) -> (&mut NuArray<T, S>, usize) {
         launch.record(name, self, stray, None);
         launch.settle(|| self.exchange_settle());
+        self.started.set(false);
         (self.local.get_mut(), self.held.start)
     }
 }

@@ -32,11 +32,17 @@ fn halo_rows(n: usize, halo: usize, owned: &Range<usize>) -> [Range<usize>; 2] {
     ]
 }
 
-/// An exchange in flight: its messages, and per receive the global rows it fills.
+/// An exchange in flight: its messages, per receive the global rows it fills, and the first
+/// error this rank met while starting it (kept for the wait, so that the neighbours still got
+/// every message they expect).
 pub(crate) struct Pending {
     flight: Flight,
     places: Vec<Vec<Range<usize>>>,
+    failed: Option<crate::error::Error>,
 }
+
+/// The most bytes one MPI message may carry (its count is a C `int`).
+const MAX_MESSAGE: usize = i32::MAX as usize;
 
 /// The rows of `a`'s rank that rank `to` keeps as halo rows, and the reverse: per pair of
 /// ranks, both sides compute the same ranges, in the same order.
@@ -55,6 +61,12 @@ fn rows_between(
         .collect()
 }
 
+/// The error of a message past MPI's count.
+fn too_big(bytes: usize) -> crate::error::Error {
+    let why = format!("{bytes} bytes of halo rows in one message, more than MPI's 2^31 - 1 allows; use a narrower halo or more ranks");
+    super::comm::dist_error("exchanging halo rows", why)
+}
+
 impl<T: Stored, S: Shape> NuDist<T, S> {
     /// Refreshes every rank's halo rows from the ranks that own them. Collective. Only the
     /// boundary rows move, between neighbouring ranks and between each rank's device and
@@ -62,6 +74,8 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
     /// messages).
     pub fn exchange(&mut self) -> Result<()> {
         self.exchange_start()?;
+        // Collective: every rank has waited, so no later launch needs to overlap it.
+        self.started.set(false);
         self.exchange_wait()
     }
 
@@ -70,32 +84,62 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
     /// reads the array runs the rows that need no halo first, then completes the exchange,
     /// then the rows next to the halo; [`exchange_wait`](Self::exchange_wait), and every
     /// other call that needs the halo rows, complete it too. Collective, as `exchange`.
-    /// Results are the same, bit for bit, as with `exchange`.
+    /// Results are the same, bit for bit, as with `exchange`. Every message is posted even
+    /// where this rank fails to read its rows (the neighbours would wait for it): the error
+    /// is then the wait's, or the next launch's on every rank.
     pub fn exchange_start(&mut self) -> Result<()> {
-        self.exchange_wait()?;
+        let mut failed = self.exchange_wait().err();
         let (n, halo, me) = (self.dims().extents()[0], self.halo(), self.world().rank());
-        let (row, first) = (row_len(self.dims()), self.held().start);
+        let row = row_len(self.dims());
         let bounds = self.bounds().to_vec();
         let (mut sends, mut recvs, mut places) = (Vec::new(), Vec::new(), Vec::new());
         for q in (0..self.world().size()).filter(|&q| q != me) {
-            let mut out = Vec::new();
-            for part in rows_between(&bounds, n, halo, me, q) {
-                let mut rows = crate::memory::zeros::<T>(part.len() * row)?;
-                self.local()
-                    .read_range((part.start - first) * row, &mut rows)?;
-                out.extend_from_slice(&crate::element::bytes(&rows));
-            }
-            sends.push((q, out));
+            let parts = rows_between(&bounds, n, halo, me, q);
+            let len: usize = parts.iter().map(|p| p.len() * row * size_of::<T>()).sum();
+            let out = match (len > MAX_MESSAGE, self.send_rows(&parts)) {
+                (true, _) => Err(too_big(len)),
+                (false, out) => out,
+            };
+            sends.push((
+                q,
+                out.unwrap_or_else(|e| {
+                    failed.get_or_insert(e);
+                    // The length the receiver expects (none past MPI's count: it skips those).
+                    vec![0; if len > MAX_MESSAGE { 0 } else { len }]
+                }),
+            ));
             let parts = rows_between(&bounds, n, halo, q, me);
             let len: usize = parts.iter().map(|p| p.len() * row * size_of::<T>()).sum();
+            if len > MAX_MESSAGE {
+                failed.get_or_insert(too_big(len));
+            }
+            let len = if len > MAX_MESSAGE { 0 } else { len };
             recvs.push((q, len));
             if len > 0 {
                 places.push(parts);
             }
         }
         let flight = self.world().comm().post(sends, recvs);
-        *self.pending.get_mut() = Some(Pending { flight, places });
+        *self.pending.get_mut() = Some(Pending {
+            flight,
+            places,
+            failed,
+        });
+        self.started.set(true);
         Ok(())
+    }
+
+    /// This rank's rows `parts`, as the bytes of one message.
+    fn send_rows(&self, parts: &[Range<usize>]) -> Result<Vec<u8>> {
+        let (row, first) = (row_len(self.dims()), self.held().start);
+        let mut out = Vec::new();
+        for part in parts {
+            let mut rows = crate::memory::zeros::<T>(part.len() * row)?;
+            self.local()
+                .read_range((part.start - first) * row, &mut rows)?;
+            out.extend_from_slice(&crate::element::bytes(&rows));
+        }
+        Ok(out)
     }
 
     /// Completes the exchange [`exchange_start`](Self::exchange_start) began, if one is in
@@ -119,6 +163,9 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             return Ok(());
         };
         let got = p.flight.wait()?;
+        if let Some(e) = p.failed {
+            return Err(e);
+        }
         let (row, first) = (row_len(self.dims()), self.held().start);
         for (bytes, parts) in got.iter().zip(&p.places) {
             let rows = decode::<T>(bytes)?;

@@ -103,6 +103,15 @@ impl DistLaunch {
         self.phase.as_ref().is_none_or(|p| p.index > 0)
     }
 
+    /// Whether this phase runs nothing (the first phase of a launch that waits for its
+    /// exchange before any row): the generated code skips its launch, so that it makes no
+    /// collective step (a scan's) that the other phases would repeat.
+    pub fn idle(&self) -> bool {
+        self.phase
+            .as_ref()
+            .is_some_and(|p| p.index == 0 && p.mode() == super::phase::Mode::Settle)
+    }
+
     /// Completes an exchange through `settle`, keeping its first error for the launch's end
     /// step (so that every rank still reaches it) and its wait out of the measured compute.
     pub(crate) fn settle(&self, settle: impl FnOnce() -> Result<()>) {

@@ -10,7 +10,9 @@
 //!   rows at least the reach away from the block's edges read none of its halo rows;
 //! - the loop has no scan and no push (their order is the rows' order);
 //! - every reduction regroups exactly (integers, flags, and `min`/`max` of floats; a float
-//!   sum or product would round differently when its rows are split).
+//!   sum or product would round differently when its rows are split). One exception: where
+//!   a float `min`/`max` over both zeros is a zero, its sign may depend on the grouping, as
+//!   OpenCL's `fmax` and Rust's `max` leave it unspecified.
 //!
 //! The first phase's views say which arrays are in flight and their reach; its clip decides
 //! the [`Mode`]: the launch runs whole (nothing in flight, or one rank), overlaps, or runs no

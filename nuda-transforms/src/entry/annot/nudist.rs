@@ -110,6 +110,9 @@ fn assemble(
             while let ::core::option::Option::Some(__nudist) = __nudist_plan.next(concat!(file!(), ":", line!())) {
                 #(#views)*
                 #clip
+                if __nudist.idle() {
+                    continue;
+                }
                 let __nudist_done: #NUDA::Result<()> = #expansion;
                 __nudist.finish(__nudist_done)?;
             }
