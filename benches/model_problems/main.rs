@@ -1,7 +1,7 @@
 //! `cargo bench --bench model_problems`: nuda's benchmark. It runs on the best device found
 //! (the native engine where there is no OpenCL) and reports, as figures measured in this run:
 //! host-device bandwidth and launch overhead, the cost of `nuwork!` over a raw launch, and
-//! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5, and mandelbrot) with every annotation variant,
+//! NUDA's model problems (imgconv, nbody, sgemm, dgemm, md5, and mandelbrot) and Parboil's mri-q with every annotation variant,
 //! base first, and their peers, as a table like NUDA's Table 3.
 
 mod chart;
@@ -16,6 +16,7 @@ mod lab;
 mod mandelbrot;
 #[path = "../../examples/md5/kernels.rs"]
 mod md5;
+mod mriq;
 #[path = "../../examples/nbody/kernels.rs"]
 mod nbody;
 mod overhead;
@@ -53,6 +54,7 @@ const ALL: &[&str] = &[
     "dgemm",
     "md5",
     "mandelbrot",
+    "mriq",
     "scaling",
 ];
 
@@ -69,7 +71,7 @@ struct Args {
         long,
         short,
         value_delimiter = ',',
-        default_value = "runtime,saxpy,reduce,dot,scan,filter,histogram,imgconv,nbody,sgemm,dgemm,md5,mandelbrot,scaling"
+        default_value = "runtime,saxpy,reduce,dot,scan,filter,histogram,imgconv,nbody,sgemm,dgemm,md5,mandelbrot,mriq,scaling"
     )]
     problems: Vec<String>,
     /// Devices the scaling problem splits over: `all`, or a list such as `0,1`.
@@ -248,6 +250,7 @@ fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error
             "dgemm" => problems::gemm(&mut bench, args.quick, true)?,
             "md5" => problems::hashes(&mut bench, args.quick)?,
             "mandelbrot" => problems::fractal(&mut bench, args.quick)?,
+            "mriq" => mriq::run(&mut bench, args.quick)?,
             "scaling" => {
                 let devices = split::parse_devices(&args.devices)?;
                 scaling::report(&mut bench, args.quick, &devices)?
