@@ -1,5 +1,5 @@
 //! Strong and weak scaling of the heat stencil (`examples/heat`) over 1, 2 and 4 MPI ranks
-//! (or `--ranks 1,2,4,8`), each step's time split into compute, halo exchange and reduction
+//! (or `--ranks 1,2,4,8`), each step's time split into compute, halo exchange and waiting for other ranks
 //! (issues 30 and 53), with the halo exchange overlapped (`exchange_start`) and blocking
 //! (`exchange`), one after the other at each rank count.
 //!
@@ -270,7 +270,7 @@ fn measure(
 
 fn print_rows(title: &str, rows: &[Row], weak: bool) {
     println!("\n{title}");
-    println!("| ranks | exchange | grid | ms/step | compute | halo | reduction | efficiency |");
+    println!("| ranks | exchange | grid | ms/step | compute | halo | waiting | efficiency |");
     println!("|---|---|---|---|---|---|---|---|");
     for r in rows {
         let one = rows

@@ -126,7 +126,7 @@ fn report(
     for r in 0..world.size() {
         if r == world.rank() {
             println!(
-                "rank {r} on {device}: rows {:?}, compute {:.1} ms, halo {:.1} ms, reduction {:.1} ms, total {:.1} ms",
+                "rank {r} on {device}: rows {:?}, compute {:.1} ms, halo {:.1} ms, waiting {:.1} ms, total {:.1} ms",
                 u.rows(), ms(t.compute), ms(t.halo), ms(t.reduce), ms(total)
             );
         }

@@ -14,8 +14,9 @@ pub struct Times {
     /// the boundary rows and posting the messages; the rest completes inside the launch,
     /// after the rows that need no halo, and counts as compute).
     pub halo: Duration,
-    /// The launch's collective step: the largest change combined over the ranks, and the
-    /// wait for the slowest rank.
+    /// The launch's waits for other ranks (`nuda::dist::step_time()`): its collective step,
+    /// where the largest change is combined over the ranks and the slowest rank is waited
+    /// for, and, overlapped, the rest of the halo exchange.
     pub reduce: Duration,
 }
 

@@ -49,12 +49,11 @@ pub struct DistLaunch {
     phase: Option<Phase>,
     /// The first error of an exchange completed as an array was recorded.
     kept: RefCell<Option<Error>>,
-    /// When the launch began, and the step time then, for `Split::Measured`.
-    began: (std::time::Instant, std::time::Duration),
+    /// When the launch began, the step time then, and the programs built or loaded so far,
+    /// for `Split::Measured`.
+    began: (std::time::Instant, std::time::Duration, u64),
     /// The outer loop's values this rank runs.
     rows: Cell<f64>,
-    /// Time spent completing exchanges (waiting for neighbours).
-    waited: Cell<std::time::Duration>,
 }
 
 thread_local! {
@@ -62,11 +61,18 @@ thread_local! {
     static STEPS: Cell<std::time::Duration> = const { Cell::new(std::time::Duration::ZERO) };
 }
 
-/// The time this thread's `nudist` launches have spent in their collective steps so far:
-/// combining reductions and scans over the ranks, including waiting for slower ranks. A
-/// launch's compute time is its whole time less this.
+/// The time this thread's `nudist` launches have spent waiting for other ranks so far: in
+/// their collective steps (combining reductions and scans over the ranks, including waiting
+/// for slower ranks) and, in a launch that overlaps an exchange (`exchange_start`),
+/// completing it. A launch's compute time is its whole time less this.
 pub fn step_time() -> std::time::Duration {
     STEPS.with(Cell::get)
+}
+
+/// Programs this thread has compiled or loaded from disk so far.
+fn builds() -> u64 {
+    let s = crate::stats::thread_stats();
+    s.programs_compiled + s.programs_from_disk
 }
 
 /// The step kinds, checked to agree: a mismatch would be a bug in nuda's generated code.
@@ -91,9 +97,8 @@ impl DistLaunch {
             stopped: Cell::new(false),
             phase,
             kept: RefCell::new(None),
-            began: (std::time::Instant::now(), step_time()),
+            began: (std::time::Instant::now(), step_time(), builds()),
             rows: Cell::new(0.0),
-            waited: Cell::new(std::time::Duration::ZERO),
         }
     }
 
@@ -119,7 +124,7 @@ impl DistLaunch {
         if let Err(e) = settle() {
             self.kept.borrow_mut().get_or_insert(e);
         }
-        self.waited.set(self.waited.get() + began.elapsed());
+        STEPS.with(|t| t.set(t.get() + began.elapsed()));
     }
 
     /// Records a distributed array the loop indexes, and its stray write if it has one.
@@ -326,10 +331,13 @@ impl DistLaunch {
     /// distributed array, the global index and dims.
     pub fn finish(&self, done: Result<()>) -> Result<()> {
         if let (Ok(()), Ok(Some((world, _)))) = (&done, self.world()) {
-            let (began, steps) = self.began;
-            let waited = step_time().saturating_sub(steps) + self.waited.get();
+            let (began, steps, built) = self.began;
+            let waited = step_time().saturating_sub(steps);
             let secs = began.elapsed().saturating_sub(waited).as_secs_f64();
-            world.meter().record(self.rows.get(), secs);
+            // A launch that built its program measures the compiler, not the device.
+            if builds() == built {
+                world.meter().record(self.rows.get(), secs);
+            }
         }
         match done {
             Ok(()) => Ok(()),

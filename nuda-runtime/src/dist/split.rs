@@ -28,8 +28,8 @@ pub enum Split {
     /// rank, not all zero. A rank of weight 0 owns no rows.
     Weights(Vec<f64>),
     /// Rows in proportion to each rank's measured speed: rows per second of compute in the
-    /// `nudist` launches since the last rebalance (their collective steps, which include
-    /// waiting for slower ranks, left out). The ranks agree on the speeds once, so arrays
+    /// `nudist` launches since the last rebalance (their waits for other ranks left out, and
+    /// launches that built their program, which time the compiler, not counted). The ranks agree on the speeds once, so arrays
     /// rebalanced one after another with no launch between get the same rows. A rank that
     /// ran no rows counts at the others' mean speed.
     Measured,
