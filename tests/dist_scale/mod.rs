@@ -250,8 +250,8 @@ extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
 }
 
-/// `NUDA_DIST_TEST_KILL=<rank>`: that rank kills itself (SIGKILL) before a halo exchange and
-/// a launch that need it; the others must not wait for ever. `scripts/dist-test` checks
+/// `NUDA_DIST_TEST_KILL=<rank>`: that rank kills itself (SIGKILL) before a halo exchange, a
+/// launch that needs it and a rebalance; the others must not wait for ever. `scripts/dist-test` checks
 /// that `mpirun` ends with an error well inside its time limit.
 pub fn a_dead_rank(world: &World, dead: usize) -> nuda::Result<()> {
     let n = 8 * world.size();
@@ -267,5 +267,11 @@ pub fn a_dead_rank(world: &World, dead: usize) -> nuda::Result<()> {
         "\nrank {}: the launch beside a dead rank returned {r:?}",
         world.rank()
     );
-    r
+    // The all-to-all of a rebalance waits within the deadline too.
+    let b = v.rebalance(&Split::Even);
+    eprintln!(
+        "\nrank {}: a rebalance beside a dead rank returned {b:?}",
+        world.rank()
+    );
+    r.and(b)
 }

@@ -85,7 +85,7 @@ impl Comm {
     }
 
     /// Sends `out[q]` to rank `q` and returns what every rank sent this one, in rank order
-    /// (MPI_Alltoall of the lengths, then MPI_Alltoallv).
+    /// (MPI_Ialltoall of the lengths, then MPI_Ialltoallv, polled within the deadline).
     pub fn all_to_all(&self, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
         match self {
             Comm::Single => Ok(out.to_vec()),
@@ -219,22 +219,63 @@ mod mpi_impl {
         Ok(parts(unsafe { buf.read() }, &counts))
     }
 
+    /// MPI_Ialltoall of the lengths, then MPI_Ialltoallv, each polled within the deadline, as
+    /// `all_gather`.
     pub fn all_to_all(world: &SimpleCommunicator, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>> {
-        let during = "exchanging halo rows";
+        let during = "moving rows between the ranks";
+        let deadline = Deadline::new();
         let sc: Vec<Count> = out
             .iter()
             .map(|o| count(o.len(), during))
             .collect::<Result<_>>()?;
-        let mut rc = vec![0 as Count; sc.len()];
-        world.all_to_all_into(&sc[..], &mut rc[..]);
+        let (lens, rc) = (
+            Held::new(sc.clone().into_boxed_slice()),
+            Held::new(vec![0 as Count; sc.len()].into_boxed_slice()),
+        );
+        // SAFETY: each buffer is lent to this request only, and read once it completes.
+        let r = world
+            .immediate_all_to_all_into(StaticScope, unsafe { &*lens.lend() }, unsafe { rc.lend() });
+        complete_or(r, &deadline, during, "a rank")?;
+        lens.done();
+        rc.done();
+        // SAFETY: the exchange of lengths is complete.
+        let rc: Vec<Count> = unsafe { rc.read() }.to_vec();
+        count(rc.iter().map(|&c| c as usize).sum(), during)?;
         // One byte at least in each buffer: MPI refuses an empty buffer's dangling pointer.
-        let mut send: Vec<u8> = out.concat();
-        send.push(0);
-        let mut buf = vec![0u8; rc.iter().map(|&c| c as usize).sum::<usize>() + 1];
-        let (sd, rd) = (displs(&sc), displs(&rc));
-        let s = Partition::new(&send[..], &sc[..], &sd[..]);
-        let mut r = PartitionMut::new(&mut buf[..], &rc[..], &rd[..]);
-        world.all_to_all_varcount_into(&s, &mut r);
-        Ok(parts(&buf, &rc))
+        let send = Held::new([out.concat(), vec![0]].concat().into_boxed_slice());
+        let buf = Held::new(
+            vec![0u8; rc.iter().map(|&c| c as usize).sum::<usize>() + 1].into_boxed_slice(),
+        );
+        let tables = [sc.clone(), displs(&sc), rc.clone(), displs(&rc)]
+            .map(|t| Held::new(t.into_boxed_slice()));
+        // SAFETY: as above; each partition is lent whole to the one request.
+        let (s, r) = unsafe {
+            let [c, d, rcs, rd] = &tables;
+            (
+                Held::new(Box::new(Partition::new(
+                    &*send.lend(),
+                    &*c.lend(),
+                    &*d.lend(),
+                ))),
+                Held::new(Box::new(PartitionMut::new(
+                    buf.lend(),
+                    &*rcs.lend(),
+                    &*rd.lend(),
+                ))),
+            )
+        };
+        // SAFETY: as above.
+        let req =
+            world.immediate_all_to_all_varcount_into(StaticScope, unsafe { &*s.lend() }, unsafe {
+                r.lend()
+            });
+        complete_or(req, &deadline, during, "a rank")?;
+        send.done();
+        buf.done();
+        tables.iter().for_each(Held::done);
+        s.done();
+        r.done();
+        // SAFETY: the exchange is complete.
+        Ok(parts(unsafe { buf.read() }, &rc))
     }
 }
