@@ -197,6 +197,10 @@ template <class T> __device__ inline T mad(T a, T b, T c) { return a * b + c; }
 template <class T> __device__ inline T mix(T x, T y, T a) { return x + (y - x) * a; }
 __device__ inline float sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == x ? 0.0f * x : 0.0f; }
 __device__ inline double sign(double x) { return x > 0.0 ? 1.0 : x < 0.0 ? -1.0 : x == x ? 0.0 * x : 0.0; }
+// OpenCL C's sincos (the sine returned, the cosine through the pointer), which the emitter
+// writes for `x.sin()` and `x.cos()` of one local: CUDA's and HIP's sincosf and sincos.
+__device__ inline float sincos(float x, float* c) { float s; sincosf(x, &s, c); return s; }
+__device__ inline double sincos(double x, double* c) { double s; ::sincos(x, &s, c); return s; }
 __device__ inline float radians(float d) { return d * 0.017453292519943295f; }
 __device__ inline double radians(double d) { return d * 0.017453292519943295; }
 __device__ inline float degrees(float r) { return r * 57.29577951308232f; }

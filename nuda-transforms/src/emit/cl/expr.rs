@@ -300,6 +300,9 @@ impl ClEmitter<'_> {
         if kind.on_memory() {
             return self.memory_method(recv, kind, args, span);
         }
+        if let Some(v) = self.fused_trig(recv, kind).filter(|_| args.is_empty()) {
+            return v;
+        }
         let x = self.expr(recv);
         let a: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
         match kind.spec().cl {

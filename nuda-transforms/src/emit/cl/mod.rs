@@ -17,6 +17,7 @@ mod reads;
 mod reduce;
 mod rowscan;
 mod scan;
+mod sincos;
 mod stage;
 mod stage_lanes;
 mod stmt;
@@ -186,6 +187,9 @@ pub struct ClEmitter<'a> {
     /// Image reads made once per work-item (`reads.rs`), by the key of each occurrence: the
     /// C name of the value.
     merged: std::collections::HashMap<usize, String>,
+    /// Locals whose sine and cosine one `sincos` computed (`sincos.rs`): C name to the C
+    /// names of the two values.
+    sincos: std::collections::HashMap<String, (String, String)>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -216,6 +220,7 @@ impl<'a> ClEmitter<'a> {
             lane_reported: std::cell::RefCell::new(Vec::new()),
             staging: None,
             merged: Default::default(),
+            sincos: Default::default(),
         }
     }
 

@@ -18,8 +18,11 @@ impl ClEmitter<'_> {
     }
 
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
+        for (k, s) in stmts.iter().enumerate() {
             self.stmt(s);
+            if let Stmt::Let(l) = s {
+                self.fuse_sincos(l, &stmts[k + 1..]);
+            }
         }
     }
 
