@@ -83,7 +83,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             || spawn(r, rows, n, steps, e, false),
         )?);
     }
-    let device = current_device()?.label();
+    // The ranks' device, as rank 0 reported it (the engine asked for, not this process's).
+    let device = match RANKS_DEVICE.get() {
+        Some(d) => d.clone(),
+        None => current_device()?.label(),
+    };
     println!(
         "dist_scaling on {device}, {threads} threads per rank on the native engine, best of {repeat}{}",
         engine
@@ -138,6 +142,9 @@ fn best_pair(
     Ok([ba.unwrap_or_default(), bb.unwrap_or_default()])
 }
 
+/// The device rank 0 of the first run used.
+static RANKS_DEVICE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
 /// Runs this bench under `mpirun -np ranks` on an `n` x `m` grid and reads rank 0's row.
 fn spawn(
     ranks: usize,
@@ -158,6 +165,12 @@ fn spawn(
     let line = text
         .lines()
         .find_map(|l| l.strip_prefix("dist_scaling row: "));
+    if let Some(d) = text
+        .lines()
+        .find_map(|l| l.strip_prefix("dist_scaling device: "))
+    {
+        let _ = RANKS_DEVICE.set(d.to_string());
+    }
     let (Some(line), true) = (line, out.status.success()) else {
         let err = String::from_utf8_lossy(&out.stderr);
         return Err(format!("mpirun -np {ranks} failed: {text}{err}").into());
@@ -218,8 +231,12 @@ fn child(
     let row = measure(&world, n, m, steps, overlap)?;
     if world.rank() == 0 {
         println!(
-            "dist_scaling row: {} {} {} {}",
-            row.total, row.compute, row.halo, row.reduce
+            "dist_scaling device: {}\ndist_scaling row: {} {} {} {}",
+            current_device()?.label(),
+            row.total,
+            row.compute,
+            row.halo,
+            row.reduce
         );
     }
     Ok(())
