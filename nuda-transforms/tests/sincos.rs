@@ -25,6 +25,19 @@ fn both_of_one_local_take_one_sincos() {
 }
 
 #[test]
+fn a_local_of_the_body_itself_and_a_block_tail_take_one_sincos() {
+    let top = text(quote!(64; nfor!(i in n {
+        let a = x[i] * 3.0;
+        y[i] = a.sin() * 2.0 + a.cos();
+    })));
+    assert_eq!(top.matches("sincos(").count(), 1, "{top}");
+    let tail = text(quote!(64; nfor!(i in n {
+        y[i] = { let a = x[i]; a.sin() * a.cos() };
+    })));
+    assert_eq!(tail.matches("sincos(").count(), 1, "{tail}");
+}
+
+#[test]
 fn one_of_them_a_mutable_or_a_rebound_local_stays_as_written() {
     let only_sin = text(quote!(64; nfor!(i in n { let a = x[i]; y[i] = a.sin() + a.sqrt(); })));
     let mutable = text(quote!(64; nfor!(i in n {

@@ -461,7 +461,7 @@ impl ClEmitter<'_> {
     fn value_block(&mut self, b: &Block, tmp: &str) {
         self.names.push();
         self.indent += 1;
-        self.stmts(&b.stmts);
+        self.stmts_then(&b.stmts, b.tail.as_deref());
         if let Some(t) = &b.tail {
             let v = self.expr(t);
             self.line(format!("{tmp} = {v};"));

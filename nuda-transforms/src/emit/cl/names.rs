@@ -204,6 +204,7 @@ const RESERVED: &[&str] = &[
     "round",
     "rsqrt",
     "select",
+    "sincos",
     "sign",
     "sin",
     "sinh",

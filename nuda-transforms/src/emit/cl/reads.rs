@@ -331,6 +331,9 @@ impl ClEmitter<'_> {
         for (i, s) in b.stmts.iter().enumerate() {
             self.merge_reads(groups.iter().filter(|g| g.at == i));
             self.stmt(s);
+            if let Stmt::Let(l) = s {
+                self.fuse_sincos(l, &b.stmts[i + 1..], b.tail.as_deref());
+            }
         }
         self.merge_reads(groups.iter().filter(|g| g.at == b.stmts.len()));
         if let Some(t) = &b.tail {

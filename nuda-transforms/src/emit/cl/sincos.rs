@@ -25,13 +25,17 @@ struct Uses<'n> {
 
 impl Visit for Uses<'_> {
     fn visit_stmt(&mut self, s: &Stmt) {
-        if let Stmt::Let(l) = s {
-            let binds = match &l.pat {
+        let binds = match s {
+            Stmt::Let(l) => match &l.pat {
                 Pat::Ident { name, .. } => *name == self.name,
                 Pat::Tuple(names) => names.iter().flatten().any(|(n, _)| *n == self.name),
-            };
-            self.rebound |= binds;
-        }
+            },
+            // Loop variables are integers, which have no `sin`; excluded all the same.
+            Stmt::For { var, .. } => *var == self.name,
+            Stmt::Nest(n) => n.loops.iter().any(|l| l.var == self.name),
+            _ => false,
+        };
+        self.rebound |= binds;
         walk_stmt(self, s);
     }
 
@@ -67,9 +71,9 @@ fn strip(e: &Expr) -> &Expr {
 }
 
 impl ClEmitter<'_> {
-    /// After `let`, `l`, of statements `rest`: declares its sine and cosine from one
-    /// `sincos` where the rest reads both.
-    pub(super) fn fuse_sincos(&mut self, l: &Let, rest: &[Stmt]) {
+    /// After `let`, `l`, of statements `rest` and the block's `tail`: declares its sine and
+    /// cosine from one `sincos` where the rest reads both.
+    pub(super) fn fuse_sincos(&mut self, l: &Let, rest: &[Stmt], tail: Option<&Expr>) {
         let Pat::Ident {
             name,
             mutable: false,
@@ -83,6 +87,7 @@ impl ClEmitter<'_> {
             ..Uses::default()
         };
         rest.iter().for_each(|s| uses.visit_stmt(s));
+        tail.into_iter().for_each(|t| uses.visit_expr(t));
         let Some(c) = self.names.lookup(name) else {
             return;
         };

@@ -11,17 +11,22 @@ use crate::emit::template::Ph;
 impl ClEmitter<'_> {
     /// A kernel body: the tail, if any, is a statement.
     pub(super) fn body(&mut self, b: &Block) {
-        self.stmts(&b.stmts);
+        self.stmts_then(&b.stmts, b.tail.as_deref());
         if let Some(t) = &b.tail {
             self.expr_stmt(t);
         }
     }
 
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) {
+        self.stmts_then(stmts, None);
+    }
+
+    /// Statements followed by the block's tail `tail` (which the caller emits).
+    pub(super) fn stmts_then(&mut self, stmts: &[Stmt], tail: Option<&Expr>) {
         for (k, s) in stmts.iter().enumerate() {
             self.stmt(s);
             if let Stmt::Let(l) = s {
-                self.fuse_sincos(l, &stmts[k + 1..]);
+                self.fuse_sincos(l, &stmts[k + 1..], tail);
             }
         }
     }
