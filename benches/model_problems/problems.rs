@@ -238,7 +238,7 @@ impl Bench {
         }
         for p in &spec.host_peers {
             let m = self.measure(spec, p.name, state, p.run)?;
-            let row = self.row(
+            let mut row = self.row(
                 spec,
                 Measured {
                     lines: p.lines,
@@ -246,6 +246,11 @@ impl Bench {
                 },
                 base,
             );
+            // Alternated with the best variant too: on a CPU both share the memory bus and
+            // the cores, whose speed drifts between runs (a third, on a VM).
+            if let (Some(v), true) = (best, row.verified) {
+                row.paired = Some(self.paired(state, v.run, p.run)?);
+            }
             self.rows.push(elsewhere(row, &host_cpu()));
         }
         Ok(())
