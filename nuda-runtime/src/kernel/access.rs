@@ -79,6 +79,18 @@ pub trait AtomicArray: Indexed {
     ) -> Self::Elem
     where
         Self::Elem: Atomic;
+
+    /// Stores `new` at `index` if the element is `expected` (bitwise); the previous value.
+    fn cmpxchg<const TR: bool>(
+        &self,
+        index: Self::Index,
+        expected: Self::Elem,
+        new: Self::Elem,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> Self::Elem
+    where
+        Self::Elem: Atomic;
 }
 
 impl<T: Pod, S: Shape> AtomicArray for ArrayViewMut<'_, T, S> {
@@ -107,6 +119,66 @@ impl<T: Pod, S: Shape> AtomicArray for ArrayViewMut<'_, T, S> {
             false => T::rmw(c, op, v),
         })
     }
+
+    #[inline(always)]
+    #[track_caller]
+    fn cmpxchg<const TR: bool>(
+        &self,
+        index: S,
+        expected: T,
+        new: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        self.atomic_cmpxchg(index, expected, new, f, site)
+    }
+}
+
+/// A group's own `nulocal!` array (`LocalGroup::view_plain`): one thread touches it, so an
+/// atomic is a plain load and store.
+impl<T: Pod, S: Shape> AtomicArray for DisjointViewMut<'_, T, S> {
+    type Elem = T;
+    #[inline(always)]
+    #[track_caller]
+    fn rmw<const TR: bool>(
+        &self,
+        index: S,
+        op: AtomicOp,
+        v: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        self.update(index, f, site, |old| T::combine(op, old, v))
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn cmpxchg<const TR: bool>(
+        &self,
+        index: S,
+        expected: T,
+        new: T,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+    ) -> T
+    where
+        T: Atomic,
+    {
+        let step = |old| {
+            if T::same_bits(old, expected) {
+                new
+            } else {
+                old
+            }
+        };
+        self.update(index, f, site, step)
+    }
 }
 
 macro_rules! atomic_fns {
@@ -134,13 +206,16 @@ crate::atomic::for_each_atomic!(atomic_fns);
 /// `a.atomic_cmpxchg(index, expected, new)` in kernels: the previous value.
 #[inline(always)]
 #[track_caller]
-pub fn atomic_cmpxchg<T: Atomic, S: Shape, const TR: bool>(
-    a: &ArrayViewMut<'_, T, S>,
-    index: S,
-    expected: T,
-    new: T,
+pub fn atomic_cmpxchg<A: AtomicArray, const TR: bool>(
+    a: &A,
+    index: A::Index,
+    expected: A::Elem,
+    new: A::Elem,
     f: Checker<'_, TR>,
     site: &'static Site,
-) -> T {
-    a.atomic_cmpxchg(index, expected, new, f, site)
+) -> A::Elem
+where
+    A::Elem: Atomic,
+{
+    a.cmpxchg(index, expected, new, f, site)
 }

@@ -12,13 +12,11 @@
 use super::capture::{array_input, CaptureMut};
 use super::desc::{CaptureDesc, Input, Space};
 use super::Value;
-use crate::backend::native::{ArrayViewMut, WorkItem};
+use crate::backend::native::{ArrayViewMut, DisjointViewMut, OwnedCells, WorkItem};
 use crate::error::{Error, Result};
 use crate::launch::Launch;
 use crate::shape::Shape;
 use std::marker::PhantomData;
-use std::sync::OnceLock;
-use std::thread::ThreadId;
 
 /// A `nulocal!` array of `T` with constant dims `S`, as the launch sees it.
 #[derive(Debug, Clone, Copy)]
@@ -86,69 +84,141 @@ unsafe impl<T: Value, S: Shape> CaptureMut for LocalArray<T, S> {
     }
 }
 
-/// Threads outside rayon's pool (a backend's own) that may hold cells before later ones
-/// share the last slot (unspecified values, as a race would give, but never undefined
-/// behaviour: the cells are atomic).
-const FOREIGN: usize = 64;
-
-/// One thread's cells of a local array, made at its first use.
-type Cells<T> = OnceLock<Box<[<T as crate::element::Pod>::Cell]>>;
-
 /// A `nulocal!` array on the native engine: cells per thread that runs groups of the launch.
 /// A group runs on one thread from its first work-item to its last, and a thread runs one
-/// group at a time, so the thread's cells are the group's.
+/// group at a time, so the thread's cells are the group's. Every set of cells has one owner
+/// thread (`OwnedCells`), so that they may be read and written with plain loads and stores
+/// (`view_plain`).
 pub struct LocalGroup<T: Value, S: Shape> {
     dims: S,
     len: usize,
-    /// rayon's workers, by their index in the pool.
-    workers: usize,
-    /// Owners of the slots past the workers'.
-    owners: Box<[OnceLock<ThreadId>]>,
-    cells: Box<[Cells<T>]>,
+    cells: OwnedCells<T::Cell>,
     /// The value a group's elements start at: all-zero bytes.
     zero: T,
 }
 
 impl<T: Value, S: Shape> LocalGroup<T, S> {
     fn new(dims: S, len: usize, zero: T) -> Self {
-        let workers = rayon::current_num_threads();
         LocalGroup {
             dims,
             len,
-            workers,
-            owners: (0..FOREIGN).map(|_| OnceLock::new()).collect(),
-            cells: (0..workers + FOREIGN).map(|_| OnceLock::new()).collect(),
+            cells: OwnedCells::new(),
             zero,
         }
-    }
-
-    /// The calling thread's slot: a rayon worker's own, else the one a foreign thread
-    /// claimed, else the first free one it claims.
-    fn slot(&self) -> usize {
-        if let Some(k) = rayon::current_thread_index().filter(|&k| k < self.workers) {
-            return k;
-        }
-        let me = std::thread::current().id();
-        for (k, owner) in self.owners.iter().enumerate() {
-            if *owner.get_or_init(|| me) == me {
-                return self.workers + k;
-            }
-        }
-        self.workers + FOREIGN - 1
     }
 
     /// The view of the array of work-item `w`'s group. The group's first work-item, which
     /// runs first on the group's thread, zeroes it: a group starts from zeros, not from
     /// what the thread's last group left, as on OpenCL devices (see `emit/cl/zeroing.rs`).
+    ///
+    /// Inlined into the kernel, so that the view's `one_thread` is a constant there and its
+    /// atomics compile to plain loads and stores with no test.
+    #[inline(always)]
     pub fn view(&self, w: &WorkItem) -> ArrayViewMut<'_, T, S> {
-        let mut fresh = false;
-        let cells = self.cells[self.slot()].get_or_init(|| {
-            fresh = true;
-            (0..self.len).map(|_| T::cell(self.zero)).collect()
-        });
+        ArrayViewMut::from_group_cells(self.group_cells(w), self.dims)
+    }
+
+    /// As `view`, with plain loads, stores and atomics, which LLVM may vectorise: what the
+    /// macros' native code uses.
+    ///
+    /// # Safety
+    ///
+    /// The view and its copies are used only on the calling thread, and only while it runs
+    /// `w`'s group. (The cells are the thread's alone: no other thread views them.)
+    #[inline(always)]
+    pub unsafe fn view_plain(&self, w: &WorkItem) -> DisjointViewMut<'_, T, S> {
+        // SAFETY: the cells have one owner thread (`OwnedCells`), and the caller keeps the
+        // view on that thread, so no other thread touches an element at the same time.
+        unsafe { self.view(w).disjoint() }
+    }
+
+    /// The calling thread's cells, zeroed for a group's first work-item.
+    #[inline(never)]
+    fn group_cells(&self, w: &WorkItem) -> &[T::Cell] {
+        let (cells, fresh) = self
+            .cells
+            .mine(|| (0..self.len).map(|_| T::cell(self.zero)).collect());
         if !fresh && (0..3).all(|d| w.local_id(d) == 0) {
-            cells.iter().for_each(|c| T::store(c, self.zero));
+            // SAFETY: the cells are this thread's alone (`OwnedCells::mine`), and no view of
+            // them is in use as its group's first work-item starts; `self.zero` is all-zero
+            // bytes, which every `T` (a `Pod`) may hold, and a cell has `T`'s layout.
+            unsafe { std::ptr::write_bytes(cells.as_ptr().cast::<T>().cast_mut(), 0, cells.len()) };
         }
-        ArrayViewMut::from_group_cells(cells, self.dims)
+        cells
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::backend::native::{Group, GroupShape};
+    use crate::backend::Geometry;
+
+    /// Work-item `k` of a group of 8.
+    fn item(k: usize) -> WorkItem {
+        let geo = Geometry {
+            global: vec![8],
+            local: Some(vec![8]),
+        };
+        Group::new(&GroupShape::new(&geo), 0).item(k)
+    }
+
+    fn group() -> LocalGroup<u32, usize> {
+        let mut local = LocalArray::<u32, usize>::new(8);
+        local.native_mut().expect("8 elements fit")
+    }
+
+    /// A group's work-items share the thread's cells; the next group's first work-item
+    /// zeroes them.
+    #[test]
+    fn a_group_sees_its_own_writes_and_the_next_starts_from_zeros() {
+        let g = group();
+        g.view(&item(0)).set(3, 7);
+        assert_eq!(g.view(&item(5)).get(3), 7, "one group, one set of cells");
+        // SAFETY: the view stays on this thread, within the "group".
+        let plain = unsafe { g.view_plain(&item(0)) };
+        assert_eq!(plain.get(3), 0, "a new group starts from zeros");
+    }
+
+    /// Two pools' workers of the same index get different cells: a slot has one owner.
+    #[test]
+    #[cfg_attr(miri, ignore = "thread pools are slow under Miri")]
+    fn workers_of_two_pools_never_share_cells() {
+        let g = group();
+        let cells =
+            |pool: &rayon::ThreadPool| pool.install(|| g.group_cells(&item(0)).as_ptr() as usize);
+        let pool = || rayon::ThreadPoolBuilder::new().num_threads(1).build();
+        let (a, b) = (pool().expect("a pool"), pool().expect("a pool"));
+        assert_ne!(cells(&a), cells(&b));
+        assert_eq!(cells(&a), cells(&a), "a thread keeps its slot");
+    }
+
+    /// Threads outside rayon past the foreign slots get cells of their own from the spill
+    /// list.
+    #[test]
+    #[cfg_attr(miri, ignore = "70 threads are slow under Miri")]
+    fn threads_past_the_slots_get_cells_of_their_own() {
+        let g = group();
+        let n = crate::backend::native::FOREIGN + 3;
+        let all_in = std::sync::Barrier::new(n);
+        let mut seen: Vec<usize> = std::thread::scope(|s| {
+            let ts: Vec<_> = (0..n)
+                .map(|_| {
+                    s.spawn(|| {
+                        let at = g.group_cells(&item(0)).as_ptr() as usize;
+                        // Every thread stays alive until all have their cells.
+                        all_in.wait();
+                        at
+                    })
+                })
+                .collect();
+            ts.into_iter()
+                .map(|t| t.join().expect("no panic"))
+                .collect()
+        });
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), n, "two threads shared cells");
+        assert_eq!(g.cells.spilled_threads(), 3);
     }
 }

@@ -123,7 +123,7 @@ impl NativeLaunch {
         let group = |g: usize| {
             wide::run(
                 #[inline(always)]
-                || kernel(&Group::new(&shape, g)),
+                || Group::new(&shape, g).run(&kernel),
             )
         };
         run_tasks(&self.name, device.as_ref(), faults, shape.groups(), &group)

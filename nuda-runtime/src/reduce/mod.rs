@@ -4,6 +4,7 @@
 //! kernel trait, in `kernel/reduction.rs`.
 //! Layer 5 of the runtime (see `backend/README.md`), with the launch, below `macro_support`.
 
+mod copies;
 mod launch;
 mod lookback;
 mod privatise;
@@ -11,9 +12,10 @@ mod scan;
 #[cfg(test)]
 mod test;
 
+pub use copies::{CopyView, NativeCopies};
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
 pub use lookback::{dev_size, scan_tiling, ScanTickets, ScanTiles, ScanTiling};
-pub use privatise::{privatised_global, NativeCopies, NativeCopy, Privatised};
+pub use privatise::{privatised_global, NativeCopy, Privatised};
 pub use scan::{
     native_scan_body, native_scan_totals, push_capacity, push_guard, push_len, push_start,
     scan_global, PushCount, ScanPlan, ScanPrefixes, ScanTotals,

@@ -11,6 +11,7 @@
 //! copy that only its thread touches, so its atomics are a load and a store, and adds the
 //! copy's non-zero elements into the array at the segment's end, one atomic each. A
 //! histogram's bins then stop bouncing between the cores' caches on every element.
+//! `#[nukernel]`'s per-worker copies are `copies.rs`.
 
 use super::launch::capped_global;
 use crate::atomic::{Atomic, AtomicOp};
@@ -20,7 +21,6 @@ use crate::element::Pod;
 use crate::kernel::desc::Input;
 use crate::launch::Launch;
 use std::any::TypeId;
-use std::thread::ThreadId;
 
 /// The largest copy a group keeps, in bytes: 8192 32-bit bins.
 pub const BUDGET: usize = 32 << 10;
@@ -132,56 +132,6 @@ impl<T: Pod, S: crate::Shape> Drop for NativeCopy<'_, T, S> {
     }
 }
 
-/// A privatised array of a `#[nukernel]`'s native launch: a zeroed copy per rayon worker, made
-/// at the worker's first group, flushed into the array after the launch. A group runs on one
-/// thread, so the copy's atomics are a load and a store. Threads outside the pool (none in
-/// nuda's launches) update the array itself, since they could share a slot.
-pub struct NativeCopies<'a, T: Pod, S> {
-    target: ArrayViewMut<'a, T, S>,
-    slots: Box<[std::sync::OnceLock<(ThreadId, Box<[T::Cell]>)>]>,
-    flush: AtomicOp,
-}
-
-impl<'a, T: Pod, S: crate::Shape> NativeCopies<'a, T, S> {
-    /// The copies of `target` under `NativeCopy::new`'s rules, one slot per worker of the
-    /// pool the launch runs on; none where the rules say no.
-    pub fn new(target: &ArrayViewMut<'a, T, S>, flush: AtomicOp) -> Self {
-        let on = copy_pays::<T>(target.len());
-        let workers = if on { rayon::current_num_threads() } else { 0 };
-        NativeCopies {
-            target: *target,
-            slots: (0..workers).map(|_| std::sync::OnceLock::new()).collect(),
-            flush,
-        }
-    }
-
-    /// What the current thread's atomics update: its copy, else the array. A slot belongs to
-    /// the thread that made it: a thread of another pool with the same index (a backend that
-    /// runs tasks on two pools) updates the array.
-    #[inline]
-    pub fn view(&self) -> ArrayViewMut<'_, T, S> {
-        let slot = rayon::current_thread_index().and_then(|i| self.slots.get(i));
-        let Some(slot) = slot else { return self.target };
-        let me = std::thread::current().id();
-        let (owner, cells) = slot.get_or_init(|| {
-            let zeroed = (0..self.target.len()).map(|_| T::cell(T::default()));
-            (me, zeroed.collect())
-        });
-        match *owner == me {
-            true => ArrayViewMut::from_group_cells(cells, self.target.dims()),
-            false => self.target,
-        }
-    }
-
-    /// Adds (or-s, xor-s) every worker's non-zero elements into the array, once the launch
-    /// has finished.
-    pub fn flush(&self) {
-        for (_, cells) in self.slots.iter().filter_map(|s| s.get()) {
-            flush_cells::<T>(cells, self.target.raw_cells(), self.flush);
-        }
-    }
-}
-
 /// Runs `$body` with `$t` bound to `T` where `T` is one of the integer types with atomics.
 macro_rules! each_int {
     ($T:ty, |$t:ident| $body:expr) => {{
@@ -202,7 +152,7 @@ macro_rules! each_int {
 
 /// Whether a copy of `len` elements of `T` is sound and small: 32- or 64-bit integers, whose
 /// atomics compose exactly in any order, within `BUDGET` bytes.
-fn copy_pays<T: Pod>(len: usize) -> bool {
+pub(super) fn copy_pays<T: Pod>(len: usize) -> bool {
     int_kind::<T>() && len > 0 && len.saturating_mul(size_of::<T>()) <= BUDGET
 }
 
@@ -213,7 +163,7 @@ fn int_kind<T: Pod>() -> bool {
 }
 
 /// `target[i] op= copy[i]` for each non-zero `copy[i]`, with one atomic each.
-fn flush_cells<T: Pod>(copy: &[T::Cell], target: &[T::Cell], op: AtomicOp) {
+pub(super) fn flush_cells<T: Pod>(copy: &[T::Cell], target: &[T::Cell], op: AtomicOp) {
     each_int!(T, |I| {
         // SAFETY: `T` is `I` (their `TypeId`s are equal, and both are `'static`), so
         // `T::Cell` is `<I as Pod>::Cell`: the casts change no type, only how rustc names it.

@@ -146,3 +146,41 @@ fn a_native_copy_flushes_what_its_atomics_did() {
     let same = std::ptr::eq(copy.view().raw_cells(), target.raw_cells());
     assert!(same, "a segment shorter than the array was given a copy");
 }
+
+/// Each thread's copy of a `#[nukernel]`'s privatised array is its own, with plain atomics,
+/// and every copy lands in the array: the rayon slots', the foreign slots' and the spilled
+/// threads'.
+#[test]
+#[cfg_attr(miri, ignore = "67 threads are slow under Miri")]
+fn every_threads_copy_lands_in_the_array() {
+    use crate::atomic::AtomicOp;
+    use crate::backend::native::ArrayViewMut;
+    use crate::fault::{Checker, Faults, Site, SiteKind};
+    use crate::kernel::AtomicArray;
+    static SITE: Site = Site::new(SiteKind::Write, "hist", 1, "t.rs", 1, 1);
+    let mut data = vec![1u32, 0, 0];
+    let target = ArrayViewMut::new(&mut data, 3usize);
+    let copies = NativeCopies::new(&target, AtomicOp::Add);
+    let n = crate::backend::native::FOREIGN + 3;
+    let (all_in, faults) = (std::sync::Barrier::new(n), Faults::new());
+    std::thread::scope(|s| {
+        for _ in 0..n {
+            s.spawn(|| {
+                // SAFETY: the view stays on this thread.
+                let own = unsafe { copies.view_plain() };
+                let f = Checker::<false>::new(&faults);
+                assert_eq!(own.rmw(2, AtomicOp::Add, 5, f, &SITE), 0, "a fresh copy");
+                assert_eq!(
+                    own.rmw(2, AtomicOp::Add, 1, f, &SITE),
+                    5,
+                    "one thread's copy"
+                );
+                // Every thread holds its copy until all have one.
+                all_in.wait();
+            });
+        }
+    });
+    copies.flush();
+    drop(copies);
+    assert_eq!(data, [1, 0, 6 * n as u32]);
+}

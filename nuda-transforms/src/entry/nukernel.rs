@@ -334,10 +334,14 @@ fn local_array(i: usize, d: &LocalDecl) -> TokenStream {
     }
 }
 
-/// Each `nulocal!` array's view for the current work-group, at the top of a work-item's body.
+/// Each `nulocal!` array's view for the current work-group, at the top of a work-item's body
+/// (or a split group's): plain loads and stores, which LLVM may vectorise.
 fn local_views(p: &Parts) -> TokenStream {
     let names = p.locals.iter().map(|d| &d.name);
-    quote!(#(let #names = #names.view(__nuda_w);)*)
+    // SAFETY (of the generated code): the view lives in the body's closure, which runs on the
+    // group's thread for that group only and hands the view to nothing that outlives it or
+    // crosses to another thread: `LocalGroup::view_plain`'s contract.
+    quote!(#(let #names = unsafe { #names.view_plain(__nuda_w) };)*)
 }
 
 /// The native engine's launch of the body: a closure per work-group where it is split at its
@@ -359,10 +363,29 @@ fn native_copies(p: &Parts) -> (TokenStream, TokenStream, TokenStream) {
         let op = x.atomic_op();
         out.0
             .extend(quote!(let #copy = #PRIVATE::NativeCopies::new(&#name, #op);));
-        out.1.extend(quote!(let #name = #copy.view();));
+        // SAFETY (of the generated code): the view stays in the body's closure, on the
+        // thread that runs it (`NativeCopies::view_plain`'s contract).
+        out.1
+            .extend(quote!(let #name = unsafe { #copy.view_plain() };));
         out.2.extend(quote!(#copy.flush();));
     }
     out
+}
+
+/// Each parameter but the privatised copies, copied into a local
+/// of the same name at the top of a split group's body: LLVM then keeps a view's pointer and
+/// length in registers across the group's loops instead of reloading them after every store.
+fn hoisted(p: &Parts) -> TokenStream {
+    // Captured parameters only: another capture may be a constant, which a `let` cannot
+    // shadow.
+    let own = |q: &&Param| {
+        p.captures.iter().any(|c| c.name == q.name) && !p.copies.iter().any(|x| x.name == q.name)
+    };
+    let lets = (p.params.iter().filter(own)).map(|q| {
+        let name = &q.name;
+        quote!(let #name = #PRIVATE::hoist(&#name);)
+    });
+    quote!(#(#lets)*)
 }
 
 /// The launch of `run_native`, with `views` at the top of the body.
@@ -372,12 +395,14 @@ fn run_native_body(name: &str, p: &Parts, views: &TokenStream) -> TokenStream {
     let locals = quote!(#views #locals);
     let label = format!("#[nukernel] {name}");
     if p.form == "split" {
+        let hoisted = hoisted(p);
         quote! {
             #[allow(unused_parens, unused_variables, unused_mut, unused_labels, unreachable_code, clippy::all)]
             let __nuda_body = #PRIVATE::inlined(#[inline(always)] |__nuda_g: &#PRIVATE::Group| {
                 let __nuda_fault = __nuda_fault;
                 let __nuda_n = __nuda_g.len();
                 let __nuda_w = &__nuda_g.first();
+                #hoisted
                 #locals
                 #native
             });

@@ -10,6 +10,7 @@
 
 mod barrier;
 mod barrier_split;
+mod owned;
 #[cfg(test)]
 mod test;
 mod views;
@@ -17,7 +18,10 @@ pub mod wide;
 
 pub(crate) use barrier::run_group_with_barrier;
 pub use barrier::GroupBarrier;
-pub use barrier_split::{Group, Items};
+pub use barrier_split::Group;
+pub(crate) use owned::OwnedCells;
+#[cfg(test)]
+pub(crate) use owned::FOREIGN;
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};
 

@@ -138,6 +138,7 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
 
     /// A view of cells other views may share (a shared-write scope's native copy, a
     /// `nulocal!` array's cells), which hold exactly the elements of `dims`.
+    #[inline]
     pub(crate) fn from_cells(cells: &'a [T::Cell], dims: S) -> Self {
         // Trusted accesses rely on it: an offset below the product of the dims is in `cells`.
         assert_eq!(
@@ -156,6 +157,7 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
     /// touches: its atomics are a plain load and store of the cell. (Should two threads ever
     /// share the cells, as foreign threads past the last slot do, the cells are still
     /// atomic: updates may be lost, as in a race, but nothing is undefined.)
+    #[inline(always)]
     pub(crate) fn from_group_cells(cells: &'a [T::Cell], dims: S) -> Self {
         ArrayViewMut {
             one_thread: true,
@@ -355,6 +357,18 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
             .wrapping_add(o)
     }
 
+    /// The element at `index`; out of range, a panic at the caller's line.
+    #[inline]
+    #[track_caller]
+    pub fn get(&self, index: S) -> T {
+        match self.view.dims.offset(index) {
+            // SAFETY: `o` is in range, and no other thread touches this element now
+            // (`disjoint`'s contract).
+            Some(o) => unsafe { self.ptr(o).read() },
+            None => out_of_bounds("an array", index, self.view.dims),
+        }
+    }
+
     /// As [`ArrayViewMut::load`], with a plain load.
     #[inline(always)]
     #[track_caller]
@@ -396,6 +410,29 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
         if let Some(o) = self.offset(index, f, site) {
             // SAFETY: as in `load`.
             unsafe { self.ptr(o).write(value) }
+        }
+    }
+
+    /// A kernel's atomic on the element at `index` as a plain load and store of `step`'s
+    /// value: no other thread touches the element meanwhile (`disjoint`'s contract), so
+    /// nothing comes between them. The previous value; out of range, zero, with a fault.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn update<const TR: bool>(
+        &self,
+        index: S,
+        f: Checker<'_, TR>,
+        site: &'static Site,
+        step: impl FnOnce(T) -> T,
+    ) -> T {
+        match self.offset(index, f, site) {
+            // SAFETY: as in `load`.
+            Some(o) => unsafe {
+                let old = self.ptr(o).read();
+                self.ptr(o).write(step(old));
+                old
+            },
+            None => T::default(),
         }
     }
 }

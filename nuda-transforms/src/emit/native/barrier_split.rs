@@ -47,9 +47,9 @@ impl RustEmitter<'_> {
                 let walk = match &c.guard {
                     Some((op, bound)) => {
                         let bound = self.expr(bound);
-                        quote!(__nuda_g.items_where(#op, #bound))
+                        quote!(__nuda_g.walk_where(#op, #bound))
                     }
-                    None => quote!(__nuda_g.items()),
+                    None => quote!(__nuda_g.walk()),
                 };
                 self.items_in(plan, &c.uses, &c.stmts, TokenStream::new(), walk)
             }
@@ -101,10 +101,10 @@ impl RustEmitter<'_> {
         stmts: &[Stmt],
         tail: TokenStream,
     ) -> TokenStream {
-        self.items_in(plan, uses, stmts, tail, quote!(__nuda_g.items()))
+        self.items_in(plan, uses, stmts, tail, quote!(__nuda_g.walk()))
     }
 
-    /// As `items`, over the work-items `walk` gives.
+    /// As `items`, over the work-items whose indexes `walk` gives (a plain range).
     fn items_in(
         &mut self,
         plan: &Plan,
@@ -141,8 +141,8 @@ impl RustEmitter<'_> {
             })
         });
         quote! {
-            '__nuda_item: for (__nuda_k, __nuda_w) in #walk {
-                let __nuda_w = &__nuda_w;
+            '__nuda_item: for __nuda_k in #walk {
+                let __nuda_w = &__nuda_g.item(__nuda_k);
                 #skip
                 #remat
                 #(#restore)*

@@ -150,6 +150,39 @@ fn a_nukernel_merge_counts_into_copies_per_worker() {
     let copies =
         ":: nuda :: __private :: NativeCopies :: new (& hist , :: nuda :: AtomicOp :: Add)";
     assert!(code.contains(copies), "{code}");
-    assert!(code.contains("let hist = __nuda_pk0 . view () ;"), "{code}");
+    assert!(
+        code.contains("let hist = unsafe { __nuda_pk0 . view_plain () } ;"),
+        "{code}"
+    );
     assert!(code.contains("__nuda_pk0 . flush () ;"), "{code}");
+}
+
+/// A split `#[nukernel]` walks its work-items as a plain range of indexes (an iterator that
+/// carried a whole work-item and a 1-D flag kept LLVM from vectorising the loops), views its
+/// `nulocal!` arrays with plain loads and stores, and copies its other captured parameters
+/// into locals, so that their pointers and lengths stay in registers.
+#[test]
+fn a_split_nukernel_walks_plain_ranges_over_plain_local_views() {
+    let item = quote!(
+        fn zero(out: &mut NuArray1<u32>, v: &NuArray1<u32>) {
+            let part = nulocal!(u32, 64);
+            let l = local_id(0);
+            part[l] = v[global_id(0)];
+            barrier();
+            out[global_id(0)] = part[63 - l];
+        }
+    );
+    let code = crate::entry::nukernel::expand(quote!(), item)
+        .expect("the kernel compiles")
+        .to_string();
+    let walk = "'__nuda_item : for __nuda_k in __nuda_g . walk () { let __nuda_w = & __nuda_g . item (__nuda_k) ;";
+    assert!(code.contains(walk), "{code}");
+    assert!(
+        code.contains("let part = unsafe { part . view_plain (__nuda_w) } ;"),
+        "{code}"
+    );
+    for p in ["out", "v"] {
+        let hoist = format!("let {p} = :: nuda :: __private :: hoist (& {p}) ;");
+        assert!(code.contains(&hoist), "{p} not hoisted: {code}");
+    }
 }
