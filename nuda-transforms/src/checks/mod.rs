@@ -7,6 +7,7 @@ pub mod capture;
 pub mod depend;
 pub mod disjoint;
 pub mod lanes;
+pub mod phases;
 pub mod privatise;
 pub mod reduce;
 pub mod sites;

@@ -8,6 +8,7 @@
 use super::ClEmitter;
 use crate::base::ir::builtins::MethodKind;
 use crate::base::ir::*;
+use crate::checks::phases::Phases;
 use crate::checks::sites::SiteKind;
 use crate::emit::template::Ph;
 
@@ -18,6 +19,9 @@ pub(super) enum Helper {
     /// A read of an element other work-items update atomically: the prelude's atomic load
     /// (`nu_latomic_load_..` for local memory).
     AtomicLoad(bool),
+    /// A plain read of a `nulocal!` array that is updated atomically, but not between the
+    /// barriers around this read (`crate::checks::phases`).
+    QuietLoad,
     Store,
     /// The prelude's `nu_atomic_<op>_<type>` on the element (`nu_latomic_..` for local
     /// memory), with this many values.
@@ -89,9 +93,21 @@ impl ClEmitter<'_> {
 
     /// How `base`'s elements are read: atomically where the kernel updates it with atomics.
     fn load(&self, base: &syn::Ident) -> Helper {
-        match self.env.analysis.atomic.contains(base) {
-            true => Helper::AtomicLoad(self.env.analysis.is_local(base)),
-            false => Helper::Load,
+        if !self.env.analysis.atomic.contains(base) {
+            return Helper::Load;
+        }
+        let local = self.env.analysis.is_local(base);
+        let quiet = |(p, at): &(Phases, usize)| p.quiet(*at, &base.to_string());
+        match local && self.phases.as_ref().is_some_and(quiet) {
+            true => Helper::QuietLoad,
+            false => Helper::AtomicLoad(local),
+        }
+    }
+
+    /// Notes that the body's top-level statement `k` is next (`crate::checks::phases`).
+    pub(super) fn at_stmt(&mut self, k: usize) {
+        if let Some((_, at)) = &mut self.phases {
+            *at = k;
         }
     }
 
@@ -143,6 +159,8 @@ impl ClEmitter<'_> {
         let b = self.var(base);
         let name = match h {
             Helper::Load | Helper::AtomicLoad(_) => format!("nu_ld_{b}"),
+            // `rd` is no operation's name, so no other helper's prefix.
+            Helper::QuietLoad => format!("nu_rd_{b}"),
             Helper::Store => format!("nu_st_{b}"),
             Helper::Atomic(op, ..) => format!("nu_{op}_{b}"),
             // `p` + an operation is no other helper's prefix (`ld`, `st`, the operations).
@@ -272,7 +290,7 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
         Helper::Atomic(_, n, _) | Helper::Private(_, n) => {
             (0..n).map(|k| format!("nu_v{k}")).collect()
         }
-        Helper::Load | Helper::AtomicLoad(_) => vec![],
+        Helper::Load | Helper::AtomicLoad(_) | Helper::QuietLoad => vec![],
     };
     params.extend(values.iter().map(|v| format!("{elem} {v}")));
     params.extend([
@@ -296,7 +314,9 @@ fn helper_text(name: &str, b: &str, fill: usize, h: Helper, rank: usize) -> Stri
     // scalar's initializer, and `(T)0` does not convert to a struct.
     let zero = format!("{elem} nu_zero = {{0}};\n        return nu_zero;");
     let (ret, miss, hit) = match h {
-        Helper::Load => (elem.clone(), zero.clone(), format!("return {data}[{off}];")),
+        Helper::Load | Helper::QuietLoad => {
+            (elem.clone(), zero.clone(), format!("return {data}[{off}];"))
+        }
         Helper::AtomicLoad(local) => (
             elem.clone(),
             zero.clone(),

@@ -190,6 +190,10 @@ pub struct ClEmitter<'a> {
     /// Locals whose sine and cosine one `sincos` computed (`sincos.rs`): C name to the C
     /// names of the two values.
     sincos: std::collections::HashMap<String, (String, String)>,
+    /// A `#[nukernel]` body's stretches between top-level barriers
+    /// (`crate::checks::phases`), and the top-level statement being emitted: a `nulocal!`
+    /// array's reads are plain loads where its stretch has no atomic on it.
+    phases: Option<(crate::checks::phases::Phases, usize)>,
 }
 
 impl<'a> ClEmitter<'a> {
@@ -221,6 +225,7 @@ impl<'a> ClEmitter<'a> {
             staging: None,
             merged: Default::default(),
             sincos: Default::default(),
+            phases: None,
         }
     }
 
@@ -363,6 +368,7 @@ impl<'a> ClEmitter<'a> {
         let mut params = vec![marks::record_param()];
         params.extend(self.capture_params());
         self.zero_locals(locals);
+        self.phases = Some((crate::checks::phases::Phases::new(body), 0));
         self.merged_body(body);
         marks::kernel_def(name, "", &params, &self.out)
     }

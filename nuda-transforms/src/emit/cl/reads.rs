@@ -329,12 +329,14 @@ impl ClEmitter<'_> {
         let image = |n: &syn::Ident| env.capture_fill(n).is_some() && !env.written(n);
         let groups = plan(b, &image);
         for (i, s) in b.stmts.iter().enumerate() {
+            self.at_stmt(i);
             self.merge_reads(groups.iter().filter(|g| g.at == i));
             self.stmt(s);
             if let Stmt::Let(l) = s {
                 self.fuse_sincos(l, &b.stmts[i + 1..], b.tail.as_deref());
             }
         }
+        self.at_stmt(b.stmts.len());
         self.merge_reads(groups.iter().filter(|g| g.at == b.stmts.len()));
         if let Some(t) = &b.tail {
             self.expr_stmt(t);
