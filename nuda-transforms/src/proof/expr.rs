@@ -66,7 +66,11 @@ impl Proof<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.expr(lhs), self.expr(rhs));
                 let ty = self.ty_of(e);
-                self.binary(*op, a, b, ty, e.span)
+                let plain = self.binary(*op, a, b, ty.clone(), e.span);
+                match op {
+                    BinOp::Add => self.related_sum(a, b, ty, plain, e.span),
+                    _ => plain,
+                }
             }
             ExprKind::Cast { expr, ty } => {
                 let a = self.expr(expr);
@@ -198,11 +202,25 @@ impl Proof<'_> {
         if self.context != Context::Kernel {
             return self.push(quote!(Top));
         }
-        let (item, d) = (
-            format_ident!("{}", item),
-            regs.first().copied().unwrap_or(NONE),
-        );
-        self.push(quote!(Item(#PRIVATE::Item::#item, #d)))
+        let d = regs.first().copied().unwrap_or(NONE);
+        let name = format_ident!("{}", item);
+        let r = self.push(quote!(Item(#PRIVATE::Item::#name, #d)));
+        let dim = match args.first().map(|a| &a.kind) {
+            Some(ExprKind::Lit(Lit::Int { text, .. })) => text.parse::<u128>().ok(),
+            _ => None,
+        };
+        if let (Some(dim), "GlobalId" | "LocalId") = (dim, item) {
+            let global = item == "GlobalId";
+            (self.origins).insert(
+                r,
+                super::relate::Origin {
+                    global,
+                    dim,
+                    dim_reg: d,
+                },
+            );
+        }
+        r
     }
 
     fn method(&mut self, recv: &Expr, method: &syn::Ident, args: &[Expr], span: Span) -> Reg {
@@ -360,6 +378,10 @@ impl Proof<'_> {
             let o = self.expr(other);
             let c = format_ident!("{}", c.name());
             let refined = self.push(quote!(Refine(#r, #PRIVATE::Cmp::#c, #o)));
+            // A refined id is still the same id.
+            if let Some(origin) = self.origins.get(&r).copied() {
+                self.origins.insert(refined, origin);
+            }
             self.bind(v, refined);
         }
     }

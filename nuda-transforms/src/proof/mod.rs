@@ -5,12 +5,15 @@
 //!
 //! The walk is total: every expression the OpenCL C emitter checks is visited here with the
 //! same site, so a site is only ever proved safe from all of its accesses. Variables map to
-//! registers; a variable assigned after its `let` is any value of its type; inside an `if`,
-//! a variable compared with a value is refined by the comparison.
+//! registers; a variable assigned after its `let` is any value of its type (one only divided
+//! or shifted right by literals lies between its first value and zero); inside an `if`, a
+//! variable compared with a value is refined by the comparison; and a sum with `global_id(d)`
+//! in it is also read through `local_id(d)` (`relate.rs`).
 //!
 //! Stage 6 of the pipeline in `lib.rs` (the launch-time proof).
 
 mod expr;
+mod relate;
 #[cfg(test)]
 mod test;
 
@@ -37,6 +40,11 @@ pub struct Proof<'a> {
     scopes: Vec<Vec<(String, Reg)>>,
     /// Names assigned somewhere after their `let`: never refined, any value of their type.
     assigned: HashSet<String>,
+    /// Of those, the names only ever divided or shifted right by a literal (`s /= 2`, `s =
+    /// s >> 1`): such a variable stays between its first value and zero.
+    shrinking: HashSet<String>,
+    /// The registers that hold `global_id(d)` or `local_id(d)` (refined or not).
+    origins: std::collections::HashMap<Reg, relate::Origin>,
 }
 
 impl<'a> Proof<'a> {
@@ -49,6 +57,8 @@ impl<'a> Proof<'a> {
             ops: Vec::new(),
             scopes: vec![Vec::new()],
             assigned: HashSet::new(),
+            shrinking: HashSet::new(),
+            origins: Default::default(),
         }
     }
 
@@ -131,7 +141,8 @@ impl<'a> Proof<'a> {
 
     fn collect_assigned(&mut self, b: &Block) {
         use crate::base::ir::visit::shared::{walk_stmt, Visit};
-        struct Assigned<'s>(&'s mut HashSet<String>);
+        /// The assigned names, and those assigned in another way than a shrinking one.
+        struct Assigned<'s>(&'s mut HashSet<String>, HashSet<String>);
         impl Visit for Assigned<'_> {
             fn visit_stmt(&mut self, s: &Stmt) {
                 if let Stmt::Assign {
@@ -140,11 +151,20 @@ impl<'a> Proof<'a> {
                 } = s
                 {
                     self.0.insert(v.to_string());
+                    if !shrinks(s) {
+                        self.1.insert(v.to_string());
+                    }
                 }
                 walk_stmt(self, s);
             }
         }
-        Assigned(&mut self.assigned).visit_block(&b);
+        let mut a = Assigned(&mut self.assigned, HashSet::new());
+        a.visit_block(b);
+        let other = a.1;
+        self.shrinking = (self.assigned.iter())
+            .filter(|v| !other.contains(*v))
+            .cloned()
+            .collect();
     }
 
     fn body(&mut self, b: &Block) {
@@ -240,8 +260,16 @@ impl<'a> Proof<'a> {
         match &l.pat {
             Pat::Ident { name, .. } => {
                 let ty = l.ty.map_or_else(|| slot_ty(l.slots[0]), written_ty);
+                let name_s = name.to_string();
                 let r = match init {
-                    Some((_, r)) if !self.assigned.contains(&name.to_string()) => r,
+                    Some((_, r)) if !self.assigned.contains(&name_s) => r,
+                    // Each value is the last divided or shifted toward zero (a division
+                    // truncates, an arithmetic shift stops at -1), so every value lies
+                    // between the first and zero, both included.
+                    Some((_, r)) if self.shrinking.contains(&name_s) => {
+                        let zero = self.push(quote!(Lit(0, #ty)));
+                        self.push(quote!(Hull(#r, #zero)))
+                    }
                     _ => self.push(quote!(Var(#ty))),
                 };
                 self.bind(name, r);
@@ -338,4 +366,35 @@ fn cl_ty(name: &str) -> TokenStream {
 /// The source line of a span, for the proof's reasons.
 fn line(span: Span) -> u32 {
     span.start().line as u32
+}
+
+/// Whether assignment `s` moves its variable toward zero: `v /= c` with a literal `c >= 1`,
+/// `v >>= c` with a literal `c`, or the same written `v = v / c`, `v = v >> c`.
+fn shrinks(s: &Stmt) -> bool {
+    let Stmt::Assign {
+        place: Place::Var(v),
+        op,
+        value,
+        ..
+    } = s
+    else {
+        return false;
+    };
+    let (op, by) = match (op, &value.kind) {
+        (Some(op), _) => (*op, value),
+        (None, ExprKind::Binary { op, lhs, rhs }) => match &lhs.kind {
+            ExprKind::Var(x) if x == v => (*op, &**rhs),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let lit = match &by.kind {
+        ExprKind::Lit(Lit::Int { text, .. }) => text.parse::<u128>().ok(),
+        _ => None,
+    };
+    match (op, lit) {
+        (BinOp::Div, Some(c)) => c >= 1,
+        (BinOp::Shr, Some(_)) => true,
+        _ => false,
+    }
 }

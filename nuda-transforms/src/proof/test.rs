@@ -43,3 +43,29 @@ fn a_variable_assigned_later_is_any_value_of_its_type() {
         "a variable assigned somewhere is not refined: {q}"
     );
 }
+
+/// A variable only divided or shifted right by literals stays between its first value and
+/// zero (a hull, not any value of its type); one assigned another way is any value.
+#[test]
+fn a_halving_variable_stays_between_its_start_and_zero() {
+    for step in [quote!(s /= 2;), quote!(s >>= 1;), quote!(s = s / 4;)] {
+        let p = program(quote!(64; nfor!(i in n {
+            let mut s = 32usize;
+            while s > 0 { b[i] = a[s]; #step }
+        })));
+        assert!(p.contains("Op :: Hull"), "{step}: {p}");
+        assert!(!p.contains("Op :: Var"), "{step}: {p}");
+    }
+    for step in [
+        quote!(s -= 1;),
+        quote!(s /= m;),
+        quote!(s = 2 / s;),
+        quote!(s /= 0;),
+    ] {
+        let p = program(quote!(64; nfor!(i in n {
+            let mut s = 32usize;
+            while s > 0 { b[i] = a[s]; #step }
+        })));
+        assert!(p.contains("Op :: Var"), "{step}: {p}");
+    }
+}
