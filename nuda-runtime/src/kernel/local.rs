@@ -115,7 +115,7 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
     /// atomics compile to plain loads and stores with no test.
     #[inline(always)]
     pub fn view(&self, w: &WorkItem) -> ArrayViewMut<'_, T, S> {
-        ArrayViewMut::from_group_cells(self.group_cells(w), self.dims)
+        ArrayViewMut::from_group_cells(self.group_cells(w, false), self.dims)
     }
 
     /// As `view`, with plain loads, stores and atomics, which LLVM may vectorise: what the
@@ -124,25 +124,38 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
     /// # Safety
     ///
     /// The view and its copies are used only on the calling thread, and only while it runs
-    /// `w`'s group. (The cells are the thread's alone: no other thread views them.)
+    /// `w`'s group; and no view of this array (from `view` or `view_plain`) is in use on
+    /// another thread meanwhile. (The generated code's `LocalGroup` is its own, and its views
+    /// never leave the group's closure.)
     #[inline(always)]
     pub unsafe fn view_plain(&self, w: &WorkItem) -> DisjointViewMut<'_, T, S> {
-        // SAFETY: the cells have one owner thread (`OwnedCells`), and the caller keeps the
-        // view on that thread, so no other thread touches an element at the same time.
-        unsafe { self.view(w).disjoint() }
+        // SAFETY: the cells have one owner thread (`OwnedCells`), the caller keeps this view
+        // on it, and no other thread holds a view of the array (the caller's promise), so no
+        // other thread touches an element at the same time.
+        unsafe { ArrayViewMut::from_group_cells(self.group_cells(w, true), self.dims).disjoint() }
     }
 
-    /// The calling thread's cells, zeroed for a group's first work-item.
+    /// The calling thread's cells, zeroed for a group's first work-item: with plain writes
+    /// for `view_plain` (`plain`), else with atomic stores, since a view that safe code made
+    /// may have gone to another thread.
     #[inline(never)]
-    fn group_cells(&self, w: &WorkItem) -> &[T::Cell] {
+    fn group_cells(&self, w: &WorkItem, plain: bool) -> &[T::Cell] {
         let (cells, fresh) = self
             .cells
             .mine(|| (0..self.len).map(|_| T::cell(self.zero)).collect());
-        if !fresh && (0..3).all(|d| w.local_id(d) == 0) {
-            // SAFETY: the cells are this thread's alone (`OwnedCells::mine`), and no view of
-            // them is in use as its group's first work-item starts; `self.zero` is all-zero
-            // bytes, which every `T` (a `Pod`) may hold, and a cell has `T`'s layout.
-            unsafe { std::ptr::write_bytes(cells.as_ptr().cast::<T>().cast_mut(), 0, cells.len()) };
+        if fresh || (0..3).any(|d| w.local_id(d) != 0) {
+            return cells;
+        }
+        if plain && !T::PADDED {
+            // SAFETY: the cells are this thread's alone (`OwnedCells::mine`), no other thread
+            // holds a view of them (`view_plain`'s contract), and the group's first work-item
+            // has no view of them in use yet; `self.zero` is all-zero bytes, which every `T`
+            // (a `Pod`) may hold, a cell has `T`'s layout, and with no padding every byte is
+            // inside a cell's `UnsafeCell`.
+            let at = cells.as_ptr().cast::<T>().cast_mut();
+            unsafe { std::ptr::write_bytes(at, 0, cells.len()) };
+        } else {
+            cells.iter().for_each(|c| T::store(c, self.zero));
         }
         cells
     }
@@ -185,8 +198,9 @@ mod test {
     #[cfg_attr(miri, ignore = "thread pools are slow under Miri")]
     fn workers_of_two_pools_never_share_cells() {
         let g = group();
-        let cells =
-            |pool: &rayon::ThreadPool| pool.install(|| g.group_cells(&item(0)).as_ptr() as usize);
+        let cells = |pool: &rayon::ThreadPool| {
+            pool.install(|| g.group_cells(&item(0), false).as_ptr() as usize)
+        };
         let pool = || rayon::ThreadPoolBuilder::new().num_threads(1).build();
         let (a, b) = (pool().expect("a pool"), pool().expect("a pool"));
         assert_ne!(cells(&a), cells(&b));
@@ -205,7 +219,7 @@ mod test {
             let ts: Vec<_> = (0..n)
                 .map(|_| {
                     s.spawn(|| {
-                        let at = g.group_cells(&item(0)).as_ptr() as usize;
+                        let at = g.group_cells(&item(0), false).as_ptr() as usize;
                         // Every thread stays alive until all have their cells.
                         all_in.wait();
                         at

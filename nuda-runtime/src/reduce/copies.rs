@@ -57,7 +57,8 @@ impl<'a, T: Pod, S: crate::Shape> NativeCopies<'a, T, S> {
     ///
     /// # Safety
     ///
-    /// The view and its copies are used only on the calling thread.
+    /// The view and its copies are used only on the calling thread, and not once `flush`
+    /// has started (the generated code flushes after the launch has joined its threads).
     #[inline(always)]
     pub unsafe fn view_plain(&self) -> CopyView<'_, T, S> {
         match self.mine() {

@@ -153,10 +153,10 @@ impl<'a, T: Pod, S: Shape> ArrayViewMut<'a, T, S> {
         }
     }
 
-    /// A view of a work-group's `nulocal!` cells, which only the thread running the group
-    /// touches: its atomics are a plain load and store of the cell. (Should two threads ever
-    /// share the cells, as foreign threads past the last slot do, the cells are still
-    /// atomic: updates may be lost, as in a race, but nothing is undefined.)
+    /// A view of a thread's own cells (a `nulocal!` array's, a privatised copy's; see
+    /// `owned.rs`): its atomics are a load and a store of the cell. (Should safe code hand
+    /// such a view to another thread, the cells are still atomic: updates may be lost, as in
+    /// a race, but nothing is undefined.)
     #[inline(always)]
     pub(crate) fn from_group_cells(cells: &'a [T::Cell], dims: S) -> Self {
         ArrayViewMut {
@@ -409,7 +409,25 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
     ) {
         if let Some(o) = self.offset(index, f, site) {
             // SAFETY: as in `load`.
-            unsafe { self.ptr(o).write(value) }
+            unsafe { self.put(o, value) }
+        }
+    }
+
+    /// Writes `value` at offset `o`: a plain store, or for a type with padding one through
+    /// its cell, field by field (padding bytes lie outside the cell's `UnsafeCell`s, and a
+    /// pointer from `&[T::Cell]` may not write them).
+    ///
+    /// # Safety
+    ///
+    /// `o` is below `len()`, and no other thread touches the element now.
+    #[inline(always)]
+    unsafe fn put(&self, o: usize, value: T) {
+        match T::PADDED {
+            // SAFETY: `o` is in range (the caller's promise).
+            true => T::store(unsafe { self.view.cells.get_unchecked(o) }, value),
+            // SAFETY: in range, and no other thread touches it (the caller's promise); `T`
+            // has no padding, so every byte written is inside a cell's `UnsafeCell`.
+            false => unsafe { self.ptr(o).write(value) },
         }
     }
 
@@ -429,7 +447,7 @@ impl<T: Pod, S: Shape> DisjointViewMut<'_, T, S> {
             // SAFETY: as in `load`.
             Some(o) => unsafe {
                 let old = self.ptr(o).read();
-                self.ptr(o).write(step(old));
+                self.put(o, step(old));
                 old
             },
             None => T::default(),
