@@ -147,12 +147,12 @@ impl<T: Value, S: Shape> LocalGroup<T, S> {
             return cells;
         }
         if plain && !T::PADDED {
+            let at = cells.as_ptr().cast::<T>().cast_mut();
             // SAFETY: the cells are this thread's alone (`OwnedCells::mine`), no other thread
             // holds a view of them (`view_plain`'s contract), and the group's first work-item
             // has no view of them in use yet; `self.zero` is all-zero bytes, which every `T`
             // (a `Pod`) may hold, a cell has `T`'s layout, and with no padding every byte is
             // inside a cell's `UnsafeCell`.
-            let at = cells.as_ptr().cast::<T>().cast_mut();
             unsafe { std::ptr::write_bytes(at, 0, cells.len()) };
         } else {
             cells.iter().for_each(|c| T::store(c, self.zero));

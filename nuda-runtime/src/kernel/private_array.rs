@@ -72,6 +72,11 @@ pub trait PrivateLoad {
         -> Self::Elem;
 }
 
+// A captured private array may be staged; it packs nothing (`backend/native/panel.rs`).
+impl<T: Field, const N: usize> crate::backend::native::StagedView for [T; N] {
+    type Elem = T;
+}
+
 impl<T: Field, const N: usize> PrivateLoad for [T; N] {
     type Elem = T;
     #[inline(always)]

@@ -20,6 +20,9 @@ pub mod dist {
 
 pub use crate::backend::c::spell::literal;
 pub use crate::backend::native::Group;
+pub use crate::backend::native::{
+    Lanes, NoPanel, NoPanelBuf, PackArray, PackOther, Panel, PanelBuf, Probe, StagedView, Walk,
+};
 pub use crate::backend::Form;
 pub use crate::element::Sealed;
 pub use crate::fault::{unchecked_here, Checker, Faults, Site, SiteKind};

@@ -30,6 +30,8 @@ pub fn native_nuwork<const K: usize>(
     if trips.contains(&0) {
         return Ok(Timing::default());
     }
+    // Panels of staged arrays packed by earlier launches are not this one's.
+    crate::backend::native::new_launch();
     let split = Split::new(trips, rayon::current_num_threads() * 8);
     // Each task's segments in code built for the CPU's widest vector unit (`wide`).
     let task = |t: usize| {

@@ -14,8 +14,9 @@
 //!                                       for k in the rest { s += a[(k, i)] * b[(k, j)]; }
 //! ```
 //! Only the nest is marked here (`Nest::stage`): the OpenCL C emitter writes the copies
-//! (`emit::cl::stage`), and every other pass, the native engine included, sees the loops as
-//! they are, so staging cannot change a result. This file checks what makes it legal: the
+//! (`emit::cl::stage`), the native emitter packs the same boxes into per-thread panels
+//! (`emit::native::stage`), and every other pass sees the loops as they are, so staging
+//! cannot change a result. This file checks what makes it legal: the
 //! arrays are only read in the nest, every index of theirs in the loop `k` is a loop variable
 //! plus a constant (or the same for the whole group), and nothing jumps past the barriers.
 

@@ -11,6 +11,7 @@
 mod barrier;
 mod barrier_split;
 mod owned;
+mod panel;
 #[cfg(test)]
 mod test;
 mod views;
@@ -22,6 +23,10 @@ pub use barrier_split::Group;
 pub(crate) use owned::OwnedCells;
 #[cfg(test)]
 pub(crate) use owned::FOREIGN;
+pub(crate) use panel::new_launch;
+pub use panel::{
+    Lanes, NoPanel, NoPanelBuf, PackArray, PackOther, Panel, PanelBuf, Probe, StagedView, Walk,
+};
 pub(crate) use views::clamp;
 pub use views::{ArrayView, ArrayViewMut, DisjointViewMut, ImageView, ImageViewMut};
 

@@ -63,6 +63,11 @@ impl<'a, T: Pod, S: Shape> ArrayView<'a, T, S> {
         self.dims
     }
 
+    /// The elements, row-major.
+    pub(crate) fn data(&self) -> &'a [T] {
+        self.data
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.data.len()

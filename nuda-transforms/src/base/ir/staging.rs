@@ -271,3 +271,34 @@ impl Visit for Mentions<'_> {
         visit::walk_expr(self, e);
     }
 }
+
+/// The statements the annotations put first in a body, binding the loop variables from
+/// their counters (`let i = start + (i_tile + i_e)`): they read no array.
+pub fn leading_binds(b: &Block) -> usize {
+    b.stmts
+        .iter()
+        .take_while(|s| {
+            matches!(s, Stmt::Let(Let { init: Some(e), .. }) if matches!(e.kind, ExprKind::Offset { .. }))
+        })
+        .count()
+}
+
+/// The locals a block assigns to (`x = ..`, `x += ..`, `p.y = ..`), anywhere inside it.
+pub fn assigned_names(b: &Block) -> HashSet<String> {
+    struct Assigned(HashSet<String>);
+    impl Visit for Assigned {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let Stmt::Assign {
+                place: Place::Var(name) | Place::Member { base: name, .. },
+                ..
+            } = s
+            {
+                self.0.insert(name.to_string());
+            }
+            visit::walk_stmt(self, s);
+        }
+    }
+    let mut v = Assigned(HashSet::new());
+    v.visit_block(b);
+    v.0
+}

@@ -12,7 +12,7 @@
 
 use super::ClEmitter;
 use crate::base::ir::staging::{
-    bound_names, element_vars, position, stage_body, staged_loop, Follows,
+    bound_names, element_vars, leading_binds, position, stage_body, staged_loop, Follows,
 };
 use crate::base::ir::*;
 use crate::checks::sites::SiteKind;
@@ -512,17 +512,6 @@ impl ClEmitter<'_> {
         self.env.shared.helper(&name, || text);
         name
     }
-}
-
-/// The statements the annotations put first in a body, binding the loop variables from
-/// their counters (`let i = start + (i_tile + i_e)`): they read no array.
-fn leading_binds(b: &Block) -> usize {
-    b.stmts
-        .iter()
-        .take_while(|s| {
-            matches!(s, Stmt::Let(Let { init: Some(e), .. }) if matches!(e.kind, ExprKind::Offset { .. }))
-        })
-        .count()
 }
 
 /// The parameters of a staged read helper of array `b`: the copy and the place in it, the

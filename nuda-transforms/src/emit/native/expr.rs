@@ -234,7 +234,7 @@ impl RustEmitter<'_> {
 
     /// An element read. Captured arrays are views whose `load` checks the index and records
     /// a fault (giving zero) when it is out of range; local texels index as Rust does.
-    fn element(&mut self, base: &syn::Ident, index: &[Expr], span: Span) -> TokenStream {
+    pub(super) fn element(&mut self, base: &syn::Ident, index: &[Expr], span: Span) -> TokenStream {
         let idx = self.index(index);
         if self.range {
             // Before the launch (a range has no locals, so `base` is an array of the
@@ -251,6 +251,9 @@ impl RustEmitter<'_> {
         }
         let site = self.site(SiteKind::Read, &base.to_string(), index.len(), span);
         let idx = index_of(base, index, idx);
+        if let Some(read) = self.staged_read(base, index) {
+            return read;
+        }
         // A view's own `load`; a captured `[T; N]`'s comes from `PrivateLoad`.
         quote_spanned!(span=> {
             #[allow(unused_imports)]

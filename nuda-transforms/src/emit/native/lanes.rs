@@ -35,16 +35,16 @@ use quote::{format_ident, quote, quote_spanned};
 
 /// The state of one lane nest's emission.
 pub(super) struct LaneCx {
-    plan: Plan,
+    pub(super) plan: Plan,
     /// The loop depth of the nest's body: `break`/`continue` are only kept inside loops
     /// nested in it, whose heads are uniform.
     depth: usize,
     /// Inside one lane's expression, where varying names are indexed by `__nuda_l`.
-    per_lane: bool,
+    pub(super) per_lane: bool,
     /// Lifted uniform values of the statement being emitted, as `let`s.
     hoisted: Vec<TokenStream>,
     /// Inside a branch or a short-circuit operand, from which nothing is lifted.
-    guarded: usize,
+    pub(super) guarded: usize,
     /// Set where the nest leaves the subset this form covers.
     failed: bool,
     /// Lifted values numbered so far.
@@ -93,7 +93,7 @@ impl RustEmitter<'_> {
         &self.lane_cx.as_ref().expect("inside a lane nest").plan
     }
 
-    fn lane_width(&self) -> TokenStream {
+    pub(super) fn lane_width(&self) -> TokenStream {
         let w = self.lane_plan().width;
         let lit = syn::LitInt::new(&format!("{w}usize"), Span::call_site());
         quote!(#lit)
@@ -129,6 +129,9 @@ impl RustEmitter<'_> {
             Stmt::For {
                 var, range, body, ..
             } if self.uniform_range(range) && self.lane_plan().var(var) == Kind::Uniform => {
+                if let Some(k) = self.k_loop(var, range, body, |s, b| s.lane_looped(b)) {
+                    return k;
+                }
                 let it = self.range(range);
                 let b = self.lane_looped(body);
                 quote!(for #var in #it #b)
@@ -174,6 +177,11 @@ impl RustEmitter<'_> {
         let Some((l, rest)) = loops.split_first() else {
             return self.lane_looped(body);
         };
+        if rest.is_empty() {
+            if let Some(k) = self.k_loop(&l.var, &l.range, body, |s, b| s.lane_looped(b)) {
+                return k;
+            }
+        }
         let it = self.range(&l.range);
         let var = &l.var;
         let inner = self.lane_inner_nest(rest, body);
@@ -293,7 +301,7 @@ impl RustEmitter<'_> {
         v
     }
 
-    fn set_per_lane(&mut self, on: bool) {
+    pub(super) fn set_per_lane(&mut self, on: bool) {
         if let Some(cx) = &mut self.lane_cx {
             cx.per_lane = on;
         }
@@ -403,6 +411,9 @@ impl RustEmitter<'_> {
         if cx.guarded == 0 && cx.plan.uniform(e) && worth_lifting(e) && liftable(e) {
             return Some(self.lift(e));
         }
+        if let Some(run) = self.lane_run(e) {
+            return Some(run);
+        }
         match &e.kind {
             ExprKind::Block(b) if !b.stmts.is_empty() => self.lane_fail(),
             ExprKind::If { then, .. } if !then.stmts.is_empty() => self.lane_fail(),
@@ -421,6 +432,15 @@ impl RustEmitter<'_> {
         cx.next += 1;
         cx.hoisted.push(quote_spanned!(e.span=> let #name = #v;));
         quote!(#name)
+    }
+
+    /// A value (`[T; w]`, say) evaluated once, before the statement's lanes: its name.
+    pub(super) fn lift_value(&mut self, v: TokenStream) -> syn::Ident {
+        let cx = self.lane_cx.as_mut().expect("inside a lane nest");
+        let name = format_ident!("__nuda_h{}", cx.next);
+        cx.next += 1;
+        cx.hoisted.push(quote!(let #name = #v;));
+        name
     }
 
     /// Runs `f` with lifting off: inside a branch or a short-circuit operand.

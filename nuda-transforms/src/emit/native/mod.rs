@@ -13,6 +13,7 @@
 mod barrier_split;
 mod expr;
 mod lanes;
+mod stage;
 mod stmt;
 #[cfg(test)]
 mod test;
@@ -61,6 +62,8 @@ pub struct RustEmitter<'a> {
     heads: usize,
     /// On the native engine, inside a `vector(w)` nest run with its lanes side by side.
     lane_cx: Option<lanes::LaneCx>,
+    /// In a staged nest on the native engine: the staged arrays' panels.
+    staging: Option<stage::NativeStaging>,
 }
 
 /// The identifier of slot `k`'s recording variable.
@@ -85,6 +88,7 @@ impl<'a> RustEmitter<'a> {
             item_exit: None,
             heads: 0,
             lane_cx: None,
+            staging: None,
         }
     }
 

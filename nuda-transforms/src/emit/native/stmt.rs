@@ -64,6 +64,9 @@ impl RustEmitter<'_> {
                 t
             }
             Stmt::Nest(n) if n.lanes.is_some() && self.native() => self.lane_nest(n),
+            Stmt::Nest(n) if n.stage.is_some() && self.native() => self
+                .staged_nest(n)
+                .unwrap_or_else(|| self.nest(&n.loops, &n.body)),
             Stmt::Nest(n) => self.nest(&n.loops, &n.body),
             Stmt::Break(span) => quote_spanned!(*span=> break;),
             Stmt::Continue(span) if self.depth == 0 && self.context == Context::Nuwork => {
@@ -91,6 +94,9 @@ impl RustEmitter<'_> {
         body: &Block,
         span: proc_macro2::Span,
     ) -> TokenStream {
+        if let Some(k) = self.k_loop(var, range, body, |s, b| s.looped(b)) {
+            return k;
+        }
         let it = self.range(range);
         let rec = self.record_var(slot, var);
         let b = self.looped(body);
@@ -109,6 +115,11 @@ impl RustEmitter<'_> {
         let Some((l, rest)) = loops.split_first() else {
             return self.looped(body);
         };
+        if rest.is_empty() {
+            if let Some(k) = self.k_loop(&l.var, &l.range, body, |s, b| s.looped(b)) {
+                return k;
+            }
+        }
         let it = self.range(&l.range);
         let rec = self.record_var(l.slot, &l.var);
         let inner = self.nest(rest, body);

@@ -186,3 +186,70 @@ fn a_split_nukernel_walks_plain_ranges_over_plain_local_views() {
         assert!(code.contains(&hoist), "{p} not hoisted: {code}");
     }
 }
+
+/// `stage` on the native engine packs each staged array's box per tile, blocked by the
+/// `dmine` rows and the `vector` lanes, and the loop over `k` walks the panels: one walk per
+/// shape of read (eight rows of `a`, the lanes of `b`, whose eight reads share one), read at
+/// the loop's own count, beside the loop as written.
+#[test]
+fn a_staged_gemm_packs_panels_and_walks_them() {
+    let code = native(
+        quote!(16, 16; annot!(tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8);
+        nfor!((i, j) in (n, n) {
+            let mut s = 0f32;
+            nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+            c[(i, j)] = s;
+        }))),
+    );
+    assert!(
+        code.contains(". pack :: < _ , 1usize , 8usize > (& a"),
+        "{code}"
+    );
+    assert!(
+        code.contains(". pack :: < _ , 1usize , 8usize > (& b"),
+        "{code}"
+    );
+    assert!(
+        code.contains("let __nuda_w8 = __nuda_pk1 . walk (& b"),
+        "{code}"
+    );
+    assert!(code.contains("Lanes :: < 8usize >"), "{code}");
+    assert!(
+        !code.contains("let __nuda_w9 ="),
+        "a walk per read, not per shape: {code}"
+    );
+    assert!(
+        code.contains("__nuda_w8 . run_unchecked (__nuda_kc)"),
+        "{code}"
+    );
+    assert!(
+        code.contains("__nuda_w3 . at_unchecked (__nuda_kc)"),
+        "{code}"
+    );
+    assert!(
+        code.contains("for k in __nuda_kr"),
+        "no loop as written: {code}"
+    );
+}
+
+/// A read whose name the loop binds again cannot be walked from its two ends: that loop
+/// runs as written. Without a staged loop nothing is packed.
+#[test]
+fn a_loop_that_rebinds_a_read_name_runs_as_written() {
+    let code = native(quote!(8; annot!(tilem(8), stage(a, k: 8); nfor!(i in n {
+        let mut s = 0.0f32;
+        for k in 0..n {
+            let i = i + 1;
+            s += a[(k, i)];
+        }
+        out[i] = s;
+    }))));
+    assert!(code.contains(". pack ::"), "{code}");
+    assert!(!code.contains(". walk ("), "{code}");
+    let code = native(
+        quote!(8, 8; annot!(tilem(8, 8), stage(a); nfor!((y, x) in (h, w) {
+            out[(y, x)] = a[(y, x)] + a[(y + 1, x + 1)];
+        }))),
+    );
+    assert!(!code.contains(". pack ::"), "{code}");
+}
