@@ -13,6 +13,7 @@
 mod barrier_split;
 mod expr;
 mod lanes;
+mod panels;
 mod stage;
 mod stmt;
 #[cfg(test)]

@@ -31,43 +31,42 @@
 use super::RustEmitter;
 use crate::base::ir::display;
 use crate::base::ir::staging::{
-    assigned_names, bound_names, element_vars, leading_binds, literal, mentions, position,
-    reads_of, stage_body, staged_loop, Follows,
+    assigned_names, bound_names, mentions, position, reads_of, Follows,
 };
 use crate::base::ir::*;
 use crate::base::paths::PRIVATE;
 use crate::checks::lanes::Kind;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One staged array's panel, as the nest's code names it, and what each index position of
 /// its box follows, from which offset.
 #[derive(Clone)]
-struct PanelVar {
-    ident: syn::Ident,
-    array: syn::Ident,
-    follows: Vec<(Follows, i64)>,
+pub(super) struct PanelVar {
+    pub(super) ident: syn::Ident,
+    pub(super) array: syn::Ident,
+    pub(super) follows: Vec<(Follows, i64)>,
 }
 
 /// A staged nest being emitted.
 #[derive(Clone, Default)]
 pub(super) struct NativeStaging {
-    panels: BTreeMap<String, PanelVar>,
+    pub(super) panels: BTreeMap<String, PanelVar>,
     /// The staged loop, and where its body is (to know it when its turn comes).
-    k: Option<(String, usize)>,
+    pub(super) k: Option<(String, usize)>,
     /// In the staged loop's fast form: each distinct read's walk, by `array[index]` text.
-    walks: Option<HashMap<String, WalkVar>>,
-    user_elems: HashMap<String, (usize, i64)>,
-    locals: HashSet<String>,
+    pub(super) walks: Option<HashMap<String, WalkVar>>,
+    pub(super) user_elems: HashMap<String, (usize, i64)>,
+    pub(super) locals: HashSet<String>,
     /// The element loop a `vector` nest's lanes step.
-    lane_dim: Option<usize>,
+    pub(super) lane_dim: Option<usize>,
 }
 
 /// One distinct staged read in the staged loop: its walk, and whether it takes the lanes'
 /// run of neighbours.
 #[derive(Clone)]
-struct WalkVar {
+pub(super) struct WalkVar {
     ident: syn::Ident,
     run: bool,
 }
@@ -87,77 +86,6 @@ struct Read {
 }
 
 impl RustEmitter<'_> {
-    /// A staged nest's native code: the panels, then the element loops reading through
-    /// them; `None` where the nest keeps reading its arrays in place.
-    pub(super) fn staged_nest(&mut self, n: &Nest) -> Option<TokenStream> {
-        let st = n.stage.as_deref()?;
-        let (body, lanes) = stage_body(n);
-        let locals = bound_names(&n.body);
-        let k = st.k.as_ref()?.to_string();
-        if !self.native() || st.boxes.is_empty() || st.group.is_empty() || !plain_loops(n) {
-            return None;
-        }
-        // A local of an array's name would be read where the array's panel is meant.
-        if st
-            .boxes
-            .iter()
-            .any(|b| locals.contains(&b.array.to_string()))
-        {
-            return None;
-        }
-        let kbody = staged_loop(body, &k)?.3 as *const Block as usize;
-        let origins = self.origins(n, st, body, lanes)?;
-        let mut staging = NativeStaging {
-            k: Some((k, kbody)),
-            user_elems: element_vars(n),
-            locals,
-            lane_dim: lanes.map(|_| n.loops.len() - 1),
-            ..NativeStaging::default()
-        };
-        let mut packs = Vec::new();
-        for (j, (b, (origin, ext))) in st.boxes.iter().zip(origins).enumerate() {
-            let (pb, pk) = (
-                format_ident!("__nuda_pb{}", j),
-                format_ident!("__nuda_pk{}", j),
-            );
-            let o = format_ident!("__nuda_po{}", j);
-            let (p, block) = blocking(st, b);
-            let a = &b.array;
-            packs.push(quote! {
-                // The first work-item's bindings, to find where the box starts.
-                #[allow(unused_variables)]
-                let #o: [usize; 3] = #origin;
-                let mut #pb = {
-                    #[allow(unused_imports)]
-                    use #PRIVATE::{PackArray as _, PackOther as _};
-                    (&&#PRIVATE::Probe(&#a)).panel_buf()
-                };
-                let #pk = #pb.pack::<_, #p, #block>(&#a, #o, #ext);
-            });
-            let pv = PanelVar {
-                ident: pk,
-                array: a.clone(),
-                follows: b.follows.clone(),
-            };
-            staging.panels.insert(a.to_string(), pv);
-        }
-        let saved = self.staging.replace(staging);
-        let loops = self.element_loops(&n.loops, 0, &n.body);
-        self.staging = saved;
-        Some(quote!({ #(#packs)* #loops }))
-    }
-
-    /// The element loops, each value also kept as `__nuda_e<d>`, out of the body's reach.
-    fn element_loops(&mut self, loops: &[Loop], d: usize, body: &Block) -> TokenStream {
-        let Some((l, rest)) = loops.split_first() else {
-            return self.nest(&[], body);
-        };
-        let it = self.range(&l.range);
-        let (var, e) = (&l.var, format_ident!("__nuda_e{}", d));
-        let inner = self.element_loops(rest, d + 1, body);
-        quote!(for #var in #it { let #e: usize = #var; #inner })
-    }
-
     /// The staged loop, if `var` over `body` is it: the walks of its staged reads, then the
     /// loop reading panels where every walk is granted, else as written. `emit` writes a
     /// body (plainly, or over lanes).
@@ -193,25 +121,7 @@ impl RustEmitter<'_> {
         self.set_walks(Some(walks));
         let fast = emit(self, body);
         self.set_walks(None);
-        Some(quote!({
-            let __nuda_kr = #it;
-            // The loop's exact length (a range's size hint is exact when it has an upper
-            // bound); none, and no walk is granted.
-            let __nuda_kn = match ::core::iter::Iterator::size_hint(&__nuda_kr) {
-                (__nuda_n, ::core::option::Option::Some(__nuda_m)) if __nuda_n == __nuda_m => __nuda_n,
-                _ => 0,
-            };
-            match #prologue {
-                ::core::option::Option::Some((#(#names,)*)) => {
-                    for (__nuda_kc, #var) in ::core::iter::Iterator::enumerate(__nuda_kr) {
-                        // The reads of the loop's variable are all in the walks now.
-                        let _ = &#var;
-                        #fast
-                    }
-                }
-                ::core::option::Option::None => for #var in __nuda_kr #slow,
-            }
-        }))
+        Some(versions(var, it, prologue, &names, (fast, slow)))
     }
 
     fn set_walks(&mut self, walks: Option<HashMap<String, WalkVar>>) {
@@ -309,28 +219,7 @@ impl RustEmitter<'_> {
         self.set_per_lane(false);
         let (mut asks, mut oks, mut names) = (Vec::new(), Vec::new(), Vec::new());
         for (j, r) in reads.iter().enumerate() {
-            let idx = super::expr::index_of(&r.base, &r.index, self.index(&r.index));
-            let (pk, base) = (&r.pk, &r.base);
-            let c = counters(&r.at);
-            let kpos = match r.at.iter().position(|a| a.0 == Follows::K) {
-                Some(p) => quote!(::core::option::Option::Some(#p)),
-                None => quote!(::core::option::Option::None),
-            };
-            let lanes = if r.run {
-                self.lane_width()
-            } else {
-                quote!(1usize)
-            };
-            let ask = quote! {
-                #pk.walk(
-                    &#base,
-                    ({ let #var = __nuda_k0; #idx }, { let #var = __nuda_k1; #idx }),
-                    #c,
-                    (#kpos, __nuda_kn),
-                    __nuda_fault,
-                    #PRIVATE::Lanes::<#lanes>,
-                )
-            };
+            let ask = self.walk_ask(var, r);
             let w = walk_ident(r.walk);
             match names.contains(&w) {
                 false => {
@@ -365,6 +254,33 @@ impl RustEmitter<'_> {
                 _ => ::core::option::Option::None,
             }
         })
+    }
+
+    /// The call that asks read `r`'s panel for its walk, the read's index evaluated with
+    /// `var` at the loop's first and last value.
+    fn walk_ask(&mut self, var: &syn::Ident, r: &Read) -> TokenStream {
+        let idx = super::expr::index_of(&r.base, &r.index, self.index(&r.index));
+        let (pk, base) = (&r.pk, &r.base);
+        let c = counters(&r.at);
+        let kpos = match r.at.iter().position(|a| a.0 == Follows::K) {
+            Some(p) => quote!(::core::option::Option::Some(#p)),
+            None => quote!(::core::option::Option::None),
+        };
+        let lanes = if r.run {
+            self.lane_width()
+        } else {
+            quote!(1usize)
+        };
+        quote! {
+            #pk.walk(
+                &#base,
+                ({ let #var = __nuda_k0; #idx }, { let #var = __nuda_k1; #idx }),
+                #c,
+                (#kpos, __nuda_kn),
+                __nuda_fault,
+                #PRIVATE::Lanes::<#lanes>,
+            )
+        }
     }
 
     /// In the staged loop's fast form, a staged read: its walk's element in iteration
@@ -407,84 +323,36 @@ impl RustEmitter<'_> {
         let name = self.lift_value(quote!(unsafe { #w.run_unchecked(__nuda_kc) }));
         Some(quote!(#name[__nuda_l]))
     }
+}
 
-    /// Each box's origin and extent per index position (three, padded with `0` and `1`), as
-    /// expressions the tile evaluates before its work-items: the element variables at the
-    /// first work-item, the staged loop's range.
-    fn origins(
-        &mut self,
-        n: &Nest,
-        st: &Stage,
-        body: &Block,
-        lanes: Option<&Nest>,
-    ) -> Option<Vec<(TokenStream, TokenStream)>> {
-        let users = element_vars(n);
-        let range = staged_loop(body, &st.k.as_ref()?.to_string())?.2;
-        let first = self.first_item(n, body, lanes);
-        let mut out = Vec::new();
-        for b in &st.boxes {
-            let mut origin = Vec::new();
-            let mut ext = Vec::new();
-            for (p, &(f, lo)) in b.follows.iter().enumerate() {
-                let (o, e) = match f {
-                    Follows::K => self.k_origin(range, st.depth, b.extents[p], lo),
-                    Follows::Elem(d) => {
-                        let o = elem_origin(n, &users, d, lo)?;
-                        (o, usize_lit(b.extents[p]))
-                    }
-                    Follows::Uniform => {
-                        let x = self.expr(b.uniform[p].as_ref()?);
-                        (quote!((#x as usize)), usize_lit(b.extents[p]))
-                    }
-                };
-                origin.push(o);
-                ext.push(e);
+/// The staged loop in its two forms: over the walks `names` where the prologue grants them
+/// all, else as written.
+fn versions(
+    var: &syn::Ident,
+    it: TokenStream,
+    prologue: TokenStream,
+    names: &[syn::Ident],
+    (fast, slow): (TokenStream, TokenStream),
+) -> TokenStream {
+    quote!({
+        let __nuda_kr = #it;
+        // The loop's exact length (a range's size hint is exact when it has an upper
+        // bound); none, and no walk is granted.
+        let __nuda_kn = match ::core::iter::Iterator::size_hint(&__nuda_kr) {
+            (__nuda_n, ::core::option::Option::Some(__nuda_m)) if __nuda_n == __nuda_m => __nuda_n,
+            _ => 0,
+        };
+        match #prologue {
+            ::core::option::Option::Some((#(#names,)*)) => {
+                for (__nuda_kc, #var) in ::core::iter::Iterator::enumerate(__nuda_kr) {
+                    // The reads of the loop's variable are all in the walks now.
+                    let _ = &#var;
+                    #fast
+                }
             }
-            while origin.len() < 3 {
-                origin.push(usize_lit(0));
-                ext.push(usize_lit(1));
-            }
-            out.push((quote!({ #first [#(#origin),*] }), quote!([#(#ext),*])));
+            ::core::option::Option::None => for #var in __nuda_kr #slow,
         }
-        Some(out)
-    }
-
-    /// The statements that bind the element variables at a tile's first work-item: its
-    /// loops' first values, lane 0, and the annotations' leading `let`s.
-    fn first_item(&mut self, n: &Nest, body: &Block, lanes: Option<&Nest>) -> TokenStream {
-        let starts: Vec<TokenStream> = (n.loops.iter())
-            .map(|l| {
-                let (v, s) = (&l.var, self.expr(&l.range.start));
-                quote!(let #v = #s;)
-            })
-            .collect();
-        let lane = lanes.and_then(|l| l.loops.first()).map(|l| {
-            let v = &l.var;
-            quote!(let #v = 0usize;)
-        });
-        let binds: Vec<TokenStream> = (body.stmts[..leading_binds(body)].iter())
-            .map(|s| self.stmt(s))
-            .collect();
-        quote!(#(#starts)* #lane #(#binds)*)
-    }
-
-    /// The staged loop's first value (plus the reads' lowest offset), and its trip count plus
-    /// the reads' spread.
-    fn k_origin(
-        &mut self,
-        r: &Range,
-        depth: usize,
-        extent: usize,
-        lo: i64,
-    ) -> (TokenStream, TokenStream) {
-        let (start, it) = (self.expr(&r.start), self.range(r));
-        let spread = usize_lit(extent.saturating_sub(depth));
-        let lo = lo as isize;
-        (
-            quote!((#start as usize).wrapping_add(#lo as usize)),
-            quote!(::core::iter::Iterator::size_hint(&#it).0.saturating_add(#spread)),
-        )
-    }
+    })
 }
 
 fn walk_ident(k: usize) -> syn::Ident {
@@ -517,46 +385,6 @@ fn counters(at: &[(Follows, i64)]) -> TokenStream {
     quote!([#(#c),*])
 }
 
-/// Whether the nest's element loops are the annotations' own, `0..tile` by a literal step:
-/// their values are then the box coordinates the plan counted on.
-fn plain_loops(n: &Nest) -> bool {
-    n.loops.iter().all(|l| {
-        let zero = literal(&l.range.start) == Some(0);
-        let step = l.range.step.as_ref().is_none_or(|s| literal(s).is_some());
-        zero && step && !l.range.rev && !l.range.inclusive
-    })
-}
-
-/// The position a panel is blocked along, and by how much: the last one that follows an
-/// element loop stepping by more than one (a `dmine` block, `vector` lanes), by its step;
-/// else none (the box row-major). Never the staged loop's: a walk moves along it by a
-/// constant.
-fn blocking(st: &Stage, b: &StageBox) -> (TokenStream, TokenStream) {
-    let found = (b.follows.iter().enumerate().rev()).find_map(|(p, (f, _))| match f {
-        Follows::Elem(d) if st.group.get(*d).is_some_and(|g| g.0 > 1) => Some((p, st.group[*d].0)),
-        _ => None,
-    });
-    let (p, block) = found.unwrap_or((0, 1));
-    (usize_lit(p), usize_lit(block))
-}
-
-/// The first index of a box along element loop `d`: a variable stepping with it, less its
-/// offset from the loop, plus the reads' lowest offset; `None` if no variable steps with it.
-fn elem_origin(
-    n: &Nest,
-    users: &HashMap<String, (usize, i64)>,
-    d: usize,
-    lo: i64,
-) -> Option<TokenStream> {
-    let mut on: Vec<(&String, &(usize, i64))> = users.iter().filter(|(_, e)| e.0 == d).collect();
-    on.sort();
-    let (u, &(_, c)) = on.first()?;
-    let u = syn::Ident::new(u, Span::call_site());
-    let e = &n.loops.get(d)?.var;
-    let shift = (lo - c) as isize;
-    Some(quote!((#u as usize).wrapping_sub(#e as usize).wrapping_add(#shift as usize)))
-}
-
 /// Whether `e`, in lane `l`, is its lane-0 value plus `l`: a name that steps with the lanes,
 /// plus or minus values that do not.
 fn lane_step(cx: &super::lanes::LaneCx, e: &Expr) -> bool {
@@ -578,9 +406,4 @@ fn lane_step(cx: &super::lanes::LaneCx, e: &Expr) -> bool {
         } => lane_step(cx, lhs) && cx.plan.uniform(rhs),
         _ => false,
     }
-}
-
-fn usize_lit(v: usize) -> TokenStream {
-    let lit = syn::LitInt::new(&format!("{v}usize"), Span::call_site());
-    quote!(#lit)
 }

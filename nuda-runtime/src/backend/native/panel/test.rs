@@ -2,8 +2,11 @@
 //! its counters name and lies in the array, for boxes that stick out of the array on either
 //! side, in 1, 2 and 3 dimensions, in every layout.
 
+use super::pool::{GENERATION, MAX_PANEL_BYTES};
 use super::*;
+use crate::backend::native::views::ArrayView;
 use crate::fault::Faults;
+use std::sync::atomic::Ordering;
 
 /// Array element values that tell indices apart.
 fn array(len: usize) -> Vec<u32> {
