@@ -186,6 +186,19 @@ macro_rules! gemm {
                 })))
             }
 
+            /// The chain for CPUs: on the native engine `stage` packs each tile's rows of A and
+            /// columns of B into per-thread panels, as BLIS does, and each work-item's 8 x 16
+            /// block (eight rows of one 16-lane vector) walks them; on a GPU it is a staged
+            /// chain like the others.
+            pub fn staged_cpu(g: &mut Gemm<$t>) -> Result<()> {
+                let (n, a, b, c) = (g.n, &g.a, &g.b, &mut g.c);
+                nuwork!(16, 16; annot!(tilem(128, 256), stage(a, b, k: 8), dmine(8, 1), vector(16); nfor!((i, j) in (n, n) {
+                    let mut s = $zero;
+                    nfor!(k in n { s += a[(k, i)] * b[(k, j)]; });
+                    c[(i, j)] = s;
+                })))
+            }
+
             /// The chain for GPUs: 128x128 tiles with an 8x8 block per work-item in f32 (64x128
             /// and 4x8 in f64, for registers), slices of k double-buffered in local memory (16
             /// deep in f32, 8 in f64), and fused multiply-adds, as `mul_add` writes them (one
@@ -274,6 +287,7 @@ macro_rules! gemm {
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 4)", function: "staged_blocks", run: staged_blocks },
                 Variant { name: "tilem(64, 64), stage(a, b, k: 16), dmine(4, 1), vector(4)", function: "staged_vector", run: staged_vector },
                 Variant { name: "tilem(128, 128), stage(a, b, k: 8), dmine(8, 1), vector(8)", function: "staged_vector8", run: staged_vector8 },
+                Variant { name: "tilem(128, 256), stage(a, b, k: 8), dmine(8, 1), vector(16)", function: "staged_cpu", run: staged_cpu },
                 Variant { name: concat!("tilem(", stringify!($ti), ", 128), stage(a, b, k: ", stringify!($depth), ", buffers: 2), dmine(", stringify!($rows), ", 1), vector(8); mul_add"), function: "gpu", run: gpu },
                 Variant { name: "tilem(tune(64, 128), 128), stage(a, b, k: tune(8, 16), buffers: 2), dmine(tune(4, 8), 1), vector(8); mul_add tuned", function: "gpu_tuned", run: gpu_tuned },
                 Variant { name: "dmine(tune(4, 8), 1), vector(tune(4, 8, 16)) untuned", function: "tuned", run: untuned },

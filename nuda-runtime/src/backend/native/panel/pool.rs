@@ -12,20 +12,21 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The most bytes one panel holds: a larger box is not packed, and its reads go to the array
 /// (a tile over a very long staged loop would otherwise take memory without bound).
-pub const MAX_PANEL_BYTES: usize = 64 << 20;
+pub const MAX_PANEL_BYTES: usize = 32 << 20;
 
 /// The buffers' alignment: a cache line, and a whole AVX-512 register.
 const ALIGN: usize = 64;
 
-/// Buffers a thread keeps between tiles: as many as a nest stages arrays, and a few more.
-const KEPT: usize = 8;
+/// The bytes of buffers a thread keeps between tiles (the oldest go first): enough for the
+/// panels of a few staged nests, not a copy of every array a long-lived thread ever staged.
+const KEPT_BYTES: usize = 64 << 20;
 
 /// The launch generation: a panel packed in an earlier one is copied again.
 pub(super) static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// Buffers of finished tiles, of any element type, for this thread's next tiles.
-    static POOL: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
+    static POOL: RefCell<Vec<(usize, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Starts a launch's generation: panels packed before it are not reused by its tiles.
@@ -138,10 +139,11 @@ impl<T: Pod> Drop for PanelBuf<T> {
         // During thread teardown the pool may be gone: the buffer is then just freed.
         let _ = POOL.try_with(|p| {
             if let Ok(mut p) = p.try_borrow_mut() {
-                if p.len() >= KEPT {
+                let bytes = held.data.capacity() * size_of::<T>();
+                p.push((bytes, Box::new(held)));
+                while p.iter().map(|h| h.0).sum::<usize>() > KEPT_BYTES {
                     p.remove(0);
                 }
-                p.push(Box::new(held));
             }
         });
     }
@@ -164,8 +166,8 @@ fn reuse_any<T: Pod>() -> Held<T> {
 fn take_where<T: Pod>(want: impl Fn(&Held<T>) -> bool) -> Option<Held<T>> {
     POOL.try_with(|p| {
         let mut p = p.try_borrow_mut().ok()?;
-        let at = (p.iter()).position(|b| b.downcast_ref::<Held<T>>().is_some_and(&want))?;
-        p.remove(at).downcast::<Held<T>>().ok().map(|b| *b)
+        let at = (p.iter()).position(|b| b.1.downcast_ref::<Held<T>>().is_some_and(&want))?;
+        p.remove(at).1.downcast::<Held<T>>().ok().map(|b| *b)
     })
     .ok()
     .flatten()
