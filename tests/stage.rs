@@ -182,6 +182,23 @@ fn a_staged_read_out_of_range_is_an_error_naming_the_array() {
     }
 }
 
+/// A staged loop over lanes whose body starts with a `let` of a staged read (or any statement
+/// with a value read once for all lanes) builds and matches Rust.
+#[test]
+fn a_staged_lane_loop_may_start_with_a_let() {
+    let n = 64usize;
+    check_gemm(n, |a, b, c| {
+        nuwork!(16, 16; annot!(tilem(64, 64), stage(a, b, k: 8), dmine(4, 1), vector(4); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n {
+                let u = a[(k, i)];
+                s += u * b[(k, j)];
+            });
+            c[(i, j)] = s;
+        })))
+    });
+}
+
 /// A 3x3 stencil on a padded input: the tile plus its halo staged once per work-group, the
 /// taps unrolled by `inline` so every read is a loop variable plus a constant.
 #[test]

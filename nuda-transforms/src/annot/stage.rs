@@ -124,7 +124,7 @@ fn footprint(
     let uniform = (reads[0].0.iter().zip(&follows))
         .map(|(x, f)| (f.0 == Follows::Uniform).then(|| x.clone()))
         .collect();
-    let extents = (follows.iter())
+    let extents: Option<Vec<usize>> = (follows.iter())
         .map(|(f, lo, hi, _)| {
             let base = match f {
                 Follows::K => depth,
@@ -132,9 +132,18 @@ fn footprint(
                 Follows::Elem(d) => spans[*d],
                 Follows::Uniform => 1,
             };
-            base + (hi - lo) as usize
+            let spread = usize::try_from(hi.checked_sub(*lo)?).ok()?;
+            base.checked_add(spread)
         })
         .collect();
+    // A box is copied into local memory (two copies with `buffers: 2`): its size must be a
+    // number a device could hold, not one that overflows.
+    let size = (extents.iter().flatten()).try_fold(2usize, |n, &e| n.checked_mul(e));
+    let Some(extents) = extents.filter(|_| size.is_some_and(|n| n <= u32::MAX as usize)) else {
+        let msg = format!("annot!: stage({a}, ..): the reads of `{a}` lie too far apart to copy them as one block; stage arrays whose reads are a few rows or columns apart, as `a[(k, i)]` and `a[(k + 1, i)]`");
+        cx.error(reads[0].1, msg);
+        return None;
+    };
     Some(StageBox {
         array: a.clone(),
         follows: follows.iter().map(|(f, lo, ..)| (*f, *lo)).collect(),
@@ -325,11 +334,20 @@ fn check_array(
     }
     for (index, span) in &reads {
         for x in index {
-            if position(x, names.0, names.1, names.2).is_none() {
-                let text = crate::base::ir::display::expr(x);
-                let msg = format!("annot!: stage({a}, ..): the index `{text}` is not a loop variable plus a constant (as `k`, `i + 1`), nor the same for the whole work-group, so its tile cannot be known");
-                g.cx.error(*span, msg);
-                return None;
+            let text = || crate::base::ir::display::expr(x);
+            match position(x, names.0, names.1, names.2) {
+                None => {
+                    let msg = format!("annot!: stage({a}, ..): the index `{}` is not a loop variable plus a constant (as `k`, `i + 1`), nor the same for the whole work-group, so its tile cannot be known", text());
+                    g.cx.error(*span, msg);
+                    return None;
+                }
+                // The copy computes the box's origin before the loop reads anything.
+                Some((Follows::Uniform, _)) if !cannot_fault(x) => {
+                    let msg = format!("annot!: stage({a}, ..): the index `{}` could fault (a division, a shift, a read or a call), and the copy computes it before the loop would; compute it before the `nuwork!` and capture it, or leave `{a}` unstaged", text());
+                    g.cx.error(*span, msg);
+                    return None;
+                }
+                Some(_) => {}
             }
         }
     }

@@ -448,3 +448,40 @@ fn stage_refuses_reads_of_different_shapes() {
         "{e}"
     );
 }
+
+/// Reads of a staged array too far apart to copy as one block are a compile error at the read,
+/// not an overflow in the expansion.
+#[test]
+fn a_staged_box_too_large_to_copy_is_an_error() {
+    let e = error(quote!(tilem(16), stage(a, k: 16); nfor!(i in n {
+        let mut s = 0.0f32;
+        nfor!(k in 0..16 { s += a[(k, i)] + a[(k + 1152921504606846960, i)]; });
+        c[i] = s;
+    })));
+    assert!(
+        e.contains("stage(a, ..): the reads of `a` lie too far apart"),
+        "{e}"
+    );
+}
+
+/// A staged position the same for the whole group that could fault is refused: the copy (and
+/// the native engine's panel) computes it before the loop reads it, where plain Rust might not
+/// compute it at all (`t / m` behind `if m != 0`).
+#[test]
+fn a_staged_uniform_index_that_could_fault_is_an_error() {
+    let e = error(
+        quote!(tilem(16, 16), stage(a, b, k: 8); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in 0..p {
+                if m != 0 {
+                    s += a[(k, i)] * b[(k, t / m)];
+                }
+            });
+            c[(i, j)] = s;
+        })),
+    );
+    assert!(
+        e.contains("stage(b, ..): the index `t / m` could fault"),
+        "{e}"
+    );
+}

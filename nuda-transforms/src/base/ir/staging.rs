@@ -302,3 +302,19 @@ pub fn assigned_names(b: &Block) -> HashSet<String> {
     v.visit_block(b);
     v.0
 }
+
+/// Whether evaluating `e` can record no fault: names, literals, constants, casts, and
+/// arithmetic that wraps (no division, remainder or shift, no read, no call).
+pub fn cannot_fault(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(_) | ExprKind::Lit(_) | ExprKind::Assoc { .. } => true,
+        ExprKind::Paren(x) | ExprKind::Cast { expr: x, .. } => cannot_fault(x),
+        ExprKind::Unary { expr, .. } => cannot_fault(expr),
+        ExprKind::Binary { op, lhs, rhs } => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
+                && cannot_fault(lhs)
+                && cannot_fault(rhs)
+        }
+        _ => false,
+    }
+}

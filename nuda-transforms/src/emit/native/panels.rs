@@ -32,7 +32,16 @@ impl RustEmitter<'_> {
         {
             return None;
         }
-        let kbody = staged_loop(body, &k)?.3 as *const Block as usize;
+        let (_, _, range, kbody) = staged_loop(body, &k)?;
+        let kbody = kbody as *const Block as usize;
+        // The tile evaluates the boxes' origins before any work-item runs: nothing in them
+        // may fault where the work-items would not.
+        let uniform = st.boxes.iter().flat_map(|b| b.uniform.iter().flatten());
+        let range_parts = [Some(&range.start), Some(&range.end), range.step.as_ref()];
+        let mut origin_parts = uniform.chain(range_parts.into_iter().flatten());
+        if !origin_parts.all(crate::base::ir::staging::cannot_fault) {
+            return None;
+        }
         let origins = self.origins(n, st, body, lanes)?;
         let mut staging = NativeStaging {
             k: Some((k, kbody)),

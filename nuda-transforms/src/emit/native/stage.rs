@@ -154,7 +154,10 @@ impl RustEmitter<'_> {
                 index.iter().for_each(|x| mentions(x, &mut m));
                 let at = self.read_positions(k, &index, pv)?;
                 let ks = at.iter().filter(|a| a.0 == Follows::K).count();
-                if m.iter().any(|n| touched.contains(n)) || ks > 1 {
+                // The prologue evaluates the index at the loop's ends, where the loop may
+                // never read it: it must not be able to fault.
+                let quiet = index.iter().all(crate::base::ir::staging::cannot_fault);
+                if m.iter().any(|n| touched.contains(n)) || ks > 1 || !quiet {
                     return None;
                 }
                 let run = self.lane_kind(&index, &pv.follows)?;
@@ -216,6 +219,7 @@ impl RustEmitter<'_> {
     /// `Some((walk, ..))` if the panels grant every read's walk over the loop `__nuda_kr`
     /// of `__nuda_kn` iterations (its ends bound to `var` in turn), else `None`.
     fn walk_prologue(&mut self, var: &syn::Ident, reads: &[Read]) -> TokenStream {
+        let per_lane = self.lane_cx.as_ref().is_some_and(|c| c.per_lane);
         self.set_per_lane(false);
         let (mut asks, mut oks, mut names) = (Vec::new(), Vec::new(), Vec::new());
         for (j, r) in reads.iter().enumerate() {
@@ -233,7 +237,7 @@ impl RustEmitter<'_> {
                 }
             }
         }
-        self.set_per_lane(true);
+        self.set_per_lane(per_lane);
         quote!({
             let __nuda_ends = (
                 ::core::iter::Iterator::next(&mut ::core::clone::Clone::clone(&__nuda_kr)),

@@ -98,23 +98,28 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub(super) fn new<S: Shape>(ext: [usize; 3], p: usize, b: usize) -> Self {
+    /// The layout of a box of extents `ext` blocked along position `p` by `b`; `None` if `p`
+    /// is not a position of `S` or the box's size overflows.
+    pub(super) fn new<S: Shape>(ext: [usize; 3], p: usize, b: usize) -> Option<Self> {
+        if p >= S::RANK {
+            return None;
+        }
         let mut stride = [0usize; 3];
-        let mut inner = 1;
+        let mut inner = 1usize;
         for q in (0..S::RANK).rev().filter(|&q| q != p) {
             stride[q] = inner;
-            inner *= ext[q];
+            inner = inner.checked_mul(ext[q])?;
         }
         let b = b.max(1);
-        let chunk = inner * b;
-        Layout {
+        let chunk = inner.checked_mul(b)?;
+        Some(Layout {
             ext,
             p,
             b,
             stride,
             chunk,
-            len: ext[p].div_ceil(b) * chunk,
-        }
+            len: ext[p].div_ceil(b).checked_mul(chunk)?,
+        })
     }
 
     pub(super) fn flat(&self, c: [usize; 3]) -> usize {

@@ -88,18 +88,24 @@ impl<'p, T: Pod, S: Shape, const P: usize, const B: usize> Panel<'p, T, S, P, B>
     ) -> Option<Walk<'p, T, W>> {
         let end = count.checked_sub(1)?;
         let mut c_end = c;
-        if let Some(k) = kpos {
+        if let Some(k) = kpos.filter(|&k| k < S::RANK) {
             c_end[k] = c[k].checked_add(end)?;
         }
+        // Every coordinate inside the box (whose layout did not overflow when packed), so
+        // `flat` of either end is below the panel's length.
         let inside = |c: [usize; 3]| (0..S::RANK).all(|p| c[p] < self.ext[p]);
-        let lanes = W - 1;
         let last_p = S::RANK - 1;
-        let ok = self.runs::<W>(c[last_p])
+        let lanes_end = c_end[last_p].checked_add(W - 1)?;
+        let ok = kpos.is_none_or(|k| k < S::RANK)
+            && self.runs::<W>(c[last_p])
             && inside(c)
             && inside(c_end)
-            && c_end[last_p] + lanes < self.ext[last_p]
-            && self.holds::<TR>(first, c, lanes)
-            && self.holds::<TR>(last, c_end, lanes);
+            && lanes_end < self.ext[last_p]
+            && self.holds::<TR>(first, c, W - 1)
+            && self.holds::<TR>(last, c_end, W - 1);
+        if !ok {
+            return None;
+        }
         let (start, stop) = (self.flat(c), self.flat(c_end));
         let step = match kpos {
             Some(k) => self.step_along(k)?,
@@ -107,7 +113,8 @@ impl<'p, T: Pod, S: Shape, const P: usize, const B: usize> Panel<'p, T, S, P, B>
         };
         // The places between are `start + i * step`: the last must end inside the data.
         let fits = stop.checked_add(W).is_some_and(|e| e <= self.data.len());
-        (ok && fits && start + end * step == stop).then(|| Walk {
+        let walks = end.checked_mul(step).and_then(|d| start.checked_add(d)) == Some(stop);
+        (fits && walks).then(|| Walk {
             // `start` is below `stop + W`, which `fits` holds within the data.
             first: self.data.as_ptr().wrapping_add(start),
             step,

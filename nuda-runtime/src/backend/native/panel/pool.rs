@@ -81,9 +81,16 @@ impl<T: Pod> PanelBuf<T> {
     ) -> Panel<'_, T, S, P, B> {
         let data = view.data();
         let dims = view.dims().extents();
-        let layout = Layout::new::<S>(ext, P, B);
-        let cut = Cut::new::<S>(origin, ext, dims);
-        if cut.is_none() || layout.len.saturating_mul(size_of::<T>()) > MAX_PANEL_BYTES {
+        let (layout, cut) = (
+            Layout::new::<S>(ext, P, B),
+            Cut::new::<S>(origin, ext, dims),
+        );
+        let Some(layout) =
+            layout.filter(|l| l.len.saturating_mul(size_of::<T>()) <= MAX_PANEL_BYTES)
+        else {
+            return Panel::empty(dims);
+        };
+        if cut.is_none() {
             return Panel::empty(dims);
         }
         let key = Key {

@@ -206,3 +206,24 @@ fn a_kept_panel_is_reused_within_a_launch_and_copied_again_after() {
     new_launch();
     assert_eq!(read(&data), Some(5));
 }
+
+/// Arguments generated code never passes still grant nothing unsafe: a blocked position or a
+/// walk along a position past the array's rank, or a count so large that its places overflow.
+#[test]
+fn out_of_shape_arguments_grant_no_walk() {
+    let data = array(2);
+    let view = ArrayView::new(&data, (1usize, 2usize));
+    let faults = Faults::new();
+    let f = Checker::new(&faults);
+    let mut buf = PanelBuf::new();
+    let p = buf.pack::<_, 2, 1>(&view, [0; 3], [1, 2, 1]);
+    let huge = (1usize << 63) + 1;
+    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(2), huge), f, Lanes::<1>).is_none());
+    let mut buf = PanelBuf::new();
+    let p = buf.pack::<_, 0, 1>(&view, [0; 3], [1, 2, 1]);
+    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(2), huge), f, Lanes::<1>).is_none());
+    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(0), huge), f, Lanes::<1>).is_none());
+    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(1), 2), f, Lanes::<1>).is_none());
+    let w = p.walk(&view, ((0, 0), (0, 1)), [0; 3], (Some(1), 2), f, Lanes::<1>);
+    assert_eq!(w.map(|w| w.at(1)), Some(data[1]));
+}
