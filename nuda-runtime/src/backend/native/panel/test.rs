@@ -218,12 +218,41 @@ fn out_of_shape_arguments_grant_no_walk() {
     let mut buf = PanelBuf::new();
     let p = buf.pack::<_, 2, 1>(&view, [0; 3], [1, 2, 1]);
     let huge = (1usize << 63) + 1;
-    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(2), huge), f, Lanes::<1>).is_none());
+    assert!(p
+        .walk(
+            &view,
+            ((0, 0), (0, 0)),
+            [0; 3],
+            (Some(2), huge),
+            f,
+            Lanes::<1>
+        )
+        .is_none());
     let mut buf = PanelBuf::new();
     let p = buf.pack::<_, 0, 1>(&view, [0; 3], [1, 2, 1]);
-    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(2), huge), f, Lanes::<1>).is_none());
-    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(0), huge), f, Lanes::<1>).is_none());
-    assert!(p.walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(1), 2), f, Lanes::<1>).is_none());
+    assert!(p
+        .walk(
+            &view,
+            ((0, 0), (0, 0)),
+            [0; 3],
+            (Some(2), huge),
+            f,
+            Lanes::<1>
+        )
+        .is_none());
+    assert!(p
+        .walk(
+            &view,
+            ((0, 0), (0, 0)),
+            [0; 3],
+            (Some(0), huge),
+            f,
+            Lanes::<1>
+        )
+        .is_none());
+    assert!(p
+        .walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(1), 2), f, Lanes::<1>)
+        .is_none());
     let w = p.walk(&view, ((0, 0), (0, 1)), [0; 3], (Some(1), 2), f, Lanes::<1>);
     assert_eq!(w.map(|w| w.at(1)), Some(data[1]));
 }
