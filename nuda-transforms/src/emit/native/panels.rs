@@ -42,7 +42,7 @@ impl RustEmitter<'_> {
         if !origin_parts.all(crate::base::ir::staging::cannot_fault) {
             return None;
         }
-        let origins = self.origins(n, st, body, lanes)?;
+        let (first, origins) = self.origins(n, st, body, lanes)?;
         let mut staging = NativeStaging {
             k: Some((k, kbody)),
             user_elems: element_vars(n),
@@ -50,9 +50,17 @@ impl RustEmitter<'_> {
             lane_dim: lanes.map(|_| n.loops.len() - 1),
             ..NativeStaging::default()
         };
-        let mut packs = Vec::new();
-        for (j, (b, origin)) in st.boxes.iter().zip(origins).enumerate() {
-            let (tokens, pv) = pack(st, b, j, origin);
+        // Every box's origin from one evaluation of the first work-item's bindings.
+        let os: Vec<syn::Ident> = (0..origins.len())
+            .map(|j| format_ident!("__nuda_po{}", j))
+            .collect();
+        let starts = origins.iter().map(|o| &o.0);
+        let mut packs = vec![quote! {
+            #[allow(unused_variables)]
+            let (#(#os,)*) = { #first (#(#starts,)*) };
+        }];
+        for (j, (b, (_, ext))) in st.boxes.iter().zip(&origins).enumerate() {
+            let (tokens, pv) = pack(st, b, j, ext);
             packs.push(tokens);
             staging.panels.insert(b.array.to_string(), pv);
         }
@@ -73,16 +81,16 @@ impl RustEmitter<'_> {
         quote!(for #var in #it { let #e: usize = #var; #inner })
     }
 
-    /// Each box's origin and extent per index position (three, padded with `0` and `1`), as
-    /// expressions the tile evaluates before its work-items: the element variables at the
-    /// first work-item, the staged loop's range.
+    /// The first work-item's bindings, and each box's origin and extent per index position
+    /// (three, padded with `0` and `1`) as expressions over them the tile evaluates before its
+    /// work-items: the element variables at the first work-item, the staged loop's range.
     fn origins(
         &mut self,
         n: &Nest,
         st: &Stage,
         body: &Block,
         lanes: Option<&Nest>,
-    ) -> Option<Vec<(TokenStream, TokenStream)>> {
+    ) -> Option<(TokenStream, Vec<(TokenStream, TokenStream)>)> {
         let users = element_vars(n);
         let range = staged_loop(body, &st.k.as_ref()?.to_string())?.2;
         let first = self.first_item(n, body, lanes);
@@ -109,9 +117,9 @@ impl RustEmitter<'_> {
                 origin.push(usize_lit(0));
                 ext.push(usize_lit(1));
             }
-            out.push((quote!({ #first [#(#origin),*] }), quote!([#(#ext),*])));
+            out.push((quote!([#(#origin),*]), quote!([#(#ext),*])));
         }
-        Some(out)
+        Some((first, out))
     }
 
     /// The statements that bind the element variables at a tile's first work-item: its
@@ -152,14 +160,9 @@ impl RustEmitter<'_> {
     }
 }
 
-/// Box `j`'s panel for the tile: its origin (`origin`, the first work-item's) and extent,
-/// packed from the array into a buffer of the thread's.
-fn pack(
-    st: &Stage,
-    b: &StageBox,
-    j: usize,
-    (origin, ext): (TokenStream, TokenStream),
-) -> (TokenStream, PanelVar) {
+/// Box `j`'s panel for the tile: from its origin (`__nuda_po<j>`, the first work-item's) over
+/// `ext`, packed from the array into a buffer of the thread's.
+fn pack(st: &Stage, b: &StageBox, j: usize, ext: &TokenStream) -> (TokenStream, PanelVar) {
     let (pb, pk) = (
         format_ident!("__nuda_pb{}", j),
         format_ident!("__nuda_pk{}", j),
@@ -168,9 +171,6 @@ fn pack(
     let (p, block) = blocking(st, b);
     let a = &b.array;
     let tokens = quote! {
-        // The first work-item's bindings, to find where the box starts.
-        #[allow(unused_variables)]
-        let #o: [usize; 3] = #origin;
         let mut #pb = {
             #[allow(unused_imports)]
             use #PRIVATE::{PackArray as _, PackOther as _};

@@ -218,41 +218,23 @@ fn out_of_shape_arguments_grant_no_walk() {
     let mut buf = PanelBuf::new();
     let p = buf.pack::<_, 2, 1>(&view, [0; 3], [1, 2, 1]);
     let huge = (1usize << 63) + 1;
-    assert!(p
-        .walk(
-            &view,
-            ((0, 0), (0, 0)),
-            [0; 3],
-            (Some(2), huge),
-            f,
-            Lanes::<1>
-        )
-        .is_none());
+    assert!(refused(&p, &view, (Some(2), huge), f));
     let mut buf = PanelBuf::new();
     let p = buf.pack::<_, 0, 1>(&view, [0; 3], [1, 2, 1]);
-    assert!(p
-        .walk(
-            &view,
-            ((0, 0), (0, 0)),
-            [0; 3],
-            (Some(2), huge),
-            f,
-            Lanes::<1>
-        )
-        .is_none());
-    assert!(p
-        .walk(
-            &view,
-            ((0, 0), (0, 0)),
-            [0; 3],
-            (Some(0), huge),
-            f,
-            Lanes::<1>
-        )
-        .is_none());
-    assert!(p
-        .walk(&view, ((0, 0), (0, 0)), [0; 3], (Some(1), 2), f, Lanes::<1>)
-        .is_none());
+    for k in [(Some(2), huge), (Some(0), huge), (Some(1), 2)] {
+        assert!(refused(&p, &view, k, f), "{k:?}");
+    }
     let w = p.walk(&view, ((0, 0), (0, 1)), [0; 3], (Some(1), 2), f, Lanes::<1>);
     assert_eq!(w.map(|w| w.at(1)), Some(data[1]));
+}
+
+/// Whether `p` refuses a one-lane walk from `(0, 0)` that reads `(0, 0)` at both ends.
+fn refused<const P: usize, const B: usize>(
+    p: &Panel<'_, u32, (usize, usize), P, B>,
+    view: &ArrayView<'_, u32, (usize, usize)>,
+    k: (Option<usize>, usize),
+    f: Checker<'_, false>,
+) -> bool {
+    p.walk(view, ((0, 0), (0, 0)), [0; 3], k, f, Lanes::<1>)
+        .is_none()
 }
