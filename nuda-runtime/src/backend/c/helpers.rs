@@ -39,6 +39,22 @@ pub fn trips_helpers() -> String {
     s
 }
 
+/// The prelude's float-to-integer casts, `nu_sat_T_F(x)`: OpenCL's saturating conversion,
+/// and 0 for NaN as Rust gives. OpenCL C says a saturated NaN "should" become 0, and not
+/// every compiler does: Intel's CPU runtime (2026.2) gives `u32::MAX` for NaN in its AVX-512
+/// code.
+pub fn float_cast_helpers() -> String {
+    let mut s = String::new();
+    for f in ["float", "double"] {
+        for t in ints().filter(|i| !i.name.starts_with("nu_")).map(|i| i.name) {
+            s += &format!(
+                "{t} nu_sat_{t}_{f}({f} x) {{ return isnan(x) ? ({t})0 : convert_{t}_sat_rtz(x); }}\n"
+            );
+        }
+    }
+    s
+}
+
 /// The prelude's integer division and remainder: `nu_div_T(a, b, check, site, record)`.
 /// With `check` set, a zero divisor (or `MIN / -1`) records a fault and gives 0; with it
 /// clear (the divisor was proved safe at launch) it is a plain `/`.

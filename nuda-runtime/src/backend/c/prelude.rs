@@ -8,7 +8,9 @@
 //! byte swaps (`Dialect::bswap`).
 
 use super::dialect::Dialect;
-use super::helpers::{division_helpers, method_helpers, trips_helpers, vector_clamp_helpers};
+use super::helpers::{
+    division_helpers, float_cast_helpers, method_helpers, trips_helpers, vector_clamp_helpers,
+};
 use crate::backend::IndexType;
 use std::collections::HashSet;
 
@@ -105,6 +107,7 @@ impl Prelude {
         t += PRIVATE_ARRAYS;
         t += &items();
         t += &atomics();
+        t += &float_cast_helpers();
         t += &division_helpers();
         t += &trips_helpers();
         t += &method_helpers(self.dialect);
@@ -151,6 +154,9 @@ fn index_aliases(u: &str, i: &str) -> String {
         "checked_rem_euclid",
     ] {
         t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
+    }
+    for f in ["float", "double"] {
+        t += &format!("#define nu_sat_nu_idx_{f} nu_sat_{u}_{f}\n#define nu_sat_nu_sidx_{f} nu_sat_{i}_{f}\n");
     }
     t += &format!(
         "#define nu_abs_nu_sidx nu_abs_{i}\n#define nu_unsigned_abs_nu_sidx nu_unsigned_abs_{i}\n"

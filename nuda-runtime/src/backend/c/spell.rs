@@ -178,11 +178,12 @@ fn float_op(op: &str, ty: &str, a: &str, b: &str) -> String {
     }
 }
 
-/// `x as target`, from a value of type `from`: floats saturate (NaN gives 0), integers wrap.
+/// `x as target`, from a value of type `from`: floats saturate (NaN gives 0, through the
+/// prelude's `nu_sat_<target>_<from>`), integers wrap.
 fn cast(from: &str, target: &str, x: &str) -> String {
     if matches!(from, "float" | "double") {
         return match int(target) {
-            Some(_) => format!("convert_{target}_sat_rtz({x})"),
+            Some(_) => format!("nu_sat_{target}_{from}({x})"),
             None => format!("(({target})({x}))"),
         };
     }
@@ -303,7 +304,7 @@ mod tests {
     fn casts_saturate_from_floats_and_wrap_between_integers() {
         assert_eq!(
             op("to:int", "float", &["x".into()]),
-            "convert_int_sat_rtz(x)"
+            "nu_sat_int_float(x)"
         );
         assert_eq!(op("to:char", "int", &["x".into()]), "as_char((uchar)(x))");
         assert_eq!(op("to:uint", "long", &["x".into()]), "((uint)(x))");
