@@ -546,7 +546,7 @@ fn nuwork_reductions() {
                 }
                 return $D14(b)[nu_i0];
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
+            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
             #if NU_CPU
                 $T15 nu_a0[16];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a0[nu_k] = v_dot;
@@ -599,7 +599,7 @@ fn nuwork_reductions() {
                 nu_idx nu_h = 1;
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
             #if NU_SHFL
-                if (nu_lsz >= 64) {
+                if (nu_lsz >= 64 && NU_WARPED) {
                     for (; nu_h >= 32; nu_h /= 2) {
                         if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
                             nu_rl0[nu_lid] = $O15(add)[nu_rl0[nu_lid], nu_rl0[nu_lid + nu_h]];
@@ -674,7 +674,7 @@ fn nuwork_scans() {
                 }
                 $D10(excl)[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
+            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;
@@ -769,7 +769,7 @@ fn nuwork_scans() {
                     nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;
                     nu_it nu_last = min((nu_it)31, nu_L - 1 - nu_wp * 32);
             #if NU_SHFL
-                    int nu_sh = nu_L % 32 == 0;
+                    int nu_sh = nu_L % 32 == 0 && NU_WARPED;
             #endif
                     $T12 nu_c0 = nu_id0;
                     for (nu_it nu_r = 0; nu_r < nu_cnt; nu_r += nu_L) {
@@ -911,7 +911,7 @@ fn nuwork_scans() {
                 nu_idx nu_h = 1;
                 while (2 * nu_h < nu_lsz) nu_h *= 2;
             #if NU_SHFL
-                if (nu_lsz >= 64) {
+                if (nu_lsz >= 64 && NU_WARPED) {
                     for (; nu_h >= 32; nu_h /= 2) {
                         if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {
                             nu_rl1[nu_lid] = $O13(add)[nu_rl1[nu_lid], nu_rl1[nu_lid + nu_h]];

@@ -39,7 +39,9 @@ pub(crate) struct PreludeParts {
     pub unroll: &'static str,
     /// `NU_COPY4(d, s)`, four elements of a staged box into local memory.
     pub copy4: &'static str,
-    /// `NU_SHFL`: 1 where the reduction tree's last steps use warp shuffles.
+    /// `NU_SHFL`: 1 where the reduction tree's last steps use warp shuffles; `NU_WARPS`, a
+    /// kernel attribute asking for warps of 32; `NU_WARPED`, whether a group's items run in
+    /// such warps.
     pub shfl: &'static str,
     /// `NU_GROUP(x, y, z)`: a staged kernel's fixed work-group.
     pub group: &'static str,
@@ -232,8 +234,9 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // merge the four themselves.
     copy4: "#define NU_COPY4(d, s) do { (d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; (d)[3] = (s)[3]; } while (0)\n",
     // Sub-group functions are not on every device (PoCL's and NVIDIA's lack them), so
-    // OpenCL keeps the reduction tree in local memory.
-    shfl: "#define NU_SHFL 0\n",
+    // OpenCL keeps the reduction tree in local memory; a device with sub-groups of 32 gets
+    // its own text instead (`backend/opencl/subgroups.rs`).
+    shfl: "#define NU_SHFL 0\n#define NU_WARPS\n#define NU_WARPED 0\n",
     group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n",
     images: super::prelude::OPENCL_IMAGES,
 };

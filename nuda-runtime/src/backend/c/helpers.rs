@@ -46,7 +46,10 @@ pub fn trips_helpers() -> String {
 pub fn float_cast_helpers() -> String {
     let mut s = String::new();
     for f in ["float", "double"] {
-        for t in ints().filter(|i| !i.name.starts_with("nu_")).map(|i| i.name) {
+        for t in ints()
+            .filter(|i| !i.name.starts_with("nu_"))
+            .map(|i| i.name)
+        {
             s += &format!(
                 "{t} nu_sat_{t}_{f}({f} x) {{ return isnan(x) ? ({t})0 : convert_{t}_sat_rtz(x); }}\n"
             );

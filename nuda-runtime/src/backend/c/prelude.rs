@@ -24,6 +24,9 @@ pub(crate) struct Prelude {
     pub cpu: bool,
     /// The C the program is compiled as: the prelude's few dialect-specific parts follow it.
     pub dialect: &'static dyn Dialect,
+    /// The device's own warp macros in place of the dialect's `shfl` part: an OpenCL device
+    /// with sub-groups of 32 (`opencl/subgroups.rs`).
+    pub warps: Option<&'static str>,
 }
 
 impl Prelude {
@@ -67,7 +70,7 @@ impl Prelude {
     /// slices, staged copies, the reduction tree's shuffles, a staged kernel's work-group.
     fn schedule_macros(&self) -> String {
         let p = self.dialect.prelude();
-        [p.unroll, p.copy4, p.shfl, p.group].concat()
+        [p.unroll, p.copy4, self.warps.unwrap_or(p.shfl), p.group].concat()
     }
 
     /// Every definition the prelude has, before any is dropped.
@@ -156,7 +159,9 @@ fn index_aliases(u: &str, i: &str) -> String {
         t += &format!("#define nu_{f}_nu_idx nu_{f}_{u}\n#define nu_{f}_nu_sidx nu_{f}_{i}\n");
     }
     for f in ["float", "double"] {
-        t += &format!("#define nu_sat_nu_idx_{f} nu_sat_{u}_{f}\n#define nu_sat_nu_sidx_{f} nu_sat_{i}_{f}\n");
+        t += &format!(
+            "#define nu_sat_nu_idx_{f} nu_sat_{u}_{f}\n#define nu_sat_nu_sidx_{f} nu_sat_{i}_{f}\n"
+        );
     }
     t += &format!(
         "#define nu_abs_nu_sidx nu_abs_{i}\n#define nu_unsigned_abs_nu_sidx nu_unsigned_abs_{i}\n"
@@ -427,6 +432,7 @@ mod tests {
             images: true,
             cpu: true,
             dialect: &super::super::dialect::OPENCL_C,
+            warps: None,
         }
     }
 

@@ -302,10 +302,7 @@ mod tests {
 
     #[test]
     fn casts_saturate_from_floats_and_wrap_between_integers() {
-        assert_eq!(
-            op("to:int", "float", &["x".into()]),
-            "nu_sat_int_float(x)"
-        );
+        assert_eq!(op("to:int", "float", &["x".into()]), "nu_sat_int_float(x)");
         assert_eq!(op("to:char", "int", &["x".into()]), "as_char((uchar)(x))");
         assert_eq!(op("to:uint", "long", &["x".into()]), "((uint)(x))");
     }

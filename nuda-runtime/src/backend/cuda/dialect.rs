@@ -40,7 +40,7 @@ static PRELUDE: PreludeParts = PreludeParts {
     unroll: "#define NU_UNROLL _Pragma(\"unroll\")\n",
     // 128-bit loads where the source is aligned (`nu_copy4`, the header's).
     copy4: "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
-    shfl: "#define NU_SHFL 1\n",
+    shfl: "#define NU_SHFL 1\n#define NU_WARPS\n#define NU_WARPED 1\n",
     // Enough blocks an SM for 16 warps (512 threads), which hide an FMA's latency: at 256
     // threads, 128 registers each, so that a GEMM's register block does not halve its warps
     // for a few registers (the static lab's dgemm: 130 without). At most 16 blocks, which
@@ -294,6 +294,7 @@ mod tests {
             images: false,
             cpu: false,
             dialect: &CUDA_CXX,
+            warps: None,
         };
         let (text, _) =
             prelude.for_source("nu_swap_bytes_int nu_swap_bytes_ulong nu_swap_bytes_short");

@@ -33,6 +33,7 @@ pub(crate) fn hip_text(source: &KernelSource, index: IndexType) -> String {
         images: true,
         cpu: false,
         dialect: &dialect::HIP_CXX,
+        warps: None,
     };
     let (text, _fp64) = prelude.for_source(source.source);
     dialect::translate(&text, source.source).text

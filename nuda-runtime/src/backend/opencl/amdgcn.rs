@@ -35,6 +35,7 @@ pub(crate) fn gpu_text(source: &KernelSource, index: IndexType) -> String {
         images: true,
         cpu: false,
         dialect: &OPENCL_C,
+        warps: None,
     };
     prelude.for_source(source.source).0 + &nuda_abi::dialect::to_opencl(source.source)
 }

@@ -11,6 +11,7 @@ mod launch;
 mod memory;
 mod program;
 pub(crate) mod record;
+mod subgroups;
 
 use super::{
     Backend, Buffer, DeviceInfo, Form, Found, IndexType, KernelSource, Layout, Provider,
@@ -107,6 +108,8 @@ pub(crate) struct ClDevice {
     pub info: DeviceInfo,
     raw: RawDevice,
     ctx: OnceLock<Result<ClContext>>,
+    /// The prelude's warp macros where the device has sub-groups of 32 (`subgroups.rs`).
+    warps: Option<&'static str>,
 }
 
 /// A device's context, queue, program cache and spare fault records.
@@ -124,6 +127,7 @@ impl ClDevice {
             index: info.index,
             label,
             info: info.clone(),
+            warps: subgroups::warps(&raw),
             raw,
             ctx: OnceLock::new(),
         }

@@ -102,6 +102,7 @@ impl ClDevice {
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
             dialect: &crate::backend::c::dialect::OPENCL_C,
+            warps: self.warps,
         };
         let (prelude, fp64) = prelude.for_source(src.source);
         if fp64 && !self.info.fp64 {

@@ -7,8 +7,16 @@ use nuda_abi::dialect::{Mk, Space};
 /// A kernel definition: `kernel void [attrs]name(params) { body }`, with the mark after the
 /// body's `{` where a dialect sets up local parameters.
 pub fn kernel_def(name: &str, attrs: &str, params: &[String], body: &str) -> String {
+    // A kernel whose tree or scan may take the warp path asks for warps (`NU_WARPS`, the
+    // prelude's: OpenCL's sub-groups of exactly 32 where a device has them, nothing on CUDA
+    // and HIP, whose warps are 32 wide by definition).
+    let warps = if body.contains("#if NU_SHFL") {
+        "NU_WARPS "
+    } else {
+        ""
+    };
     format!(
-        "{} void {attrs}{name}({}) {{{}\n{body}}}\n",
+        "{} void {warps}{attrs}{name}({}) {{{}\n{body}}}\n",
         Mk::kernel(name),
         params.join(", "),
         Mk::body()

@@ -180,9 +180,11 @@ impl ClEmitter<'_> {
 
     /// The group's tree over `reds`: halving strides over the largest power of two below
     /// the group size, so any group size works and the order is fixed. With warp shuffles
-    /// (`NU_SHFL`, CUDA's), a group of 64 or more halves through local memory down to 32
-    /// and its first warp finishes in registers: the same pairs in the same order, so the
-    /// same result, with five barriers fewer.
+    /// (`NU_SHFL`: CUDA's and HIP's, and OpenCL's sub-groups where a device has them), a
+    /// group of 64 or more halves through local memory down to 32 and its first warp
+    /// finishes in registers: the same pairs in the same order, so the same result, with five
+    /// barriers fewer. `NU_WARPED` says the group's first 32 items are one warp (OpenCL: the
+    /// group's first dimension a multiple of 32, so sub-groups are its rows' runs of 32).
     pub(super) fn tree(&mut self, reds: &[Red]) {
         if reds.is_empty() {
             return;
@@ -198,7 +200,7 @@ impl ClEmitter<'_> {
             "#if NU_SHFL
 ",
         );
-        self.raw_line("if (nu_lsz >= 64) {");
+        self.raw_line("if (nu_lsz >= 64 && NU_WARPED) {");
         self.tree_steps(reds, "nu_h >= 32");
         self.warp_steps(reds);
         self.raw_line("} else");

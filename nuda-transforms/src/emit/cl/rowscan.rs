@@ -2,7 +2,8 @@
 //! of one element per work-item, each row in warps of 32: a warp's inclusive scan, the warps'
 //! totals scanned by every warp, and a carry from row to row; one barrier per row.
 //!
-//! With warp shuffles (`NU_SHFL`, CUDA's) and whole warps (the group a multiple of 32), a
+//! With warp shuffles (`NU_SHFL`: CUDA's, HIP's, OpenCL sub-groups') and whole warps (the
+//! group a multiple of 32, and `NU_WARPED`, as the reduction tree's), a
 //! step is `nu_shfl_up` or `nu_shfl_idx` in registers. Otherwise the same steps go through
 //! local memory with barriers: the same pairs in the same order, so the same bits, and the
 //! path Oclgrind runs (and checks for races) is the CUDA path's arithmetic.
@@ -29,7 +30,7 @@ impl ClEmitter<'_> {
         self.raw_line("nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;");
         self.raw_line("nu_it nu_last = min((nu_it)31, nu_L - 1 - nu_wp * 32);");
         self.out.push_str("#if NU_SHFL\n");
-        self.raw_line("int nu_sh = nu_L % 32 == 0;");
+        self.raw_line("int nu_sh = nu_L % 32 == 0 && NU_WARPED;");
         self.out.push_str("#endif\n");
         self.each(scans, |t, r| format!("{t} nu_c{r} = nu_id{r};"));
         self.raw_line("for (nu_it nu_r = 0; nu_r < nu_cnt; nu_r += nu_L) {");

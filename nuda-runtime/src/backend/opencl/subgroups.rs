@@ -1,0 +1,112 @@
+//! Warp shuffles on OpenCL devices with sub-groups (layer 1, the OpenCL backend). The
+//! reduction tree's last five steps and the one-pass scan's rows are written for warps of 32
+//! lanes (`nu_shfl_down`, `nu_shfl_up`, `nu_shfl_idx`, as CUDA's `__shfl_*_sync`). An OpenCL
+//! device runs them so when it can be told to make sub-groups of exactly 32
+//! (`cl_intel_required_subgroup_size`, with 32 among its sizes) and has shuffles
+//! (`cl_khr_subgroup_shuffle` with `cl_khr_subgroup_shuffle_relative`, or
+//! `cl_intel_subgroups` with its `char`, `short` and `long` forms). Intel's CPU and GPU
+//! runtimes are such devices; PoCL 3.1 and NVIDIA's OpenCL are not, and keep the tree in
+//! local memory.
+//!
+//! The shuffle pairs are the local tree's, so a device computes the same bits either way.
+//! Sub-groups are runs of 32 consecutive items of the group's first dimension, so the warp
+//! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`).
+
+use opencl3::device::Device as RawDevice;
+
+/// `CL_DEVICE_SUB_GROUP_SIZES_INTEL`: the sub-group sizes a kernel may require, `size_t`s.
+const SUB_GROUP_SIZES_INTEL: u32 = 0x4108;
+
+/// The Khronos shuffles: typed for every scalar the trees carry.
+const KHR: &str = "#define NU_SHFL 1\n\
+#define NU_WARPS __attribute__((intel_reqd_sub_group_size(32)))\n\
+#define NU_WARPED (get_local_size(0) % 32 == 0)\n\
+#define nu_shfl_down(v, h) sub_group_shuffle_down(v, h)\n\
+#define nu_shfl_up(v, h) sub_group_shuffle_up(v, h)\n\
+#define nu_shfl_idx(v, h) sub_group_shuffle(v, h)\n";
+
+/// Intel's own shuffles, for drivers without the Khronos ones. The two-operand forms take
+/// the lanes past the sub-group's end from their second operand: here `v` again, which no
+/// step reads there (the steps combine lanes below the stride only). `v` is always a
+/// variable in the emitted code, so naming it twice evaluates nothing twice.
+const INTEL: &str = "#define NU_SHFL 1\n\
+#define NU_WARPS __attribute__((intel_reqd_sub_group_size(32)))\n\
+#define NU_WARPED (get_local_size(0) % 32 == 0)\n\
+#define nu_shfl_down(v, h) intel_sub_group_shuffle_down(v, v, h)\n\
+#define nu_shfl_up(v, h) intel_sub_group_shuffle_up(v, v, h)\n\
+#define nu_shfl_idx(v, h) intel_sub_group_shuffle(v, h)\n";
+
+/// The warp macros for `raw`, if it can run warps of 32 (`None`: the dialect's, no shuffles).
+pub(crate) fn warps(raw: &RawDevice) -> Option<&'static str> {
+    let extensions = raw.extensions().unwrap_or_default();
+    let sizes = raw.get_data(SUB_GROUP_SIZES_INTEL).unwrap_or_default();
+    choose(&extensions, &sizes_of(&sizes))
+}
+
+/// The `size_t` values of a device query's bytes.
+fn sizes_of(bytes: &[u8]) -> Vec<usize> {
+    bytes
+        .chunks_exact(size_of::<usize>())
+        .map(|c| usize::from_ne_bytes(c.try_into().expect("chunks are usize-sized")))
+        .collect()
+}
+
+/// The warp macros for a device with `extensions` whose kernels may require `sizes`.
+fn choose(extensions: &str, sizes: &[usize]) -> Option<&'static str> {
+    let has = |e: &str| extensions.split_whitespace().any(|x| x == e);
+    if !has("cl_intel_required_subgroup_size") || !sizes.contains(&32) {
+        return None;
+    }
+    if has("cl_khr_subgroup_shuffle") && has("cl_khr_subgroup_shuffle_relative") {
+        return Some(KHR);
+    }
+    let intel = [
+        "cl_intel_subgroups",
+        "cl_intel_subgroups_char",
+        "cl_intel_subgroups_short",
+        "cl_intel_subgroups_long",
+    ];
+    intel.iter().all(|e| has(e)).then_some(INTEL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REQD: &str = "cl_khr_fp64 cl_intel_required_subgroup_size";
+
+    #[test]
+    fn khr_shuffles_need_a_required_size_of_32() {
+        let khr = format!("{REQD} cl_khr_subgroup_shuffle cl_khr_subgroup_shuffle_relative");
+        assert_eq!(choose(&khr, &[8, 16, 32]), Some(KHR));
+        assert_eq!(choose(&khr, &[8, 16]), None, "no sub-groups of 32");
+        let no_reqd = khr.replace("cl_intel_required_subgroup_size", "");
+        assert_eq!(choose(&no_reqd, &[32]), None, "the size cannot be required");
+    }
+
+    #[test]
+    fn intel_shuffles_need_every_type_the_trees_carry() {
+        let intel = format!(
+            "{REQD} cl_intel_subgroups cl_intel_subgroups_char cl_intel_subgroups_short \
+             cl_intel_subgroups_long"
+        );
+        assert_eq!(choose(&intel, &[32]), Some(INTEL));
+        let no_long = intel.replace("cl_intel_subgroups_long", "");
+        assert_eq!(choose(&no_long, &[32]), None);
+        // A name is matched whole: `cl_intel_subgroups_char` alone is not `cl_intel_subgroups`.
+        let only_forms = intel.replace("cl_intel_subgroups ", "");
+        assert_eq!(choose(&only_forms, &[32]), None);
+    }
+
+    #[test]
+    fn pocl_has_no_shuffles() {
+        let pocl = "cl_khr_byte_addressable_store cl_khr_global_int32_base_atomics cl_khr_fp64";
+        assert_eq!(choose(pocl, &[]), None);
+    }
+
+    #[test]
+    fn sizes_are_read_as_size_t() {
+        let bytes: Vec<u8> = [16usize, 32].iter().flat_map(|s| s.to_ne_bytes()).collect();
+        assert_eq!(sizes_of(&bytes), vec![16, 32]);
+    }
+}

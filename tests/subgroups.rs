@@ -1,0 +1,162 @@
+//! Reduction trees and one-pass scans on OpenCL sub-groups (issue 49). A device that can be
+//! told to make sub-groups of 32 and has shuffles (Intel's runtimes: `scripts/intel-opencl`
+//! runs this file on Intel's CPU runtime) takes the warp path, as CUDA does; one without
+//! (PoCL) keeps the tree in local memory. Either way the results are plain Rust's.
+
+mod common;
+
+use common::check;
+use nuda::prelude::*;
+use nuda::{KernelSource, Launch};
+use std::process::Command;
+
+/// Whether the OpenCL device's compiler sees the extensions nuda's warp path needs: asked of
+/// the device itself, not of nuda's detection.
+static PROBE: KernelSource = unsafe {
+    // SAFETY: the kernel writes element 0 of its one array, which has one element, from the
+    // launch's one work-item.
+    KernelSource::new(
+        "kernel void probe(global uint* out, nu_idx out__d0) {\n\
+         #if defined(cl_intel_required_subgroup_size) && ((defined(cl_khr_subgroup_shuffle) && \
+         defined(cl_khr_subgroup_shuffle_relative)) || (defined(cl_intel_subgroups) && \
+         defined(cl_intel_subgroups_char) && defined(cl_intel_subgroups_short) && \
+         defined(cl_intel_subgroups_long)))\n\
+         out[0] = 1;\n\
+         #else\n\
+         out[0] = 0;\n\
+         #endif\n\
+         }\n",
+    )
+};
+
+fn device_has_shuffles() -> nuda::Result<bool> {
+    let mut out = NuArray1::<u32>::new(1);
+    Launch::new(&PROBE, "probe")
+        .global([1])
+        .local([1])
+        .array_mut(&mut out)
+        .run()?;
+    Ok(out.to_vec()[0] == 1)
+}
+
+/// A reduction and a scan over groups of 64 and more (the warp path's), run in a child
+/// with `NUDA_DUMP` set; the parent reads what it dumped.
+#[test]
+fn child_runs_a_tree_and_a_scan() {
+    if std::env::var_os("NUDA_TEST_CHILD").is_none() {
+        return;
+    }
+    let n = 5000usize;
+    let a = NuArray1::<u32>::from_fn(n, |i| (i as u32).wrapping_mul(2_654_435_761) >> 20);
+    let v = a.to_vec();
+    let (mut sum, mut hi) = (0u64, 0u32);
+    nuwork!(128; nfor!(i in n {
+        sum += a[i] as u64;
+        hi = hi.max(a[i]);
+    }))
+    .unwrap();
+    assert_eq!(sum, v.iter().map(|&x| x as u64).sum::<u64>());
+    assert_eq!(hi, *v.iter().max().unwrap());
+    let mut incl = NuArray1::<u32>::new(n);
+    let mut run = 0u32;
+    nuwork!(256; nfor!(i in n {
+        run += a[i];
+        incl[i] = run;
+    }))
+    .unwrap();
+    let want: Vec<u32> = v
+        .iter()
+        .scan(0u32, |s, &x| {
+            *s = s.wrapping_add(x);
+            Some(*s)
+        })
+        .collect();
+    assert_eq!(incl.to_vec(), want);
+    let flag = if device_has_shuffles().unwrap() {
+        "yes"
+    } else {
+        "no"
+    };
+    println!("shuffles on the device: {flag}");
+}
+
+/// nuda's programs ask for sub-groups of 32 and shuffle in them exactly where the device's
+/// compiler has what that takes, and the child's results are plain Rust's either way.
+#[test]
+fn programs_shuffle_exactly_where_the_device_has_subgroups() {
+    if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
+        let required = std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1");
+        assert!(!required, "no OpenCL device");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("nuda-subgroups-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["child_runs_a_tree_and_a_scan", "--exact", "--nocapture"])
+        .env("NUDA_TEST_CHILD", "1")
+        .env("NUDA_DUMP", &dir)
+        .env("NUDA_ENGINE", "opencl")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "child failed:\n{text}"
+    );
+    let shuffles = text.contains("shuffles on the device: yes");
+    let programs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|t| t.contains("subgroups.rs:"))
+        .collect();
+    assert_eq!(programs.len(), 2, "a tree and a scan");
+    for p in &programs {
+        let warp = p.contains("#define NU_SHFL 1") && p.contains("intel_reqd_sub_group_size(32)");
+        assert_eq!(
+            warp, shuffles,
+            "the device has shuffles: {shuffles}; the program:\n{p}"
+        );
+        assert!(p.contains("kernel void NU_WARPS nuwork("), "{p}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One reduction of `a` over groups of the given shape: the sum, the minimum and the
+/// count of positive elements.
+macro_rules! reduce_in_groups {
+    ($a:ident, $n:ident, $m:ident; $($g:literal),+) => {{
+        let (mut s, mut lo, mut c) = (0i64, i32::MAX, 0u32);
+        nuwork!($($g),+; nfor!((i, j) in ($n, $m) {
+            s += $a[(i, j)] as i64;
+            lo = lo.min($a[(i, j)]);
+            if $a[(i, j)] > 0 {
+                c += 1;
+            }
+        }))?;
+        (s, lo, c)
+    }};
+}
+
+/// Groups whose first dimension is not a multiple of 32 keep the local tree (their
+/// sub-groups would not be the tree's runs of 32); groups of 32 and under have no warp path.
+/// Every shape gives plain Rust's sums, minima and counts.
+#[test]
+fn every_group_shape_reduces_as_plain_rust() {
+    let (n, m) = (77usize, 45usize);
+    let a = NuArray2::<i32>::from_fn((n, m), |(i, j)| ((i * 131 + j * 71) % 201) as i32 - 100);
+    let v = a.to_vec();
+    let one = (
+        v.iter().map(|&x| x as i64).sum::<i64>(),
+        *v.iter().min().unwrap(),
+        v.iter().filter(|&&x| x > 0).count() as u32,
+    );
+    check(vec![one; 4], || {
+        Ok(vec![
+            reduce_in_groups!(a, n, m; 32, 4),
+            reduce_in_groups!(a, n, m; 16, 8),
+            reduce_in_groups!(a, n, m; 96, 1),
+            reduce_in_groups!(a, n, m; 8, 4),
+        ])
+    });
+}
