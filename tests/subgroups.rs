@@ -80,36 +80,57 @@ fn child_runs_a_tree_and_a_scan() {
     println!("shuffles on the device: {flag}");
 }
 
-/// nuda's programs ask for sub-groups of 32 and shuffle in them exactly where the device's
-/// compiler has what that takes, and the child's results are plain Rust's either way.
-#[test]
-fn programs_shuffle_exactly_where_the_device_has_subgroups() {
+/// Whether an OpenCL device exists (an error where one is required).
+fn have_opencl() -> bool {
     if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
         let required = std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1");
         assert!(!required, "no OpenCL device");
-        return;
+        return false;
     }
-    let dir = std::env::temp_dir().join(format!("nuda-subgroups-{}", std::process::id()));
+    true
+}
+
+/// Runs the child with `NUDA_DUMP` and `env` set: its output (`None` if it failed) and the
+/// files of extension `ext` it dumped for this file's programs.
+fn child_dumps(tag: &str, env: &[(&str, &str)], ext: &str) -> (String, Option<Vec<String>>) {
+    let dir = std::env::temp_dir().join(format!("nuda-subgroups-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(std::env::current_exe().unwrap())
         .args(["child_runs_a_tree_and_a_scan", "--exact", "--nocapture"])
         .env("NUDA_TEST_CHILD", "1")
         .env("NUDA_DUMP", &dir)
         .env("NUDA_ENGINE", "opencl")
+        // A fresh cache: a compile check remembered as passed would dump nothing.
+        .env("NUDA_CACHE_DIR", dir.join("cache"))
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "child failed:\n{text}"
-    );
-    let shuffles = text.contains("shuffles on the device: yes");
-    let programs: Vec<String> = std::fs::read_dir(&dir)
+    if !(out.status.success() && text.contains("1 passed")) {
+        return (text, None);
+    }
+    let files = std::fs::read_dir(&dir)
         .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .filter(|t| t.contains("subgroups.rs:"))
         .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    (text, Some(files))
+}
+
+/// nuda's programs ask for sub-groups of 32 and shuffle in them exactly where the device's
+/// compiler has what that takes, and the child's results are plain Rust's either way.
+#[test]
+fn programs_shuffle_exactly_where_the_device_has_subgroups() {
+    if !have_opencl() {
+        return;
+    }
+    let (text, programs) = child_dumps("cl", &[], ".cl");
+    let programs = programs.unwrap_or_else(|| panic!("child failed:\n{text}"));
+    let shuffles = text.contains("shuffles on the device: yes");
     assert_eq!(programs.len(), 2, "a tree and a scan");
     for p in &programs {
         let warp = p.contains("#define NU_SHFL 1") && p.contains("intel_reqd_sub_group_size(32)");
@@ -119,7 +140,30 @@ fn programs_shuffle_exactly_where_the_device_has_subgroups() {
         );
         assert!(p.contains("kernel void NU_WARPS nuwork("), "{p}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// As ROCm's OpenCL compiles them for an MI200 (`NUDA_AMDGCN_CHECK=gfx90a`), the tree and
+/// the scan shuffle with `ds_bpermute`, HIP's way; without AMD's compilers this skips, unless
+/// `NUDA_REQUIRE_AMD=1`.
+#[test]
+fn rocm_builds_of_trees_and_scans_shuffle_with_ds_bpermute() {
+    if !have_opencl() {
+        return;
+    }
+    let env = [("NUDA_AMDGCN_CHECK", "gfx90a")];
+    let (text, isa) = child_dumps("amdgcn", &env, ".amdgcn.s");
+    let Some(isa) = isa else {
+        let missing = text.contains("NUDA_AMDGCN_CHECK is set, but");
+        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
+        assert!(missing && !required, "child failed:\n{text}");
+        eprintln!("skipped: no AMD compilers");
+        return;
+    };
+    assert_eq!(isa.len(), 2, "a tree and a scan");
+    for code in &isa {
+        let n = code.matches("ds_bpermute_b32").count();
+        assert!(n >= 2, "{n} ds_bpermute in:\n{code}");
+    }
 }
 
 /// One reduction of `a` over groups of the given shape: the sum, the minimum and the

@@ -27,15 +27,15 @@ pub(crate) fn check(source: &KernelSource, index: IndexType, kernel: &str) -> Re
     })
 }
 
-/// The program as an OpenCL GPU compiles it: the prelude for a GPU with images, then the
-/// source.
+/// The program as ROCm's OpenCL compiles it for a GPU: the prelude for a GPU with images and
+/// ROCm's warp shuffles (`subgroups.rs`), then the source.
 pub(crate) fn gpu_text(source: &KernelSource, index: IndexType) -> String {
     let prelude = Prelude {
         index,
         images: true,
         cpu: false,
         dialect: &OPENCL_C,
-        warps: None,
+        warps: Some(super::subgroups::AMDGCN),
     };
     prelude.for_source(source.source).0 + &nuda_abi::dialect::to_opencl(source.source)
 }

@@ -11,7 +11,7 @@ mod launch;
 mod memory;
 mod program;
 pub(crate) mod record;
-mod subgroups;
+pub(crate) mod subgroups;
 
 use super::{
     Backend, Buffer, DeviceInfo, Form, Found, IndexType, KernelSource, Layout, Provider,
@@ -127,7 +127,7 @@ impl ClDevice {
             index: info.index,
             label,
             info: info.clone(),
-            warps: subgroups::warps(&raw),
+            warps: subgroups::warps(&raw, info),
             raw,
             ctx: OnceLock::new(),
         }

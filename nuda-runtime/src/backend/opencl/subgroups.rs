@@ -8,10 +8,16 @@
 //! runtimes are such devices; PoCL 3.1 and NVIDIA's OpenCL are not, and keep the tree in
 //! local memory.
 //!
+//! ROCm's OpenCL on an AMD GPU compiles with clang for `amdgcn-amd-amdhsa`, whose builtins
+//! give the shuffles HIP's header builds `__shfl_down(x, h, 32)` from (`ds_bpermute` over
+//! the lane numbers): the same width-32 warps on wave64 and wave32 GPUs, with no attribute.
+//! `NUDA_AMDGCN_CHECK` compiles every program with them; no AMD GPU has run them yet.
+//!
 //! The shuffle pairs are the local tree's, so a device computes the same bits either way.
 //! Sub-groups are runs of 32 consecutive items of the group's first dimension, so the warp
 //! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`).
 
+use crate::backend::{DeviceInfo, DeviceKind};
 use opencl3::device::Device as RawDevice;
 
 /// `CL_DEVICE_SUB_GROUP_SIZES_INTEL`: the sub-group sizes a kernel may require, `size_t`s.
@@ -36,8 +42,43 @@ const INTEL: &str = "#define NU_SHFL 1\n\
 #define nu_shfl_up(v, h) intel_sub_group_shuffle_up(v, v, h)\n\
 #define nu_shfl_idx(v, h) intel_sub_group_shuffle(v, h)\n";
 
+/// ROCm's: lane numbers from `mbcnt` (on wave32 GPUs its high half adds nothing), a lane
+/// `h` past the end of its run of 32 reads its own value, as in HIP's header; values wider
+/// than 32 bits travel in two halves, narrower ones widened to an `int`. The overloads are
+/// clang's (`overloadable`), which ROCm's OpenCL compiler is.
+pub(crate) const AMDGCN: &str = "#define NU_SHFL 1\n\
+#define NU_WARPS\n\
+#define NU_WARPED 1\n\
+#define NU_OVL __attribute__((overloadable))\n\
+uint nu_lane(void) { return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)); }\n\
+uint nu_src_down(uint h) { uint l = nu_lane(); return (l & 31u) + h < 32u ? l + h : l; }\n\
+uint nu_src_up(uint h) { uint l = nu_lane(); return (l & 31u) >= h ? l - h : l; }\n\
+uint nu_src_idx(uint k) { return (nu_lane() & ~31u) + (k & 31u); }\n\
+int nu_bperm(int v, uint src) { return __builtin_amdgcn_ds_bpermute((int)(src << 2), v); }\n\
+NU_OVL int nu_shfl_at(int v, uint s) { return nu_bperm(v, s); }\n\
+NU_OVL uint nu_shfl_at(uint v, uint s) { return as_uint(nu_bperm(as_int(v), s)); }\n\
+NU_OVL float nu_shfl_at(float v, uint s) { return as_float(nu_bperm(as_int(v), s)); }\n\
+NU_OVL char nu_shfl_at(char v, uint s) { return (char)nu_bperm((int)v, s); }\n\
+NU_OVL uchar nu_shfl_at(uchar v, uint s) { return (uchar)nu_bperm((int)v, s); }\n\
+NU_OVL short nu_shfl_at(short v, uint s) { return (short)nu_bperm((int)v, s); }\n\
+NU_OVL ushort nu_shfl_at(ushort v, uint s) { return (ushort)nu_bperm((int)v, s); }\n\
+NU_OVL long nu_shfl_at(long v, uint s) { int2 p = as_int2(v); return as_long((int2)(nu_bperm(p.x, s), nu_bperm(p.y, s))); }\n\
+NU_OVL ulong nu_shfl_at(ulong v, uint s) { int2 p = as_int2(v); return as_ulong((int2)(nu_bperm(p.x, s), nu_bperm(p.y, s))); }\n\
+NU_OVL double nu_shfl_at(double v, uint s) { int2 p = as_int2(v); return as_double((int2)(nu_bperm(p.x, s), nu_bperm(p.y, s))); }\n\
+#define nu_shfl_down(v, h) nu_shfl_at(v, nu_src_down(h))\n\
+#define nu_shfl_up(v, h) nu_shfl_at(v, nu_src_up(h))\n\
+#define nu_shfl_idx(v, h) nu_shfl_at(v, nu_src_idx(h))\n";
+
+/// The platform ROCm's (and AMD's earlier) OpenCL runtime names itself: its compiler is
+/// clang for `amdgcn-amd-amdhsa`. Other OpenCL drivers for AMD GPUs (Mesa's) compile
+/// otherwise and keep the local tree.
+const ROCM_PLATFORM: &str = "AMD Accelerated Parallel Processing";
+
 /// The warp macros for `raw`, if it can run warps of 32 (`None`: the dialect's, no shuffles).
-pub(crate) fn warps(raw: &RawDevice) -> Option<&'static str> {
+pub(crate) fn warps(raw: &RawDevice, info: &DeviceInfo) -> Option<&'static str> {
+    if info.kind == DeviceKind::Gpu && info.platform == ROCM_PLATFORM {
+        return Some(AMDGCN);
+    }
     let extensions = raw.extensions().unwrap_or_default();
     let sizes = raw.get_data(SUB_GROUP_SIZES_INTEL).unwrap_or_default();
     choose(&extensions, &sizes_of(&sizes))
