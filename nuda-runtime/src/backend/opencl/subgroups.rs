@@ -15,7 +15,9 @@
 //!
 //! The shuffle pairs are the local tree's, so a device computes the same bits either way.
 //! Sub-groups are runs of 32 consecutive items of the group's first dimension, so the warp
-//! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`).
+//! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`). A CPU device
+//! (`NU_CPU`, Intel's CPU runtime) shuffles in the tree alone: the one-pass scan keeps its CPU
+//! tile there, and its rows of warps are a GPU's.
 
 use crate::backend::{DeviceInfo, DeviceKind};
 use opencl3::device::Device as RawDevice;
@@ -45,7 +47,9 @@ const INTEL: &str = "#define NU_SHFL 1\n\
 /// ROCm's: lane numbers from `mbcnt` (on wave32 GPUs its high half adds nothing), a lane
 /// `h` past the end of its run of 32 reads its own value, as in HIP's header; values wider
 /// than 32 bits travel in two halves, narrower ones widened to an `int`. The overloads are
-/// clang's (`overloadable`), which ROCm's OpenCL compiler is.
+/// clang's (`overloadable`), which ROCm's OpenCL compiler is. The `double` overload is kept
+/// with the others, so a program with a tree enables `cl_khr_fp64` on ROCm even in `f32`
+/// (every GPU ROCm's OpenCL supports has it).
 pub(crate) const AMDGCN: &str = "#define NU_SHFL 1\n\
 #define NU_WARPS\n\
 #define NU_WARPED 1\n\
@@ -69,6 +73,10 @@ NU_OVL double nu_shfl_at(double v, uint s) { int2 p = as_int2(v); return as_doub
 #define nu_shfl_up(v, h) nu_shfl_at(v, nu_src_up(h))\n\
 #define nu_shfl_idx(v, h) nu_shfl_at(v, nu_src_idx(h))\n";
 
+/// How Intel's OpenCL platforms name themselves (CPU: "Intel(R) OpenCL"; GPUs: "Intel(R)
+/// OpenCL Graphics", "Intel(R) OpenCL HD Graphics").
+const INTEL_PLATFORM: &str = "Intel(R) OpenCL";
+
 /// The platform ROCm's (and AMD's earlier) OpenCL runtime names itself: its compiler is
 /// clang for `amdgcn-amd-amdhsa`. Other OpenCL drivers for AMD GPUs (Mesa's) compile
 /// otherwise and keep the local tree.
@@ -78,6 +86,12 @@ const ROCM_PLATFORM: &str = "AMD Accelerated Parallel Processing";
 pub(crate) fn warps(raw: &RawDevice, info: &DeviceInfo) -> Option<&'static str> {
     if info.kind == DeviceKind::Gpu && info.platform == ROCM_PLATFORM {
         return Some(AMDGCN);
+    }
+    // nuda builds as OpenCL C 1.2, where Intel's compilers declare the sub-group shuffles;
+    // upstream clang declares the Khronos ones from OpenCL C 2.0 only, so another driver
+    // listing the extensions (Mesa's) could refuse them: only Intel's platforms take them.
+    if !info.platform.starts_with(INTEL_PLATFORM) {
+        return None;
     }
     let extensions = raw.extensions().unwrap_or_default();
     let sizes = raw.get_data(SUB_GROUP_SIZES_INTEL).unwrap_or_default();
