@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::check;
+use common::{check, dumped_files, dumping_child, have_opencl};
 use nuda::prelude::*;
 use nuda::{KernelSource, Launch};
-use std::process::Command;
 
 /// Whether the OpenCL device's compiler sees the extensions nuda's warp path needs: asked of
 /// the device itself, not of nuda's detection.
@@ -82,45 +81,18 @@ fn child_runs_a_tree_and_a_scan() {
     println!("shuffles on the device: {flag}");
 }
 
-/// Whether an OpenCL device exists (an error where one is required).
-fn have_opencl() -> bool {
-    if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
-        let required = std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1");
-        assert!(!required, "no OpenCL device");
-        return false;
-    }
-    true
-}
-
-/// Runs the child with `NUDA_DUMP` and `env` set: its output (`None` if it failed) and the
-/// files of extension `ext` it dumped for this file's programs.
+/// Runs the child with `env` set: its output, and (`None` if it failed) the files of
+/// extension `ext` it dumped for this file's programs.
 fn child_dumps(tag: &str, env: &[(&str, &str)], ext: &str) -> (String, Option<Vec<String>>) {
-    let dir = std::env::temp_dir().join(format!("nuda-subgroups-{}-{tag}", std::process::id()));
+    let (passed, text, dir) = dumping_child("child_runs_a_tree_and_a_scan", tag, env);
+    let files = passed.then(|| {
+        let all = dumped_files(&dir, ext);
+        all.into_iter()
+            .filter(|t| t.contains("subgroups.rs:"))
+            .collect()
+    });
     let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child_runs_a_tree_and_a_scan", "--exact", "--nocapture"])
-        .env("NUDA_TEST_CHILD", "1")
-        .env("NUDA_DUMP", &dir)
-        .env("NUDA_ENGINE", "opencl")
-        // A fresh cache: a compile check remembered as passed would dump nothing.
-        .env("NUDA_CACHE_DIR", dir.join("cache"))
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    if !(out.status.success() && text.contains("1 passed")) {
-        return (text, None);
-    }
-    let files = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(ext))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .filter(|t| t.contains("subgroups.rs:"))
-        .collect();
-    let _ = std::fs::remove_dir_all(&dir);
-    (text, Some(files))
+    (text, files)
 }
 
 /// nuda's programs ask for sub-groups of 32 and shuffle in them exactly where the device's
@@ -130,7 +102,7 @@ fn programs_shuffle_exactly_where_the_device_has_subgroups() {
     if !have_opencl() {
         return;
     }
-    let (text, programs) = child_dumps("cl", &[], ".cl");
+    let (text, programs) = child_dumps("subgroups-cl", &[], ".cl");
     let programs = programs.unwrap_or_else(|| panic!("child failed:\n{text}"));
     // nuda takes the shuffles on Intel's platforms only, where they were tried (an OpenCL C
     // 1.2 build elsewhere may not declare them: `backend/opencl/subgroups.rs`).
@@ -159,7 +131,7 @@ fn rocm_builds_of_trees_and_scans_shuffle_with_ds_bpermute() {
         return;
     }
     let env = [("NUDA_AMDGCN_CHECK", "gfx90a")];
-    let (text, isa) = child_dumps("amdgcn", &env, ".amdgcn.s");
+    let (text, isa) = child_dumps("subgroups-amdgcn", &env, ".amdgcn.s");
     let Some(isa) = isa else {
         let missing = text.contains("NUDA_AMDGCN_CHECK is set, but");
         let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");

@@ -5,7 +5,7 @@
 //! Read back through `NUDA_DUMP` on OpenCL, and run on every engine against plain Rust.
 
 use nuda::prelude::*;
-use std::process::Command;
+mod common;
 
 const GROUP: usize = 64;
 
@@ -123,33 +123,12 @@ fn define_of(texts: &[String], what: &str, marker: &str) -> String {
 
 #[test]
 fn the_tree_reads_are_proved_and_the_reaching_one_is_checked() {
-    if nuda::devices()
-        .iter()
-        .all(|d| d.kind == nuda::DeviceKind::Native)
-    {
-        assert!(std::env::var("NUDA_REQUIRE_OPENCL").as_deref() != Ok("1"));
+    if !common::have_opencl() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("nuda-tree-proof-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["child_dump_trees", "--exact", "--nocapture"])
-        .env("NUDA_TEST_CHILD", "1")
-        .env("NUDA_DUMP", &dir)
-        .env("NUDA_ENGINE", "opencl")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let texts: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cl"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
+    let (passed, text, dir) = common::dumping_child("child_dump_trees", "tree-proof", &[]);
+    assert!(passed, "{text}");
+    let texts = common::dumped_files(&dir, ".cl");
     for (what, marker) in [
         ("part", "// local tree read"),
         ("scratch", "// global tree read"),

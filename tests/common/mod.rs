@@ -132,6 +132,50 @@ pub fn child(name: &str, env: &[(&str, &str)], remove: &[&str]) -> String {
     text
 }
 
+/// Whether an OpenCL device exists; under `NUDA_REQUIRE_OPENCL=1` its absence fails.
+pub fn have_opencl() -> bool {
+    if nuda::devices().iter().all(|d| d.kind == DeviceKind::Native) {
+        let required = std::env::var("NUDA_REQUIRE_OPENCL").as_deref() == Ok("1");
+        assert!(!required, "no OpenCL device");
+        return false;
+    }
+    true
+}
+
+/// Runs test `name` of this binary in a child on OpenCL with `NUDA_DUMP` set to a fresh
+/// folder (`tag` keeps tests apart) and a fresh program cache (a compile check remembered as
+/// passed would dump nothing), and `env` besides: whether it passed, its output, the folder.
+pub fn dumping_child(
+    name: &str,
+    tag: &str,
+    env: &[(&str, &str)],
+) -> (bool, String, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("nuda-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary path"))
+        .args([name, "--exact", "--nocapture"])
+        .env("NUDA_TEST_CHILD", "1")
+        .env("NUDA_DUMP", &dir)
+        .env("NUDA_ENGINE", "opencl")
+        .env("NUDA_CACHE_DIR", dir.join("cache"))
+        .envs(env.iter().copied())
+        .output()
+        .expect("child test process");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success() && text.contains("1 passed"), text, dir)
+}
+
+/// The texts of the files in `dir` whose names end in `ext`.
+pub fn dumped_files(dir: &std::path::Path, ext: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("the dump folder")
+        .map(|e| e.expect("a dump entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(ext))
+        .map(|p| std::fs::read_to_string(p).expect("a dumped file"))
+        .collect()
+}
+
 /// The fault of a kernel error: array, index, dims and `file:line:column`.
 pub fn bounds(e: &nuda::Error) -> (String, Vec<String>, Vec<u64>, String) {
     match e {
