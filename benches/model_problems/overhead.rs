@@ -2,16 +2,23 @@
 //! macro's share is the launch-time proof, the instantiation lookup, the range arguments and
 //! the captures' traits. The two are timed in alternating batches and compared by their
 //! medians, since a CPU device's launch time drifts by more than the difference measured.
+//! A second pair, a gather whose bounds check stays, adds the fault record's read-back.
 
 use nuda::prelude::*;
 use std::time::{Duration, Instant};
 
-// SAFETY: the access is guarded by `b0`, and every launch here passes `a` and `b` of one length.
+// SAFETY: each access is guarded by `b0`; every launch here passes `a`, `b` and `idx` of one
+// length, and `idx` holds indices below it.
 static RAW: KernelSource = unsafe {
     KernelSource::new(
     "kernel void scale(global float* restrict b, nu_idx b0, global const float* restrict a, nu_idx a0) {
          nu_idx i = get_global_id(0);
          if (i < b0) b[i] = 2.0f * a[i];
+     }
+     kernel void gather(global float* restrict b, nu_idx b0, global const float* restrict a, nu_idx a0,
+                        global const uint* restrict idx, nu_idx idx0) {
+         nu_idx i = get_global_id(0);
+         if (i < b0) b[i] = a[idx[i]];
      }",
 )
 };
@@ -47,15 +54,38 @@ fn alternate(
     Ok((median(ta), median(tb)))
 }
 
-/// Prints the median wall time per launch of both, on `device`.
+/// Prints the median wall time per launch of both, on `device`: once for a kernel whose
+/// checks the proof removes, once for a gather whose check stays and whose fault record is
+/// read back with every launch.
 pub fn report(device: &Device, quick: bool) -> Result<()> {
-    let n = 1024;
     let (rounds, reps) = if quick { (5, 40) } else { (21, 100) };
+    let (m, r) = scale(device, rounds, reps)?;
+    print_row("nuwork!", m, r, rounds, reps);
+    let (m, r) = gather(device, rounds, reps)?;
+    print_row("nuwork! with a check kept (gather)", m, r, rounds, reps);
+    Ok(())
+}
+
+fn print_row(what: &str, macro_t: Duration, raw_t: Duration, rounds: u32, reps: u32) {
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "{}{what} per launch: {:.1} us; raw launch of the same kernel: {:.1} us; overhead {:+.1} us ({:.2}x); medians of {rounds} alternating batches of {reps}",
+        if what == "nuwork!" { "\n" } else { "" },
+        us(macro_t),
+        us(raw_t),
+        us(macro_t) - us(raw_t),
+        macro_t.as_secs_f64() / raw_t.as_secs_f64()
+    );
+}
+
+/// `b[i] = 2 a[i]`: the proof removes every check, so no fault record is read back.
+fn scale(device: &Device, rounds: u32, reps: u32) -> Result<(Duration, Duration)> {
+    let n = 1024;
     let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
     let mut b = NuArray1::<f32>::new(n);
     let mut b2 = NuArray1::<f32>::new(n);
     let via_macro = || nuwork!(64; nfor!(i in n { b[i] = 2.0 * a[i]; }));
-    let (macro_t, raw_t) = if device.is_native() {
+    if device.is_native() {
         let (av, bv) = (a.read_view()?, b2.write_view()?);
         let raw = || {
             NativeLaunch::new([n])
@@ -68,27 +98,55 @@ pub fn report(device: &Device, quick: bool) -> Result<()> {
                 })
                 .map(drop)
         };
-        alternate(rounds, reps, via_macro, raw)?
-    } else {
+        return alternate(rounds, reps, via_macro, raw);
+    }
+    let raw = || {
+        Launch::new(&RAW, "scale")
+            .on(device)
+            .global([n])
+            .local([64])
+            .array_mut(&mut b2)
+            .array(&a)
+            .run()
+            .map(drop)
+    };
+    alternate(rounds, reps, via_macro, raw)
+}
+
+/// `b[i] = a[idx[i]]`: the index is data, so the bounds check stays and every launch reads
+/// the fault record back; the raw peer trusts its indices.
+fn gather(device: &Device, rounds: u32, reps: u32) -> Result<(Duration, Duration)> {
+    let n = 1024;
+    let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+    let idx = NuArray1::<u32>::from_fn(n, |i| ((i * 7) % n) as u32);
+    let mut b = NuArray1::<f32>::new(n);
+    let mut b2 = NuArray1::<f32>::new(n);
+    let via_macro = || nuwork!(64; nfor!(i in n { b[i] = a[idx[i] as usize]; }));
+    if device.is_native() {
+        let (av, iv, bv) = (a.read_view()?, idx.read_view()?, b2.write_view()?);
         let raw = || {
-            Launch::new(&RAW, "scale")
-                .on(device)
-                .global([n])
+            NativeLaunch::new([n])
                 .local([64])
-                .array_mut(&mut b2)
-                .array(&a)
-                .run()
+                .run(|w| {
+                    let i = w.global_id(0);
+                    if i < n {
+                        bv.set(i, av[iv[i] as usize]);
+                    }
+                })
                 .map(drop)
         };
-        alternate(rounds, reps, via_macro, raw)?
+        return alternate(rounds, reps, via_macro, raw);
+    }
+    let raw = || {
+        Launch::new(&RAW, "gather")
+            .on(device)
+            .global([n])
+            .local([64])
+            .array_mut(&mut b2)
+            .array(&a)
+            .array(&idx)
+            .run()
+            .map(drop)
     };
-    let us = |d: Duration| d.as_secs_f64() * 1e6;
-    println!(
-        "\nnuwork! per launch: {:.1} us; raw launch of the same kernel: {:.1} us; overhead {:+.1} us ({:.2}x); medians of {rounds} alternating batches of {reps}",
-        us(macro_t),
-        us(raw_t),
-        us(macro_t) - us(raw_t),
-        macro_t.as_secs_f64() / raw_t.as_secs_f64()
-    );
-    Ok(())
+    alternate(rounds, reps, via_macro, raw)
 }

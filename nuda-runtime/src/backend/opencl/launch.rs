@@ -14,7 +14,8 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 /// Runs `l` on `dev` and waits for the kernel to complete; a generated kernel's fault record
-/// is read back with its completion when its program has a check compiled in.
+/// is read back with its completion, in the same wait, when its program has a check compiled
+/// in.
 pub(crate) fn enqueue(dev: &ClDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
     let start = Instant::now();
     let ctx = dev.context()?;
@@ -30,15 +31,19 @@ pub(crate) fn enqueue(dev: &ClDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Ti
         (None, None) => None,
     };
     let event = launch(dev, l, arg)?;
-    let waited = event
+    // The record's read queued behind the kernel: waiting for it waits for both.
+    let fetched = record.as_mut().map(|r| r.fetch(dev));
+    event
         .wait()
-        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"));
-    let fault = match (&mut record, l.source.faults.as_ref()) {
-        (Some(r), Some(info)) if waited.is_ok() => r.read(dev, info.sites)?,
+        .map_err(|e| failed(dev, l.kernel, e.0, "the kernel failed while running"))?;
+    let timing = finish(dev, &event, start);
+    let fault = match (fetched, &mut record, l.source.faults.as_ref()) {
+        (Some(fetched), Some(r), Some(info)) => {
+            fetched?;
+            r.fault(dev, info.sites)?
+        }
         _ => None,
     };
-    waited?;
-    let timing = finish(dev, &event, start);
     match (fault, l.source.faults.as_ref()) {
         (Some(r), Some(info)) => Err(r.error(info.label, dev.label.clone())),
         _ => Ok(timing),
