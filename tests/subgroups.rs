@@ -1,7 +1,8 @@
 //! Reduction trees and one-pass scans on OpenCL sub-groups (issue 49). A device that can be
-//! told to make sub-groups of 32 and has shuffles (Intel's runtimes: `scripts/intel-opencl`
-//! runs this file on Intel's CPU runtime) takes the warp path, as CUDA does; one without
-//! (PoCL) keeps the tree in local memory. Either way the results are plain Rust's.
+//! told to make sub-groups of 32 and has shuffles (Intel's runtimes) takes the warp path, as
+//! CUDA does, if it is a GPU or `NUDA_CL_SUBGROUPS=1` forces it (as `scripts/intel-opencl`
+//! does on Intel's CPU runtime); one without (PoCL) keeps the tree in local memory. Either
+//! way the results are plain Rust's.
 
 mod common;
 
@@ -96,29 +97,38 @@ fn child_dumps(tag: &str, env: &[(&str, &str)], ext: &str) -> (String, Option<Ve
 }
 
 /// nuda's programs ask for sub-groups of 32 and shuffle in them exactly where the device's
-/// compiler has what that takes, and the child's results are plain Rust's either way.
+/// compiler has what that takes and `NUDA_CL_SUBGROUPS` lets it (by default GPUs only; `1`
+/// CPUs too; `0` none), and the child's results are plain Rust's each way.
 #[test]
 fn programs_shuffle_exactly_where_the_device_has_subgroups() {
     if !have_opencl() {
         return;
     }
-    let (text, programs) = child_dumps("subgroups-cl", &[], ".cl");
-    let programs = programs.unwrap_or_else(|| panic!("child failed:\n{text}"));
     // nuda takes the shuffles on Intel's platforms only, where they were tried (an OpenCL C
     // 1.2 build elsewhere may not declare them: `backend/opencl/subgroups.rs`).
-    let intel = nuda::devices()
+    let device = nuda::devices()
         .iter()
         .find(|d| d.kind != DeviceKind::Native)
-        .is_some_and(|d| d.platform.starts_with("Intel(R) OpenCL"));
-    let shuffles = intel && text.contains("shuffles on the device: yes");
-    assert_eq!(programs.len(), 2, "a tree and a scan");
-    for p in &programs {
-        let warp = p.contains("#define NU_SHFL 1") && p.contains("intel_reqd_sub_group_size(32)");
-        assert_eq!(
-            warp, shuffles,
-            "the device has shuffles: {shuffles}; the program:\n{p}"
-        );
-        assert!(p.contains("kernel void NU_WARPS nuwork("), "{p}");
+        .cloned()
+        .expect("an OpenCL device");
+    let intel = device.platform.starts_with("Intel(R) OpenCL");
+    let gpu = device.kind == DeviceKind::Gpu;
+    for (choice, allowed) in [("auto", gpu), ("1", true), ("0", false)] {
+        let tag = format!("subgroups-cl-{choice}");
+        let (text, programs) = child_dumps(&tag, &[("NUDA_CL_SUBGROUPS", choice)], ".cl");
+        let programs = programs.unwrap_or_else(|| panic!("child failed:\n{text}"));
+        let shuffles = allowed && intel && text.contains("shuffles on the device: yes");
+        assert_eq!(programs.len(), 2, "a tree and a scan");
+        for p in &programs {
+            let warp =
+                p.contains("#define NU_SHFL 1") && p.contains("intel_reqd_sub_group_size(32)");
+            assert_eq!(
+                warp, shuffles,
+                "NUDA_CL_SUBGROUPS={choice}, the device has shuffles: {shuffles}; the \
+                 program:\n{p}"
+            );
+            assert!(p.contains("kernel void NU_WARPS nuwork("), "{p}");
+        }
     }
 }
 

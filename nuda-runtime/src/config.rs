@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_CL_SUBGROUPS`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
 //! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
 //! Layer 0.
 
@@ -43,6 +43,8 @@ pub(crate) struct Config {
     /// `NUDA_CL_WERROR=1` builds generated OpenCL C with `-Werror` (nuda's tests set it);
     /// off by default.
     pub werror: Result<bool>,
+    /// `NUDA_CL_SUBGROUPS`: which OpenCL devices run the warp path in sub-groups of 32.
+    pub subgroups: Result<SubgroupChoice>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
     pub tune: Result<TuneMode>,
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
@@ -88,6 +90,7 @@ impl Config {
             proof: parse_switch("NUDA_PROOF", var("NUDA_PROOF").as_deref()),
             werror: var("NUDA_CL_WERROR")
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
+            subgroups: SubgroupChoice::parse(var("NUDA_CL_SUBGROUPS").as_deref()),
             tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
             hip_check: parse_amd_architectures("NUDA_HIP_CHECK", var("NUDA_HIP_CHECK").as_deref()),
@@ -96,6 +99,38 @@ impl Config {
                 var("NUDA_AMDGCN_CHECK").as_deref(),
             ),
             tune_budget: parse_seconds("NUDA_TUNE_BUDGET", var("NUDA_TUNE_BUDGET").as_deref()),
+        }
+    }
+}
+
+/// Which OpenCL devices that can make sub-groups of 32 with shuffles run the warp path in
+/// them (`NUDA_CL_SUBGROUPS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubgroupChoice {
+    /// GPUs only (the default): on a CPU, sub-groups of 32 are four or eight vectors wide,
+    /// and forcing them made Intel's CPU runtime run scans and filters ten times slower.
+    Auto,
+    /// Every device that can, CPUs too: how the warp path is tested without a GPU.
+    On,
+    /// None: every tree stays in local memory.
+    Off,
+}
+
+impl SubgroupChoice {
+    /// Parses `NUDA_CL_SUBGROUPS`: unset or `auto`, `1` or `0`.
+    pub fn parse(value: Option<&str>) -> Result<SubgroupChoice> {
+        let Some(v) = value else {
+            return Ok(SubgroupChoice::Auto);
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(SubgroupChoice::Auto),
+            "1" | "on" | "true" | "yes" => Ok(SubgroupChoice::On),
+            "0" | "off" | "false" | "no" => Ok(SubgroupChoice::Off),
+            _ => Err(Error::BadConfig {
+                var: "NUDA_CL_SUBGROUPS",
+                value: v.into(),
+                expected: "auto (GPUs only), 1 (every device that can) or 0 (none)",
+            }),
         }
     }
 }
@@ -226,6 +261,25 @@ pub(crate) fn parse_switch(var: &'static str, value: Option<&str>) -> Result<boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subgroup_values() {
+        assert_eq!(SubgroupChoice::parse(None).unwrap(), SubgroupChoice::Auto);
+        assert_eq!(
+            SubgroupChoice::parse(Some(" AUTO ")).unwrap(),
+            SubgroupChoice::Auto
+        );
+        assert_eq!(
+            SubgroupChoice::parse(Some("1")).unwrap(),
+            SubgroupChoice::On
+        );
+        assert_eq!(
+            SubgroupChoice::parse(Some("off")).unwrap(),
+            SubgroupChoice::Off
+        );
+        let e = SubgroupChoice::parse(Some("cpu")).unwrap_err().to_string();
+        assert!(e.contains("NUDA_CL_SUBGROUPS") && e.contains("auto"), "{e}");
+    }
 
     #[test]
     fn engine_values() {

@@ -108,7 +108,8 @@ pub(crate) struct ClDevice {
     pub info: DeviceInfo,
     raw: RawDevice,
     ctx: OnceLock<Result<ClContext>>,
-    /// The prelude's warp macros where the device has sub-groups of 32 (`subgroups.rs`).
+    /// The warp macros the device can take (`subgroups.rs`); `NUDA_CL_SUBGROUPS` chooses
+    /// whether its programs do.
     warps: Option<&'static str>,
 }
 

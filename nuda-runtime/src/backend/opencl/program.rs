@@ -97,12 +97,13 @@ impl ClDevice {
     }
 
     fn build(&self, src: &KernelSource, index: IndexType, label: &str) -> Result<Built> {
+        let choice = crate::config::config().subgroups.clone()?;
         let prelude = Prelude {
             index,
             images: self.info.images,
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
             dialect: &crate::backend::c::dialect::OPENCL_C,
-            warps: self.warps,
+            warps: super::subgroups::chosen(self.warps, self.info.kind, choice),
         };
         let (prelude, fp64) = prelude.for_source(src.source);
         if fp64 && !self.info.fp64 {

@@ -15,11 +15,18 @@
 //!
 //! The shuffle pairs are the local tree's, so a device computes the same bits either way.
 //! Sub-groups are runs of 32 consecutive items of the group's first dimension, so the warp
-//! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`). A CPU device
-//! (`NU_CPU`, Intel's CPU runtime) shuffles in the tree alone: the one-pass scan keeps its CPU
-//! tile there, and its rows of warps are a GPU's.
+//! path is taken only where that dimension is a multiple of 32 (`NU_WARPED`).
+//!
+//! By default only GPUs take it (`NUDA_CL_SUBGROUPS`, `chosen`). On Intel's CPU runtime
+//! sub-groups of 32 are four AVX2 vectors per value, and `NU_WARPS` made its dot 3x and its
+//! scans and filters 10x slower (`benchmarks/issue49-s36-intel-warps/`); the attribute alone
+//! did it, since the scan does not shuffle there. `NUDA_CL_SUBGROUPS=1` forces the path on
+//! such a CPU, which is how `scripts/intel-opencl` runs the shuffles without a GPU. A CPU
+//! device (`NU_CPU`) then shuffles in the tree alone: the one-pass scan keeps its CPU tile
+//! there, and its rows of warps are a GPU's.
 
 use crate::backend::{DeviceInfo, DeviceKind};
+use crate::config::SubgroupChoice;
 use opencl3::device::Device as RawDevice;
 
 /// `CL_DEVICE_SUB_GROUP_SIZES_INTEL`: the sub-group sizes a kernel may require, `size_t`s.
@@ -98,6 +105,20 @@ pub(crate) fn warps(raw: &RawDevice, info: &DeviceInfo) -> Option<&'static str> 
     choose(&extensions, &sizes_of(&sizes))
 }
 
+/// The warp macros a program for a device of `kind` gets, of those it `can` take, as
+/// `NUDA_CL_SUBGROUPS` chooses.
+pub(crate) fn chosen(
+    can: Option<&'static str>,
+    kind: DeviceKind,
+    choice: SubgroupChoice,
+) -> Option<&'static str> {
+    match choice {
+        SubgroupChoice::Auto if kind == DeviceKind::Gpu => can,
+        SubgroupChoice::On => can,
+        SubgroupChoice::Auto | SubgroupChoice::Off => None,
+    }
+}
+
 /// The `size_t` values of a device query's bytes.
 fn sizes_of(bytes: &[u8]) -> Vec<usize> {
     bytes
@@ -151,6 +172,21 @@ mod tests {
         // A name is matched whole: `cl_intel_subgroups_char` alone is not `cl_intel_subgroups`.
         let only_forms = intel.replace("cl_intel_subgroups ", "");
         assert_eq!(choose(&only_forms, &[32]), None);
+    }
+
+    /// GPUs take the warp path by default, CPUs when forced, and nothing when it is off.
+    #[test]
+    fn only_gpus_take_the_warp_path_by_default() {
+        use SubgroupChoice::{Auto, Off, On};
+        assert_eq!(chosen(Some(KHR), DeviceKind::Gpu, Auto), Some(KHR));
+        assert_eq!(chosen(Some(KHR), DeviceKind::Cpu, Auto), None);
+        assert_eq!(chosen(Some(INTEL), DeviceKind::Cpu, On), Some(INTEL));
+        assert_eq!(chosen(Some(KHR), DeviceKind::Gpu, Off), None);
+        assert_eq!(
+            chosen(None, DeviceKind::Gpu, On),
+            None,
+            "forcing adds no shuffles"
+        );
     }
 
     #[test]
