@@ -28,22 +28,43 @@ pub fn report(device: &Device, quick: bool) -> Result<()> {
         "\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}",
         micros(wall)
     );
-    // The peer where the backend has one (CUDA): the same empty kernel launched with the
-    // driver's own calls alone, launch then wait.
-    match device
-        .backend()
-        .raw_launch_time(if quick { 200 } else { 2000 })
-    {
-        Some(Ok(raw)) => println!(
-            "  [peer] raw cuLaunchKernel + cuStreamSynchronize: {:.1} us per launch (nuda at {:.2}x)",
-            micros(raw),
-            wall.as_secs_f64() / raw.as_secs_f64()
-        ),
-        // The report goes on: the peer is a comparison, not nuda's own figure.
-        Some(Err(e)) => println!("  [peer] raw cuLaunchKernel: failed ({e})"),
-        None => {}
-    }
+    raw_launch_peer(device, quick);
     Ok(())
+}
+
+/// The peer where the backend has one (CUDA, OpenCL): the same empty kernel launched with the
+/// driver's own calls alone, launch then wait. The two are timed in alternating batches and
+/// compared by their medians, as `overhead.rs` does, since a launch's time drifts.
+fn raw_launch_peer(device: &Device, quick: bool) {
+    let raw_calls = match device.info().backend {
+        "CUDA" => "cuLaunchKernel + cuStreamSynchronize",
+        _ => "clEnqueueNDRangeKernel + clFinish",
+    };
+    let (rounds, reps) = if quick { (5, 40) } else { (21, 100) };
+    let (mut ours, mut raw) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let batch = launch_overhead(device, reps).map(|(wall, _)| wall);
+        match (batch, device.backend().raw_launch_time(reps as usize)) {
+            (Ok(o), Some(Ok(r))) => (ours.push(o), raw.push(r)),
+            (_, None) => return,
+            // The report goes on: the peer is a comparison, not nuda's own figure.
+            (Err(e), _) | (_, Some(Err(e))) => {
+                return println!("  [peer] raw {raw_calls}: failed ({e})");
+            }
+        };
+    }
+    let (o, r) = (median(ours), median(raw));
+    println!(
+        "  [peer] raw {raw_calls}: {:.1} us per launch; nuda {:.1} us (at {:.2}x); medians of {rounds} alternating batches of {reps}",
+        micros(r),
+        micros(o),
+        o.as_secs_f64() / r.as_secs_f64()
+    );
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
 }
 
 fn transfers(device: &Device, quick: bool) -> Result<()> {

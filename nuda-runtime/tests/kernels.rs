@@ -386,3 +386,17 @@ fn empty_ndrange_runs_nothing_and_moves_nothing() {
 fn _assert_device_is_send_sync(d: Device) -> impl Send + Sync {
     d
 }
+
+/// The bench's raw peer of an empty launch runs on OpenCL (the driver's own enqueue and
+/// finish, `n` times) and gives a mean time; the native engine has no such peer.
+#[test]
+fn opencl_offers_a_raw_empty_launch_to_compare_with() {
+    assert!(native().backend().raw_launch_time(3).is_none());
+    let Some(dev) = opencl() else { return };
+    let t = dev
+        .backend()
+        .raw_launch_time(5)
+        .expect("OpenCL has a raw launch");
+    let t = t.unwrap_or_else(|e| panic!("raw launch failed: {e}"));
+    assert!(t > std::time::Duration::ZERO);
+}

@@ -191,7 +191,7 @@ pub trait Backend: Send + Sync {
 
     /// The mean wall time of `reps` launches of an empty kernel through the driver's own
     /// calls alone (launch, then wait): what the bench compares nuda's empty launch with.
-    /// `None` where the backend has no such launch to offer (only CUDA's has).
+    /// `None` where the backend has no such launch to offer (CUDA's and OpenCL's have).
     fn raw_launch_time(&self, reps: usize) -> Option<Result<std::time::Duration>> {
         let _ = reps;
         None

@@ -14,6 +14,12 @@ pub struct KernelSource {
     pub(crate) int64_atomics: bool,
 }
 
+/// The bench's raw peer of an empty launch, which a backend with such a peer builds once and
+/// launches with its driver's own calls alone (`Backend::raw_launch_time`).
+// SAFETY: `nop` touches no memory.
+pub(crate) static RAW_NOP: KernelSource =
+    unsafe { KernelSource::new("kernel void nop(nu_idx n) {}") };
+
 /// What a generated program's fault record may report.
 #[derive(Debug)]
 pub(crate) struct FaultInfo {

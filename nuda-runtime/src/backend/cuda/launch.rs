@@ -153,17 +153,11 @@ fn opt_in(
         .map_err(|e| (e, "allowing the kernel's shared memory"))
 }
 
-/// The bench's raw peer of an empty launch: the same empty kernel as the bench's, built
-/// through this backend once, then launched with the driver's own calls alone.
-// SAFETY: `nop` touches no memory.
-static NOP: crate::backend::KernelSource =
-    unsafe { crate::backend::KernelSource::new("kernel void nop(nu_idx n) {}") };
-
 impl CuDevice {
     /// The mean wall time of `reps` launches of an empty kernel, each `cuLaunchKernel` then
     /// `cuStreamSynchronize` and nothing else: what nuda's launch is compared with.
     pub(crate) fn raw_launch(&self, reps: usize) -> Result<Duration> {
-        let (f, _) = self.function(&NOP, IndexType::U32, "nop")?;
+        let (f, _) = self.function(&crate::backend::source::RAW_NOP, IndexType::U32, "nop")?;
         self.enter()?;
         let mut n = 1u32;
         let mut ptrs: Vec<*mut c_void> = vec![(&mut n as *mut u32).cast()];

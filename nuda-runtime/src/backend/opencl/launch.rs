@@ -222,3 +222,30 @@ fn submit(dev: &ClDevice, k: &Kernel, geo: &Geometry, name: &str) -> Result<Even
     };
     r.map_err(|e| failed(dev, name, e.0, "enqueueing the kernel"))
 }
+
+/// The bench's raw peer of an empty launch: the bench's empty kernel, built once, then
+/// `reps` times `clEnqueueNDRangeKernel` and `clFinish` and nothing else; the mean wall time.
+pub(crate) fn raw_launch(dev: &ClDevice, reps: usize) -> Result<Duration> {
+    let nop = &crate::backend::source::RAW_NOP;
+    let built = dev.program(nop, IndexType::U32, "nop")?;
+    let queue = &dev.context()?.queue;
+    built.with_kernel(dev, "nop", |k| {
+        set_value(dev, k, "nop", 0, Value::Bytes(&1u32.to_le_bytes()))?;
+        let geo = Geometry {
+            global: vec![1],
+            local: None,
+        };
+        let once = || {
+            submit(dev, k, &geo, "nop")?;
+            queue
+                .finish()
+                .map_err(|e| failed(dev, "nop", e.0, "waiting for a raw launch"))
+        };
+        once()?;
+        let start = Instant::now();
+        for _ in 0..reps {
+            once()?;
+        }
+        Ok(start.elapsed() / reps.max(1) as u32)
+    })
+}

@@ -99,6 +99,10 @@ impl Backend for ClDevice {
     fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
         launch::enqueue(self, launch)
     }
+
+    fn raw_launch_time(&self, reps: usize) -> Option<Result<std::time::Duration>> {
+        Some(launch::raw_launch(self, reps))
+    }
 }
 
 /// One OpenCL device; its context and queue are made at first use.
