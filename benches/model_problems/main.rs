@@ -169,8 +169,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("unknown problem `{bad}`; choose from {}", ALL.join(", ")).into());
     }
     if let Some(path) = &args.replot {
-        let rows: Vec<table::Row> = serde_json::from_str(&std::fs::read_to_string(path)?)?;
-        return report(&args, &rows);
+        let rows = table::read_rows(&std::fs::read_to_string(path)?)?;
+        return report(&args, &rows, &[]);
     }
     if let Some(arch) = &args.static_arch {
         // Registered before anything else asks for devices; every launch then goes there.
@@ -180,9 +180,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     nuda::init()?;
     let device = nuda::current_device()?;
     println!("nuda bench on {}", device.info());
+    let mut figures = Vec::new();
     if args.problems.iter().any(|p| p == "runtime") && args.static_arch.is_none() {
-        runtime::report(&device, args.quick)?;
-        overhead::report(&device, args.quick)?;
+        figures = runtime::report(&device, args.quick)?;
+        figures.extend(overhead::report(&device, args.quick)?);
     }
     let (rows, lab) = problems(&args, device)?;
     if let Some(arch) = &args.static_arch {
@@ -193,9 +194,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
     if rows.is_empty() {
-        return Ok(());
+        return match &args.json {
+            Some(path) if !figures.is_empty() => table::write_json(&[], &figures, path),
+            _ => Ok(()),
+        };
     }
-    report(&args, &rows)
+    report(&args, &rows, &figures)
 }
 
 /// The rows measured, and what the static lab recorded (with `--static`).
@@ -262,12 +266,17 @@ fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error
     Ok((bench.rows, bench.lab))
 }
 
-/// Prints the table and writes the files asked for; an unverified row is an error.
-fn report(args: &Args, rows: &[table::Row]) -> Result<(), Box<dyn std::error::Error>> {
+/// Prints the table and writes the files asked for (the JSON with the runtime figures);
+/// an unverified row is an error.
+fn report(
+    args: &Args,
+    rows: &[table::Row],
+    figures: &[table::RuntimeRow],
+) -> Result<(), Box<dyn std::error::Error>> {
     table::print(rows);
     table::print_check_costs(rows);
     if let Some(path) = &args.json {
-        table::write_json(rows, path)?;
+        table::write_json(rows, figures, path)?;
     }
     if let Some(path) = &args.svg {
         chart::write_svg(rows, path)?;

@@ -4,6 +4,7 @@
 //! medians, since a CPU device's launch time drifts by more than the difference measured.
 //! A second pair, a gather whose bounds check stays, adds the fault record's read-back.
 
+use super::table::RuntimeRow;
 use nuda::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -57,16 +58,28 @@ fn alternate(
 /// Prints the median wall time per launch of both, on `device`: once for a kernel whose
 /// checks the proof removes, once for a gather whose check stays and whose fault record is
 /// read back with every launch.
-pub fn report(device: &Device, quick: bool) -> Result<()> {
+pub fn report(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
     let (rounds, reps) = if quick { (5, 40) } else { (21, 100) };
     let (m, r) = scale(device, rounds, reps)?;
-    print_row("nuwork!", m, r, rounds, reps);
+    let figure = "nuwork! launch, b[i] = 2 a[i] (checks proved away), n = 1024";
+    let mut rows = vec![row(device, "nuwork!", figure, (m, r), (rounds, reps))];
     let (m, r) = gather(device, rounds, reps)?;
-    print_row("nuwork! with a check kept (gather)", m, r, rounds, reps);
-    Ok(())
+    let (what, figure) = (
+        "nuwork! with a check kept (gather)",
+        "nuwork! launch, b[i] = a[idx[i]] (a check kept), n = 1024",
+    );
+    rows.push(row(device, what, figure, (m, r), (rounds, reps)));
+    Ok(rows)
 }
 
-fn print_row(what: &str, macro_t: Duration, raw_t: Duration, rounds: u32, reps: u32) {
+/// Prints one pair and returns it as a row.
+fn row(
+    device: &Device,
+    what: &str,
+    figure: &str,
+    (macro_t, raw_t): (Duration, Duration),
+    (rounds, reps): (u32, u32),
+) -> RuntimeRow {
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
         "{}{what} per launch: {:.1} us; raw launch of the same kernel: {:.1} us; overhead {:+.1} us ({:.2}x); medians of {rounds} alternating batches of {reps}",
@@ -76,6 +89,11 @@ fn print_row(what: &str, macro_t: Duration, raw_t: Duration, rounds: u32, reps: 
         us(macro_t) - us(raw_t),
         macro_t.as_secs_f64() / raw_t.as_secs_f64()
     );
+    RuntimeRow::new(device, figure.into(), us(macro_t), "us").against(
+        "raw launch of the same hand-written kernel",
+        us(raw_t),
+        true,
+    )
 }
 
 /// `b[i] = 2 a[i]`: the proof removes every check, so no fault record is read back.

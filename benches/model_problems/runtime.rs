@@ -1,6 +1,7 @@
 //! Runtime figures: host-to-device and device-to-host bandwidth through lazy sync, and the
 //! per-launch overhead of an empty kernel (OpenCL) or an empty closure (native engine).
 
+use super::table::RuntimeRow;
 use nuda::{Device, KernelSource, Launch, NativeLaunch, NuArray1, Result};
 use std::time::{Duration, Instant};
 
@@ -15,12 +16,13 @@ static KERNELS: KernelSource = unsafe {
     )
 };
 
-/// Prints transfer bandwidth and launch overhead for `device`.
-pub fn report(device: &Device, quick: bool) -> Result<()> {
+/// Prints transfer bandwidth and launch overhead for `device`, and returns them as rows.
+pub fn report(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
+    let mut rows = Vec::new();
     if device.is_native() {
         println!("\ntransfers: none (the native engine works on host memory)");
     } else {
-        transfers(device, quick)?;
+        rows = transfers(device, quick)?;
     }
     let (wall, kernel) = launch_overhead(device, if quick { 200 } else { 2000 })?;
     let kernel = kernel.map_or("-".into(), |k| format!("{:.1} us", micros(k)));
@@ -28,14 +30,23 @@ pub fn report(device: &Device, quick: bool) -> Result<()> {
         "\nlaunch overhead (empty kernel): {:.1} us per launch, kernel itself {kernel}",
         micros(wall)
     );
-    raw_launch_peer(device, quick);
-    Ok(())
+    let row = RuntimeRow::new(device, "empty launch".into(), micros(wall), "us");
+    rows.push(match raw_launch_peer(device, quick) {
+        Some((ours, raw_calls, raw)) => RuntimeRow {
+            value: micros(ours),
+            ..row
+        }
+        .against(&format!("raw {raw_calls}"), micros(raw), true),
+        None => row,
+    });
+    Ok(rows)
 }
 
 /// The peer where the backend has one (CUDA, OpenCL): the same empty kernel launched with the
 /// driver's own calls alone, launch then wait. The two are timed in alternating batches and
-/// compared by their medians, as `overhead.rs` does, since a launch's time drifts.
-fn raw_launch_peer(device: &Device, quick: bool) {
+/// compared by their medians, as `overhead.rs` does, since a launch's time drifts. Returns
+/// nuda's median, the peer's calls and its median.
+fn raw_launch_peer(device: &Device, quick: bool) -> Option<(Duration, &'static str, Duration)> {
     let raw_calls = match device.info().backend {
         "CUDA" => "cuLaunchKernel + cuStreamSynchronize",
         _ => "clEnqueueNDRangeKernel + clFinish",
@@ -44,12 +55,12 @@ fn raw_launch_peer(device: &Device, quick: bool) {
     let (mut ours, mut raw) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let batch = launch_overhead(device, reps).map(|(wall, _)| wall);
-        match (batch, device.backend().raw_launch_time(reps as usize)) {
-            (Ok(o), Some(Ok(r))) => (ours.push(o), raw.push(r)),
-            (_, None) => return,
+        match (batch, device.backend().raw_launch_time(reps as usize)?) {
+            (Ok(o), Ok(r)) => (ours.push(o), raw.push(r)),
             // The report goes on: the peer is a comparison, not nuda's own figure.
-            (Err(e), _) | (_, Some(Err(e))) => {
-                return println!("  [peer] raw {raw_calls}: failed ({e})");
+            (Err(e), _) | (_, Err(e)) => {
+                println!("  [peer] raw {raw_calls}: failed ({e})");
+                return None;
             }
         };
     }
@@ -60,6 +71,7 @@ fn raw_launch_peer(device: &Device, quick: bool) {
         micros(o),
         o.as_secs_f64() / r.as_secs_f64()
     );
+    Some((o, raw_calls, r))
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -67,7 +79,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn transfers(device: &Device, quick: bool) -> Result<()> {
+fn transfers(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
     println!(
         "\n{:<28} {:>12} {:>12}",
         "transfer", "host->device", "device->host"
@@ -78,6 +90,7 @@ fn transfers(device: &Device, quick: bool) -> Result<()> {
         &[1 << 20, 16 << 20, 256 << 20]
     };
     let reps = if quick { 3 } else { 10 };
+    let mut rows = Vec::new();
     for &bytes in sizes {
         let (up, down) = bandwidth(device, bytes, reps)?;
         println!(
@@ -86,6 +99,11 @@ fn transfers(device: &Device, quick: bool) -> Result<()> {
             up,
             down
         );
+        let row = |way: &str, v: f64| {
+            let figure = format!("transfer {} MiB, {way}", bytes >> 20);
+            RuntimeRow::new(device, figure, v, "GB/s")
+        };
+        let (mut r_up, mut r_down) = (row("host to device", up), row("device to host", down));
         // The peer where the backend has one (CUDA): the driver's own copy from pinned
         // memory, which an array's transfers should come close to.
         if let Some(raw) = device.backend().raw_transfer_rates(bytes, reps) {
@@ -98,9 +116,12 @@ fn transfers(device: &Device, quick: bool) -> Result<()> {
                 100.0 * up / ru,
                 100.0 * down / rd
             );
+            r_up = r_up.against("raw pinned cuMemcpy", ru, false);
+            r_down = r_down.against("raw pinned cuMemcpy", rd, false);
         }
+        rows.extend([r_up, r_down]);
     }
-    Ok(())
+    Ok(rows)
 }
 
 fn micros(d: Duration) -> f64 {

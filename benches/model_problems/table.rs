@@ -164,8 +164,76 @@ fn short(name: &str) -> String {
     }
 }
 
-/// Writes the rows as JSON.
-pub fn write_json(rows: &[Row], path: &str) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::write(path, serde_json::to_string_pretty(rows)?)?;
+/// One figure of the bench's `runtime` part (a transfer's bandwidth, a launch's time) beside
+/// its peer of the same run, if it has one; written with the table's rows under `--json`,
+/// as `kind: "runtime"`, so that `scripts/bench-report` generates BENCHMARKS.md's runtime
+/// tables from the raw files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RuntimeRow {
+    /// Always `runtime`.
+    pub kind: String,
+    /// Device name.
+    pub device: String,
+    /// What was measured, such as `transfer 16 MiB, host to device` or `empty launch`.
+    pub figure: String,
+    /// nuda's figure, in `unit`.
+    pub value: f64,
+    /// `GB/s` (higher is better) or `us` per launch (lower is better).
+    pub unit: String,
+    /// The peer's name and figure in the same unit, where there is one.
+    pub peer: Option<String>,
+    pub peer_value: Option<f64>,
+    /// Whether the two were timed in alternating batches (medians) rather than one after the
+    /// other.
+    pub paired: bool,
+}
+
+impl RuntimeRow {
+    /// A figure of `device`, without a peer.
+    pub fn new(device: &nuda::Device, figure: String, value: f64, unit: &str) -> RuntimeRow {
+        RuntimeRow {
+            kind: "runtime".into(),
+            device: device.info().name.clone(),
+            figure,
+            value,
+            unit: unit.into(),
+            peer: None,
+            peer_value: None,
+            paired: false,
+        }
+    }
+
+    /// The same row with its peer of the same run.
+    pub fn against(mut self, peer: &str, value: f64, paired: bool) -> RuntimeRow {
+        (self.peer, self.peer_value, self.paired) = (Some(peer.into()), Some(value), paired);
+        self
+    }
+}
+
+/// Writes the rows, and the runtime figures after them, as one JSON array.
+pub fn write_json(
+    rows: &[Row],
+    runtime: &[RuntimeRow],
+    path: &str,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut all: Vec<serde_json::Value> = Vec::new();
+    for r in rows {
+        all.push(serde_json::to_value(r)?);
+    }
+    for r in runtime {
+        all.push(serde_json::to_value(r)?);
+    }
+    std::fs::write(path, serde_json::to_string_pretty(&all)?)?;
     Ok(())
+}
+
+/// The table's rows of a `--json` file, without its runtime figures.
+pub fn read_rows(text: &str) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let all: Vec<serde_json::Value> = serde_json::from_str(text)?;
+    let rows = all
+        .into_iter()
+        .filter(|v| v.get("kind").and_then(|k| k.as_str()) != Some("runtime"))
+        .map(serde_json::from_value)
+        .collect::<Result<Vec<Row>, _>>()?;
+    Ok(rows)
 }
