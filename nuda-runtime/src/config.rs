@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_CL_SUBGROUPS`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_CL_SUBGROUPS`, `NUDA_CL_PINNED`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
 //! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
 //! Layer 0.
 
@@ -44,7 +44,9 @@ pub(crate) struct Config {
     /// off by default.
     pub werror: Result<bool>,
     /// `NUDA_CL_SUBGROUPS`: which OpenCL devices run the warp path in sub-groups of 32.
-    pub subgroups: Result<SubgroupChoice>,
+    pub subgroups: Result<GpuScope>,
+    /// `NUDA_CL_PINNED`: which OpenCL devices stage large transfers through pinned memory.
+    pub pinned: Result<GpuScope>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
     pub tune: Result<TuneMode>,
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
@@ -90,7 +92,8 @@ impl Config {
             proof: parse_switch("NUDA_PROOF", var("NUDA_PROOF").as_deref()),
             werror: var("NUDA_CL_WERROR")
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
-            subgroups: SubgroupChoice::parse(var("NUDA_CL_SUBGROUPS").as_deref()),
+            subgroups: GpuScope::parse("NUDA_CL_SUBGROUPS", var("NUDA_CL_SUBGROUPS").as_deref()),
+            pinned: GpuScope::parse("NUDA_CL_PINNED", var("NUDA_CL_PINNED").as_deref()),
             tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
             hip_check: parse_amd_architectures("NUDA_HIP_CHECK", var("NUDA_HIP_CHECK").as_deref()),
@@ -103,34 +106,44 @@ impl Config {
     }
 }
 
-/// Which OpenCL devices that can make sub-groups of 32 with shuffles run the warp path in
-/// them (`NUDA_CL_SUBGROUPS`).
+/// Which OpenCL devices take a path meant for GPUs (`NUDA_CL_SUBGROUPS`, `NUDA_CL_PINNED`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubgroupChoice {
-    /// GPUs only (the default): on a CPU, sub-groups of 32 are four or eight vectors wide,
-    /// and forcing them made Intel's CPU runtime run scans and filters ten times slower.
+pub enum GpuScope {
+    /// GPUs and accelerators only (the default): on a CPU device such a path costs more than
+    /// it buys (sub-groups of 32 made Intel's CPU runtime run scans ten times slower; pinned
+    /// staging adds a copy where device memory is host memory).
     Auto,
-    /// Every device that can, CPUs too: how the warp path is tested without a GPU.
+    /// Every device that can, CPUs too: how these paths are tested without a GPU.
     On,
-    /// None: every tree stays in local memory.
+    /// None.
     Off,
 }
 
-impl SubgroupChoice {
-    /// Parses `NUDA_CL_SUBGROUPS`: unset or `auto`, `1` or `0`.
-    pub fn parse(value: Option<&str>) -> Result<SubgroupChoice> {
+impl GpuScope {
+    /// Parses `var`'s value: unset or `auto`, `1` or `0`.
+    pub fn parse(var: &'static str, value: Option<&str>) -> Result<GpuScope> {
         let Some(v) = value else {
-            return Ok(SubgroupChoice::Auto);
+            return Ok(GpuScope::Auto);
         };
         match v.trim().to_ascii_lowercase().as_str() {
-            "auto" => Ok(SubgroupChoice::Auto),
-            "1" | "on" | "true" | "yes" => Ok(SubgroupChoice::On),
-            "0" | "off" | "false" | "no" => Ok(SubgroupChoice::Off),
+            "auto" => Ok(GpuScope::Auto),
+            "1" | "on" | "true" | "yes" => Ok(GpuScope::On),
+            "0" | "off" | "false" | "no" => Ok(GpuScope::Off),
             _ => Err(Error::BadConfig {
-                var: "NUDA_CL_SUBGROUPS",
+                var,
                 value: v.into(),
                 expected: "auto (GPUs only), 1 (every device that can) or 0 (none)",
             }),
+        }
+    }
+
+    /// Whether a device of `kind` takes the path.
+    pub fn takes(self, kind: crate::backend::DeviceKind) -> bool {
+        use crate::backend::DeviceKind::{Accelerator, Gpu};
+        match self {
+            GpuScope::Auto => matches!(kind, Gpu | Accelerator),
+            GpuScope::On => true,
+            GpuScope::Off => false,
         }
     }
 }
@@ -263,22 +276,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn subgroup_values() {
-        assert_eq!(SubgroupChoice::parse(None).unwrap(), SubgroupChoice::Auto);
-        assert_eq!(
-            SubgroupChoice::parse(Some(" AUTO ")).unwrap(),
-            SubgroupChoice::Auto
-        );
-        assert_eq!(
-            SubgroupChoice::parse(Some("1")).unwrap(),
-            SubgroupChoice::On
-        );
-        assert_eq!(
-            SubgroupChoice::parse(Some("off")).unwrap(),
-            SubgroupChoice::Off
-        );
-        let e = SubgroupChoice::parse(Some("cpu")).unwrap_err().to_string();
-        assert!(e.contains("NUDA_CL_SUBGROUPS") && e.contains("auto"), "{e}");
+    fn gpu_scope_values() {
+        use crate::backend::DeviceKind::{Cpu, Gpu};
+        let parse = |v| GpuScope::parse("NUDA_CL_PINNED", v);
+        assert_eq!(parse(None).unwrap(), GpuScope::Auto);
+        assert_eq!(parse(Some(" AUTO ")).unwrap(), GpuScope::Auto);
+        assert_eq!(parse(Some("1")).unwrap(), GpuScope::On);
+        assert_eq!(parse(Some("off")).unwrap(), GpuScope::Off);
+        let e = parse(Some("cpu")).unwrap_err().to_string();
+        assert!(e.contains("NUDA_CL_PINNED") && e.contains("auto"), "{e}");
+        assert!(GpuScope::Auto.takes(Gpu) && !GpuScope::Auto.takes(Cpu));
+        assert!(GpuScope::On.takes(Cpu) && !GpuScope::Off.takes(Gpu));
     }
 
     #[test]

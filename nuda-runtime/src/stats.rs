@@ -28,6 +28,9 @@ pub struct Counts {
     pub fills: Transfers,
     /// Device allocations.
     pub allocations: Transfers,
+    /// Of the uploads and downloads, those the OpenCL backend staged through its pinned slots
+    /// (`NUDA_CL_PINNED`; CUDA stages every linear transfer and does not count them here).
+    pub staged: Transfers,
     /// Kernel launches (OpenCL and native).
     pub launches: u64,
     /// Summed run time of those kernels in nanoseconds: profiling events on OpenCL (the wall
@@ -58,6 +61,8 @@ pub(crate) enum Event {
     ToHost(u64),
     Fill(u64),
     Alloc(u64),
+    /// A transfer, also counted as `ToDevice` or `ToHost`, that went through pinned slots.
+    Staged(u64),
     /// A finished launch and its kernel time in nanoseconds.
     Launch(u64),
     Compiled,
@@ -73,6 +78,7 @@ impl Counts {
             Event::ToHost(b) => t(&mut self.to_host, b),
             Event::Fill(b) => t(&mut self.fills, b),
             Event::Alloc(b) => t(&mut self.allocations, b),
+            Event::Staged(b) => t(&mut self.staged, b),
             Event::Launch(nanos) => {
                 self.launches += 1;
                 self.kernel_nanos += nanos;
@@ -94,6 +100,7 @@ const ZERO: Counts = Counts {
     to_host: Transfers { count: 0, bytes: 0 },
     fills: Transfers { count: 0, bytes: 0 },
     allocations: Transfers { count: 0, bytes: 0 },
+    staged: Transfers { count: 0, bytes: 0 },
     launches: 0,
     kernel_nanos: 0,
     programs_compiled: 0,
@@ -165,6 +172,7 @@ impl std::ops::Sub for Counts {
             to_host: self.to_host - o.to_host,
             fills: self.fills - o.fills,
             allocations: self.allocations - o.allocations,
+            staged: self.staged - o.staged,
             launches: self.launches - o.launches,
             kernel_nanos: self.kernel_nanos - o.kernel_nanos,
             programs_compiled: self.programs_compiled - o.programs_compiled,

@@ -14,6 +14,7 @@ pub(crate) mod disk_cache;
 pub(crate) mod helpers;
 pub(crate) mod marker;
 pub(crate) mod passed;
+pub(crate) mod pipeline;
 pub(crate) mod prelude;
 pub(crate) mod record;
 pub(crate) mod spell;

@@ -13,7 +13,6 @@ pub mod lab;
 mod launch;
 mod memory;
 mod nvrtc;
-mod pipeline;
 mod program;
 pub mod sass;
 mod slots;

@@ -1,23 +1,16 @@
 //! Transfers between host memory and a linear buffer (layer 1, the CUDA backend): the CUDA
-//! side of `pipeline.rs`. The device's pinned staging buffer is two slots of `CHUNK` bytes;
+//! side of `../c/pipeline.rs`. The device's pinned staging buffer is two slots of `CHUNK` bytes;
 //! the device's copies run on a stream of their own, an event per slot says when a slot's
 //! copy has finished, and the host's side of each chunk is copied by several threads, as
 //! one thread's `memcpy` is slower than the DMA engine.
 
 use super::driver::error;
-use super::pipeline::{self, Copies};
 use super::CuDevice;
+use crate::backend::c::pipeline::{self, copy, Copies};
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
-use rayon::prelude::*;
 
-/// Bytes a chunk: large enough that a copy's fixed cost is small against its time (8 MiB
-/// take about 300 µs at 25 GB/s), small enough that the first and last chunk, which do not
-/// overlap, are a small part of a large transfer.
-pub(crate) const CHUNK: usize = 8 << 20;
-
-/// Below this, the host copies a chunk on the calling thread alone.
-const PARALLEL: usize = 1 << 20;
+pub(crate) use crate::backend::c::pipeline::CHUNK;
 
 /// The pinned slots, the stream and the slots' events, created with the staging buffer and
 /// kept for the device's life.
@@ -105,19 +98,6 @@ unsafe fn slot<'a>(p: *mut u8, n: usize) -> &'a mut [u8] {
     // SAFETY: each slot holds CHUNK bytes of pinned memory that only the caller, holding the
     // staging lock, uses; no device copy runs through it (the caller's contract).
     unsafe { std::slice::from_raw_parts_mut(p, n) }
-}
-
-/// `to.copy_from_slice(from)`, by several threads when it is large. Not from a rayon
-/// worker: it could steal another transfer to this device while it waits, which would wait
-/// for the staging lock this one holds.
-fn copy(to: &mut [u8], from: &[u8]) {
-    if to.len() < 2 * PARALLEL || rayon::current_thread_index().is_some() {
-        to.copy_from_slice(from);
-        return;
-    }
-    to.par_chunks_mut(PARALLEL)
-        .zip(from.par_chunks(PARALLEL))
-        .for_each(|(t, f)| t.copy_from_slice(f));
 }
 
 /// A write's steps: the host fills a slot, the device copies it out.

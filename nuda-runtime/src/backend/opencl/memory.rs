@@ -288,10 +288,18 @@ fn write_buffer(
     data: &[u8],
     what: &str,
 ) -> Result<()> {
-    let queue = &dev.context()?.queue;
-    // SAFETY: the write is blocking, so `data` outlives it, and the caller checked the range.
-    let done = unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, offset, data, &[]) };
-    done.map_err(|e| dev.error(e.0, what))?;
+    let ctx = dev.context()?;
+    if let Some(staged) = ctx.staging.write(dev, b, offset, data) {
+        staged?;
+    } else {
+        // SAFETY: the write is blocking, so `data` outlives it, and the caller checked the
+        // range.
+        let done = unsafe {
+            ctx.queue
+                .enqueue_write_buffer(b, CL_BLOCKING, offset, data, &[])
+        };
+        done.map_err(|e| dev.error(e.0, what))?;
+    }
     record(Some(dev.index), Event::ToDevice(size_of_val(data) as u64));
     Ok(())
 }
@@ -305,11 +313,18 @@ fn read_buffer(
     out: &mut [u8],
     what: &str,
 ) -> Result<()> {
-    let queue = &dev.context()?.queue;
-    // SAFETY: the read is blocking, the caller checked the range, and `out` has room for the
-    // bytes read.
-    let done = unsafe { queue.enqueue_read_buffer(b, CL_BLOCKING, offset, out, &[]) };
-    done.map_err(|e| dev.error(e.0, what))?;
+    let ctx = dev.context()?;
+    if let Some(staged) = ctx.staging.read(dev, b, offset, out) {
+        staged?;
+    } else {
+        // SAFETY: the read is blocking, the caller checked the range, and `out` has room for
+        // the bytes read.
+        let done = unsafe {
+            ctx.queue
+                .enqueue_read_buffer(b, CL_BLOCKING, offset, out, &[])
+        };
+        done.map_err(|e| dev.error(e.0, what))?;
+    }
     record(Some(dev.index), Event::ToHost(size_of_val(out) as u64));
     Ok(())
 }

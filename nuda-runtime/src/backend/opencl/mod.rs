@@ -11,6 +11,7 @@ mod launch;
 mod memory;
 mod program;
 pub(crate) mod record;
+mod staging;
 pub(crate) mod subgroups;
 
 use super::{
@@ -123,6 +124,8 @@ pub(crate) struct ClContext {
     pub queue: CommandQueue,
     pub programs: ProgramCache,
     pub faults: RecordPool,
+    /// Pinned slots for large transfers (`staging.rs`), made at first use.
+    pub staging: staging::Staging,
 }
 
 impl ClDevice {
@@ -158,6 +161,7 @@ impl ClDevice {
             queue,
             programs: ProgramCache::default(),
             faults: RecordPool::default(),
+            staging: staging::Staging::default(),
         })
     }
 

@@ -26,7 +26,7 @@
 //! there, and its rows of warps are a GPU's.
 
 use crate::backend::{DeviceInfo, DeviceKind};
-use crate::config::SubgroupChoice;
+use crate::config::GpuScope;
 use opencl3::device::Device as RawDevice;
 
 /// `CL_DEVICE_SUB_GROUP_SIZES_INTEL`: the sub-group sizes a kernel may require, `size_t`s.
@@ -110,13 +110,9 @@ pub(crate) fn warps(raw: &RawDevice, info: &DeviceInfo) -> Option<&'static str> 
 pub(crate) fn chosen(
     can: Option<&'static str>,
     kind: DeviceKind,
-    choice: SubgroupChoice,
+    scope: GpuScope,
 ) -> Option<&'static str> {
-    match choice {
-        SubgroupChoice::Auto if kind == DeviceKind::Gpu => can,
-        SubgroupChoice::On => can,
-        SubgroupChoice::Auto | SubgroupChoice::Off => None,
-    }
+    can.filter(|_| scope.takes(kind))
 }
 
 /// The `size_t` values of a device query's bytes.
@@ -177,7 +173,7 @@ mod tests {
     /// GPUs take the warp path by default, CPUs when forced, and nothing when it is off.
     #[test]
     fn only_gpus_take_the_warp_path_by_default() {
-        use SubgroupChoice::{Auto, Off, On};
+        use GpuScope::{Auto, Off, On};
         assert_eq!(chosen(Some(KHR), DeviceKind::Gpu, Auto), Some(KHR));
         assert_eq!(chosen(Some(KHR), DeviceKind::Cpu, Auto), None);
         assert_eq!(chosen(Some(INTEL), DeviceKind::Cpu, On), Some(INTEL));

@@ -1,10 +1,34 @@
-//! Pipelined transfers through pinned memory (layer 1, the CUDA backend). A transfer through
-//! one pinned buffer, a chunk at a time, runs the host's copy and the device's one after the
-//! other: on the H200 that gave 6.3 GB/s down, the sum of both times. Here the pinned buffer
-//! has two slots: while the device copies one chunk through one slot, the host copies the
-//! next (a write) or the last (a read) through the other, so a transfer takes about as long
-//! as the slower of the two. The order is kept apart from CUDA (`Copies`) so that it is
-//! tested on any machine; `memory.rs` supplies the CUDA copies.
+//! Pipelined transfers through pinned memory (layer 1, shared by the CUDA and OpenCL
+//! backends). A transfer through one pinned buffer, a chunk at a time, runs the host's copy
+//! and the device's one after the other: on the H200 that gave 6.3 GB/s down, the sum of both
+//! times. Here the pinned buffer has two slots: while the device copies one chunk through one
+//! slot, the host copies the next (a write) or the last (a read) through the other, so a
+//! transfer takes about as long as the slower of the two. The order is kept apart from any
+//! driver (`Copies`) so that it is tested on any machine; `cuda/transfer.rs` and
+//! `opencl/staging.rs` supply the copies.
+
+use rayon::prelude::*;
+
+/// Bytes a chunk: large enough that a copy's fixed cost is small against its time (8 MiB
+/// take about 300 µs at 25 GB/s), small enough that the first and last chunk, which do not
+/// overlap, are a small part of a large transfer.
+pub(crate) const CHUNK: usize = 8 << 20;
+
+/// Below this, the host copies a chunk on the calling thread alone.
+const PARALLEL: usize = 1 << 20;
+
+/// `to.copy_from_slice(from)`, by several threads when it is large. Not from a rayon
+/// worker: it could steal another transfer to this device while it waits, which would wait
+/// for the staging lock this one holds.
+pub(crate) fn copy(to: &mut [u8], from: &[u8]) {
+    if to.len() < 2 * PARALLEL || rayon::current_thread_index().is_some() {
+        to.copy_from_slice(from);
+        return;
+    }
+    to.par_chunks_mut(PARALLEL)
+        .zip(from.par_chunks(PARALLEL))
+        .for_each(|(t, f)| t.copy_from_slice(f));
+}
 
 /// The steps a pipelined transfer is made of, over two slots of pinned memory.
 pub(crate) trait Copies {
