@@ -137,11 +137,10 @@ impl GpuScope {
         }
     }
 
-    /// Whether a device of `kind` takes the path.
-    pub fn takes(self, kind: crate::backend::DeviceKind) -> bool {
-        use crate::backend::DeviceKind::{Accelerator, Gpu};
+    /// Whether a device takes the path: `gpu` says whether it is a GPU or an accelerator.
+    pub fn takes(self, gpu: bool) -> bool {
         match self {
-            GpuScope::Auto => matches!(kind, Gpu | Accelerator),
+            GpuScope::Auto => gpu,
             GpuScope::On => true,
             GpuScope::Off => false,
         }
@@ -277,7 +276,6 @@ mod tests {
 
     #[test]
     fn gpu_scope_values() {
-        use crate::backend::DeviceKind::{Cpu, Gpu};
         let parse = |v| GpuScope::parse("NUDA_CL_PINNED", v);
         assert_eq!(parse(None).unwrap(), GpuScope::Auto);
         assert_eq!(parse(Some(" AUTO ")).unwrap(), GpuScope::Auto);
@@ -285,8 +283,8 @@ mod tests {
         assert_eq!(parse(Some("off")).unwrap(), GpuScope::Off);
         let e = parse(Some("cpu")).unwrap_err().to_string();
         assert!(e.contains("NUDA_CL_PINNED") && e.contains("auto"), "{e}");
-        assert!(GpuScope::Auto.takes(Gpu) && !GpuScope::Auto.takes(Cpu));
-        assert!(GpuScope::On.takes(Cpu) && !GpuScope::Off.takes(Gpu));
+        assert!(GpuScope::Auto.takes(true) && !GpuScope::Auto.takes(false));
+        assert!(GpuScope::On.takes(false) && !GpuScope::Off.takes(true));
     }
 
     #[test]

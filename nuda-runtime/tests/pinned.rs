@@ -7,7 +7,7 @@ mod common;
 
 use common::{child, is_child, opencl, probe};
 use nuda_runtime::backend::Layout;
-use nuda_runtime::thread_stats;
+use nuda_runtime::{thread_stats, DeviceKind};
 
 /// Three chunks of 8 MiB and an odd tail: two slots each reused, a short last chunk.
 const LEN: usize = 3 * (8 << 20) + 4099;
@@ -44,24 +44,29 @@ fn child_moves_large_buffers_whole_and_in_part() {
     println!("PROBE staged_bytes={}", staged.bytes);
 }
 
+/// The children run on OpenCL alone (a CUDA GPU would come first otherwise, and CUDA does
+/// not count staged transfers); by default only a GPU or an accelerator stages.
 #[test]
 fn large_transfers_are_staged_exactly_when_asked_and_every_byte_arrives() {
     if is_child() || opencl().is_none() {
         return;
     }
+    let found = nuda_runtime::devices()
+        .into_iter()
+        .find(|d| d.backend == "OpenCL");
+    let Some(info) = found else { return };
+    let gpu = matches!(info.kind, DeviceKind::Gpu | DeviceKind::Accelerator);
     let name = "child_moves_large_buffers_whole_and_in_part";
-    let on = child(name, &[("NUDA_CL_PINNED", "1")]);
-    assert_eq!(
-        probe(&on, "staged"),
-        "4",
-        "all four transfers through the slots"
-    );
     let bytes = 2 * LEN + (LEN - 1000) + (LEN - 333);
-    assert_eq!(probe(&on, "staged_bytes"), bytes.to_string());
-    // PoCL is a CPU device: by default (`auto`) nothing is staged there, and `0` never stages.
-    for scope in ["auto", "0"] {
-        let off = child(name, &[("NUDA_CL_PINNED", scope)]);
-        assert_eq!(probe(&off, "staged"), "0", "NUDA_CL_PINNED={scope}");
+    for (scope, staged) in [("1", true), ("auto", gpu), ("0", false)] {
+        let out = child(
+            name,
+            &[("NUDA_CL_PINNED", scope), ("NUDA_ENGINE", "opencl")],
+        );
+        let (count, total) = if staged { (4, bytes) } else { (0, 0) };
+        let got = probe(&out, "staged");
+        assert_eq!(got, count.to_string(), "NUDA_CL_PINNED={scope}");
+        assert_eq!(probe(&out, "staged_bytes"), total.to_string());
     }
 }
 
@@ -88,7 +93,7 @@ fn a_bad_pinned_value_is_an_error_naming_the_variable() {
     }
     let out = child(
         "child_reports_a_bad_pinned_value",
-        &[("NUDA_CL_PINNED", "gpu")],
+        &[("NUDA_CL_PINNED", "gpu"), ("NUDA_ENGINE", "opencl")],
     );
     let e = probe(&out, "error");
     assert!(e.contains("NUDA_CL_PINNED") && e.contains("auto"), "{e}");

@@ -40,7 +40,7 @@ pub(crate) fn enqueue(dev: &ClDevice, l: &mut SourceLaunch<'_, '_>) -> Result<Ti
     let fault = match (fetched, &mut record, l.source.faults.as_ref()) {
         (Some(fetched), Some(r), Some(info)) => {
             fetched?;
-            r.fault(dev, info.sites)?
+            r.fault(dev, info.sites)
         }
         _ => None,
     };

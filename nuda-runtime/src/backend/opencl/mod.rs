@@ -171,6 +171,12 @@ impl ClDevice {
     }
 }
 
+/// Whether a device of `kind` takes the paths meant for GPUs by default (`GpuScope::Auto`).
+pub(crate) fn gpu_like(kind: crate::backend::DeviceKind) -> bool {
+    use crate::backend::DeviceKind::{Accelerator, Gpu};
+    matches!(kind, Gpu | Accelerator)
+}
+
 /// The OpenCL error code's name, such as `CL_OUT_OF_RESOURCES`.
 pub(crate) fn code_name(code: i32) -> &'static str {
     opencl3::error_codes::error_text(code)

@@ -40,6 +40,7 @@ impl RecordPool {
             pool: self,
             slot: Some(slot),
             pending: false,
+            clean: true,
         })
     }
 
@@ -54,6 +55,9 @@ pub(crate) struct Lease<'a> {
     slot: Option<Slot>,
     /// A read into the slot's words was queued and has not been seen to complete.
     pending: bool,
+    /// The device record is known to be zero: only then does the slot go back to the pool,
+    /// since a record left set would report its fault again at the next launch.
+    clean: bool,
 }
 
 impl Lease<'_> {
@@ -72,6 +76,8 @@ impl Lease<'_> {
             return Ok(());
         };
         let queue = &dev.context()?.queue;
+        // The kernel before the read may have claimed the record.
+        self.clean = false;
         // SAFETY: `words` has room for the buffer's RECORD_WORDS words, and it is a heap
         // allocation this lease keeps until the read is seen complete: `pending` makes `Drop`
         // drain the queue first, or leak the slot if even that fails.
@@ -92,15 +98,17 @@ impl Lease<'_> {
         }
     }
 
-    /// The fault the fetched words hold, if any; a recorded fault is cleared on the device.
-    pub fn fault(&mut self, dev: &ClDevice, sites: &[&'static Site]) -> Result<Option<Record>> {
-        match self.slot.as_mut() {
-            Some(s) if !self.pending && s.words[0] != 0 => {
-                write_zero(dev, &mut s.buf)?;
-                Ok(decode(&s.words, sites))
-            }
-            _ => Ok(None),
+    /// The fault the fetched words hold, if any; a recorded fault is then cleared on the
+    /// device (if that fails, the fault is still reported and the slot is not reused).
+    pub fn fault(&mut self, dev: &ClDevice, sites: &[&'static Site]) -> Option<Record> {
+        let s = self.slot.as_mut().filter(|_| !self.pending)?;
+        if s.words[0] == 0 {
+            self.clean = true;
+            return None;
         }
+        let record = decode(&s.words, sites);
+        self.clean = write_zero(dev, &mut s.buf).is_ok();
+        record
     }
 
     /// Waits until every command queued on the device, the read included, has ended.
@@ -115,7 +123,9 @@ impl Lease<'_> {
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         match self.slot.take() {
-            Some(s) if !self.pending => self.pool.lock().push(s),
+            Some(s) if !self.pending && self.clean => self.pool.lock().push(s),
+            // Possibly set (the kernel failed, or clearing did): released, never reused.
+            Some(s) if !self.pending => drop(s),
             // The driver may still write into the words: they must outlive it.
             Some(s) => std::mem::forget(s),
             None => {}

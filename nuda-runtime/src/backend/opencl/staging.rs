@@ -39,8 +39,10 @@ struct Slots {
     broken: bool,
 }
 
-// SAFETY: the pointers are the mapped host memory of the two buffers `Slots` owns; they are
-// used only by the thread holding the mutex around `Slots`.
+// SAFETY: the pointers are the mapped host memory of the two buffers `Slots` owns, which no
+// thread frees while they live. Only a transfer holding the mutex around `Slots` uses them:
+// its own thread, the rayon workers its host copy borrows and the driver's copies it starts,
+// all of which end before it releases the lock (`pipeline`, `settle`).
 unsafe impl Send for Slots {}
 
 impl Staging {
@@ -111,10 +113,13 @@ impl Staging {
         len: usize,
     ) -> Result<Option<std::sync::MutexGuard<'_, Slots>>> {
         let scope = crate::config::config().pinned.clone()?;
-        if len <= CHUNK || !scope.takes(dev.info.kind) {
+        if len <= CHUNK || !scope.takes(super::gpu_like(dev.info.kind)) {
             return Ok(None);
         }
         let slots = self.slots.get_or_init(|| new_slots(dev).map(Mutex::new));
+        // Busy: another thread's transfer goes on, and this one goes directly. Poisoned: a
+        // transfer panicked mid-way and its copies may still run, so the slots are never used
+        // again (staging then stays off for the device).
         let guard = slots.as_ref().and_then(|m| m.try_lock().ok());
         Ok(guard.filter(|g| !g.broken))
     }
@@ -189,7 +194,8 @@ fn settle(
 /// # Safety
 /// No device copy through the slot may be running, the caller holds the slots' lock, and
 /// `n <= CHUNK`.
-unsafe fn slot<'a>(slots: &Slots, s: usize, n: usize) -> &'a mut [u8] {
+#[allow(clippy::mut_from_ref)]
+unsafe fn slot(slots: &Slots, s: usize, n: usize) -> &mut [u8] {
     // SAFETY: each slot maps CHUNK bytes that only the lock's holder uses (the caller's
     // contract).
     unsafe { std::slice::from_raw_parts_mut(slots.ptrs[s], n) }

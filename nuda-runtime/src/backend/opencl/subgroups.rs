@@ -112,7 +112,7 @@ pub(crate) fn chosen(
     kind: DeviceKind,
     scope: GpuScope,
 ) -> Option<&'static str> {
-    can.filter(|_| scope.takes(kind))
+    can.filter(|_| scope.takes(super::gpu_like(kind)))
 }
 
 /// The `size_t` values of a device query's bytes.
