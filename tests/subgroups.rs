@@ -106,11 +106,12 @@ fn programs_shuffle_exactly_where_the_device_has_subgroups() {
     }
     // nuda takes the shuffles on Intel's platforms only, where they were tried (an OpenCL C
     // 1.2 build elsewhere may not declare them: `backend/opencl/subgroups.rs`).
-    let device = nuda::devices()
+    // The children run on OpenCL alone (`dumping_child`): its first device, not a CUDA GPU.
+    let found = nuda::devices()
         .iter()
-        .find(|d| d.kind != DeviceKind::Native)
-        .cloned()
-        .expect("an OpenCL device");
+        .find(|d| d.backend == "OpenCL")
+        .cloned();
+    let Some(device) = found else { return };
     let intel = device.platform.starts_with("Intel(R) OpenCL");
     let gpu = device.kind == DeviceKind::Gpu;
     for (choice, allowed) in [("auto", gpu), ("1", true), ("0", false)] {
