@@ -33,7 +33,8 @@ fn batch(reps: u32, f: &mut impl FnMut() -> Result<()>) -> Result<Duration> {
     Ok(start.elapsed() / reps)
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
+/// The middle of `v`: how alternating batches are compared (`runtime.rs` too).
+pub fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
 }
@@ -62,6 +63,7 @@ pub fn report(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
     let (rounds, reps) = if quick { (5, 40) } else { (21, 100) };
     let (m, r) = scale(device, rounds, reps)?;
     let figure = "nuwork! launch, b[i] = 2 a[i] (checks proved away), n = 1024";
+    println!();
     let mut rows = vec![row(device, "nuwork!", figure, (m, r), (rounds, reps))];
     let (m, r) = gather(device, rounds, reps)?;
     let (what, figure) = (
@@ -82,8 +84,7 @@ fn row(
 ) -> RuntimeRow {
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
-        "{}{what} per launch: {:.1} us; raw launch of the same kernel: {:.1} us; overhead {:+.1} us ({:.2}x); medians of {rounds} alternating batches of {reps}",
-        if what == "nuwork!" { "\n" } else { "" },
+        "{what} per launch: {:.1} us; raw launch of the same kernel: {:.1} us; overhead {:+.1} us ({:.2}x); medians of {rounds} alternating batches of {reps}",
         us(macro_t),
         us(raw_t),
         us(macro_t) - us(raw_t),

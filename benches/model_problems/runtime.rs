@@ -1,6 +1,7 @@
 //! Runtime figures: host-to-device and device-to-host bandwidth through lazy sync, and the
 //! per-launch overhead of an empty kernel (OpenCL) or an empty closure (native engine).
 
+use super::overhead::median;
 use super::table::RuntimeRow;
 use nuda::{Device, KernelSource, Launch, NativeLaunch, NuArray1, Result};
 use std::time::{Duration, Instant};
@@ -72,11 +73,6 @@ fn raw_launch_peer(device: &Device, quick: bool) -> Option<(Duration, &'static s
         o.as_secs_f64() / r.as_secs_f64()
     );
     Some((o, raw_calls, r))
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn transfers(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
