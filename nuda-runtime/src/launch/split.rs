@@ -70,12 +70,14 @@ impl<const K: usize> Split<K> {
             idx[d] = (o % self.trips[d] as u128) as usize;
             o /= self.trips[d] as u128;
         }
-        let begin = (s % self.chunks as u128) as usize * self.chunk;
+        // The last pieces of a row may be empty (3,077 in 256 pieces of 13): they start at
+        // the row's end, never past it, so that `hi - begin` is their length.
+        let last = self.trips[K - 1];
+        let begin = ((s % self.chunks as u128) as usize)
+            .saturating_mul(self.chunk)
+            .min(last);
         idx[K - 1] = begin;
-        (
-            idx,
-            (begin.saturating_add(self.chunk)).min(self.trips[K - 1]),
-        )
+        (idx, begin.saturating_add(self.chunk).min(last))
     }
 }
 
@@ -112,6 +114,21 @@ mod tests {
         let three: Vec<[usize; 3]> = all([2, 3, 4], 5);
         assert_eq!(three.len(), 24);
         assert_eq!(three[23], [1, 2, 3]);
+    }
+
+    /// A segment never starts past its end: a native task's privatised copy sizes itself by
+    /// `hi - begin` (it underflowed for 3,077 iterations in 256 tasks).
+    #[test]
+    fn empty_pieces_start_at_the_rows_end() {
+        for trips in [[3077usize], [4097], [9247], [1], [255]] {
+            let split = Split::new(trips, 256);
+            for t in 0..split.tasks() {
+                for (idx, hi) in split.segments(t) {
+                    assert!(idx[0] <= hi && hi <= trips[0], "{trips:?}: {idx:?}..{hi}");
+                }
+            }
+            assert_eq!(all(trips, 256).len(), trips[0]);
+        }
     }
 
     #[test]
