@@ -47,7 +47,7 @@ impl Proof<'_> {
         match &e.kind {
             ExprKind::Lit(l) => self.lit(l, e.slot),
             ExprKind::Assoc { ty, name } => self.assoc(*ty, &name.to_string()),
-            ExprKind::Var(v) => self.var(v),
+            ExprKind::Var(v) => self.var(v, e.slot),
             ExprKind::Member { base, .. } => {
                 self.expr(base);
                 self.loaded(e.slot)
@@ -155,13 +155,19 @@ impl Proof<'_> {
         self.push(quote!(Lit(#v, #t)))
     }
 
-    fn var(&mut self, v: &syn::Ident) -> Reg {
+    /// A variable: its register in scope, a captured scalar's value, or else (a scan or
+    /// reduction variable's running value, a push's counter) any value of its type.
+    fn var(&mut self, v: &syn::Ident, slot: Option<Slot>) -> Reg {
         if let Some(r) = self.lookup(v) {
             return r;
         }
-        match self.capture(v) {
-            Some(k) => self.push(quote!(Scalar(#k))),
-            None => self.push(quote!(Top)),
+        match (self.capture(v), slot) {
+            (Some(k), _) => self.push(quote!(Scalar(#k))),
+            (None, Some(t)) => {
+                let t = super::slot_ty(t);
+                self.push(quote!(Var(#t)))
+            }
+            (None, None) => self.push(quote!(Top)),
         }
     }
 
