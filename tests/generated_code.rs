@@ -60,6 +60,10 @@ fn child_dump_kernels() {
     }))
     .unwrap();
     assert_eq!(t[3], 7 * 3 * (0..TILE as u32).sum::<u32>());
+    // A filter: its pushes' slots are a u32 counter's values.
+    let mut kept = NuVec::<f32>::new();
+    nuwork!(16; nfor!(i in n { if a[i] > 7.25 { kept.push(a[i]); } })).unwrap();
+    assert_eq!(kept.len(), n - 8);
 }
 
 /// Constants the last kernel of `child_dump_kernels` names.
@@ -166,7 +170,7 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
         return;
     }
     let texts = dumped("types");
-    assert_eq!(texts.len(), 6, "six programs dumped");
+    assert_eq!(texts.len(), 7, "seven programs dumped");
     let find = |needle: &str| find(&texts, needle);
     let f32_text = find("floor(");
     let f32_kernel = kernel_part(&f32_text);
@@ -217,6 +221,22 @@ fn f32_kernels_have_no_double_and_32_bit_indices() {
     assert!(
         dmine.contains("kernel void nuwork_1") && dmine.contains("kernel void nuwork_2"),
         "and two remainder kernels"
+    );
+}
+
+/// A filter's pushes index in 32 bits when the sizes fit: the slot `counter as usize` is a
+/// `u32` counter's value (it read as unknown, and made every filter's `usize` 64-bit).
+#[test]
+fn filters_index_in_32_bits() {
+    if !have_opencl() {
+        return;
+    }
+    let texts = dumped("filter");
+    let filter = find(&texts, "7.25f");
+    assert!(
+        filter.contains("typedef uint nu_idx;")
+            && filter.contains("every usize value provably stays below 2^32"),
+        "a filter of 64 elements indexes in 32 bits:\n{filter}"
     );
 }
 
@@ -284,11 +304,11 @@ fn the_cuda_check_compiles_the_native_engines_launches_too() {
     }
     assert_eq!(
         cu.len(),
-        6,
-        "six programs in CUDA C, from the native engine's launches"
+        7,
+        "seven programs in CUDA C, from the native engine's launches"
     );
     let ptx = dumped_as("ptx-native", "ptx", &native);
-    assert!(ptx.len() == 6 && ptx.iter().all(|p| p.contains(".target sm_90")));
+    assert!(ptx.len() == 7 && ptx.iter().all(|p| p.contains(".target sm_90")));
 }
 
 #[test]
@@ -301,20 +321,22 @@ fn the_cuda_dialect_keeps_f32_single_and_compiles_to_ptx() {
     if !have_nvrtc(&cu) {
         return;
     }
-    assert_eq!(cu.len(), 6, "six programs in CUDA C");
+    assert_eq!(cu.len(), 7, "seven programs in CUDA C");
     let kernels: Vec<&str> = cu.iter().map(|t| kernel_part(t)).collect();
+    // The filter's kernel is `NU_WARPS nuwork`: a scan's sub-group attribute, empty on CUDA.
     assert!(kernels
         .iter()
-        .all(|k| k.contains("extern \"C\" __global__ void nuwork")));
-    // The one f64 kernel names `double`; the five f32 ones never do.
+        .all(|k| k.contains("extern \"C\" __global__ void nuwork")
+            || k.contains("extern \"C\" __global__ void NU_WARPS nuwork")));
+    // The one f64 kernel names `double`; the six f32 ones never do.
     let doubles = kernels.iter().filter(|k| k.contains("double")).count();
     assert_eq!(doubles, 1, "only the f64 kernel's CUDA C has double");
     let ptx = dumped_as("ptx", "ptx", &check);
-    assert_eq!(ptx.len(), 6, "six programs in PTX");
+    assert_eq!(ptx.len(), 7, "seven programs in PTX");
     assert!(ptx
         .iter()
         .all(|p| p.contains(".target sm_90") && p.contains(".entry nuwork")));
-    // The f64 program computes in double; the five others never touch it.
+    // The f64 program computes in double; the six others never touch it.
     let doubles = ptx.iter().filter(|p| p.contains(".f64")).count();
     assert_eq!(
         doubles, 1,
