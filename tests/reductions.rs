@@ -284,3 +284,35 @@ fn an_error_leaves_the_variable_unchanged() {
         .unwrap();
     }
 }
+
+/// A GPU work-item takes its grid strides four a round while four are left, then one at a
+/// time (issue 49): sizes from under one round of the whole grid to several, each with a
+/// remainder, must count every iteration once, in a reduction and in a privatised
+/// histogram beside it. On PoCL this is the CPU form; `scripts/oclgrind` runs the GPU one
+/// (one compute unit: a grid of 32 groups).
+#[test]
+fn grid_strides_take_every_iteration_once() {
+    let grid = 32 * 32;
+    for n in [
+        grid - 1,
+        3 * grid + 5,
+        4 * grid,
+        4 * grid + 1,
+        9 * grid + 31,
+    ] {
+        let want_sum: u64 = (0..n as u64).map(|i| i * 3 + 1).sum();
+        let mut want_hist = vec![0u32; 97];
+        (0..n).for_each(|i| want_hist[i % 97] += 1);
+        check((want_sum, n as u32, n as u64 - 1, want_hist), || {
+            let mut hist = NuArray1::<u32>::new(97);
+            let (mut sum, mut count, mut hi) = (0u64, 0u32, 0u64);
+            nuwork!(32; nfor!(i in n {
+                sum += i as u64 * 3 + 1;
+                count += 1;
+                hi = hi.max(i as u64);
+                hist.atomic_add(i % 97, 1u32);
+            }))?;
+            Ok((sum, count, hi, hist.to_vec()))
+        });
+    }
+}

@@ -308,3 +308,74 @@ fn a_histogram_counts_in_shared_memory() {
     let r = &records[0];
     assert!(r.whole.atoms > 0 && r.whole.atomg > 0, "{:?}", r.whole);
 }
+
+/// The single-pass scan and filter load a tile's rows four at a time before using them
+/// (issue 49): one 4-byte load in flight per thread leaves an H200 SM a third of the bytes
+/// in flight its HBM needs. Read off the SASS (`Kernel::loads_in_flight`): ptxas issues the
+/// scan's four loads before the first use and the filter's first three (it interleaves the
+/// fourth with the first use); each kernel here had 1 before.
+#[test]
+fn scans_and_filters_keep_several_loads_in_flight() {
+    let Some(lab) = lab() else { return };
+    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+        let n = 1usize << 16;
+        let a = NuArray1::<u32>::from_fn(n, |i| i as u32);
+        let mut out = NuArray1::<u32>::new(n);
+        let mut v = NuVec::<u32>::new();
+        nuda::lab::take_records();
+        let mut s = 0u32;
+        nuwork!(256; nfor!(i in n {
+            s += a[i];
+            out[i] = s;
+        }))?;
+        nuwork!(256; nfor!(i in n {
+            if a[i] % 3 == 0 {
+                v.push(a[i]);
+            }
+        }))?;
+        Ok(nuda::lab::take_records())
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(records.len(), 2, "{records:?}");
+    for r in &records {
+        assert!(
+            r.loads >= 3,
+            "`{}` keeps {} global loads in flight",
+            r.origin,
+            r.loads
+        );
+    }
+}
+
+/// A reduction's and a privatised histogram's grid-stride loops take four strides a round,
+/// so a work-item's loads of them are in flight together (issue 49): a dot product's two
+/// arrays had 2 loads in flight, a histogram's one array 1.
+#[test]
+fn grid_stride_loops_keep_several_loads_in_flight() {
+    let Some(lab) = lab() else { return };
+    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+        let n = 1usize << 16;
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let b = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let v = NuArray1::<u32>::from_fn(n, |i| (i as u32).wrapping_mul(2_654_435_761));
+        let mut hist = NuArray1::<u32>::new(256);
+        nuda::lab::take_records();
+        let mut dot = 0.0f32;
+        nuwork!(256; nfor!(i in n { dot += a[i] * b[i]; }))?;
+        nuwork!(256; nfor!(i in n { hist.atomic_add((v[i] % 256) as usize, 1u32); }))?;
+        let _ = dot;
+        Ok(nuda::lab::take_records())
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(records.len(), 2, "{records:?}");
+    for (r, least) in records.iter().zip([8, 4]) {
+        assert!(
+            r.loads >= least,
+            "`{}` keeps {} global loads in flight",
+            r.origin,
+            r.loads
+        );
+    }
+}

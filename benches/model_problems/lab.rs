@@ -102,12 +102,14 @@ pub fn print(rows: &[LabRow], arch: &str) {
         }
         if let (Some(n), false) = (row.elements, row.records.is_empty()) {
             let moved: u64 = row.records.iter().map(|r| r.arrays).sum();
+            let flight: Vec<String> = row.records.iter().map(|r| r.loads.to_string()).collect();
             println!(
-                "{:<15} {:<58} {:.1} bytes of arrays per element over {} launch(es)",
+                "{:<15} {:<58} {:.1} bytes of arrays per element over {} launch(es); global loads in flight per thread: {}",
                 row.problem,
                 truncate(&row.variant, 58),
                 moved as f64 / n.max(1) as f64,
-                row.records.len()
+                row.records.len(),
+                flight.join("/")
             );
         }
         if let Some(e) = &row.error {

@@ -580,14 +580,31 @@ fn nuwork_reductions() {
                 for (uint nu_k = 0; nu_k < 16; nu_k++) count = $O16(add)[count, nu_a1[nu_k]];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F17(max)(hi, nu_a2[nu_k]);
             #else
-                for (nu_idx nu_g0 = get_global_id(0); nu_g0 < nu_n0; nu_g0 = nu_n0 - nu_g0 > (nu_idx)get_global_size(0) ? nu_g0 + (nu_idx)get_global_size(0) : nu_n0) {
-                    $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                    v_dot = $O15(add)[v_dot, (($T15)($O4(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
-                    if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
-                        count = $O16(add)[count, (($T16)($L8(1)))];
-                        continue;
+                for (nu_idx nu_left0 = nu_n0 > get_global_id(0) ? nu_n0 - (nu_idx)get_global_id(0) : 0; nu_left0 != 0; ) {
+                    if (nu_left0 / 4 >= (nu_idx)get_global_size(0)) {
+                        NU_UNROLL
+                        for (uint nu_u0 = 0; nu_u0 < 4; nu_u0++) {
+                            nu_idx nu_g0 = nu_n0 - nu_left0;
+                            nu_left0 -= (nu_idx)get_global_size(0);
+                            $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                            v_dot = $O15(add)[v_dot, (($T15)($O4(mul)[nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_2, NU_C$Q1, $Q1u, nu_err)]))];
+                            if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
+                                count = $O16(add)[count, (($T16)($L8(1)))];
+                                continue;
+                            }
+                            hi = $F17(max)(hi, (($T17)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
+                        }
+                    } else {
+                        nu_idx nu_g0 = nu_n0 - nu_left0;
+                        nu_left0 = nu_left0 > (nu_idx)get_global_size(0) ? nu_left0 - (nu_idx)get_global_size(0) : 0;
+                        $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                        v_dot = $O15(add)[v_dot, (($T15)($O4(mul)[nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err), nu_ld_b(b, b__d0, i_3, NU_C$Q1, $Q1u, nu_err)]))];
+                        if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L7(0.5)) {
+                            count = $O16(add)[count, (($T16)($L8(1)))];
+                            continue;
+                        }
+                        hi = $F17(max)(hi, (($T17)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err))));
                     }
-                    hi = $F17(max)(hi, (($T17)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
                 }
             #endif
                 nu_idx nu_lid = (nu_idx)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
@@ -674,7 +691,7 @@ fn nuwork_scans() {
                 }
                 $D10(excl)[nu_i0] = nu_v;
             }
-            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
+            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, uint nu_ev, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;
@@ -722,15 +739,15 @@ fn nuwork_scans() {
                                 if (nu_f == 1u) nu_j--;
                             }
                             mem_fence(CLK_GLOBAL_MEM_FENCE);
-                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * nu_j], 0u) | ((ulong)atomic_or(&nu_si0[2 * nu_j + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * (nu_j)], 0u) | ((ulong)atomic_or(&nu_si0[2 * (nu_j) + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
                             for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {
-                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * nu_i], 0u) | ((ulong)atomic_or(&nu_sa0[2 * nu_i + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * (nu_i)], 0u) | ((ulong)atomic_or(&nu_sa0[2 * (nu_i) + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
                                 nu_px0 = $O12(add)[nu_px0, nu_y0];
                             }
                         }
                         { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_run0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
                         mem_fence(CLK_GLOBAL_MEM_FENCE);
-                        atomic_xchg(&nu_fl[nu_k], 2u);
+                        if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);
                         nu_sl0[nu_L] = nu_px0;
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
@@ -752,17 +769,23 @@ fn nuwork_scans() {
             #else
                 while ((ulong)nu_k * nu_TT < (ulong)nu_N) {
                     nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
-                    for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {
-                        nu_it nu_t = nu_lo + nu_e;
-                        $T12 run = nu_id0;
-                        nu_idx nu_g0 = (nu_idx)nu_t;
-                        do {
-                            $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                            if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
+                    for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
+                        NU_UNROLL
+                        for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                            nu_it nu_e = nu_eb + nu_u * nu_L;
+                            if (nu_e < nu_cnt) {
+                                nu_it nu_t = nu_lo + nu_e;
+                                $T12 run = nu_id0;
+                                nu_idx nu_g0 = (nu_idx)nu_t;
+                                do {
+                                    $T1 i_2 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                    if (nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
+                                    }
+                                } while (0);
+                                nu_sl0[nu_e] = run;
                             }
-                        } while (0);
-                        nu_sl0[nu_e] = run;
+                        }
                     }
                     $T12 nu_tot0;
                     {
@@ -859,44 +882,69 @@ fn nuwork_scans() {
                     }
                     nu_tot0 = nu_c0;
                     }
-                    if (nu_li == 0) {
+                    {
                         volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;
                         $T12 nu_px0 = nu_s00;
-                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_tot0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
-                        if (nu_k > 0) {
-                            mem_fence(CLK_GLOBAL_MEM_FENCE);
-                            atomic_xchg(&nu_fl[nu_k], 1u);
-                            nu_it nu_j = nu_k - 1;
-                            for (;;) {
-                                uint nu_f = atomic_or(&nu_fl[nu_j], 0u);
-                                if (nu_f == 2u) break;
-                                if (nu_f == 1u) nu_j--;
-                            }
-                            mem_fence(CLK_GLOBAL_MEM_FENCE);
-                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * nu_j], 0u) | ((ulong)atomic_or(&nu_si0[2 * nu_j + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
-                            for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {
-                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * nu_i], 0u) | ((ulong)atomic_or(&nu_sa0[2 * nu_i + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
-                                nu_px0 = $O12(add)[nu_px0, nu_y0];
-                            }
+                        if (nu_li == 0) {
+                            { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_tot0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                            if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }
                         }
-                        { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_tot0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
-                        mem_fence(CLK_GLOBAL_MEM_FENCE);
-                        atomic_xchg(&nu_fl[nu_k], 2u);
-                        nu_sl0[nu_P] = nu_px0;
+                        nu_it nu_lw = min(nu_L, (nu_it)32), nu_j = nu_k;
+                        for (;;) {
+                            if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            if (nu_li < nu_lw) {
+                                uint nu_f = nu_li < nu_j ? atomic_or(&nu_fl[nu_j - 1 - nu_li], 0u) : 2u;
+                                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                                if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));
+                            }
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            uint nu_m = nu_tl[1];
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_j -= nu_m / 2;
+                            if (nu_m % 2 == 0 && nu_m < 2 * nu_lw) break;
+                        }
+                        if (nu_li == 0 && nu_j > 0) {
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * (nu_j - 1)], 0u) | ((ulong)atomic_or(&nu_si0[2 * (nu_j - 1) + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                        }
+                        for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {
+                            nu_it nu_wn = min(nu_lw, nu_k - nu_wb);
+                            if (nu_li < nu_wn) {
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * (nu_wb + nu_li)], 0u) | ((ulong)atomic_or(&nu_sa0[2 * (nu_wb + nu_li) + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                nu_sl0[nu_P + 65 + nu_li] = nu_y0;
+                            }
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            if (nu_li == 0) for (nu_it nu_i = 0; nu_i < nu_wn; nu_i++) {
+                                nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 65 + nu_i]];
+                            }
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        if (nu_li == 0) {
+                            { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_tot0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
+                            nu_sl0[nu_P] = nu_px0;
+                            mem_fence(CLK_GLOBAL_MEM_FENCE);
+                            if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);
+                        }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
-                    for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {
-                        nu_it nu_t = nu_lo + nu_e;
-                        $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
-                        nu_idx nu_g0 = (nu_idx)nu_t;
-                        do {
-                            $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                            nu_st_excl(excl, excl__d0, i_3, run, NU_C$Q1, $Q1u, nu_err);
-                            if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                                run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                    for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
+                        NU_UNROLL
+                        for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                            nu_it nu_e = nu_eb + nu_u * nu_L;
+                            if (nu_e < nu_cnt) {
+                                nu_it nu_t = nu_lo + nu_e;
+                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                                nu_idx nu_g0 = (nu_idx)nu_t;
+                                do {
+                                    $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                    nu_st_excl(excl, excl__d0, i_3, run, NU_C$Q1, $Q1u, nu_err);
+                                    if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                                    }
+                                    total = $O13(add)[total, (($T13)($L8(1)))];
+                                } while (0);
                             }
-                            total = $O13(add)[total, (($T13)($L8(1)))];
-                        } while (0);
+                        }
                     }
                     if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
                     barrier(CLK_LOCAL_MEM_FENCE);

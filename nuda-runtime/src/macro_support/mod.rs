@@ -31,11 +31,11 @@ pub use crate::kernel::{
     PrivateLoad, StructDecl,
 };
 pub use crate::reduce::{
-    combine, dev_size, identity, native_nuwork_reduce, native_scan_body, native_scan_totals,
-    privatised_global, push_capacity, push_guard, push_len, push_start, reduce_cl_type,
-    reduce_global, reduced, reduction_var, scan_global, scan_tiling, CopyView, NativeCopies,
-    NativeCopy, Partials, Privatised, PushCount, RedOp, Reduce, ScanPlan, ScanPrefixes,
-    ScanTickets, ScanTiles, ScanTiling, ScanTotals,
+    combine, dev_size, identity, lookback_test, native_nuwork_reduce, native_scan_body,
+    native_scan_totals, privatised_global, push_capacity, push_guard, push_len, push_start,
+    reduce_cl_type, reduce_global, reduced, reduction_var, scan_global, scan_tiling, CopyView,
+    NativeCopies, NativeCopy, Partials, Privatised, PushCount, RedOp, Reduce, ScanPlan,
+    ScanPrefixes, ScanTickets, ScanTiles, ScanTiling, ScanTotals,
 };
 pub use crate::tune::{Saved, Tunable, TuneSame, TuneSite, TuneStep};
 pub use alias::{distinct, AliasPair};

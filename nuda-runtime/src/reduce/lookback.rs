@@ -11,6 +11,7 @@ use crate::device::Device;
 use crate::element::{download, Pod};
 use crate::error::{Error, Result};
 use crate::launch::Launch;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 /// Local memory a GPU tile's contributions may take, all scan variables together: 16 KiB
 /// leaves room for several groups per multiprocessor.
@@ -20,6 +21,23 @@ const GPU_TILE_BYTES: usize = 16 << 10;
 const GPU_TILE_MAX: usize = 4096;
 /// The most iterations a CPU work-item takes per tile.
 const CPU_PART_MAX: usize = 1024;
+
+/// Every how many tiles publish their inclusive prefix ([`lookback_test`]; 1: all).
+static EVERY: AtomicU32 = AtomicU32::new(1);
+/// The most iterations a GPU tile takes ([`lookback_test`]).
+static GPU_TILE_CAP: AtomicUsize = AtomicUsize::new(GPU_TILE_MAX);
+
+/// A test's hook, process-wide: from now on only every `every`th tile (0, every, ..)
+/// publishes its inclusive prefix, the others their aggregate alone, and a GPU tile takes at
+/// most `gpu_tile_max` iterations (at least the group, a power of two). Each tile then walks
+/// back over up to `every - 1` aggregates, which a simulator running one group at a time
+/// never does on its own. Results do not change with `every` (each prefix is the same left
+/// fold); with `gpu_tile_max`, floats reassociate as with any other tile size.
+#[doc(hidden)]
+pub fn lookback_test(every: u32, gpu_tile_max: usize) {
+    EVERY.store(every.max(1), Ordering::Relaxed);
+    GPU_TILE_CAP.store(gpu_tile_max.clamp(1, GPU_TILE_MAX), Ordering::Relaxed);
+}
 
 /// How a single-pass scan launch cuts its iterations: `tiles` tiles of `tile` iterations,
 /// taken by `groups` work-groups of `local`, each with `slots` elements of local memory per
@@ -84,7 +102,8 @@ pub fn scan_tiling<const K: usize>(
         }
         false => {
             let bytes = sizes.iter().sum::<usize>().max(1);
-            let fit = prev_power_of_two(GPU_TILE_BYTES / bytes).min(GPU_TILE_MAX);
+            let cap = GPU_TILE_CAP.load(Ordering::Relaxed);
+            let fit = prev_power_of_two(GPU_TILE_BYTES / bytes).min(cap);
             let tile = fit.max(local.next_power_of_two());
             // The tile, its prefix, the warps' totals twice, a scratch element per work-item
             // (`emit/cl/rowscan.rs`).
@@ -190,10 +209,12 @@ fn from_words<D: Pod>(lo: u32, hi: u32) -> Result<D> {
 }
 
 /// The launch's ticket (element 0) and the tiles' flags (0 none yet, 1 aggregate, 2
-/// inclusive prefix), all zero before it; and the tile size.
+/// inclusive prefix), all zero before it; the tile size; every how many tiles publish
+/// their inclusive prefix.
 pub struct ScanTickets {
     flags: NuArray1<u32>,
     tile: u64,
+    every: u32,
 }
 
 impl ScanTickets {
@@ -202,13 +223,16 @@ impl ScanTickets {
         ScanTickets {
             flags: NuArray1::new(tiling.tiles.saturating_add(1)),
             tile: tiling.tile as u64,
+            every: EVERY.load(Ordering::Relaxed),
         }
     }
 
-    /// The kernel's arguments: the flags, the tile size, the ticket's local slot.
+    /// The kernel's arguments: the flags, the tile size, the publishing stride, the
+    /// ticket's and the look-back window's local slots.
     pub fn push<'a>(&'a mut self, l: Launch<'a>) -> Launch<'a> {
         l.array_mut(&mut self.flags)
             .arg(self.tile)
-            .local_array::<u32>(1)
+            .arg(self.every)
+            .local_array::<u32>(2)
     }
 }

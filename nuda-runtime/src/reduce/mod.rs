@@ -14,7 +14,7 @@ mod test;
 
 pub use copies::{CopyView, NativeCopies};
 pub use launch::{native_nuwork_reduce, reduce_global, Partials};
-pub use lookback::{dev_size, scan_tiling, ScanTickets, ScanTiles, ScanTiling};
+pub use lookback::{dev_size, lookback_test, scan_tiling, ScanTickets, ScanTiles, ScanTiling};
 pub use privatise::{privatised_global, NativeCopy, Privatised};
 pub use scan::{
     native_scan_body, native_scan_totals, push_capacity, push_guard, push_len, push_start,

@@ -39,6 +39,8 @@ pub struct Record {
     pub inner: sass::Mix,
     /// The instruction mix of the whole kernel (a reduction's shuffles are after its loop).
     pub whole: sass::Mix,
+    /// The most global loads a thread issues before it uses one ([`sass::Kernel::loads_in_flight`]).
+    pub loads: u32,
     /// Theoretical occupancy on an `sm_90` SM.
     pub occupancy: Occupancy,
     /// Bytes of the launch's array arguments, each counted once whether read or written:
@@ -321,6 +323,7 @@ impl Lab {
             local: k.local,
             inner: k.inner_loop(),
             whole: k.mix(0, u32::MAX),
+            loads: k.loads_in_flight(),
             occupancy: Occupancy::sm90(threads, k.registers, shared),
             arrays: array_bytes(l),
         })

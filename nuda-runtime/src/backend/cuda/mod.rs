@@ -9,6 +9,7 @@
 pub(crate) mod check;
 pub(crate) mod dialect;
 mod driver;
+mod flight;
 pub mod lab;
 mod launch;
 mod memory;

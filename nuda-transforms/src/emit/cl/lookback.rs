@@ -11,8 +11,9 @@
 //! Per tile the group scans its contributions (GPUs: by rows of warps, `rowscan.rs`, in
 //! local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
 //! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
-//! 2 inclusive prefix) and publishes its inclusive prefix; then the body runs once per
-//! iteration from its running value.
+//! 2 inclusive prefix; GPUs: 32 at a time, `window.rs`; CPUs: the first work-item, one at a
+//! time) and publishes its inclusive prefix (every `nu_ev`th tile: all but in
+//! `tests/lookback.rs`); then the body runs once per iteration from its running value.
 //!
 //! Ordering: values and flags cross groups by atomics, with `mem_fence` between a tile's
 //! values and its flag and between a flag and the values read after it. On CUDA that fence
@@ -30,6 +31,9 @@ use super::scan::combine_of;
 use super::ClEmitter;
 use crate::base::ir::*;
 use crate::emit::template::Ph;
+
+/// Rows of a GPU tile a work-item loads at once (`open_rows`).
+const ROWS: usize = 4;
 
 /// The tile's ticket: taken by the first work-item, broadcast through `nu_tl`.
 const TICKET: [&str; 4] = [
@@ -91,7 +95,7 @@ impl ClEmitter<'_> {
 
     /// Per scan variable: its tiles' aggregates and inclusive prefixes, the identity, the
     /// start (the variable before the loop), local memory; then the ticket and flags, the
-    /// tile size and the ticket's local slot.
+    /// tile size, the publishing stride and the local slots of the ticket and the window.
     fn tile_params(&self, scans: &[Red]) -> Vec<String> {
         let mut params = Vec::new();
         let g = super::marks::global();
@@ -108,34 +112,27 @@ impl ClEmitter<'_> {
         params.extend([
             format!("{g}uint* nu_tf, nu_idx nu_tf__d0"),
             "ulong nu_T".to_string(),
+            "uint nu_ev".to_string(),
             super::marks::local_param("uint", "nu_tl", true),
         ]);
         params
     }
 
     /// GPUs: the tile's contributions in local memory, each work-item's at the places it
-    /// scans and reads again (so no barrier before the scan); the look-back; the body from
-    /// the prefixes.
+    /// scans and reads again (so no barrier before the scan); the group's look-back; the
+    /// body from the prefixes.
     fn gpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
-        self.indent += 1;
-        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        self.open_rows();
         self.declare_scans(scans, |r| format!("nu_id{r}"));
         self.at_iteration(mapped, slice);
         for Red { r, var, .. } in scans {
             self.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
         }
-        self.indent -= 1;
-        self.raw_line("}");
+        self.close_rows();
         self.each(scans, |t, r| format!("{t} nu_tot{r};"));
         self.row_scan(scans);
-        self.raw_line("if (nu_li == 0) {");
-        self.look_back(scans, "nu_tot", "nu_P");
-        self.raw_line("}");
-        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("for (nu_it nu_e = nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
-        self.indent += 1;
-        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        self.window_look_back(scans);
+        self.open_rows();
         self.declare_scans(scans, |r| {
             combine_of(
                 scans,
@@ -145,8 +142,33 @@ impl ClEmitter<'_> {
             )
         });
         self.at_iteration(mapped, body);
-        self.indent -= 1;
-        self.raw_line("}");
+        self.close_rows();
+    }
+
+    /// Opens a GPU tile's iterations `nu_e` (`nu_t` in the launch), `ROWS` rows of the group
+    /// at a time: unrolled, with each row's guard a predicate, the rows' loads are all in
+    /// flight before the first is used (one at a time, a work-item's single 4-byte load
+    /// leaves a multiprocessor a third of the bytes in flight HBM needs).
+    fn open_rows(&mut self) {
+        self.raw_line(&format!(
+            "for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += {ROWS} * nu_L) {{"
+        ));
+        self.indent += 1;
+        self.raw_line("NU_UNROLL");
+        self.raw_line(&format!("for (uint nu_u = 0; nu_u < {ROWS}; nu_u++) {{"));
+        self.indent += 1;
+        self.raw_line("nu_it nu_e = nu_eb + nu_u * nu_L;");
+        self.raw_line("if (nu_e < nu_cnt) {");
+        self.indent += 1;
+        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+    }
+
+    /// Closes `open_rows`.
+    fn close_rows(&mut self) {
+        for _ in 0..3 {
+            self.indent -= 1;
+            self.raw_line("}");
+        }
     }
 
     /// CPUs: a contiguous part of the tile per work-item; its slice total; the first
@@ -212,7 +234,7 @@ impl ClEmitter<'_> {
             self.raw_line(&format!("    {}", publish(&t, &format!("nu_si{r}"), &inc)));
         }
         self.raw_line("    mem_fence(CLK_GLOBAL_MEM_FENCE);");
-        self.raw_line("    atomic_xchg(&nu_fl[nu_k], 2u);");
+        self.raw_line("    if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);");
         for Red { r, .. } in scans {
             self.raw_line(&format!("    nu_sl{r}[{slot}] = nu_px{r};"));
         }
@@ -241,7 +263,7 @@ impl ClEmitter<'_> {
 /// Stores `value` of type `t` as tile `nu_k`'s two words of `array`, by atomics: another
 /// group reads them once it saw the flag, and OpenCL orders accesses across groups only
 /// through atomics (and Oclgrind would report plain ones as races).
-fn publish(t: &str, array: &str, value: &str) -> String {
+pub(super) fn publish(t: &str, array: &str, value: &str) -> String {
     format!(
         "{{ union {{ {t} v; ulong w; }} nu_u; nu_u.w = 0; nu_u.v = {value}; \
          atomic_xchg(&{array}[2 * nu_k], (uint)nu_u.w); atomic_xchg(&{array}[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }}"
@@ -250,10 +272,10 @@ fn publish(t: &str, array: &str, value: &str) -> String {
 
 /// `<dst> = ` the value of type `t` that tile `index` published in `array`. `dst` may
 /// declare the variable, which then lives in the enclosing block.
-fn fetch(t: &str, array: &str, index: &str, dst: &str) -> String {
+pub(super) fn fetch(t: &str, array: &str, index: &str, dst: &str) -> String {
     format!(
         "union {{ {t} v; ulong w; }} nu_u{array}; \
-         nu_u{array}.w = (ulong)atomic_or(&{array}[2 * {index}], 0u) | ((ulong)atomic_or(&{array}[2 * {index} + 1], 0u) << 32); \
+         nu_u{array}.w = (ulong)atomic_or(&{array}[2 * ({index})], 0u) | ((ulong)atomic_or(&{array}[2 * ({index}) + 1], 0u) << 32); \
          {dst} = nu_u{array}.v;"
     )
 }

@@ -23,6 +23,7 @@ mod stage_lanes;
 mod stmt;
 mod vector;
 mod vector_values;
+mod window;
 mod zeroing;
 
 pub(crate) use access::atomic_args;

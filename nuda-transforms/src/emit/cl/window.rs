@@ -1,0 +1,138 @@
+//! Emitters, OpenCL C: a GPU tile's look-back in the single-pass scan (`lookback.rs`), by a
+//! window of up to 32 predecessors at a time, as CUB's warp-wide look-back.
+//!
+//! Why not one work-item walking back a tile at a time, as the CPU form does: each step is a
+//! round trip to the device's L2 (half a microsecond), and on a GPU a thousand groups start
+//! their tiles together. Each then walks back over aggregates until it meets an inclusive
+//! prefix, so the first ones published are about √k steps back from tile k, and walks that
+//! long set every later tile's distance too: tens of round trips a tile, where the tile's own
+//! loads take a few microseconds. A window reads 32 flags in one round trip, so the same walk
+//! takes a step or two.
+//!
+//! All work-items of the group run it (its barriers need them all): the first `nu_lw` read one
+//! predecessor's flag each, and the nearest one that is not an aggregate alone wins a local
+//! `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again. Then
+//! the window's work-items fetch the aggregates between that prefix and the tile, a window
+//! at a time, into the local scratch, and the first work-item folds them *forward*, so the
+//! prefix is the left fold `lookback.rs` promises, whichever flags were seen.
+//!
+//! Ordering: a work-item that saw a flag fences (device scope) before the barrier after
+//! which it or another work-item reads the values published before that flag.
+
+use super::lookback::{fetch, publish};
+use super::reduce::{combine, Red};
+use super::ClEmitter;
+use crate::emit::template::Ph;
+
+/// Where the window's aggregates go: the row scan's scratch (`rowscan.rs`), one element per
+/// work-item, free once the tile is scanned.
+const SCRATCH: &str = "nu_P + 65";
+
+/// One round of the window: `nu_tl[1]` ends as twice the nearest non-aggregate's distance
+/// below `nu_j` (plus 1 if its flag is not set yet), or `2 * nu_lw` if all are aggregates;
+/// tiles below 0 read as the start, an inclusive prefix.
+const ROUND: [&str; 10] = [
+    "if (nu_li == 0) nu_tl[1] = 2 * nu_lw;",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+    "if (nu_li < nu_lw) {",
+    "    uint nu_f = nu_li < nu_j ? atomic_or(&nu_fl[nu_j - 1 - nu_li], 0u) : 2u;",
+    "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
+    "    if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));",
+    "}",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+    "uint nu_m = nu_tl[1];",
+    "barrier(CLK_LOCAL_MEM_FENCE);",
+];
+
+impl ClEmitter<'_> {
+    /// Every work-item, with the tile's aggregates in `nu_tot<r>`: publishes them, finds the
+    /// tile's exclusive prefix by windows and publishes the inclusive one (every `nu_ev`th
+    /// tile: 1 but in tests), and leaves the prefix in `nu_sl<r>[nu_P]` after a barrier.
+    pub(super) fn window_look_back(&mut self, scans: &[Red]) {
+        let g = super::marks::global();
+        self.raw_line("{");
+        self.indent += 1;
+        self.raw_line(&format!(
+            "volatile {g}uint* nu_fl = (volatile {g}uint*)nu_tf + 1;"
+        ));
+        self.each(scans, |t, r| format!("{t} nu_px{r} = nu_s0{r};"));
+        self.raw_line("if (nu_li == 0) {");
+        for Red { r, fill, .. } in scans {
+            let value = publish(&Ph::ty(*fill), &format!("nu_sa{r}"), &format!("nu_tot{r}"));
+            self.raw_line(&format!("    {value}"));
+        }
+        self.raw_line(
+            "    if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }",
+        );
+        self.raw_line("}");
+        self.raw_line("nu_it nu_lw = min(nu_L, (nu_it)32), nu_j = nu_k;");
+        self.raw_line("for (;;) {");
+        ROUND
+            .iter()
+            .for_each(|l| self.raw_line(&format!("    {l}")));
+        self.raw_line("    nu_j -= nu_m / 2;");
+        self.raw_line("    if (nu_m % 2 == 0 && nu_m < 2 * nu_lw) break;");
+        self.raw_line("}");
+        self.window_fold(scans);
+        self.window_publish(scans);
+        self.indent -= 1;
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+
+    /// Tiles `nu_j..nu_k` hold aggregates and tile `nu_j - 1` (if any) its inclusive prefix:
+    /// the first work-item's `nu_px<r>` becomes their left fold from it.
+    fn window_fold(&mut self, scans: &[Red]) {
+        self.raw_line("if (nu_li == 0 && nu_j > 0) {");
+        for Red { r, fill, .. } in scans {
+            let get = fetch(
+                &Ph::ty(*fill),
+                &format!("nu_si{r}"),
+                "nu_j - 1",
+                &format!("nu_px{r}"),
+            );
+            self.raw_line(&format!("    {get}"));
+        }
+        self.raw_line("}");
+        self.raw_line("for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {");
+        self.raw_line("    nu_it nu_wn = min(nu_lw, nu_k - nu_wb);");
+        self.raw_line("    if (nu_li < nu_wn) {");
+        for Red { r, fill, .. } in scans {
+            let t = Ph::ty(*fill);
+            let get = fetch(
+                &t,
+                &format!("nu_sa{r}"),
+                "nu_wb + nu_li",
+                &format!("{t} nu_y{r}"),
+            );
+            self.raw_line(&format!("        {get}"));
+            self.raw_line(&format!("        nu_sl{r}[{SCRATCH} + nu_li] = nu_y{r};"));
+        }
+        self.raw_line("    }");
+        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("    if (nu_li == 0) for (nu_it nu_i = 0; nu_i < nu_wn; nu_i++) {");
+        for Red { r, fill, op, .. } in scans {
+            let next = format!("nu_sl{r}[{SCRATCH} + nu_i]");
+            let c = combine(*fill, *op, &format!("nu_px{r}"), &next);
+            self.raw_line(&format!("        nu_px{r} = {c};"));
+        }
+        self.raw_line("    }");
+        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("}");
+    }
+
+    /// The first work-item publishes the tile's inclusive prefix and leaves its exclusive
+    /// one for the group.
+    fn window_publish(&mut self, scans: &[Red]) {
+        self.raw_line("if (nu_li == 0) {");
+        for Red { r, fill, op, .. } in scans {
+            let t = Ph::ty(*fill);
+            let inc = combine(*fill, *op, &format!("nu_px{r}"), &format!("nu_tot{r}"));
+            self.raw_line(&format!("    {}", publish(&t, &format!("nu_si{r}"), &inc)));
+            self.raw_line(&format!("    nu_sl{r}[nu_P] = nu_px{r};"));
+        }
+        self.raw_line("    mem_fence(CLK_GLOBAL_MEM_FENCE);");
+        self.raw_line("    if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);");
+        self.raw_line("}");
+    }
+}
