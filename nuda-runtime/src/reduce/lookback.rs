@@ -29,14 +29,16 @@ static GPU_TILE_CAP: AtomicUsize = AtomicUsize::new(GPU_TILE_MAX);
 
 /// A test's hook, process-wide: from now on only every `every`th tile (0, every, ..)
 /// publishes its inclusive prefix, the others their aggregate alone, and a GPU tile takes at
-/// most `gpu_tile_max` iterations (at least the group, a power of two). Each tile then walks
+/// most `gpu_tile_max` iterations (rounded down to a power of two, and at least the group). Each tile then walks
 /// back over up to `every - 1` aggregates, which a simulator running one group at a time
 /// never does on its own. Results do not change with `every` (each prefix is the same left
 /// fold); with `gpu_tile_max`, floats reassociate as with any other tile size.
 #[doc(hidden)]
 pub fn lookback_test(every: u32, gpu_tile_max: usize) {
     EVERY.store(every.max(1), Ordering::Relaxed);
-    GPU_TILE_CAP.store(gpu_tile_max.clamp(1, GPU_TILE_MAX), Ordering::Relaxed);
+    // A power of two, as the kernel's scan of a tile assumes (it rounds the tile up).
+    let cap = prev_power_of_two(gpu_tile_max.clamp(1, GPU_TILE_MAX));
+    GPU_TILE_CAP.store(cap, Ordering::Relaxed);
 }
 
 /// How a single-pass scan launch cuts its iterations: `tiles` tiles of `tile` iterations,
@@ -108,7 +110,8 @@ pub fn scan_tiling<const K: usize>(
             // The tile, its prefix, the warps' totals twice, a scratch element per work-item
             // (`emit/cl/rowscan.rs`).
             let slots = tile + 65 + local;
-            let need = (bytes * slots + 4) as u64;
+            // And the ticket's and the look-back window's two words.
+            let need = (bytes * slots + 8) as u64;
             if need > dev.info().local_memory {
                 return Err(Error::DimsMismatch {
                     what: "nuwork!: the local memory of a scan's tile".into(),

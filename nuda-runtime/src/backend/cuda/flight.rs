@@ -61,7 +61,7 @@ fn ends_run(op: &str) -> bool {
 
 /// The general registers an instruction writes and reads. Stores, atomics without a
 /// result and compares write none; otherwise the first operand is the destination, and a
-/// 64- or 128-bit load's spans two or four registers.
+/// 64- or 128-bit load's (or an `IMAD.WIDE`'s) spans two or four registers.
 fn operands(op: &str, text: &str) -> (Vec<u32>, Vec<u32>) {
     let body = text.split_once(op).map_or(text, |(_, rest)| rest);
     let mut parts = body.split(',');
@@ -74,12 +74,10 @@ fn operands(op: &str, text: &str) -> (Vec<u32>, Vec<u32>) {
         true => parts.next().map(registers).unwrap_or_default(),
         false => Vec::new(),
     };
-    let width = if op.contains(".128") {
-        4
-    } else if op.contains(".64") {
-        2
-    } else {
-        1
+    let width = match () {
+        _ if op.contains(".128") => 4,
+        _ if op.contains(".64") || op.contains(".WIDE") => 2,
+        _ => 1,
     };
     let dst = dst
         .first()

@@ -39,7 +39,8 @@ pub struct Record {
     pub inner: sass::Mix,
     /// The instruction mix of the whole kernel (a reduction's shuffles are after its loop).
     pub whole: sass::Mix,
-    /// The most global loads a thread issues before it uses one ([`sass::Kernel::loads_in_flight`]).
+    /// The most global loads a thread issues before it uses one (read off the SASS, as the
+    /// CUDA backend's `Kernel::loads_in_flight` counts them).
     pub loads: u32,
     /// Theoretical occupancy on an `sm_90` SM.
     pub occupancy: Occupancy,
