@@ -894,7 +894,7 @@ fn nuwork_scans() {
                             if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
                             barrier(CLK_LOCAL_MEM_FENCE);
                             if (nu_li < nu_lw) {
-                                uint nu_f = nu_li < nu_j ? atomic_or(&nu_fl[nu_j - 1 - nu_li], 0u) : 2u;
+                                uint nu_f = nu_li < nu_j ? nu_poll(&nu_fl[nu_j - 1 - nu_li]) : 2u;
                                 mem_fence(CLK_GLOBAL_MEM_FENCE);
                                 if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));
                             }

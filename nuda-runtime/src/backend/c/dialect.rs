@@ -45,6 +45,10 @@ pub(crate) struct PreludeParts {
     pub shfl: &'static str,
     /// `NU_GROUP(x, y, z)`: a staged kernel's fixed work-group.
     pub group: &'static str,
+    /// `nu_poll(p)`: a look-back's read of another group's flag, a relaxed atomic load where
+    /// the dialect has one. OpenCL C 1.2's only atomic read is an `or` with 0, which each
+    /// poller makes a read-modify-write at the L2; CUB polls with plain relaxed loads.
+    pub poll: &'static str,
     /// The image helpers (`nu_read4`, `nu_write1`, ..).
     pub images: &'static str,
 }
@@ -238,6 +242,7 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // its own text instead (`backend/opencl/subgroups.rs`).
     shfl: "#define NU_SHFL 0\n#define NU_WARPS\n#define NU_WARPED 0\n",
     group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n",
+    poll: "#define nu_poll(p) atomic_or((p), 0u)\n",
     images: super::prelude::OPENCL_IMAGES,
 };
 

@@ -106,6 +106,7 @@ impl Prelude {
                 "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Wunknown-warning-option\"\n\
                   #pragma clang diagnostic ignored \"-Wpsabi\"\n#endif\n";
         }
+        t += self.dialect.prelude().poll;
         t += FAULT;
         t += PRIVATE_ARRAYS;
         t += &items();

@@ -47,6 +47,7 @@ static PRELUDE: PreludeParts = PreludeParts {
     // HIP's second bound is a count of waves per execution unit, not CUDA's blocks per SM:
     // the block's size alone.
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n",
+    poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n",
     images: CXX_IMAGES,
 };
 

@@ -10,7 +10,8 @@
 //! takes a step or two.
 //!
 //! All work-items of the group run it (its barriers need them all): the first `nu_lw` read one
-//! predecessor's flag each, and the nearest one that is not an aggregate alone wins a local
+//! predecessor's flag each (`nu_poll`: the dialect's relaxed atomic load, an `atomic_or` with 0
+//! on OpenCL), and the nearest one that is not an aggregate alone wins a local
 //! `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again. Then
 //! the window's work-items fetch the aggregates between that prefix and the tile, a window
 //! at a time, into the local scratch, and the first work-item folds them *forward*, so the
@@ -35,7 +36,7 @@ const ROUND: [&str; 10] = [
     "if (nu_li == 0) nu_tl[1] = 2 * nu_lw;",
     "barrier(CLK_LOCAL_MEM_FENCE);",
     "if (nu_li < nu_lw) {",
-    "    uint nu_f = nu_li < nu_j ? atomic_or(&nu_fl[nu_j - 1 - nu_li], 0u) : 2u;",
+    "    uint nu_f = nu_li < nu_j ? nu_poll(&nu_fl[nu_j - 1 - nu_li]) : 2u;",
     "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
     "    if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));",
     "}",
