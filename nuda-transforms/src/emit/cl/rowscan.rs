@@ -19,7 +19,7 @@ use crate::emit::template::Ph;
 
 /// Where the warps' totals start, per row parity, and the scratch.
 const TOTALS: &str = "nu_P + 1 + ((nu_r / nu_L) % 2) * 32";
-const SCRATCH: &str = "nu_P + 65";
+pub(super) const SCRATCH: &str = "nu_P + 65";
 
 impl ClEmitter<'_> {
     /// The tile's exclusive scan of `nu_sl<r>[0..nu_cnt]` in place (rows past its

@@ -22,12 +22,11 @@
 
 use super::lookback::{fetch, publish};
 use super::reduce::{combine, Red};
+// The window's aggregates go to the row scan's scratch, one element per work-item, free once
+// the tile is scanned.
+use super::rowscan::SCRATCH;
 use super::ClEmitter;
 use crate::emit::template::Ph;
-
-/// Where the window's aggregates go: the row scan's scratch (`rowscan.rs`), one element per
-/// work-item, free once the tile is scanned.
-const SCRATCH: &str = "nu_P + 65";
 
 /// One round of the window: `nu_tl[1]` ends as twice the nearest non-aggregate's distance
 /// below `nu_j` (plus 1 if its flag is not set yet), or `2 * nu_lw` if all are aggregates;
