@@ -3,8 +3,13 @@
 //! H200 would run: its registers, spills, shared memory, occupancy and the instruction mix of
 //! its hottest loop. Needs pip's nvidia-cuda-nvrtc-cu12, nvidia-cuda-cuobjdump and
 //! nvidia-cuda-nvdisasm (`scripts/test` installs them); without them the lab says what is
-//! missing, and under `NUDA_REQUIRE_NVRTC=1` that fails the test.
+//! missing, and under `NUDA_REQUIRE_NVRTC=1` that fails the test. AMD's compilers judge the
+//! skeletons' loads in flight too, through their compile checks (`NUDA_HIP_CHECK`,
+//! `NUDA_AMDGCN_CHECK`) in a child on OpenCL.
 
+mod common;
+
+use common::{dumped_files, dumping_child, have_opencl};
 use nuda::prelude::*;
 
 /// The lab's device index, or `None` (said on stderr) where its tools are missing.
@@ -378,4 +383,111 @@ fn grid_stride_loops_keep_several_loads_in_flight() {
             r.loads
         );
     }
+}
+
+/// The skeletons of the two tests above, each checked against plain Rust: run in a child with
+/// AMD's compile checks on, whose dumps the next test reads.
+#[test]
+fn child_runs_the_skeletons() {
+    if std::env::var_os("NUDA_TEST_CHILD").is_none() {
+        return;
+    }
+    let n = 100_003usize;
+    let v: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let a = NuArray1::<u32>::from_fn(n, |i| v[i] % 1000);
+    let b = NuArray1::<f32>::from_fn(n, |i| (v[i] % 7) as f32);
+    let c = NuArray1::<f32>::from_fn(n, |i| (v[i] % 5) as f32);
+    let (mut out, mut kept) = (NuArray1::<u32>::new(n), NuVec::<u32>::new());
+    let mut hist = NuArray1::<u32>::new(256);
+    let (mut s, mut dot) = (0u32, 0.0f32);
+    nuwork!(256; nfor!(i in n { s += a[i]; out[i] = s; })).unwrap();
+    nuwork!(256; nfor!(i in n { if a[i] % 3 == 0 { kept.push(a[i]); } })).unwrap();
+    nuwork!(256; nfor!(i in n { dot += b[i] * c[i]; })).unwrap();
+    nuwork!(256; nfor!(i in n { hist.atomic_add((a[i] % 256) as usize, 1u32); })).unwrap();
+    let a = a.to_vec();
+    let scan: Vec<u32> = a
+        .iter()
+        .scan(0u32, |r, &x| {
+            *r += x;
+            Some(*r)
+        })
+        .collect();
+    assert_eq!(out.to_vec(), scan);
+    let mut got = kept.to_vec();
+    got.sort_unstable();
+    let mut want: Vec<u32> = a.iter().copied().filter(|x| x % 3 == 0).collect();
+    want.sort_unstable();
+    assert_eq!(got, want);
+    let (b, c) = (b.to_vec(), c.to_vec());
+    let want: f64 = b.iter().zip(&c).map(|(&x, &y)| (x * y) as f64).sum();
+    assert!(
+        (dot as f64 - want).abs() <= want * 1e-5,
+        "{dot} against {want}"
+    );
+    let mut bins = vec![0u32; 256];
+    a.iter().for_each(|&x| bins[(x % 256) as usize] += 1);
+    assert_eq!(hist.to_vec(), bins);
+}
+
+/// What AMD's compilers make of the skeletons for an MI200 (gfx90a): hiprtc on the HIP text,
+/// clang on the OpenCL C as ROCm's OpenCL compiles it. Each keeps as many global loads in
+/// flight per wave as ptxas does per thread (`s_waitcnt vmcnt`, `backend/c/amdgpu_flight.rs`):
+/// the scan's and the filter's rows had 1 or 2, since AMD's compilers keep each row's guard a
+/// branch, and the histogram 1 under clang, which kept a branch on the privatisation flag
+/// between every load and the next. Without AMD's compilers this skips, unless
+/// `NUDA_REQUIRE_AMD=1`.
+#[test]
+fn amds_compilers_keep_several_loads_in_flight_in_the_skeletons() {
+    if !have_opencl() {
+        return;
+    }
+    let env = [
+        ("NUDA_HIP_CHECK", "gfx90a"),
+        ("NUDA_AMDGCN_CHECK", "gfx90a"),
+    ];
+    let (passed, text, dir) = dumping_child("child_runs_the_skeletons", "amd-flight", &env);
+    if !passed {
+        let missing = text.contains("is set, but");
+        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
+        assert!(missing && !required, "child failed:\n{text}");
+        eprintln!("skipped: no AMD compilers");
+        return;
+    }
+    let least = [
+        ("out[i] = s", 4),
+        ("kept.push", 4),
+        ("dot +=", 8),
+        ("atomic_add", 4),
+    ];
+    for ext in [".hip.s", ".amdgcn.s"] {
+        let files = dumped_files(&dir, ext);
+        for (what, n) in least {
+            let found: Vec<&String> = files.iter().filter(|f| origin(f).contains(what)).collect();
+            assert!(!found.is_empty(), "no {ext} dump of `{what}`");
+            for f in found {
+                let loads = loads_in_flight(f);
+                assert!(loads >= n, "`{what}` keeps {loads} loads in flight ({ext})");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A dump's first line, which names the macro call.
+fn origin(dump: &str) -> &str {
+    dump.lines().next().unwrap_or_default()
+}
+
+/// The fewest loads in flight a dump's head gives any of its kernels.
+fn loads_in_flight(dump: &str) -> u32 {
+    let counts = dump
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .filter_map(|l| {
+            let head = l.strip_suffix(" global loads in flight")?;
+            head.rsplit(", ").next()?.parse().ok()
+        });
+    counts.min().unwrap_or(0)
 }

@@ -580,8 +580,9 @@ fn nuwork_reductions() {
                 for (uint nu_k = 0; nu_k < 16; nu_k++) count = $O16(add)[count, nu_a1[nu_k]];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) hi = $F17(max)(hi, nu_a2[nu_k]);
             #else
-                for (nu_idx nu_left0 = nu_n0 > get_global_id(0) ? nu_n0 - (nu_idx)get_global_id(0) : 0; nu_left0 != 0; ) {
-                    if (nu_left0 / 4 >= (nu_idx)get_global_size(0)) {
+                {
+                    nu_idx nu_left0 = nu_n0 > get_global_id(0) ? nu_n0 - (nu_idx)get_global_id(0) : 0;
+                    for (; nu_left0 / 4 >= (nu_idx)get_global_size(0); ) {
                         NU_UNROLL
                         for (uint nu_u0 = 0; nu_u0 < 4; nu_u0++) {
                             nu_idx nu_g0 = nu_n0 - nu_left0;
@@ -594,7 +595,8 @@ fn nuwork_reductions() {
                             }
                             hi = $F17(max)(hi, (($T17)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err))));
                         }
-                    } else {
+                    }
+                    for (; nu_left0 != 0; ) {
                         nu_idx nu_g0 = nu_n0 - nu_left0;
                         nu_left0 = nu_left0 > (nu_idx)get_global_size(0) ? nu_left0 - (nu_idx)get_global_size(0) : 0;
                         $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -769,6 +771,7 @@ fn nuwork_scans() {
             #else
                 while ((ulong)nu_k * nu_TT < (ulong)nu_N) {
                     nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
+            #if NU_PRED_ROWS
                     for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
                         NU_UNROLL
                         for (uint nu_u = 0; nu_u < 4; nu_u++) {
@@ -787,6 +790,39 @@ fn nuwork_scans() {
                             }
                         }
                     }
+            #else
+                    {
+                        nu_it nu_full = nu_cnt - nu_cnt % (4 * nu_L);
+                        for (nu_it nu_eb = nu_li; nu_eb < nu_full; nu_eb += 4 * nu_L) {
+                            NU_UNROLL
+                            for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                                nu_it nu_e = nu_eb + nu_u * nu_L;
+                                nu_it nu_t = nu_lo + nu_e;
+                                $T12 run = nu_id0;
+                                nu_idx nu_g0 = (nu_idx)nu_t;
+                                do {
+                                    $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                    if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                                    }
+                                } while (0);
+                                nu_sl0[nu_e] = run;
+                            }
+                        }
+                        for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {
+                            nu_it nu_t = nu_lo + nu_e;
+                            $T12 run = nu_id0;
+                            nu_idx nu_g0 = (nu_idx)nu_t;
+                            do {
+                                $T1 i_4 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                if (nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                    run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
+                                }
+                            } while (0);
+                            nu_sl0[nu_e] = run;
+                        }
+                    }
+            #endif
                     $T12 nu_tot0;
                     {
                     nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;
@@ -927,6 +963,7 @@ fn nuwork_scans() {
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);
+            #if NU_PRED_ROWS
                     for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
                         NU_UNROLL
                         for (uint nu_u = 0; nu_u < 4; nu_u++) {
@@ -936,16 +973,51 @@ fn nuwork_scans() {
                                 $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
                                 nu_idx nu_g0 = (nu_idx)nu_t;
                                 do {
-                                    $T1 i_3 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
-                                    nu_st_excl(excl, excl__d0, i_3, run, NU_C$Q1, $Q1u, nu_err);
-                                    if (nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
-                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
+                                    $T1 i_5 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                    nu_st_excl(excl, excl__d0, i_5, run, NU_C$Q1, $Q1u, nu_err);
+                                    if (nu_ld_a(a, a__d0, i_5, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_5, NU_C$Q0, $Q0u, nu_err)))];
                                     }
                                     total = $O13(add)[total, (($T13)($L8(1)))];
                                 } while (0);
                             }
                         }
                     }
+            #else
+                    {
+                        nu_it nu_full = nu_cnt - nu_cnt % (4 * nu_L);
+                        for (nu_it nu_eb = nu_li; nu_eb < nu_full; nu_eb += 4 * nu_L) {
+                            NU_UNROLL
+                            for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                                nu_it nu_e = nu_eb + nu_u * nu_L;
+                                nu_it nu_t = nu_lo + nu_e;
+                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                                nu_idx nu_g0 = (nu_idx)nu_t;
+                                do {
+                                    $T1 i_6 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                    nu_st_excl(excl, excl__d0, i_6, run, NU_C$Q1, $Q1u, nu_err);
+                                    if (nu_ld_a(a, a__d0, i_6, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                        run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_6, NU_C$Q0, $Q0u, nu_err)))];
+                                    }
+                                    total = $O13(add)[total, (($T13)($L8(1)))];
+                                } while (0);
+                            }
+                        }
+                        for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {
+                            nu_it nu_t = nu_lo + nu_e;
+                            $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                            nu_idx nu_g0 = (nu_idx)nu_t;
+                            do {
+                                $T1 i_7 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
+                                nu_st_excl(excl, excl__d0, i_7, run, NU_C$Q1, $Q1u, nu_err);
+                                if (nu_ld_a(a, a__d0, i_7, NU_C$Q0, $Q0u, nu_err) > $L4(2)) {
+                                    run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_7, NU_C$Q0, $Q0u, nu_err)))];
+                                }
+                                total = $O13(add)[total, (($T13)($L8(1)))];
+                            } while (0);
+                        }
+                    }
+            #endif
                     if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
                     barrier(CLK_LOCAL_MEM_FENCE);
                     nu_k = nu_tl[0];

@@ -109,6 +109,9 @@ pub(crate) struct Resources {
     pub sgpr_spills: u32,
     pub lds: u32,
     pub wave: u32,
+    /// The most global loads a wave has in flight (`amdgpu_flight.rs`), from the ISA; `None`
+    /// where LLVM's disassembler gave none.
+    pub loads: Option<u32>,
 }
 
 /// Each kernel's resources in `code`, an AMDGPU code object.
@@ -133,8 +136,14 @@ pub(crate) fn dump_text(
     origin: Option<&str>,
     code: &[u8],
 ) -> Result<String, String> {
-    let kernels = resources(tools, code)?;
-    Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa(tools, code))
+    let mut kernels = resources(tools, code)?;
+    let isa = isa(tools, code);
+    let flight = super::amdgpu_flight::loads_in_flight(&isa, arch);
+    for k in &mut kernels {
+        let found = flight.iter().find(|(name, _)| *name == k.name);
+        k.loads = found.map(|f| f.1);
+    }
+    Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa)
 }
 
 /// Runs LLVM tool `tool` with `args` on `code`, written to a temporary file; its output.
@@ -235,15 +244,18 @@ pub(crate) fn origin_line(origin: Option<&str>) -> String {
     )
 }
 
-/// A line per kernel: registers, spills, local memory and waves per SIMD, for a dump's head
-/// and the bench's resource table.
+/// A line per kernel: registers, spills, local memory, waves per SIMD and global loads in
+/// flight, for a dump's head and the bench's resource table.
 pub(crate) fn resource_lines(arch: &str, kernels: &[Resources]) -> String {
     let mut s = String::new();
     for k in kernels {
         let waves = waves_per_simd(arch, k).map_or("?".into(), |w| w.to_string());
+        let loads = k
+            .loads
+            .map_or(String::new(), |n| format!(", {n} global loads in flight"));
         s += &format!(
             "// {arch} {}: {} VGPRs, {} AGPRs, {} SGPRs, spills {} VGPR / {} SGPR, {} bytes LDS, \
-             wave{}, {waves} waves per SIMD by registers\n",
+             wave{}, {waves} waves per SIMD by registers{loads}\n",
             k.name, k.vgprs, k.agprs, k.sgprs, k.vgpr_spills, k.sgpr_spills, k.lds, k.wave
         );
     }

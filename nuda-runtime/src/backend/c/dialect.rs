@@ -37,6 +37,13 @@ pub(crate) struct PreludeParts {
     pub offsetof: &'static str,
     /// `NU_UNROLL`, before a loop a GPU should unroll.
     pub unroll: &'static str,
+    /// `NU_PRED_ROWS`: 1 where the compiler makes the row guards of an unrolled loop
+    /// predicates and issues the rows' loads before their uses (ptxas), so the one-pass
+    /// scan's tile keeps one loop of guarded rounds; 0 where it keeps each guard a branch
+    /// that waits for the row's load (LLVM's AMDGPU back end), so full rounds run unguarded
+    /// and the tile's rest in a loop of its own. Each form is the worse on the other
+    /// compiler (ptxas kept 2 loads of a filter's 4 in flight unguarded, 3 guarded).
+    pub rows: &'static str,
     /// `NU_COPY4(d, s)`, four elements of a staged box into local memory.
     pub copy4: &'static str,
     /// `NU_SHFL`: 1 where the reduction tree's last steps use warp shuffles; `NU_WARPS`, a
@@ -234,6 +241,8 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     offsetof: "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
     // CPUs' OpenCL compilers decide for themselves, and compile faster so.
     unroll: "#define NU_UNROLL\n",
+    // ROCm's OpenCL compiles with LLVM's AMDGPU back end; CPUs' compilers take either.
+    rows: "#define NU_PRED_ROWS 0\n",
     // OpenCL C has no generic vector type to spell a 128-bit copy with, and CPUs' compilers
     // merge the four themselves.
     copy4: "#define NU_COPY4(d, s) do { (d)[0] = (s)[0]; (d)[1] = (s)[1]; (d)[2] = (s)[2]; (d)[3] = (s)[3]; } while (0)\n",

@@ -7,6 +7,7 @@
 //! few parts per dialect. Backends import this folder and never each other.
 
 pub(crate) mod amdgpu;
+pub(crate) mod amdgpu_flight;
 pub(crate) mod cxx;
 pub(crate) mod cxx_launch;
 pub(crate) mod dialect;

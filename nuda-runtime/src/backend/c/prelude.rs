@@ -67,10 +67,18 @@ impl Prelude {
     }
 
     /// The macros the annotations' code shape is spelled with, per dialect: unrolled
-    /// slices, staged copies, the reduction tree's shuffles, a staged kernel's work-group.
+    /// slices, a scan tile's rows, staged copies, the reduction tree's shuffles, a staged
+    /// kernel's work-group.
     fn schedule_macros(&self) -> String {
         let p = self.dialect.prelude();
-        [p.unroll, p.copy4, self.warps.unwrap_or(p.shfl), p.group].concat()
+        [
+            p.unroll,
+            p.rows,
+            p.copy4,
+            self.warps.unwrap_or(p.shfl),
+            p.group,
+        ]
+        .concat()
     }
 
     /// Every definition the prelude has, before any is dropped.

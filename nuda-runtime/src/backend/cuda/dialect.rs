@@ -38,6 +38,7 @@ static PRELUDE: PreludeParts = PreludeParts {
     // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
     offsetof: "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
     unroll: "#define NU_UNROLL _Pragma(\"unroll\")\n",
+    rows: "#define NU_PRED_ROWS 1\n",
     // 128-bit loads where the source is aligned (`nu_copy4`, the header's).
     copy4: "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
     shfl: "#define NU_SHFL 1\n#define NU_WARPS\n#define NU_WARPED 1\n",

@@ -42,6 +42,7 @@ static PRELUDE: PreludeParts = PreludeParts {
     opencl: false,
     offsetof: "#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n",
     unroll: "#define NU_UNROLL _Pragma(\"unroll\")\n",
+    rows: "#define NU_PRED_ROWS 0\n",
     copy4: "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
     shfl: "#define NU_SHFL 1\n#define NU_WARPS\n#define NU_WARPED 1\n",
     // HIP's second bound is a count of waves per execution unit, not CUDA's blocks per SM:

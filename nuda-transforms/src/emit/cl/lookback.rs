@@ -32,7 +32,7 @@ use super::ClEmitter;
 use crate::base::ir::*;
 use crate::emit::template::Ph;
 
-/// Rows of a GPU tile a work-item loads at once (`open_rows`).
+/// Rows of a GPU tile a work-item loads at once (`rows`).
 const ROWS: usize = 4;
 
 /// The tile's ticket: taken by the first work-item, broadcast through `nu_tl`.
@@ -122,53 +122,73 @@ impl ClEmitter<'_> {
     /// scans and reads again (so no barrier before the scan); the group's look-back; the
     /// body from the prefixes.
     fn gpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.open_rows();
-        self.declare_scans(scans, |r| format!("nu_id{r}"));
-        self.at_iteration(mapped, slice);
-        for Red { r, var, .. } in scans {
-            self.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
-        }
-        self.close_rows();
+        self.rows(|e| {
+            e.declare_scans(scans, |r| format!("nu_id{r}"));
+            e.at_iteration(mapped, slice);
+            for Red { r, var, .. } in scans {
+                e.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
+            }
+        });
         self.each(scans, |t, r| format!("{t} nu_tot{r};"));
         self.row_scan(scans);
         self.window_look_back(scans);
-        self.open_rows();
-        self.declare_scans(scans, |r| {
-            combine_of(
-                scans,
-                r,
-                &format!("nu_sl{r}[nu_P]"),
-                &format!("nu_sl{r}[nu_e]"),
-            )
+        self.rows(|e| {
+            e.declare_scans(scans, |r| {
+                combine_of(
+                    scans,
+                    r,
+                    &format!("nu_sl{r}[nu_P]"),
+                    &format!("nu_sl{r}[nu_e]"),
+                )
+            });
+            e.at_iteration(mapped, body);
         });
-        self.at_iteration(mapped, body);
-        self.close_rows();
     }
 
-    /// Opens a GPU tile's iterations `nu_e` (`nu_t` in the launch), `ROWS` rows of the group
-    /// at a time: unrolled, with each row's guard a predicate, the rows' loads are all in
-    /// flight before the first is used (one at a time, a work-item's single 4-byte load
-    /// leaves a multiprocessor a third of the bytes in flight HBM needs).
-    fn open_rows(&mut self) {
+    /// A GPU tile's iterations `nu_e` (`nu_t` in the launch), `ROWS` rows of the group a
+    /// round, unrolled, each emitted by `each`, so a work-item's loads of its rows are all in
+    /// flight before the first is used (one at a time, a work-item's single 4-byte load leaves
+    /// a multiprocessor a third of the bytes in flight HBM needs). Two forms, the dialect's
+    /// `NU_PRED_ROWS` choosing: one loop whose rows are guarded by the tile's end, which ptxas
+    /// makes predicates; or, for LLVM's AMDGPU back end, which keeps each guard a branch and
+    /// waits for the row's load before it, the full rounds unguarded and the rest a row at a
+    /// time in a loop of its own (one loop branching between the two lets LLVM hoist the code
+    /// they share back above the branch).
+    fn rows(&mut self, mut each: impl FnMut(&mut Self)) {
+        self.out.push_str("#if NU_PRED_ROWS\n");
+        self.row_rounds("nu_cnt", true, &mut each);
+        self.out.push_str("#else\n");
+        self.raw_line("{");
+        self.indent += 1;
         self.raw_line(&format!(
-            "for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += {ROWS} * nu_L) {{"
+            "nu_it nu_full = nu_cnt - nu_cnt % ({ROWS} * nu_L);"
+        ));
+        self.row_rounds("nu_full", false, &mut each);
+        self.raw_line("for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
+        self.indent += 1;
+        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        each(self);
+        self.close(2);
+        self.out.push_str("#endif\n");
+    }
+
+    /// The rounds of `rows` below `end`, each row `guard`ed by the tile's end or not.
+    fn row_rounds(&mut self, end: &str, guard: bool, each: &mut impl FnMut(&mut Self)) {
+        self.raw_line(&format!(
+            "for (nu_it nu_eb = nu_li; nu_eb < {end}; nu_eb += {ROWS} * nu_L) {{"
         ));
         self.indent += 1;
         self.raw_line("NU_UNROLL");
         self.raw_line(&format!("for (uint nu_u = 0; nu_u < {ROWS}; nu_u++) {{"));
         self.indent += 1;
         self.raw_line("nu_it nu_e = nu_eb + nu_u * nu_L;");
-        self.raw_line("if (nu_e < nu_cnt) {");
-        self.indent += 1;
-        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
-    }
-
-    /// Closes `open_rows`.
-    fn close_rows(&mut self) {
-        for _ in 0..3 {
-            self.indent -= 1;
-            self.raw_line("}");
+        if guard {
+            self.raw_line("if (nu_e < nu_cnt) {");
+            self.indent += 1;
         }
+        self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        each(self);
+        self.close(2 + usize::from(guard));
     }
 
     /// CPUs: a contiguous part of the tile per work-item; its slice total; the first

@@ -55,6 +55,30 @@ impl ClEmitter<'_> {
         });
     }
 
+    /// GPUs: `loops` twice, first where every array is privatised (the flags shadowed by
+    /// constants), then for any other launch. With a flag the compiler cannot see, each
+    /// atomic is a branch between the copy and the array, and AMD's compilers, which do not
+    /// unswitch loops on a uniform flag as ptxas does, then wait for each stride's load before
+    /// that branch: a histogram's grid-stride loop kept one load in flight instead of four.
+    pub(super) fn private_unswitched(&mut self, mut loops: impl FnMut(&mut Self)) {
+        let n = self.env.analysis.privatised.len();
+        if n == 0 {
+            return loops(self);
+        }
+        let flags: Vec<String> = (0..n).map(|k| format!("nu_pv{k}")).collect();
+        let ones: Vec<String> = flags.iter().map(|f| format!("{f} = 1u")).collect();
+        self.raw_line(&format!("if ({}) {{", flags.join(" && ")));
+        self.indent += 1;
+        self.raw_line(&format!("const uint {};", ones.join(", ")));
+        loops(self);
+        self.indent -= 1;
+        self.raw_line("} else {");
+        self.indent += 1;
+        loops(self);
+        self.indent -= 1;
+        self.raw_line("}");
+    }
+
     /// For each privatised array whose flag is set, `line(array, flush, element type, k)`
     /// in a loop of the group's work-items over its elements `nu_j`.
     fn private_each(&mut self, line: impl Fn(&str, &str, &str, usize) -> String) {

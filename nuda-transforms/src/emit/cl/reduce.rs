@@ -58,7 +58,7 @@ impl ClEmitter<'_> {
         self.out.push_str("#if NU_CPU\n");
         self.cpu_loops(mapped, body);
         self.out.push_str("#else\n");
-        self.gpu_loops(mapped, body);
+        self.private_unswitched(|e| e.gpu_loops(mapped, body));
         self.out.push_str("#endif\n");
         self.private_flush();
         self.tree(&reds);
@@ -94,9 +94,11 @@ impl ClEmitter<'_> {
     /// they run unrolled and unguarded, so the compiler issues a work-item's loads of all of
     /// them before it uses one (a stride at a time, a dot product's two 4-byte loads leave an
     /// H200 SM a third of the bytes in flight its HBM needs, and a guard per stride keeps a
-    /// histogram's loads behind its atomics); then a stride at a time. `nu_left<d>` counts
-    /// what is left of the dimension, so no index wraps, and it steps before the body, whose
-    /// `continue` goes on to the next stride.
+    /// histogram's loads behind its atomics); then, in a loop of its own, a stride at a time
+    /// (one loop with a branch between the two lets LLVM sink the code they share below it,
+    /// and AMD's compilers then wait for the last stride's load before the others'). `nu_left<d>`
+    /// counts what is left of the dimension, so no index wraps, and it steps before the
+    /// body, whose `continue` goes on to the next stride.
     fn strides(&mut self, mapped: &[Loop], body: &Block, d: usize) {
         let (g, n, z, left) = (
             format!("nu_g{d}"),
@@ -104,9 +106,12 @@ impl ClEmitter<'_> {
             global_size(d),
             format!("nu_left{d}"),
         );
-        self.raw_line(&format!("for (nu_idx {left} = {n} > get_global_id({d}) ? {n} - (nu_idx)get_global_id({d}) : 0; {left} != 0; ) {{"));
+        self.raw_line("{");
         self.indent += 1;
-        self.raw_line(&format!("if ({left} / {STRIDES} >= {z}) {{"));
+        self.raw_line(&format!(
+            "nu_idx {left} = {n} > get_global_id({d}) ? {n} - (nu_idx)get_global_id({d}) : 0;"
+        ));
+        self.raw_line(&format!("for (; {left} / {STRIDES} >= {z}; ) {{"));
         self.indent += 1;
         self.raw_line("NU_UNROLL");
         self.raw_line(&format!(
@@ -116,9 +121,8 @@ impl ClEmitter<'_> {
         self.raw_line(&format!("nu_idx {g} = {n} - {left};"));
         self.raw_line(&format!("{left} -= {z};"));
         self.iteration(mapped, body, None);
-        self.close(1);
-        self.indent -= 1;
-        self.raw_line("} else {");
+        self.close(2);
+        self.raw_line(&format!("for (; {left} != 0; ) {{"));
         self.indent += 1;
         self.raw_line(&format!("nu_idx {g} = {n} - {left};"));
         self.raw_line(&format!("{left} = {left} > {z} ? {left} - {z} : 0;"));
@@ -174,8 +178,8 @@ impl ClEmitter<'_> {
         }
     }
 
-    /// Closes `n` loops.
-    fn close(&mut self, n: usize) {
+    /// Closes `n` loops or blocks.
+    pub(super) fn close(&mut self, n: usize) {
         for _ in 0..n {
             self.indent -= 1;
             self.raw_line("}");

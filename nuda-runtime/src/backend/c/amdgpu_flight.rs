@@ -1,0 +1,158 @@
+//! AMD's memory-level parallelism (layer 1, shared by the AMD compile checks beside
+//! `amdgpu.rs`): how many global loads one wave of a kernel has in flight at once, read off
+//! its ISA (`llvm-objdump -d`), the counterpart of the CUDA lab's `Kernel::loads_in_flight`.
+//!
+//! Why: an MI200's HBM, like an H200's, reaches its speed only with enough bytes in flight per
+//! compute unit, and a wave that waits for each load before it issues the next keeps one in
+//! flight. AMD's compilers say where a wave waits: `s_waitcnt vmcnt(N)` stalls until at most
+//! N of its vector-memory operations are outstanding, and they complete in order. So the count
+//! is the most loads outstanding at once, as the waits allow, in a straight run of code; a
+//! branch, a barrier or the end ends the run (past them the order of issue is not the
+//! listing's). On GFX9 (gfx90a, gfx94x) stores and atomics count against `vmcnt` too; from
+//! GFX10 on (gfx1030) stores have their own counter.
+
+use std::collections::VecDeque;
+
+/// A kernel's name and the most global loads one wave issues before it waits for them.
+pub(crate) fn loads_in_flight(isa: &str, arch: &str) -> Vec<(String, u32)> {
+    let gfx9 = arch.starts_with("gfx9");
+    let mut out: Vec<(String, u32)> = Vec::new();
+    let mut run = Run::default();
+    for line in isa.lines() {
+        if let Some(name) = symbol(line) {
+            out.push((name.to_string(), 0));
+            run = Run::default();
+            continue;
+        }
+        let Some((op, args)) = instruction(line) else {
+            continue;
+        };
+        run.step(op, args, gfx9);
+        if let Some(last) = out.last_mut() {
+            last.1 = last.1.max(run.most);
+        }
+    }
+    out
+}
+
+/// The vector-memory operations outstanding in a run: `true` for a load.
+#[derive(Default)]
+struct Run {
+    queue: VecDeque<bool>,
+    most: u32,
+}
+
+impl Run {
+    /// One instruction `op` with operands `args`.
+    fn step(&mut self, op: &str, args: &str, gfx9: bool) {
+        if ends_run(op) {
+            self.queue.clear();
+        } else if let Some(n) = waits_for(op, args) {
+            while self.queue.len() > n {
+                self.queue.pop_front();
+            }
+        } else if is_load(op) {
+            self.queue.push_back(true);
+        } else if counts(op, args, gfx9) {
+            self.queue.push_back(false);
+        }
+        let loads = self.queue.iter().filter(|&&l| l).count();
+        self.most = self.most.max(loads as u32);
+    }
+}
+
+/// `<name>:` heading a function's listing.
+fn symbol(line: &str) -> Option<&str> {
+    let rest = line.split_once(" <")?.1;
+    rest.strip_suffix(">:")
+}
+
+/// A listing line's mnemonic and operands, without the `// address: encoding` comment.
+fn instruction(line: &str) -> Option<(&str, &str)> {
+    let code = line.split("//").next()?.trim();
+    if !line.starts_with('\t') || code.is_empty() {
+        return None;
+    }
+    Some(code.split_once(char::is_whitespace).unwrap_or((code, "")))
+}
+
+/// A load from global memory, whatever its width (`global_load_dwordx4`, `buffer_load_ubyte`).
+fn is_load(op: &str) -> bool {
+    ["global_load", "buffer_load", "flat_load"]
+        .iter()
+        .any(|p| op.starts_with(p))
+}
+
+/// Another operation `vmcnt` counts: on GFX9 every vector-memory one (stores, atomics,
+/// spills); later, only those that return data (`glc`).
+fn counts(op: &str, args: &str, gfx9: bool) -> bool {
+    let vmem = ["global_", "buffer_", "flat_", "scratch_"]
+        .iter()
+        .any(|p| op.starts_with(p));
+    vmem && (gfx9 || (!op.contains("_store") && args.contains("glc")))
+}
+
+/// `s_waitcnt`'s `vmcnt(N)`, if it has one (`s_waitcnt lgkmcnt(0)` waits on no load).
+fn waits_for(op: &str, args: &str) -> Option<usize> {
+    if op != "s_waitcnt" {
+        return None;
+    }
+    let n = args.split_once("vmcnt(")?.1.split(')').next()?;
+    n.trim().parse().ok()
+}
+
+/// Branches, calls, returns, barriers and the end: past them the listing's order is not the
+/// order of issue.
+fn ends_run(op: &str) -> bool {
+    op.starts_with("s_branch")
+        || op.starts_with("s_cbranch")
+        || op.starts_with("s_setpc")
+        || op.starts_with("s_swappc")
+        || op == "s_barrier"
+        || op == "s_endpgm"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loads_in_flight;
+
+    fn listing(body: &str) -> String {
+        format!("Disassembly of section .text:\n\n0000000000001900 <k>:\n{body}")
+    }
+
+    /// Four loads issued before the first wait for one of them; a wait for all ends them.
+    #[test]
+    fn loads_stay_in_flight_until_a_wait_takes_them() {
+        let isa = listing(
+            "\tglobal_load_dword v2, v[0:1], off                 // 000000001900: DC508000\n\
+             \tglobal_load_dwordx4 v[4:7], v[0:1], off offset:16 // 000000001908: DC5C8010\n\
+             \tbuffer_load_dword v8, v9, s[0:3], 0 offen       // 000000001910: E0501000\n\
+             \tglobal_load_dword v10, v[0:1], off offset:64     // 000000001918: DC508040\n\
+             \ts_waitcnt vmcnt(3)                               // 000000001920: BF8C0F73\n\
+             \tv_add_u32_e32 v2, v2, v3                          // 000000001924: 68040702\n\
+             \ts_waitcnt vmcnt(0) lgkmcnt(0)                    // 000000001928: BF8C0070\n\
+             \tglobal_load_dword v2, v[0:1], off                 // 00000000192C: DC508000\n\
+             \ts_endpgm                                          // 000000001934: BF810000\n",
+        );
+        assert_eq!(loads_in_flight(&isa, "gfx90a"), [("k".to_string(), 4)]);
+    }
+
+    /// One load waited for before the next is issued, behind a branch each time (a guard
+    /// that stayed a branch): one in flight. A GFX9 store counts against `vmcnt`, so a wait
+    /// for one operation after a load and a store takes the load; on GFX10 it does not.
+    #[test]
+    fn waits_and_branches_end_runs() {
+        let isa = listing(
+            "\tglobal_load_dword v2, v[24:25], off               // 000000001C3C: DC508000\n\
+             \ts_waitcnt vmcnt(0)                                // 000000001C4C: BF8C0F70\n\
+             \ts_cbranch_execz 13                                // 000000001C60: BF88000D\n\
+             \tglobal_load_dword v2, v[24:25], off               // 000000001C7C: DC508000\n\
+             \tglobal_store_dword v[0:1], v4, off                // 000000001C84: DC708000\n\
+             \ts_waitcnt vmcnt(1)                                // 000000001C88: BF8C0F71\n\
+             \tglobal_load_dword v3, v[24:25], off               // 000000001C8C: DC508000\n\
+             \ts_branch 2                                         // 000000001C94: BF820002\n",
+        );
+        assert_eq!(loads_in_flight(&isa, "gfx90a")[0].1, 1);
+        assert_eq!(loads_in_flight(&isa, "gfx1030")[0].1, 2);
+    }
+}
