@@ -51,3 +51,31 @@ fn a_figure_edited_by_hand_fails_the_check() {
     assert!(!out.status.success(), "a planted change passed the check");
     assert!(String::from_utf8_lossy(&out.stderr).contains("differs from the raw files"));
 }
+
+/// Issue 50: the generated section holds the static table, every model problem's kernels for
+/// sm_90 beside an MI200's (gfx90a, both AMD compilers) and an MI300's (gfx940, clang).
+#[test]
+fn the_static_table_puts_amd_beside_sm_90() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
+    let head = "### Static resources per kernel: sm_90 beside AMD's compilers";
+    let table = &text[text.find(head).expect("the static table")..];
+    let header = table.lines().find(|l| l.starts_with("| problem")).unwrap();
+    for column in ["sm_90", "hiprtc gfx90a", "clang gfx90a", "clang gfx940"] {
+        assert!(header.contains(column), "no `{column}` in {header}");
+    }
+    for problem in [
+        "imgconv",
+        "nbody",
+        "sgemm",
+        "dgemm",
+        "md5",
+        "scan",
+        "histogram",
+    ] {
+        let rows = table
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {problem} ")));
+        assert!(rows.count() > 0, "no `{problem}` rows");
+    }
+}

@@ -385,6 +385,45 @@ fn grid_stride_loops_keep_several_loads_in_flight() {
     }
 }
 
+/// With AMD's compile checks on (`scripts/test` sets both), each launch on the lab also
+/// leaves what hiprtc and clang made of it for an MI200 (`nuda::lab::take_amd_records`),
+/// whatever the checks' memos say: the bench's `--static` table puts these beside the lab's
+/// own record. A dot product's grid-stride loop keeps 8 loads in flight on each.
+#[test]
+fn each_lab_launch_also_leaves_amds_records() {
+    let Some(lab) = lab() else { return };
+    let set = |v: &str| std::env::var(v).is_ok_and(|s| s.split(',').any(|a| a == "gfx90a"));
+    if !(set("NUDA_HIP_CHECK") && set("NUDA_AMDGCN_CHECK")) {
+        eprintln!("skipped: NUDA_HIP_CHECK and NUDA_AMDGCN_CHECK do not both list gfx90a");
+        return;
+    }
+    let amd = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::AmdRecord>> {
+        let n = 1usize << 16;
+        let a = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let b = NuArray1::<f32>::from_fn(n, |i| i as f32);
+        let mut dot = 0.0f32;
+        // Twice: the second launch's program passed the checks already.
+        for _ in 0..2 {
+            nuda::lab::take_amd_records();
+            nuwork!(256; nfor!(i in n { dot += a[i] * b[i]; }))?;
+        }
+        let _ = dot;
+        Ok(nuda::lab::take_amd_records())
+    })
+    .unwrap()
+    .unwrap();
+    for compiler in ["hiprtc", "clang"] {
+        let found = amd
+            .iter()
+            .find(|r| {
+                (r.compiler, r.arch.as_str(), r.kernel.as_str()) == (compiler, "gfx90a", "nuwork")
+            })
+            .unwrap_or_else(|| panic!("no {compiler} gfx90a record in {amd:?}"));
+        assert!(found.registers.0 > 0 && found.waves.is_some(), "{found:?}");
+        assert!(found.loads >= Some(8), "{found:?}");
+    }
+}
+
 /// The skeletons of the two tests above, each checked against plain Rust: run in a child with
 /// AMD's compile checks on, whose dumps the next test reads.
 #[test]

@@ -2,8 +2,10 @@
 //! the static lab (`nuda::lab`), which compiles each launch for an H100/H200 with NVRTC, reads
 //! NVIDIA's disassembly and runs nothing. The table: per kernel, registers, spills, shared
 //! memory, theoretical occupancy, the instruction mix of its hottest innermost loop, and a
-//! static bound on the share of the peak it can reach.
+//! static bound on the share of the peak it can reach; with AMD's compile checks on, what
+//! hiprtc and clang made of the same launch (`lab_amd.rs`).
 
+use super::lab_amd::{cell, matching, targets, Target};
 use super::spec::{Bench, LabRow, Peak, Run, Spec};
 use nuda::lab::Record;
 use nuda::Result;
@@ -25,6 +27,7 @@ impl Bench {
         for (name, run) in runs {
             self.bar.set_message(format!("{} {name}", spec.problem));
             nuda::lab::take_records();
+            nuda::lab::take_amd_records();
             // A variant a GPU would refuse is a row that says why; the others still run.
             let error = run(state).err().map(|e| e.to_string());
             self.lab.push(LabRow {
@@ -33,6 +36,7 @@ impl Bench {
                 peak: spec.peak,
                 elements: spec.elements,
                 records: nuda::lab::take_records(),
+                amd: nuda::lab::take_amd_records(),
                 error,
             });
             self.bar.inc(1);
@@ -66,65 +70,93 @@ fn widths(w: [u32; 3]) -> String {
 
 /// Prints the lab's table, one row per kernel a variant launched.
 pub fn print(rows: &[LabRow], arch: &str) {
+    let amd = targets(rows);
+    print_head(arch, &amd);
+    for row in rows {
+        for i in 0..row.records.len() {
+            print_record(row, i, &amd);
+        }
+        print_tail(row);
+    }
+}
+
+/// The table's legend and column heads, AMD's columns (`amd`) last.
+fn print_head(arch: &str, amd: &[Target]) {
     println!("\nstatic lab, {arch} (NVRTC and cuobjdump; occupancy of an H100/H200 SM; the loop is the own body of the loop with the most arithmetic; +/* counts unfused adds and multiplies, alu% the integer ALU share (md5's work); atom = shared/global atomics in the loop; bound = flops per issue slot against all-FMA x min(1, warps/16))\n");
+    if !amd.is_empty() {
+        println!("AMD columns (NUDA_HIP_CHECK, NUDA_AMDGCN_CHECK: hiprtc on the HIP text, clang on the OpenCL C as ROCm's OpenCL compiles it): VGPRs/spilled VGPRs/waves per SIMD by registers/global loads in flight per wave\n");
+    }
+    let heads: String = amd
+        .iter()
+        .map(|(c, a)| format!(" {:>15}", format!("{c} {a}")))
+        .collect();
     println!(
-        "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>6} {:>4} {:>5} {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}",
+        "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>6} {:>4} {:>5} {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}{heads}",
         "problem", "variant", "kernel", "thr", "regs", "spill s/l", "smem", "warps/64", "limit", "loop", "fma%", "+/*", "alu%", "lds", "ldg", "stg", "shfl", "bar", "atom", "bound"
     );
-    println!("{}", "-".repeat(208));
-    for row in rows {
-        for r in &row.records {
-            let b = bound(r, row.peak).map_or_else(|| "-".into(), |b| format!("{:.0}%", 100.0 * b));
-            let m = &r.inner;
-            println!(
-                "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>5.0}% {:>4} {:>4.0}% {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}",
-                row.problem,
-                truncate(&row.variant, 58),
-                r.kernel,
-                r.threads,
-                r.registers,
-                format!("{}/{}", r.spills.0, r.spills.1),
-                r.shared,
-                r.occupancy.warps,
-                r.occupancy.limit,
-                m.total,
-                100.0 * m.fma_share(),
-                m.add_mul,
-                100.0 * f64::from(m.int_alu) / f64::from(m.total.max(1)),
-                widths(m.lds),
-                widths(m.ldg),
-                m.stg,
-                m.shfl,
-                m.bar,
-                format!("{}/{}", m.atoms, m.atomg),
-                b,
-            );
-        }
-        if let (Some(n), false) = (row.elements, row.records.is_empty()) {
-            let moved: u64 = row.records.iter().map(|r| r.arrays).sum();
-            let flight: Vec<String> = row.records.iter().map(|r| r.loads.to_string()).collect();
-            println!(
-                "{:<15} {:<58} {:.1} bytes of arrays per element over {} launch(es); global loads in flight per thread: {}",
-                row.problem,
-                truncate(&row.variant, 58),
-                moved as f64 / n.max(1) as f64,
-                row.records.len(),
-                flight.join("/")
-            );
-        }
-        if let Some(e) = &row.error {
-            println!(
-                "{:<15} {:<58} refused: {e}",
-                row.problem,
-                truncate(&row.variant, 58)
-            );
-        } else if row.records.is_empty() {
-            println!(
-                "{:<15} {:<58} (no launch on the lab)",
-                row.problem,
-                truncate(&row.variant, 58)
-            );
-        }
+    println!("{}", "-".repeat(208 + 16 * amd.len()));
+}
+
+/// The line of `row`'s `i`-th record, with its AMD cells.
+fn print_record(row: &LabRow, i: usize, amd: &[Target]) {
+    let r = &row.records[i];
+    let cells: String = amd
+        .iter()
+        .map(|t| format!(" {:>15}", cell(matching(row, i, t))))
+        .collect();
+    let b = bound(r, row.peak).map_or_else(|| "-".into(), |b| format!("{:.0}%", 100.0 * b));
+    let m = &r.inner;
+    println!(
+            "{:<15} {:<58} {:<12} {:>5} {:>4} {:>9} {:>7} {:>9} {:>10} {:>5} {:>5.0}% {:>4} {:>4.0}% {:>9} {:>9} {:>4} {:>4} {:>4} {:>6} {:>7}{cells}",
+            row.problem,
+            truncate(&row.variant, 58),
+            r.kernel,
+            r.threads,
+            r.registers,
+            format!("{}/{}", r.spills.0, r.spills.1),
+            r.shared,
+            r.occupancy.warps,
+            r.occupancy.limit,
+            m.total,
+            100.0 * m.fma_share(),
+            m.add_mul,
+            100.0 * f64::from(m.int_alu) / f64::from(m.total.max(1)),
+            widths(m.lds),
+            widths(m.ldg),
+            m.stg,
+            m.shfl,
+            m.bar,
+            format!("{}/{}", m.atoms, m.atomg),
+            b,
+        );
+}
+
+/// A variant's bytes per element and loads in flight, or why it has no record.
+fn print_tail(row: &LabRow) {
+    if let (Some(n), false) = (row.elements, row.records.is_empty()) {
+        let moved: u64 = row.records.iter().map(|r| r.arrays).sum();
+        let flight: Vec<String> = row.records.iter().map(|r| r.loads.to_string()).collect();
+        println!(
+            "{:<15} {:<58} {:.1} bytes of arrays per element over {} launch(es); global loads in flight per thread: {}",
+            row.problem,
+            truncate(&row.variant, 58),
+            moved as f64 / n.max(1) as f64,
+            row.records.len(),
+            flight.join("/")
+        );
+    }
+    if let Some(e) = &row.error {
+        println!(
+            "{:<15} {:<58} refused: {e}",
+            row.problem,
+            truncate(&row.variant, 58)
+        );
+    } else if row.records.is_empty() {
+        println!(
+            "{:<15} {:<58} (no launch on the lab)",
+            row.problem,
+            truncate(&row.variant, 58)
+        );
     }
 }
 

@@ -12,6 +12,7 @@ mod histogram;
 #[path = "../../examples/imgconv/kernels.rs"]
 mod imgconv;
 mod lab;
+mod lab_amd;
 #[path = "../../examples/mandelbrot/kernels.rs"]
 mod mandelbrot;
 #[path = "../../examples/md5/kernels.rs"]
@@ -133,7 +134,9 @@ struct Args {
     /// peer) for this NVIDIA architecture with NVRTC, read NVIDIA's disassembly, and print
     /// per kernel its registers, spills, shared memory, occupancy on an H100/H200 and the
     /// instruction mix of its hottest loop (`sm_90`; needs pip's nvidia-cuda-nvrtc-cu12,
-    /// nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, no GPU).
+    /// nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm, no GPU). With `NUDA_HIP_CHECK` or
+    /// `NUDA_AMDGCN_CHECK` set, a column per AMD compiler and architecture too; `--json`
+    /// writes the table (`kind: static`).
     #[arg(long = "static", value_name = "ARCH")]
     static_arch: Option<String>,
     /// With `--static`: write the lab's ranking of every tuned variant's candidates (best
@@ -188,6 +191,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (rows, lab) = problems(&args, device)?;
     if let Some(arch) = &args.static_arch {
         lab::print(&lab, arch);
+        if let Some(path) = &args.json {
+            lab_amd::write_json(&lab, arch, path)?;
+        }
         if let Some(path) = &args.write_seeds {
             lab::write_seeds(path)?;
         }

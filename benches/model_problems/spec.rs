@@ -112,6 +112,8 @@ pub struct LabRow {
     /// Elements per run, where the problem streams them.
     pub elements: Option<usize>,
     pub records: Vec<Record>,
+    /// What AMD's compilers made of the same launches, where their checks are on.
+    pub amd: Vec<nuda::lab::AmdRecord>,
     /// What the lab refused, as a GPU's launch would (too much shared memory, ..).
     pub error: Option<String>,
 }

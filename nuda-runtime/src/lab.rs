@@ -1,9 +1,11 @@
 //! `nuda::lab`: the static lab, NVIDIA's compiler and disassembler judging every kernel with
 //! no GPU (layer 5, above the device registry it adds a device to). [`enable`] registers a
 //! device that compiles each launch for `sm_90` (an H100 or H200), reads the SASS, and runs
-//! nothing; [`take_records`] returns what it found per launch. The bench's `--static sm_90`
-//! runs every variant of every model problem on it and prints the table.
+//! nothing; [`take_records`] returns what it found per launch, and [`take_amd_records`] what
+//! AMD's compilers made of the same launches where their checks are on. The bench's
+//! `--static sm_90` runs every variant of every model problem on it and prints the table.
 
+pub use crate::backend::c::amd_lab::AmdRecord;
 pub use crate::backend::cuda::lab::{take_records, Occupancy, Record};
 pub use crate::backend::cuda::sass::Mix;
 
@@ -30,10 +32,20 @@ pub fn enable(arch: &str) -> Result<usize> {
     // Why there would be no device, said before the registry hides it.
     lab.devices().map_err(bad)?;
     crate::device::register(lab)?;
+    crate::backend::c::amd_lab::collect();
     let found = crate::device::devices()
         .into_iter()
         .find(|d| d.platform == "CUDA lab");
     found
         .map(|d| d.index)
         .ok_or_else(|| bad("the device list has no lab device".into()))
+}
+
+/// What AMD's compilers made of each launch since the last call, oldest first: with
+/// `NUDA_HIP_CHECK` or `NUDA_AMDGCN_CHECK` set, every launch after [`enable`] is compiled by
+/// hiprtc or clang for each architecture listed (whatever the checks' memos say), and each
+/// kernel's VGPRs, SGPRs, spills, LDS, waves per SIMD and global loads in flight are kept.
+/// Empty where neither is set.
+pub fn take_amd_records() -> Vec<AmdRecord> {
+    crate::backend::c::amd_lab::take()
 }

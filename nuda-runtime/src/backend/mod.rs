@@ -48,6 +48,7 @@ pub(crate) fn offline_checks(
         return Ok(());
     }
     let mut built = Ok(());
+    let mut threads = Vec::new();
     let checked = c::passed::remembered(&CHECKED, (source, index), || {
         std::thread::scope(|s| {
             let running: Vec<_> = CHECKS
@@ -59,6 +60,7 @@ pub(crate) fn offline_checks(
                     thread.spawn_scoped(s, run).map_err(|_| run)
                 })
                 .collect();
+            threads = running.iter().flatten().map(|t| t.thread().id()).collect();
             built = build();
             running.into_iter().try_for_each(|r| match r {
                 Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
@@ -67,6 +69,8 @@ pub(crate) fn offline_checks(
             })
         })
     });
+    // What the checks left for the static lab belongs to the launch's thread.
+    c::amd_lab::adopt(&threads);
     checked.and(built)
 }
 

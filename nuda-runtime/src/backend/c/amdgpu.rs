@@ -136,6 +136,20 @@ pub(crate) fn dump_text(
     origin: Option<&str>,
     code: &[u8],
 ) -> Result<String, String> {
+    let (kernels, isa) = described(tools, arch, code)?;
+    Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa)
+}
+
+/// Keeps what `compiler` made of a program for `arch` for the static lab, if it collects
+/// (`amd_lab.rs`); a code object LLVM's tools cannot read leaves nothing.
+pub(crate) fn collect(tools: &Tools, compiler: &'static str, arch: &str, code: &[u8]) {
+    if let (true, Ok((kernels, _))) = (super::amd_lab::collecting(), described(tools, arch, code)) {
+        super::amd_lab::push(compiler, arch, &kernels);
+    }
+}
+
+/// Each kernel's resources, its loads in flight included, and the ISA they were read from.
+fn described(tools: &Tools, arch: &str, code: &[u8]) -> Result<(Vec<Resources>, String), String> {
     let mut kernels = resources(tools, code)?;
     let isa = isa(tools, code);
     let flight = super::amdgpu_flight::loads_in_flight(&isa, arch);
@@ -143,7 +157,7 @@ pub(crate) fn dump_text(
         let found = flight.iter().find(|(name, _)| *name == k.name);
         k.loads = found.map(|f| f.1);
     }
-    Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa)
+    Ok((kernels, isa))
 }
 
 /// Runs LLVM tool `tool` with `args` on `code`, written to a temporary file; its output.

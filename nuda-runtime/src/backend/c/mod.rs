@@ -6,6 +6,7 @@
 //! and what the C++ dialects share (`cxx.rs` and its header). The prelude is OpenCL C with a
 //! few parts per dialect. Backends import this folder and never each other.
 
+pub(crate) mod amd_lab;
 pub(crate) mod amdgpu;
 pub(crate) mod amdgpu_flight;
 pub(crate) mod cxx;

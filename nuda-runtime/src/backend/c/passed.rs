@@ -11,8 +11,11 @@ pub(crate) struct Passed(DiskCache, String);
 impl Passed {
     /// The memo of `text` checked by `checker` (a name and version, such as `nvrtc 12.9`) with
     /// `options`, kept in the cache's folder `folder` (`nvrtc-checks`); `None` when the cache is
-    /// off or a dump is asked for.
+    /// off, a dump is asked for or the static lab collects what AMD's compilers make.
     pub fn new(folder: &str, checker: &str, text: &str, options: &[String]) -> Option<Passed> {
+        if super::amd_lab::collecting() {
+            return None;
+        }
         let config = crate::config::config();
         let dir = config
             .cache
@@ -61,13 +64,17 @@ pub(crate) fn once_per_process(
 }
 
 /// `run`'s outcome for this program and index type: run once per process, remembered in
-/// `seen`, and given again to later calls.
+/// `seen`, and given again to later calls; run every time while the static lab collects what
+/// AMD's compilers make of each launch.
 pub(crate) fn remembered(
     seen: &'static std::sync::OnceLock<Seen>,
     (source, index): (&crate::backend::KernelSource, crate::backend::IndexType),
     run: impl FnOnce() -> crate::error::Result<()>,
 ) -> crate::error::Result<()> {
     use std::sync::PoisonError;
+    if super::amd_lab::collecting() {
+        return run();
+    }
     let seen = seen.get_or_init(Seen::default);
     let key = (source.source.as_ptr() as usize, source.source.len(), index);
     let known = seen

@@ -66,6 +66,9 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
         Ok(c) if c.log.contains("warning:") => c.log,
         Ok(c) => {
             let origin = source.faults.as_ref().map(|f| f.origin);
+            if let Ok(tools) = amdgpu::tools() {
+                amdgpu::collect(tools, "hiprtc", arch, &c.code);
+            }
             dump(&text, (label, origin), arch, &c.code);
             if let Some(p) = &passed {
                 p.record();

@@ -89,6 +89,7 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     match compile(tools, &text, &options) {
         Ok(code) => {
             let origin = source.faults.as_ref().map(|f| f.origin);
+            amdgpu::collect(tools, "clang", arch, &code);
             dump(tools, &text, (label, origin), arch, &code);
             if let Some(p) = passed {
                 p.record();
