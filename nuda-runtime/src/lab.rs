@@ -32,7 +32,11 @@ pub fn enable(arch: &str) -> Result<usize> {
     // Why there would be no device, said before the registry hides it.
     lab.devices().map_err(bad)?;
     crate::device::register(lab)?;
-    crate::backend::c::amd_lab::collect();
+    let config = crate::config::config();
+    let listed = |l: &Result<Vec<String>>| l.as_ref().is_ok_and(|a| !a.is_empty());
+    if listed(&config.hip_check) || listed(&config.amdgcn_check) {
+        crate::backend::c::amd_lab::collect();
+    }
     let found = crate::device::devices()
         .into_iter()
         .find(|d| d.platform == "CUDA lab");
@@ -41,11 +45,12 @@ pub fn enable(arch: &str) -> Result<usize> {
         .ok_or_else(|| bad("the device list has no lab device".into()))
 }
 
-/// What AMD's compilers made of each launch since the last call, oldest first: with
-/// `NUDA_HIP_CHECK` or `NUDA_AMDGCN_CHECK` set, every launch after [`enable`] is compiled by
-/// hiprtc or clang for each architecture listed (whatever the checks' memos say), and each
-/// kernel's VGPRs, SGPRs, spills, LDS, waves per SIMD and global loads in flight are kept.
-/// Empty where neither is set.
+/// What AMD's compilers made of the calling thread's launches since its last call, oldest
+/// first: with `NUDA_HIP_CHECK` or `NUDA_AMDGCN_CHECK` set, every launch after [`enable`] is
+/// compiled by hiprtc or clang for each architecture listed (whatever the checks' memos say),
+/// and each kernel's VGPRs, SGPRs, spills, LDS, waves per SIMD and global loads in flight are
+/// kept. Empty where neither is set; a program with images has no record for gfx94x, which
+/// has no image instructions.
 pub fn take_amd_records() -> Vec<AmdRecord> {
     crate::backend::c::amd_lab::take()
 }

@@ -1,11 +1,13 @@
 //! The static lab's AMD side (layer 1, shared by the AMD compile checks): while the lab
-//! collects (`nuda::lab::enable`), every check hiprtc or clang makes (`NUDA_HIP_CHECK`,
-//! `NUDA_AMDGCN_CHECK`) compiles, whatever the checks' memos say, and leaves each kernel's
-//! resources here, in launch order, for `nuda::lab::take_amd_records`, kept per launching
-//! thread as the lab's own records are (the checks run on threads of their own, whose
-//! records `offline_checks` hands to the launching thread with [`adopt`]). So the bench's
-//! `--static` table puts an MI200's or MI300's registers, spills, waves and loads in flight
-//! beside an H100's for the same launch.
+//! collects (`nuda::lab::enable` with `NUDA_HIP_CHECK` or `NUDA_AMDGCN_CHECK` set), every
+//! check hiprtc or clang makes compiles, whatever the checks' memos say, and leaves each
+//! kernel's resources here, in launch order, for `nuda::lab::take_amd_records`. Records
+//! belong to the launching thread, as the lab's own do: the checks run on threads of their
+//! own, whose records `offline_checks` hands to the launching thread with [`adopt`]. Unlike
+//! the lab's thread-local records they sit in one process-wide list, so a thread that never
+//! takes its own leaves them there until the process ends (a lab process is a bench run or a
+//! test binary). So the bench's `--static` table puts an MI200's or MI300's registers,
+//! spills, waves and loads in flight beside an H100's for the same launch.
 
 use super::amdgpu::{waves_per_simd, Resources};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -143,7 +143,10 @@ pub(crate) fn dump_text(
 /// Keeps what `compiler` made of a program for `arch` for the static lab, if it collects
 /// (`amd_lab.rs`); a code object LLVM's tools cannot read leaves nothing.
 pub(crate) fn collect(tools: &Tools, compiler: &'static str, arch: &str, code: &[u8]) {
-    if let (true, Ok((kernels, _))) = (super::amd_lab::collecting(), described(tools, arch, code)) {
+    if !super::amd_lab::collecting() {
+        return;
+    }
+    if let Ok((kernels, _)) = described(tools, arch, code) {
         super::amd_lab::push(compiler, arch, &kernels);
     }
 }

@@ -8,8 +8,9 @@
 //! N of its vector-memory operations are outstanding, and they complete in order. So the count
 //! is the most loads outstanding at once, as the waits allow, in a straight run of code; a
 //! branch, a barrier or the end ends the run (past them the order of issue is not the
-//! listing's). On GFX9 (gfx90a, gfx94x) stores and atomics count against `vmcnt` too; from
-//! GFX10 on (gfx1030) stores have their own counter.
+//! listing's), so the count is a lower bound. Image loads count as loads. On GFX9 (gfx90a,
+//! gfx94x) stores and atomics count against `vmcnt` too; from GFX10 on (gfx1030) stores and
+//! atomics without a result have their own counter.
 
 use std::collections::VecDeque;
 
@@ -76,29 +77,39 @@ fn instruction(line: &str) -> Option<(&str, &str)> {
     Some(code.split_once(char::is_whitespace).unwrap_or((code, "")))
 }
 
-/// A load from global memory, whatever its width (`global_load_dwordx4`, `buffer_load_ubyte`).
+/// A load from global memory or an image, whatever its width (`global_load_dwordx4`,
+/// `buffer_load_ubyte`, `image_sample`).
 fn is_load(op: &str) -> bool {
-    ["global_load", "buffer_load", "flat_load"]
-        .iter()
-        .any(|p| op.starts_with(p))
+    let global = ["global_load", "buffer_load", "tbuffer_load", "flat_load"];
+    let image = ["image_load", "image_sample", "image_gather"];
+    global.iter().chain(&image).any(|p| op.starts_with(p))
 }
 
 /// Another operation `vmcnt` counts: on GFX9 every vector-memory one (stores, atomics,
-/// spills); later, only those that return data (`glc`).
+/// spills); later, those that return data (spill reloads, atomics with `glc`).
 fn counts(op: &str, args: &str, gfx9: bool) -> bool {
-    let vmem = ["global_", "buffer_", "flat_", "scratch_"]
-        .iter()
-        .any(|p| op.starts_with(p));
-    vmem && (gfx9 || (!op.contains("_store") && args.contains("glc")))
+    let vmem = [
+        "global_", "buffer_", "tbuffer_", "flat_", "scratch_", "image_",
+    ]
+    .iter()
+    .any(|p| op.starts_with(p));
+    let returns = op.contains("_load") || (op.contains("_atomic") && args.contains("glc"));
+    vmem && (gfx9 || returns)
 }
 
-/// `s_waitcnt`'s `vmcnt(N)`, if it has one (`s_waitcnt lgkmcnt(0)` waits on no load).
+/// `s_waitcnt`'s `vmcnt(N)`, if it has one (`s_waitcnt lgkmcnt(0)` waits on no load), or
+/// GFX12's `s_wait_loadcnt N`.
 fn waits_for(op: &str, args: &str) -> Option<usize> {
-    if op != "s_waitcnt" {
-        return None;
+    let n = match op {
+        "s_waitcnt" => args.split_once("vmcnt(")?.1.split(')').next()?,
+        "s_wait_loadcnt" => args,
+        _ => return None,
+    };
+    let n = n.trim();
+    match n.strip_prefix("0x") {
+        Some(hex) => usize::from_str_radix(hex, 16).ok(),
+        None => n.parse().ok(),
     }
-    let n = args.split_once("vmcnt(")?.1.split(')').next()?;
-    n.trim().parse().ok()
 }
 
 /// Branches, calls, returns, barriers and the end: past them the listing's order is not the
@@ -153,6 +164,19 @@ mod tests {
              \ts_branch 2                                         // 000000001C94: BF820002\n",
         );
         assert_eq!(loads_in_flight(&isa, "gfx90a")[0].1, 1);
+        assert_eq!(loads_in_flight(&isa, "gfx1030")[0].1, 2);
+    }
+
+    /// An image sample is a load; a spill's reload counts against `vmcnt` on GFX10 too.
+    #[test]
+    fn image_loads_count_and_reloads_take_their_place() {
+        let isa = listing(
+            "\timage_sample_lz v[0:3], v[4:5], s[8:15], s[16:19] dmask:0xf // 000000001900: F09C0F00\n\
+             \timage_load v[6:9], v[4:5], s[8:15] dmask:0xf unorm      // 000000001908: F0001F00\n\
+             \tscratch_load_dword v10, off, s33 offset:4                // 000000001910: DC500004\n\
+             \ts_waitcnt vmcnt(1)                                       // 000000001918: BF8C0F71\n\
+             \ts_endpgm                                                 // 00000000191C: BF810000\n",
+        );
         assert_eq!(loads_in_flight(&isa, "gfx1030")[0].1, 2);
     }
 }

@@ -230,6 +230,16 @@ pub(crate) fn swizzle_lanes(word: &str) -> Option<Vec<u32>> {
     }
 }
 
+/// The `rows` part of a compiler that makes a row's guard a predicate: ptxas.
+pub(crate) const PREDICATED_ROWS: &str = "#define NU_PRED_ROWS 1\n";
+
+/// An OpenCL device's own `rows` part, where it differs from the OpenCL dialect's: NVIDIA's
+/// GPUs, whose OpenCL compiles through ptxas as CUDA does.
+pub(crate) fn rows_for(platform: &str, kind: crate::DeviceKind) -> Option<&'static str> {
+    let nvidia = platform.starts_with("NVIDIA") && kind == crate::DeviceKind::Gpu;
+    nvidia.then_some(PREDICATED_ROWS)
+}
+
 /// OpenCL C: every mark as the macros wrote it before marks existed.
 pub(crate) struct OpenClC;
 
@@ -241,7 +251,8 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     offsetof: "#if defined(__clang__) || defined(__GNUC__)\n#define NU_OFFSETOF(T, f) __builtin_offsetof(T, f)\n#else\n#define NU_OFFSETOF(T, f) ((size_t)&(((T*)0)->f))\n#endif\n",
     // CPUs' OpenCL compilers decide for themselves, and compile faster so.
     unroll: "#define NU_UNROLL\n",
-    // ROCm's OpenCL compiles with LLVM's AMDGPU back end; CPUs' compilers take either.
+    // ROCm's OpenCL compiles with LLVM's AMDGPU back end, and so do Intel's GPUs' compilers;
+    // CPUs' take either. NVIDIA's OpenCL gets `PREDICATED_ROWS` (`rows_for`).
     rows: "#define NU_PRED_ROWS 0\n",
     // OpenCL C has no generic vector type to spell a 128-bit copy with, and CPUs' compilers
     // merge the four themselves.
@@ -274,6 +285,17 @@ impl Dialect for OpenClC {
 mod tests {
     use super::*;
     use nuda_abi::dialect::Mk;
+
+    /// ptxas predicates a row's guard, on NVIDIA's OpenCL as on CUDA; LLVM's back ends and
+    /// CPUs take the OpenCL dialect's unguarded full rounds.
+    #[test]
+    fn nvidias_opencl_gpus_take_the_predicated_rows() {
+        use crate::DeviceKind::{Cpu, Gpu};
+        assert_eq!(rows_for("NVIDIA CUDA", Gpu), Some(PREDICATED_ROWS));
+        assert_eq!(rows_for("AMD Accelerated Parallel Processing", Gpu), None);
+        assert_eq!(rows_for("Portable Computing Language", Cpu), None);
+        assert!(OPENCL_C.prelude().rows.contains("NU_PRED_ROWS 0"));
+    }
 
     #[test]
     fn opencl_renders_marks_as_opencl_c() {

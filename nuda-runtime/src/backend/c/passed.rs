@@ -11,11 +11,8 @@ pub(crate) struct Passed(DiskCache, String);
 impl Passed {
     /// The memo of `text` checked by `checker` (a name and version, such as `nvrtc 12.9`) with
     /// `options`, kept in the cache's folder `folder` (`nvrtc-checks`); `None` when the cache is
-    /// off, a dump is asked for or the static lab collects what AMD's compilers make.
+    /// off or a dump is asked for.
     pub fn new(folder: &str, checker: &str, text: &str, options: &[String]) -> Option<Passed> {
-        if super::amd_lab::collecting() {
-            return None;
-        }
         let config = crate::config::config();
         let dir = config
             .cache
@@ -32,6 +29,12 @@ impl Passed {
     /// Whether this check passed before.
     pub fn seen(&self) -> bool {
         self.0.load(&self.1).is_some()
+    }
+
+    /// Whether an AMD check may skip its compile: it passed before, and the static lab does
+    /// not collect what AMD's compilers make of each launch.
+    pub fn skips_amd(passed: &Option<Passed>) -> bool {
+        !super::amd_lab::collecting() && passed.as_ref().is_some_and(Passed::seen)
     }
 
     /// Remembers that it passed.

@@ -27,6 +27,9 @@ pub(crate) struct Prelude {
     /// The device's own warp macros in place of the dialect's `shfl` part: an OpenCL device
     /// with sub-groups of 32 (`opencl/subgroups.rs`).
     pub warps: Option<&'static str>,
+    /// The device's own form of a scan tile's rows in place of the dialect's `rows` part:
+    /// NVIDIA's OpenCL, which compiles through ptxas as CUDA does (`PREDICATED_ROWS`).
+    pub rows: Option<&'static str>,
 }
 
 impl Prelude {
@@ -73,7 +76,7 @@ impl Prelude {
         let p = self.dialect.prelude();
         [
             p.unroll,
-            p.rows,
+            self.rows.unwrap_or(p.rows),
             p.copy4,
             self.warps.unwrap_or(p.shfl),
             p.group,
@@ -442,6 +445,7 @@ mod tests {
             cpu: true,
             dialect: &super::super::dialect::OPENCL_C,
             warps: None,
+            rows: None,
         }
     }
 

@@ -3,7 +3,8 @@
 //! hand-written kernels, are filled as the C++ dialects fill them (`backend/c/cxx.rs`);
 //! this file gives what is CUDA's own: the prologue before the shared header (warp shuffles
 //! with a full mask, texture and surface objects), the prelude's parts (`offsetof` in EDG's
-//! form, unrolling, 128-bit staged copies, shuffles in reduction trees, launch bounds), byte
+//! form, unrolling, a scan tile's predicated rows, 128-bit staged copies, shuffles in
+//! reduction trees, launch bounds), byte
 //! swaps by `__byte_perm`, and the 48 KiB a kernel may declare statically: past it a
 //! kernel's local arrays move into its dynamic buffer (`KernelPlan::moved`), and the launch
 //! learns how many bytes they take from `Rendered::moved`.
@@ -38,7 +39,7 @@ static PRELUDE: PreludeParts = PreludeParts {
     // NVRTC has no `__builtin_offsetof`; EDG's own form is a constant expression.
     offsetof: "#define NU_OFFSETOF(T, f) ((size_t)__INTADDR__(&(((T*)0)->f)))\n",
     unroll: "#define NU_UNROLL _Pragma(\"unroll\")\n",
-    rows: "#define NU_PRED_ROWS 1\n",
+    rows: crate::backend::c::dialect::PREDICATED_ROWS,
     // 128-bit loads where the source is aligned (`nu_copy4`, the header's).
     copy4: "#define NU_COPY4(d, s) nu_copy4((d), (s))\n",
     shfl: "#define NU_SHFL 1\n#define NU_WARPS\n#define NU_WARPED 1\n",
@@ -299,6 +300,7 @@ mod tests {
             cpu: false,
             dialect: &CUDA_CXX,
             warps: None,
+            rows: None,
         };
         let (text, _) =
             prelude.for_source("nu_swap_bytes_int nu_swap_bytes_ulong nu_swap_bytes_short");

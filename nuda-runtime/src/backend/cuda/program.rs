@@ -24,6 +24,7 @@ pub(crate) fn cuda_text(source: &KernelSource, index: IndexType) -> Rendered {
         cpu: false,
         dialect: &dialect::CUDA_CXX,
         warps: None,
+        rows: None,
     };
     let (text, _fp64) = prelude.for_source(source.source);
     dialect::translate(&text, source.source)

@@ -3,8 +3,9 @@
 //! CUDA); this file gives what is HIP's own: the prologue before the shared header (warp
 //! shuffles within 32 lanes, texture and surface objects), clang's pragma that makes the
 //! prelude's and the macros' functions `__host__ __device__` (NVRTC's
-//! `--device-as-default-execution-space`), and the prelude's parts (`offsetof`, unrolling,
-//! 128-bit staged copies, launch bounds without CUDA's blocks-per-SM).
+//! `--device-as-default-execution-space`), and the prelude's parts (`offsetof`, unrolling
+//! left to LLVM, a scan tile's unguarded full rounds, 128-bit staged copies, launch bounds
+//! without CUDA's blocks-per-SM).
 //!
 //! The reduction trees' and scans' warp steps are written for 32 lanes. An AMD wavefront
 //! has 64 lanes on CDNA (gfx9) and 32 on RDNA: HIP's shuffles take a width, and with 32 they

@@ -104,6 +104,7 @@ impl ClDevice {
             cpu: self.info.kind == crate::backend::DeviceKind::Cpu,
             dialect: &crate::backend::c::dialect::OPENCL_C,
             warps: super::subgroups::chosen(self.warps, self.info.kind, choice),
+            rows: crate::backend::c::dialect::rows_for(&self.info.platform, self.info.kind),
         };
         let (prelude, fp64) = prelude.for_source(src.source);
         if fp64 && !self.info.fp64 {
