@@ -235,8 +235,8 @@ pub(crate) const PREDICATED_ROWS: &str = "#define NU_PRED_ROWS 1\n";
 
 /// An OpenCL device's own `rows` part, where it differs from the OpenCL dialect's: NVIDIA's
 /// GPUs, whose OpenCL compiles through ptxas as CUDA does.
-pub(crate) fn rows_for(platform: &str, kind: crate::DeviceKind) -> Option<&'static str> {
-    let nvidia = platform.starts_with("NVIDIA") && kind == crate::DeviceKind::Gpu;
+pub(crate) fn rows_for(platform: &str, kind: crate::backend::DeviceKind) -> Option<&'static str> {
+    let nvidia = platform.starts_with("NVIDIA") && kind == crate::backend::DeviceKind::Gpu;
     nvidia.then_some(PREDICATED_ROWS)
 }
 
@@ -290,7 +290,7 @@ mod tests {
     /// CPUs take the OpenCL dialect's unguarded full rounds.
     #[test]
     fn nvidias_opencl_gpus_take_the_predicated_rows() {
-        use crate::DeviceKind::{Cpu, Gpu};
+        use crate::backend::DeviceKind::{Cpu, Gpu};
         assert_eq!(rows_for("NVIDIA CUDA", Gpu), Some(PREDICATED_ROWS));
         assert_eq!(rows_for("AMD Accelerated Parallel Processing", Gpu), None);
         assert_eq!(rows_for("Portable Computing Language", Cpu), None);
