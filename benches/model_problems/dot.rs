@@ -162,10 +162,10 @@ const CHECK: Check<Dot> = Check {
     verify,
 };
 
-/// sdot over 2^24 elements (2^16 with `--quick`), rated in GB/s of input (8 bytes per
+/// sdot over 2^24 elements on a CPU, 2^26 on a GPU (2^16 with `--quick`), rated in GB/s of input (8 bytes per
 /// element; the copy peer moves the same bytes).
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = if quick { 1 << 16 } else { 1 << 24 };
+    let n = super::spec::stream_len(&bench.device, quick, 1 << 24);
     let source = include_str!("dot.rs");
     let host = Peer {
         name: "hand-written threaded Rust, 16 accumulators",

@@ -190,9 +190,9 @@ const CHECK: Check<Filter> = Check {
     verify,
 };
 
-/// 2^24 f32 (2^16 with `--quick`), keeping 10% and 50%, rated in GB/s of input.
+/// 2^24 f32 on a CPU, 2^26 on a GPU (2^16 with `--quick`), keeping 10% and 50%, rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = if quick { 1 << 16 } else { 1 << 24 };
+    let n = super::spec::stream_len(&bench.device, quick, 1 << 24);
     let source = include_str!("filter.rs");
     for (problem, keep) in [("filter 10%", 0.1f32), ("filter 50%", 0.5)] {
         let host = Peer {

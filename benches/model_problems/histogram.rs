@@ -143,13 +143,9 @@ const CHECK: Check<Histogram> = Check {
     verify,
 };
 
-/// Counts 2^24 values (2^22 on a CPU device, 2^16 with `--quick`), rated in GB/s of input.
+/// Counts 2^26 values (2^22 on a CPU device, 2^16 with `--quick`), rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = match (quick, super::spec::on_cpu(&bench.device)) {
-        (true, _) => 1 << 16,
-        (false, true) => 1 << 22,
-        (false, false) => 1 << 24,
-    };
+    let n = super::spec::stream_len(&bench.device, quick, 1 << 22);
     let source = include_str!("histogram.rs");
     let host = Peer {
         name: "hand-written threaded Rust",

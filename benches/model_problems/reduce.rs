@@ -130,15 +130,13 @@ const CHECK: Check<Reduce> = Check {
     verify,
 };
 
-/// Reduces 2^24 elements on a GPU, 2^16 on a CPU (the size issue 10's and issue 31's native
+/// Reduces 2^26 elements on a GPU, 2^16 on a CPU (the size issue 10's and issue 31's native
 /// figures were taken at) and 2^14 with
 /// `--quick`, in groups of 256, rated in GB/s of input.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let on_cpu = super::spec::on_cpu(&bench.device);
-    let n: usize = match (quick, on_cpu) {
-        (true, _) => 1 << 14,
-        (false, true) => 1 << 16,
-        (false, false) => 1 << 24,
+    let n = match quick {
+        true => 1 << 14,
+        false => super::spec::stream_len(&bench.device, false, 1 << 16),
     };
     let peer = Peer {
         name: "hand-written threaded Rust",

@@ -56,9 +56,9 @@ const CHECK: Check<Saxpy> = Check {
     verify,
 };
 
-/// Runs saxpy over 2^24 elements (2^16 with `--quick`), rated in GB/s of traffic.
+/// Runs saxpy over 2^24 elements on a CPU, 2^26 on a GPU (2^16 with `--quick`), rated in GB/s of traffic.
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = if quick { 1 << 16 } else { 1 << 24 };
+    let n = super::spec::stream_len(&bench.device, quick, 1 << 24);
     let peer = Peer {
         name: "hand-written threaded Rust",
         run: hand_threads,

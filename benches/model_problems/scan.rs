@@ -185,9 +185,9 @@ const CHECK: Check<Scan> = Check {
     verify,
 };
 
-/// 2^24 u32 (2^16 with `--quick`), rated in GB/s of bytes read and written (8 per element).
+/// 2^24 u32 on a CPU, 2^26 on a GPU (2^16 with `--quick`), rated in GB/s of bytes read and written (8 per element).
 pub fn run(bench: &mut Bench, quick: bool) -> Result<()> {
-    let n: usize = if quick { 1 << 16 } else { 1 << 24 };
+    let n = super::spec::stream_len(&bench.device, quick, 1 << 24);
     let source = include_str!("scan.rs");
     let host = Peer {
         name: "hand-written threaded Rust",

@@ -104,6 +104,18 @@ pub fn on_cpu(device: &Device) -> bool {
     matches!(device.info().kind, DeviceKind::Cpu | DeviceKind::Native)
 }
 
+/// Elements a streaming problem moves: `on_cpu` on a CPU device, 2^26 on a GPU and 2^16 with
+/// `--quick`. A GPU gets 2^26 because an H100's or H200's L2 (50-60 MB) holds most of 2^24
+/// four-byte elements between runs, and a 2^24 kernel's 30 µs leave the launch's ramp and
+/// tail a visible share: the copy peer would not show the memory's bandwidth.
+pub fn stream_len(device: &Device, quick: bool, on_cpu_len: usize) -> usize {
+    match (quick, on_cpu(device)) {
+        (true, _) => 1 << 16,
+        (false, true) => on_cpu_len,
+        (false, false) => 1 << 26,
+    }
+}
+
 /// The kernels one variant launched, as the lab saw them.
 pub struct LabRow {
     pub problem: String,

@@ -741,9 +741,9 @@ fn nuwork_scans() {
                                 if (nu_f == 1u) nu_j--;
                             }
                             mem_fence(CLK_GLOBAL_MEM_FENCE);
-                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * (nu_j)], 0u) | ((ulong)atomic_or(&nu_si0[2 * (nu_j) + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)nu_poll(&nu_si0[2 * (nu_j)]) | ((ulong)nu_poll(&nu_si0[2 * (nu_j) + 1]) << 32); nu_px0 = nu_unu_si0.v;
                             for (nu_it nu_i = nu_j + 1; nu_i < nu_k; nu_i++) {
-                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * (nu_i)], 0u) | ((ulong)atomic_or(&nu_sa0[2 * (nu_i) + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_i)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_i) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v;
                                 nu_px0 = $O12(add)[nu_px0, nu_y0];
                             }
                         }
@@ -925,7 +925,7 @@ fn nuwork_scans() {
                             { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_tot0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
                             if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }
                         }
-                        nu_it nu_lw = min(nu_L, (nu_it)32), nu_j = nu_k;
+                        nu_it nu_lw = nu_L, nu_j = nu_k;
                         for (;;) {
                             if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
                             barrier(CLK_LOCAL_MEM_FENCE);
@@ -941,12 +941,12 @@ fn nuwork_scans() {
                             if (nu_m % 2 == 0 && nu_m < 2 * nu_lw) break;
                         }
                         if (nu_li == 0 && nu_j > 0) {
-                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)atomic_or(&nu_si0[2 * (nu_j - 1)], 0u) | ((ulong)atomic_or(&nu_si0[2 * (nu_j - 1) + 1], 0u) << 32); nu_px0 = nu_unu_si0.v;
+                            union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)nu_poll(&nu_si0[2 * (nu_j - 1)]) | ((ulong)nu_poll(&nu_si0[2 * (nu_j - 1) + 1]) << 32); nu_px0 = nu_unu_si0.v;
                         }
                         for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {
                             nu_it nu_wn = min(nu_lw, nu_k - nu_wb);
                             if (nu_li < nu_wn) {
-                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)atomic_or(&nu_sa0[2 * (nu_wb + nu_li)], 0u) | ((ulong)atomic_or(&nu_sa0[2 * (nu_wb + nu_li) + 1], 0u) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v;
                                 nu_sl0[nu_P + 65 + nu_li] = nu_y0;
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);

@@ -11,7 +11,7 @@
 //! Per tile the group scans its contributions (GPUs: by rows of warps, `rowscan.rs`, in
 //! local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
 //! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
-//! 2 inclusive prefix; GPUs: 32 at a time, `window.rs`; CPUs: the first work-item, one at a
+//! 2 inclusive prefix; GPUs: a flag per work-item at a time, `window.rs`; CPUs: the first work-item, one at a
 //! time) and publishes its inclusive prefix (every `nu_ev`th tile: all but in
 //! `tests/lookback.rs`); then the body runs once per iteration from its running value.
 //!
@@ -290,12 +290,14 @@ pub(super) fn publish(t: &str, array: &str, value: &str) -> String {
     )
 }
 
-/// `<dst> = ` the value of type `t` that tile `index` published in `array`. `dst` may
-/// declare the variable, which then lives in the enclosing block.
+/// `<dst> = ` the value of type `t` that tile `index` published in `array`, by the dialect's
+/// relaxed atomic loads (`nu_poll`: on CUDA a plain `ld.relaxed.gpu`, where an `atomic_or`
+/// would be a read-modify-write at L2), after the fence that follows the flag's read. `dst`
+/// may declare the variable, which then lives in the enclosing block.
 pub(super) fn fetch(t: &str, array: &str, index: &str, dst: &str) -> String {
     format!(
         "union {{ {t} v; ulong w; }} nu_u{array}; \
-         nu_u{array}.w = (ulong)atomic_or(&{array}[2 * ({index})], 0u) | ((ulong)atomic_or(&{array}[2 * ({index}) + 1], 0u) << 32); \
+         nu_u{array}.w = (ulong)nu_poll(&{array}[2 * ({index})]) | ((ulong)nu_poll(&{array}[2 * ({index}) + 1]) << 32); \
          {dst} = nu_u{array}.v;"
     )
 }

@@ -1,21 +1,27 @@
 //! Emitters, OpenCL C: a GPU tile's look-back in the single-pass scan (`lookback.rs`), by a
-//! window of up to 32 predecessors at a time, as CUB's warp-wide look-back.
+//! window of as many predecessors as the group has work-items, each polling one flag.
 //!
 //! Why not one work-item walking back a tile at a time, as the CPU form does: each step is a
 //! round trip to the device's L2 (half a microsecond), and on a GPU a thousand groups start
 //! their tiles together. Each then walks back over aggregates until it meets an inclusive
 //! prefix, so the first ones published are about √k steps back from tile k, and walks that
 //! long set every later tile's distance too: tens of round trips a tile, where the tile's own
-//! loads take a few microseconds. A window reads 32 flags in one round trip, so the same walk
-//! takes a step or two.
+//! loads take a few microseconds.
 //!
-//! All work-items of the group run it (its barriers need them all): the first `nu_lw` read one
-//! predecessor's flag each (`nu_poll`: the dialect's relaxed atomic load, an `atomic_or` with 0
-//! on OpenCL), and the nearest one that is not an aggregate alone wins a local
-//! `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again. Then
-//! the window's work-items fetch the aggregates between that prefix and the tile, a window
-//! at a time, into the local scratch, and the first work-item folds them *forward*, so the
-//! prefix is the left fold `lookback.rs` promises, whichever flags were seen.
+//! Why the whole group and not a warp of 32, as CUB's look-back: in the steady state a tile
+//! finds its nearest inclusive prefix as many tiles back as were started while a look-back
+//! takes, and a window of `w` tiles a round caps the scan at `w` tiles a round. On the H200
+//! a round (poll, fence, three barriers) took about 1.1 µs, so windows of 32 held the scan
+//! of 2^26 u32 at 29 tiles of 4096 a microsecond, 956 GB/s, a quarter of the copy peer
+//! (`benchmarks/h200-s39/call1`). A group of 256 moves that cap past what HBM feeds.
+//!
+//! All work-items of the group run it (its barriers need them all): each of the first `nu_lw`
+//! (the group) reads one predecessor's flag (`nu_poll`: the dialect's relaxed atomic load, an
+//! `atomic_or` with 0 on OpenCL), and the nearest one that is not an aggregate alone wins a
+//! local `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again.
+//! Then the window's work-items fetch the aggregates between that prefix and the tile, a
+//! window at a time, into the local scratch, and the first work-item folds them *forward*, so
+//! the prefix is the left fold `lookback.rs` promises, whichever flags were seen.
 //!
 //! Ordering: a work-item that saw a flag fences (device scope) before the barrier after
 //! which it or another work-item reads the values published before that flag.
@@ -65,7 +71,7 @@ impl ClEmitter<'_> {
             "    if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }",
         );
         self.raw_line("}");
-        self.raw_line("nu_it nu_lw = min(nu_L, (nu_it)32), nu_j = nu_k;");
+        self.raw_line("nu_it nu_lw = nu_L, nu_j = nu_k;");
         self.raw_line("for (;;) {");
         ROUND
             .iter()
