@@ -699,6 +699,7 @@ fn nuwork_scans() {
                 nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;
                 nu_it nu_P = 1, nu_k = 0;
                 while (nu_P < nu_TT) nu_P *= 2;
+                nu_P += nu_P / 32;
                 if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
                 barrier(CLK_LOCAL_MEM_FENCE);
                 nu_k = nu_tl[0];
@@ -773,6 +774,7 @@ fn nuwork_scans() {
                     nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
             #if NU_PRED_ROWS
                     for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
+                        $T12 nu_q0[4];
                         NU_UNROLL
                         for (uint nu_u = 0; nu_u < 4; nu_u++) {
                             nu_it nu_e = nu_eb + nu_u * nu_L;
@@ -786,7 +788,14 @@ fn nuwork_scans() {
                                         run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_2, NU_C$Q0, $Q0u, nu_err)))];
                                     }
                                 } while (0);
-                                nu_sl0[nu_e] = run;
+                                nu_q0[nu_u] = run;
+                            }
+                        }
+                        NU_UNROLL
+                        for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                            nu_it nu_e = nu_eb + nu_u * nu_L;
+                            if (nu_e < nu_cnt) {
+                                nu_sl0[(nu_e) + (nu_e) / 32] = nu_q0[nu_u];
                             }
                         }
                     }
@@ -794,6 +803,7 @@ fn nuwork_scans() {
                     {
                         nu_it nu_full = nu_cnt - nu_cnt % (4 * nu_L);
                         for (nu_it nu_eb = nu_li; nu_eb < nu_full; nu_eb += 4 * nu_L) {
+                            $T12 nu_q0[4];
                             NU_UNROLL
                             for (uint nu_u = 0; nu_u < 4; nu_u++) {
                                 nu_it nu_e = nu_eb + nu_u * nu_L;
@@ -806,11 +816,20 @@ fn nuwork_scans() {
                                         run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_3, NU_C$Q0, $Q0u, nu_err)))];
                                     }
                                 } while (0);
-                                nu_sl0[nu_e] = run;
+                                nu_q0[nu_u] = run;
+                            }
+                            NU_UNROLL
+                            for (uint nu_u = 0; nu_u < 4; nu_u++) {
+                                nu_it nu_e = nu_eb + nu_u * nu_L;
+                                if (1) {
+                                    nu_sl0[(nu_e) + (nu_e) / 32] = nu_q0[nu_u];
+                                }
                             }
                         }
                         for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {
                             nu_it nu_t = nu_lo + nu_e;
+                            const uint nu_u = 0;
+                            $T12 nu_q0[1];
                             $T12 run = nu_id0;
                             nu_idx nu_g0 = (nu_idx)nu_t;
                             do {
@@ -819,104 +838,108 @@ fn nuwork_scans() {
                                     run = $O12(add)[run, (($T12)(nu_ld_a(a, a__d0, i_4, NU_C$Q0, $Q0u, nu_err)))];
                                 }
                             } while (0);
-                            nu_sl0[nu_e] = run;
+                            nu_q0[nu_u] = run;
+                            nu_sl0[(nu_e) + (nu_e) / 32] = nu_q0[nu_u];
                         }
                     }
             #endif
                     $T12 nu_tot0;
+                    barrier(CLK_LOCAL_MEM_FENCE);
                     {
                     nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;
                     nu_it nu_last = min((nu_it)31, nu_L - 1 - nu_wp * 32);
             #if NU_SHFL
                     int nu_sh = nu_L % 32 == 0 && NU_WARPED;
             #endif
-                    $T12 nu_c0 = nu_id0;
-                    for (nu_it nu_r = 0; nu_r < nu_cnt; nu_r += nu_L) {
-                        nu_it nu_e = nu_r + nu_li, nu_wt = nu_P + 1 + ((nu_r / nu_L) % 2) * 32;
-                        $T12 nu_v0 = nu_e < nu_cnt ? nu_sl0[nu_e] : nu_id0, nu_y0;
-                        for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
-            #if NU_SHFL
-                            if (nu_sh) {
-                                nu_y0 = nu_shfl_up(nu_v0, nu_d);
-                            } else
-            #endif
-                            {
-                                nu_sl0[nu_P + 65 + nu_li] = nu_v0;
-                                barrier(CLK_LOCAL_MEM_FENCE);
-                                nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 65 + nu_li - nu_d] : nu_v0;
-                                barrier(CLK_LOCAL_MEM_FENCE);
-                            }
-                            if (nu_ln >= nu_d) nu_v0 = $O12(add)[nu_y0, nu_v0];
-                        }
-                        if (nu_ln == nu_last) nu_sl0[nu_wt + nu_wp] = nu_v0;
-            #if NU_SHFL
-                        if (nu_sh) {
-                            nu_y0 = nu_shfl_up(nu_v0, 1u);
-                        } else
-            #endif
-                        {
-                            nu_sl0[nu_P + 65 + nu_li] = nu_v0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                            nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 65 + nu_li - 1u] : nu_v0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                        }
-                        $T12 nu_vx0 = nu_ln == 0 ? nu_id0 : nu_y0;
-                        barrier(CLK_LOCAL_MEM_FENCE);
-                        $T12 nu_u0 = nu_ln < nu_W ? nu_sl0[nu_wt + nu_ln] : nu_id0;
-                        for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
-            #if NU_SHFL
-                            if (nu_sh) {
-                                nu_y0 = nu_shfl_up(nu_u0, nu_d);
-                            } else
-            #endif
-                            {
-                                nu_sl0[nu_P + 65 + nu_li] = nu_u0;
-                                barrier(CLK_LOCAL_MEM_FENCE);
-                                nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 65 + nu_li - nu_d] : nu_u0;
-                                barrier(CLK_LOCAL_MEM_FENCE);
-                            }
-                            if (nu_ln >= nu_d) nu_u0 = $O12(add)[nu_y0, nu_u0];
-                        }
-            #if NU_SHFL
-                        if (nu_sh) {
-                            nu_y0 = nu_shfl_up(nu_u0, 1u);
-                        } else
-            #endif
-                        {
-                            nu_sl0[nu_P + 65 + nu_li] = nu_u0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                            nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 65 + nu_li - 1u] : nu_u0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                        }
-                        $T12 nu_ux0 = nu_ln == 0 ? nu_id0 : nu_y0;
-                        $T12 nu_pre0;
-            #if NU_SHFL
-                        if (nu_sh) {
-                            nu_pre0 = nu_shfl_idx(nu_ux0, (uint)(nu_wp));
-                        } else
-            #endif
-                        {
-                            nu_sl0[nu_P + 65 + nu_li] = nu_ux0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                            nu_pre0 = nu_sl0[nu_P + 65 + nu_wp];
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                        }
-                        $T12 nu_row0;
-            #if NU_SHFL
-                        if (nu_sh) {
-                            nu_row0 = nu_shfl_idx(nu_u0, (uint)(nu_W - 1));
-                        } else
-            #endif
-                        {
-                            nu_sl0[nu_P + 65 + nu_li] = nu_u0;
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                            nu_row0 = nu_sl0[nu_P + 65 + nu_W - 1];
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                        }
-                        if (nu_e < nu_cnt) nu_sl0[nu_e] = $O12(add)[nu_c0, $O12(add)[nu_pre0, nu_vx0]];
-                        nu_c0 = $O12(add)[nu_c0, nu_row0];
+                    nu_it nu_K = (nu_cnt + nu_L - 1) / nu_L, nu_a = min(nu_li * nu_K, nu_cnt), nu_b = min(nu_a + nu_K, nu_cnt), nu_wt = nu_P + 1;
+                    $T12 nu_v0 = nu_id0, nu_y0;
+                    for (nu_it nu_i = nu_a; nu_i < nu_b; nu_i++) {
+                        nu_v0 = $O12(add)[nu_v0, nu_sl0[(nu_i) + (nu_i) / 32]];
                     }
-                    nu_tot0 = nu_c0;
+                    for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_y0 = nu_shfl_up(nu_v0, nu_d);
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 33 + nu_li] = nu_v0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 33 + nu_li - nu_d] : nu_v0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        if (nu_ln >= nu_d) nu_v0 = $O12(add)[nu_y0, nu_v0];
+                    }
+                    if (nu_ln == nu_last) nu_sl0[nu_wt + nu_wp] = nu_v0;
+            #if NU_SHFL
+                    if (nu_sh) {
+                        nu_y0 = nu_shfl_up(nu_v0, 1u);
+                    } else
+            #endif
+                    {
+                        nu_sl0[nu_P + 33 + nu_li] = nu_v0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 33 + nu_li - 1u] : nu_v0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
+                    $T12 nu_vx0 = nu_ln == 0 ? nu_id0 : nu_y0;
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                    $T12 nu_u0 = nu_ln < nu_W ? nu_sl0[nu_wt + nu_ln] : nu_id0;
+                    for (uint nu_d = 1; nu_d < 32; nu_d *= 2) {
+            #if NU_SHFL
+                        if (nu_sh) {
+                            nu_y0 = nu_shfl_up(nu_u0, nu_d);
+                        } else
+            #endif
+                        {
+                            nu_sl0[nu_P + 33 + nu_li] = nu_u0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_y0 = nu_ln >= nu_d ? nu_sl0[nu_P + 33 + nu_li - nu_d] : nu_u0;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                        }
+                        if (nu_ln >= nu_d) nu_u0 = $O12(add)[nu_y0, nu_u0];
+                    }
+            #if NU_SHFL
+                    if (nu_sh) {
+                        nu_y0 = nu_shfl_up(nu_u0, 1u);
+                    } else
+            #endif
+                    {
+                        nu_sl0[nu_P + 33 + nu_li] = nu_u0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        nu_y0 = nu_ln >= 1u ? nu_sl0[nu_P + 33 + nu_li - 1u] : nu_u0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
+                    $T12 nu_ux0 = nu_ln == 0 ? nu_id0 : nu_y0;
+                    $T12 nu_pre0;
+            #if NU_SHFL
+                    if (nu_sh) {
+                        nu_pre0 = nu_shfl_idx(nu_ux0, (uint)(nu_wp));
+                    } else
+            #endif
+                    {
+                        nu_sl0[nu_P + 33 + nu_li] = nu_ux0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        nu_pre0 = nu_sl0[nu_P + 33 + nu_wp];
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
+                    $T12 nu_row0;
+            #if NU_SHFL
+                    if (nu_sh) {
+                        nu_row0 = nu_shfl_idx(nu_u0, (uint)(nu_W - 1));
+                    } else
+            #endif
+                    {
+                        nu_sl0[nu_P + 33 + nu_li] = nu_u0;
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                        nu_row0 = nu_sl0[nu_P + 33 + nu_W - 1];
+                        barrier(CLK_LOCAL_MEM_FENCE);
+                    }
+                    $T12 nu_p0 = $O12(add)[nu_pre0, nu_vx0];
+                    for (nu_it nu_i = nu_a; nu_i < nu_b; nu_i++) {
+                        { $T12 nu_x0 = nu_sl0[(nu_i) + (nu_i) / 32]; nu_sl0[(nu_i) + (nu_i) / 32] = nu_p0; nu_p0 = $O12(add)[nu_p0, nu_x0]; }
+                    }
+                    nu_tot0 = nu_row0;
                     }
                     {
                         volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;
@@ -947,11 +970,11 @@ fn nuwork_scans() {
                             nu_it nu_wn = min(nu_lw, nu_k - nu_wb);
                             if (nu_li < nu_wn) {
                                 union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v;
-                                nu_sl0[nu_P + 65 + nu_li] = nu_y0;
+                                nu_sl0[nu_P + 33 + nu_li] = nu_y0;
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);
                             if (nu_li == 0) for (nu_it nu_i = 0; nu_i < nu_wn; nu_i++) {
-                                nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 65 + nu_i]];
+                                nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 33 + nu_i]];
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);
                         }
@@ -970,7 +993,7 @@ fn nuwork_scans() {
                             nu_it nu_e = nu_eb + nu_u * nu_L;
                             if (nu_e < nu_cnt) {
                                 nu_it nu_t = nu_lo + nu_e;
-                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[(nu_e) + (nu_e) / 32]];
                                 nu_idx nu_g0 = (nu_idx)nu_t;
                                 do {
                                     $T1 i_5 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -991,7 +1014,7 @@ fn nuwork_scans() {
                             for (uint nu_u = 0; nu_u < 4; nu_u++) {
                                 nu_it nu_e = nu_eb + nu_u * nu_L;
                                 nu_it nu_t = nu_lo + nu_e;
-                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                                $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[(nu_e) + (nu_e) / 32]];
                                 nu_idx nu_g0 = (nu_idx)nu_t;
                                 do {
                                     $T1 i_6 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -1005,7 +1028,7 @@ fn nuwork_scans() {
                         }
                         for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {
                             nu_it nu_t = nu_lo + nu_e;
-                            $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[nu_e]];
+                            $T12 run = $O12(add)[nu_sl0[nu_P], nu_sl0[(nu_e) + (nu_e) / 32]];
                             nu_idx nu_g0 = (nu_idx)nu_t;
                             do {
                                 $T1 i_7 = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];

@@ -42,6 +42,24 @@ pub(crate) fn buffer<T: Pod>(mut spare: Vec<T>, len: usize) -> Result<Vec<T>> {
     zeros(len)
 }
 
+/// A buffer of `len` elements that the caller overwrites whole before anyone reads it (a
+/// download): `spare` reused as it is, its old elements kept (each a valid `T`, so nothing
+/// uninitialised is ever exposed), else a fresh allocation. `buffer`'s zeroing of a reused
+/// 256 MiB spare took longer than the download itself: on the H200 it held reads through
+/// CUDA at 8.8 GB/s against the driver's 55.
+pub(crate) fn overwritten<T: Pod>(mut spare: Vec<T>, len: usize) -> Result<Vec<T>> {
+    if spare.capacity() < len {
+        drop(spare);
+        return zeros(len);
+    }
+    if spare.len() >= len {
+        spare.truncate(len);
+    } else {
+        spare.resize(len, T::default());
+    }
+    Ok(spare)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +73,11 @@ mod tests {
         assert!(e.to_string().contains("the host"), "{e}");
         let b = buffer(vec![7u32; 10], 4).unwrap();
         assert_eq!(b, vec![0; 4]);
+        // Reused as it is (the download overwrites it), grown with zeros, or fresh.
+        let mut spare = vec![7u32; 10];
+        spare.truncate(3);
+        assert_eq!(overwritten(spare, 5).unwrap(), vec![7, 7, 7, 0, 0]);
+        assert_eq!(overwritten(vec![7u32; 10], 4).unwrap(), vec![7; 4]);
+        assert_eq!(overwritten(vec![7u32; 2], 4).unwrap(), vec![0; 4]);
     }
 }

@@ -376,7 +376,7 @@ impl<T: Pod> SyncState<T> {
                 false => alloc::zeros(len),
             };
         }
-        let mut buf = alloc::buffer(spare, len)?;
+        let mut buf = alloc::overwritten(spare, len)?;
         let Some((index, slot)) = self.slots.iter().enumerate().find(|(_, s)| s.valid) else {
             unreachable!("nuda bug: data valid neither on the host nor on any device");
         };

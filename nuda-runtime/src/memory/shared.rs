@@ -136,7 +136,7 @@ impl<T: Pod> SyncState<T> {
     /// The base with every writer's changes applied, writers in device order, then native.
     fn merge(&mut self, sh: &SharedWrites<T>, native: Option<&[T::Cell]>) -> Result<Vec<T>> {
         let mut merged = sh.base.clone();
-        let mut copy = super::alloc::buffer(std::mem::take(&mut self.spare), sh.base.len())?;
+        let mut copy = super::alloc::overwritten(std::mem::take(&mut self.spare), sh.base.len())?;
         for &w in &sh.writers {
             let Some(mem) = self.slots[w].mem.as_deref() else {
                 unreachable!("nuda bug: a shared writer without device memory");

@@ -107,9 +107,9 @@ pub fn scan_tiling<const K: usize>(
             let cap = GPU_TILE_CAP.load(Ordering::Relaxed);
             let fit = prev_power_of_two(GPU_TILE_BYTES / bytes).min(cap);
             let tile = fit.max(local.next_power_of_two());
-            // The tile, its prefix, the warps' totals twice, a scratch element per work-item
-            // (`emit/cl/rowscan.rs`).
-            let slots = tile + 65 + local;
+            // The tile with a word of padding every 32, its prefix, the warps' totals, a
+            // scratch element per work-item (`emit/cl/rowscan.rs`).
+            let slots = tile + tile / 32 + 33 + local;
             // And the ticket's and the look-back window's two words.
             let need = (bytes * slots + 8) as u64;
             if need > dev.info().local_memory {

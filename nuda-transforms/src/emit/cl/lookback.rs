@@ -8,8 +8,8 @@
 //! (`nu_tf[0]`), so tile `k` is only ever taken after tiles `0..k` were, by groups already
 //! running: waiting on them needs no forward progress beyond that of running groups, which
 //! GPUs and PoCL's CPU drivers give (a CPU driver runs a group to its end on one thread).
-//! Per tile the group scans its contributions (GPUs: by rows of warps, `rowscan.rs`, in
-//! local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
+//! Per tile the group scans its contributions (GPUs: a chunk per work-item and the chunks'
+//! totals by warps, `rowscan.rs`, in local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
 //! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
 //! 2 inclusive prefix; GPUs: a flag per work-item at a time, `window.rs`; CPUs: the first work-item, one at a
 //! time) and publishes its inclusive prefix (every `nu_ev`th tile: all but in
@@ -27,6 +27,7 @@
 //! same bits every run on one device, floats included.
 
 use super::reduce::{combine, Red};
+use super::rowscan::pad;
 use super::scan::combine_of;
 use super::ClEmitter;
 use crate::base::ir::*;
@@ -64,6 +65,8 @@ impl ClEmitter<'_> {
         );
         self.raw_line("nu_it nu_P = 1, nu_k = 0;");
         self.raw_line("while (nu_P < nu_TT) nu_P *= 2;");
+        // A GPU tile sits in local memory padded (`rowscan.rs`): its slots end here.
+        self.raw_line("nu_P += nu_P / 32;");
         TICKET.iter().for_each(|l| self.raw_line(l));
         // On a CPU driver each group takes exactly one tile, so its ticket is a tile and no
         // barrier sits under a condition or loop on it: PoCL compiles those as if every
@@ -118,27 +121,26 @@ impl ClEmitter<'_> {
         params
     }
 
-    /// GPUs: the tile's contributions in local memory, each work-item's at the places it
-    /// scans and reads again (so no barrier before the scan); the group's look-back; the
-    /// body from the prefixes.
+    /// GPUs: the tile's contributions in local memory (padded, `rowscan.rs`); their scan, a
+    /// chunk per work-item; the group's look-back; the body from the prefixes.
     fn gpu_tile(&mut self, mapped: &[Loop], body: &Block, slice: &Block, scans: &[Red]) {
-        self.rows(|e| {
+        self.rows(scans, |e| {
             e.declare_scans(scans, |r| format!("nu_id{r}"));
             e.at_iteration(mapped, slice);
             for Red { r, var, .. } in scans {
-                e.raw_line(&format!("nu_sl{r}[nu_e] = {var};"));
+                e.raw_line(&format!("nu_q{r}[nu_u] = {var};"));
             }
         });
         self.each(scans, |t, r| format!("{t} nu_tot{r};"));
         self.row_scan(scans);
         self.window_look_back(scans);
-        self.rows(|e| {
+        self.rows(&[], |e| {
             e.declare_scans(scans, |r| {
                 combine_of(
                     scans,
                     r,
                     &format!("nu_sl{r}[nu_P]"),
-                    &format!("nu_sl{r}[nu_e]"),
+                    &format!("nu_sl{r}[{}]", pad("nu_e")),
                 )
             });
             e.at_iteration(mapped, body);
@@ -154,30 +156,46 @@ impl ClEmitter<'_> {
     /// waits for the row's load before it, the full rounds unguarded and the rest a row at a
     /// time in a loop of its own (one loop branching between the two lets LLVM hoist the code
     /// they share back above the branch).
-    fn rows(&mut self, mut each: impl FnMut(&mut Self)) {
+    ///
+    /// With `stash` scan variables, `each` leaves row `nu_u`'s contributions in `nu_q<r>[nu_u]`
+    /// and a second unrolled loop stores them to the padded tile: with each row's store right
+    /// after its load, ptxas issued the filter's third load after the first one's use.
+    fn rows(&mut self, stash: &[Red], mut each: impl FnMut(&mut Self)) {
         self.out.push_str("#if NU_PRED_ROWS\n");
-        self.row_rounds("nu_cnt", true, &mut each);
+        self.row_rounds("nu_cnt", true, stash, &mut each);
         self.out.push_str("#else\n");
         self.raw_line("{");
         self.indent += 1;
         self.raw_line(&format!(
             "nu_it nu_full = nu_cnt - nu_cnt % ({ROWS} * nu_L);"
         ));
-        self.row_rounds("nu_full", false, &mut each);
+        self.row_rounds("nu_full", false, stash, &mut each);
         self.raw_line("for (nu_it nu_e = nu_full + nu_li; nu_e < nu_cnt; nu_e += nu_L) {");
         self.indent += 1;
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
+        if !stash.is_empty() {
+            self.raw_line("const uint nu_u = 0;");
+        }
+        self.stash_decl(stash, 1);
         each(self);
+        self.stash_store(stash);
         self.close(2);
         self.out.push_str("#endif\n");
     }
 
     /// The rounds of `rows` below `end`, each row `guard`ed by the tile's end or not.
-    fn row_rounds(&mut self, end: &str, guard: bool, each: &mut impl FnMut(&mut Self)) {
+    fn row_rounds(
+        &mut self,
+        end: &str,
+        guard: bool,
+        stash: &[Red],
+        each: &mut impl FnMut(&mut Self),
+    ) {
         self.raw_line(&format!(
             "for (nu_it nu_eb = nu_li; nu_eb < {end}; nu_eb += {ROWS} * nu_L) {{"
         ));
         self.indent += 1;
+        self.stash_decl(stash, ROWS);
         self.raw_line("NU_UNROLL");
         self.raw_line(&format!("for (uint nu_u = 0; nu_u < {ROWS}; nu_u++) {{"));
         self.indent += 1;
@@ -188,7 +206,32 @@ impl ClEmitter<'_> {
         }
         self.raw_line("nu_it nu_t = nu_lo + nu_e;");
         each(self);
-        self.close(2 + usize::from(guard));
+        self.close(1 + usize::from(guard));
+        if !stash.is_empty() {
+            self.raw_line("NU_UNROLL");
+            self.raw_line(&format!("for (uint nu_u = 0; nu_u < {ROWS}; nu_u++) {{"));
+            self.indent += 1;
+            self.raw_line("nu_it nu_e = nu_eb + nu_u * nu_L;");
+            self.raw_line(&format!(
+                "if ({}) {{",
+                if guard { "nu_e < nu_cnt" } else { "1" }
+            ));
+            self.indent += 1;
+            self.stash_store(stash);
+            self.close(2);
+        }
+        self.close(1);
+    }
+
+    /// The stashed contributions of `rows` rows.
+    fn stash_decl(&mut self, stash: &[Red], rows: usize) {
+        self.each(stash, |t, r| format!("{t} nu_q{r}[{rows}];"));
+    }
+
+    /// Row `nu_u`'s stashed contributions into the padded tile.
+    fn stash_store(&mut self, stash: &[Red]) {
+        let at = pad("nu_e");
+        self.each(stash, |_, r| format!("nu_sl{r}[{at}] = nu_q{r}[nu_u];"));
     }
 
     /// CPUs: a contiguous part of the tile per work-item; its slice total; the first

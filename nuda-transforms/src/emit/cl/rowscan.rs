@@ -1,6 +1,14 @@
-//! Emitters, OpenCL C: a GPU tile's scan for the single-pass kernel (`lookback.rs`), by rows
-//! of one element per work-item, each row in warps of 32: a warp's inclusive scan, the warps'
-//! totals scanned by every warp, and a carry from row to row; one barrier per row.
+//! Emitters, OpenCL C: a GPU tile's scan for the single-pass kernel (`lookback.rs`), a
+//! contiguous chunk of the tile per work-item: each work-item folds its chunk serially, the
+//! group scans those totals as one row in warps of 32 (a warp's inclusive scan, the warps'
+//! totals scanned by every warp), and each work-item writes its chunk's exclusive prefixes
+//! from its total's. Two barriers a tile, where a row of one element per work-item took two
+//! warp scans and a barrier per row (16 rows of a 4096-element tile in groups of 256).
+//!
+//! The tile sits in local memory padded, element `e` at `e + e / 32`
+//! ([`pad`]), so that the lanes of a warp reading their chunks' `j`th elements at a stride
+//! of a power of two up to 32 hit 32 different banks, and rows stored one element per
+//! work-item stay conflict-free too.
 //!
 //! With warp shuffles (`NU_SHFL`: CUDA's, HIP's, OpenCL sub-groups') and whole warps (the
 //! group a multiple of 32, and `NU_WARPED`, as the reduction tree's), a
@@ -8,37 +16,80 @@
 //! local memory with barriers: the same pairs in the same order, so the same bits, and the
 //! path Oclgrind runs (and checks for races) is the CUDA path's arithmetic.
 //!
-//! Local memory per scan variable, after the tile's `nu_P` elements and the tile prefix at
-//! `nu_P`: the warps' totals at `nu_P + 1`, twice (rows alternate, so a warp's next total
-//! cannot overwrite one a lane of it still reads), and the stand-in's scratch at
-//! `nu_P + 65`, one element per work-item. The host's `scan_tiling` sizes it so.
+//! Local memory per scan variable, after the padded tile (`nu_P` past it, the kernel's
+//! padded tile size) and the tile prefix at `nu_P`: the warps' totals at `nu_P + 1`, and the
+//! stand-in's scratch at `nu_P + 33`, one element per work-item. The host's `scan_tiling`
+//! sizes it so.
 
 use super::reduce::{combine, Red};
+use super::scan::combine_of;
 use super::ClEmitter;
 use crate::emit::template::Ph;
 
-/// Where the warps' totals start, per row parity, and the scratch.
-const TOTALS: &str = "nu_P + 1 + ((nu_r / nu_L) % 2) * 32";
-pub(super) const SCRATCH: &str = "nu_P + 65";
+/// Where the warps' totals start, and the scratch.
+const TOTALS: &str = "nu_P + 1";
+pub(super) const SCRATCH: &str = "nu_P + 33";
+
+/// Element `e`'s place in a tile in local memory: a word of padding every 32.
+pub(super) fn pad(e: &str) -> String {
+    format!("({e}) + ({e}) / 32")
+}
 
 impl ClEmitter<'_> {
-    /// The tile's exclusive scan of `nu_sl<r>[0..nu_cnt]` in place (rows past its
-    /// iterations would only combine identities); the total in `nu_tot<r>`
-    /// (declared by the caller).
+    /// The tile's exclusive scan of `nu_sl<r>[0..nu_cnt]` in place (padded), from the
+    /// contributions every work-item stored; the total in `nu_tot<r>` (declared by the
+    /// caller).
     pub(super) fn row_scan(&mut self, scans: &[Red]) {
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("{");
         self.raw_line("nu_it nu_ln = nu_li % 32, nu_wp = nu_li / 32, nu_W = (nu_L + 31) / 32;");
         self.raw_line("nu_it nu_last = min((nu_it)31, nu_L - 1 - nu_wp * 32);");
         self.out.push_str("#if NU_SHFL\n");
         self.raw_line("int nu_sh = nu_L % 32 == 0 && NU_WARPED;");
         self.out.push_str("#endif\n");
-        self.each(scans, |t, r| format!("{t} nu_c{r} = nu_id{r};"));
-        self.raw_line("for (nu_it nu_r = 0; nu_r < nu_cnt; nu_r += nu_L) {");
-        self.indent += 1;
-        self.raw_line(&format!("nu_it nu_e = nu_r + nu_li, nu_wt = {TOTALS};"));
-        self.each(scans, |t, r| {
-            format!("{t} nu_v{r} = nu_e < nu_cnt ? nu_sl{r}[nu_e] : nu_id{r}, nu_y{r};")
+        self.raw_line(&format!(
+            "nu_it nu_K = (nu_cnt + nu_L - 1) / nu_L, nu_a = min(nu_li * nu_K, nu_cnt), \
+             nu_b = min(nu_a + nu_K, nu_cnt), nu_wt = {TOTALS};"
+        ));
+        self.each(scans, |t, r| format!("{t} nu_v{r} = nu_id{r}, nu_y{r};"));
+        self.chunk_loop(scans, |r, x| {
+            let c = combine_of(scans, r, &format!("nu_v{r}"), x);
+            format!("nu_v{r} = {c};")
         });
+        self.totals_row(scans);
+        for Red { r, fill, op, .. } in scans {
+            let p = combine(*fill, *op, &format!("nu_pre{r}"), &format!("nu_vx{r}"));
+            self.raw_line(&format!("{} nu_p{r} = {p};", Ph::ty(*fill)));
+        }
+        self.chunk_loop(scans, |r, x| {
+            let next = combine_of(scans, r, &format!("nu_p{r}"), &format!("nu_x{r}"));
+            format!(
+                "{{ {} nu_x{r} = {x}; {x} = nu_p{r}; nu_p{r} = {next}; }}",
+                ty_of(scans, r)
+            )
+        });
+        self.each(scans, |_, r| format!("nu_tot{r} = nu_row{r};"));
+        self.raw_line("}");
+    }
+
+    /// A loop over the work-item's chunk `nu_a..nu_b`, a line per scan variable from
+    /// `f(r, element)`.
+    fn chunk_loop(&mut self, scans: &[Red], f: impl Fn(usize, &str) -> String) {
+        self.raw_line("for (nu_it nu_i = nu_a; nu_i < nu_b; nu_i++) {");
+        self.indent += 1;
+        for Red { r, .. } in scans {
+            let x = format!("nu_sl{r}[{}]", pad("nu_i"));
+            let line = f(*r, &x);
+            self.raw_line(&line);
+        }
+        self.indent -= 1;
+        self.raw_line("}");
+    }
+
+    /// The work-items' chunk totals `nu_v<r>` scanned as one row: `nu_vx<r>` the lane's
+    /// exclusive prefix in its warp, `nu_pre<r>` the warp's in the group, `nu_row<r>` the
+    /// group's total.
+    fn totals_row(&mut self, scans: &[Red]) {
         self.warp_scan(scans, "nu_v");
         self.each(scans, |_, r| {
             format!("if (nu_ln == nu_last) nu_sl{r}[nu_wt + nu_wp] = nu_v{r};")
@@ -52,11 +103,6 @@ impl ClEmitter<'_> {
         self.shift_in(scans, "nu_u", "nu_ux");
         self.read_lane(scans, "nu_ux", "nu_wp", "nu_pre");
         self.read_lane(scans, "nu_u", "nu_W - 1", "nu_row");
-        self.row_results(scans);
-        self.indent -= 1;
-        self.raw_line("}");
-        self.each(scans, |_, r| format!("nu_tot{r} = nu_c{r};"));
-        self.raw_line("}");
     }
 
     /// One line per scan variable from `f(type, r)`.
@@ -134,17 +180,12 @@ impl ClEmitter<'_> {
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("}");
     }
+}
 
-    /// Each element's exclusive prefix in the tile, and the carry past the row.
-    fn row_results(&mut self, scans: &[Red]) {
-        for Red { r, fill, op, .. } in scans {
-            let inner = combine(*fill, *op, &format!("nu_pre{r}"), &format!("nu_vx{r}"));
-            let whole = combine(*fill, *op, &format!("nu_c{r}"), &inner);
-            self.raw_line(&format!("if (nu_e < nu_cnt) nu_sl{r}[nu_e] = {whole};"));
-        }
-        for Red { r, fill, op, .. } in scans {
-            let c = combine(*fill, *op, &format!("nu_c{r}"), &format!("nu_row{r}"));
-            self.raw_line(&format!("nu_c{r} = {c};"));
-        }
-    }
+/// Scan variable `r`'s type in the kernel.
+fn ty_of(scans: &[Red], r: usize) -> String {
+    scans
+        .iter()
+        .find(|x| x.r == r)
+        .map_or_else(String::new, |x| Ph::ty(x.fill))
 }
