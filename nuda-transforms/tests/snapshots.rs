@@ -772,6 +772,8 @@ fn nuwork_scans() {
             #else
                 while ((ulong)nu_k * nu_TT < (ulong)nu_N) {
                     nu_it nu_lo = nu_k * nu_TT, nu_hi = nu_lo + min(nu_TT, nu_N - nu_lo), nu_cnt = nu_hi - nu_lo;
+                    uint nu_nx = 0;
+                    if (nu_li == 0) nu_nx = atomic_inc(&nu_tf[0]);
             #if NU_PRED_ROWS
                     for (nu_it nu_eb = nu_li; nu_eb < nu_cnt; nu_eb += 4 * nu_L) {
                         $T12 nu_q0[4];
@@ -1041,7 +1043,7 @@ fn nuwork_scans() {
                         }
                     }
             #endif
-                    if (nu_li == 0) nu_tl[0] = atomic_inc(&nu_tf[0]);
+                    if (nu_li == 0) nu_tl[0] = nu_nx;
                     barrier(CLK_LOCAL_MEM_FENCE);
                     nu_k = nu_tl[0];
                     barrier(CLK_LOCAL_MEM_FENCE);

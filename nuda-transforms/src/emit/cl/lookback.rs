@@ -9,11 +9,12 @@
 //! running: waiting on them needs no forward progress beyond that of running groups, which
 //! GPUs and PoCL's CPU drivers give (a CPU driver runs a group to its end on one thread).
 //! Per tile the group scans its contributions (GPUs: a chunk per work-item and the chunks'
-//! totals by warps, `rowscan.rs`, in local memory; CPUs: a contiguous part per work-item, scanned by the first), publishes the
-//! tile's aggregate, looks back over its predecessors' flags (`nu_tf[1 + k]`: 1 aggregate,
-//! 2 inclusive prefix; GPUs: a flag per work-item at a time, `window.rs`; CPUs: the first work-item, one at a
-//! time) and publishes its inclusive prefix (every `nu_ev`th tile: all but in
-//! `tests/lookback.rs`); then the body runs once per iteration from its running value.
+//! totals by warps, `rowscan.rs`, in local memory; CPUs: a contiguous part per work-item,
+//! scanned by the first), publishes the tile's aggregate, looks back over its predecessors'
+//! flags (`nu_tf[1 + k]`: 1 aggregate, 2 inclusive prefix; GPUs: a flag per work-item a
+//! round, `window.rs`; CPUs: the first work-item, one at a time) and publishes its inclusive
+//! prefix (every `nu_ev`th tile: all but in `tests/lookback.rs`); then the body runs once
+//! per iteration from its running value. A GPU group takes its next ticket as a tile starts.
 //!
 //! Ordering: values and flags cross groups by atomics, with `mem_fence` between a tile's
 //! values and its flag and between a flag and the values read after it. On CUDA that fence
@@ -82,8 +83,14 @@ impl ClEmitter<'_> {
         self.raw_line("while ((ulong)nu_k * nu_TT < (ulong)nu_N) {");
         self.indent += 1;
         self.tile_bounds();
+        // The next ticket is taken as the tile starts and read as it ends, so its round trip
+        // to L2 hides behind the tile's loads. The group holds that tile while it works on
+        // this one, which waits on no later tile: whoever waits on it waits on a running group.
+        self.raw_line("uint nu_nx = 0;");
+        self.raw_line("if (nu_li == 0) nu_nx = atomic_inc(&nu_tf[0]);");
         self.gpu_tile(mapped, body, slice, &scans);
-        TICKET.iter().for_each(|l| self.raw_line(l));
+        self.raw_line("if (nu_li == 0) nu_tl[0] = nu_nx;");
+        TICKET[1..].iter().for_each(|l| self.raw_line(l));
         self.indent -= 1;
         self.out.push_str("#endif\n");
         self.raw_line("}");
