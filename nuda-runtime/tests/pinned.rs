@@ -7,7 +7,20 @@ mod common;
 
 use common::{child, is_child, opencl, probe};
 use nuda_runtime::backend::Layout;
-use nuda_runtime::{thread_stats, DeviceKind};
+use nuda_runtime::{thread_stats, Device, DeviceKind};
+
+/// The first OpenCL device: `common::opencl` takes the first device that is not the native
+/// engine, which on a machine with a CUDA GPU is that GPU (CUDA does not count staged
+/// transfers; `NUDA_ENGINE` picks the default device, not the list). Seen on the H200.
+fn opencl_device() -> Option<Device> {
+    let found = nuda_runtime::devices()
+        .into_iter()
+        .find(|d| d.backend == "OpenCL");
+    match found {
+        Some(info) => Some(nuda_runtime::device(info.index).expect("listed device")),
+        None => opencl(),
+    }
+}
 
 /// Three chunks of 8 MiB and an odd tail: two slots each reused, a short last chunk.
 const LEN: usize = 3 * (8 << 20) + 4099;
@@ -22,7 +35,7 @@ fn child_moves_large_buffers_whole_and_in_part() {
     if !is_child() {
         return;
     }
-    let Some(dev) = opencl() else { return };
+    let Some(dev) = opencl_device() else { return };
     let b = dev.backend();
     let before = thread_stats();
     let data = pattern(LEN, 0);
@@ -44,8 +57,8 @@ fn child_moves_large_buffers_whole_and_in_part() {
     println!("PROBE staged_bytes={}", staged.bytes);
 }
 
-/// The children run on OpenCL alone (a CUDA GPU would come first otherwise, and CUDA does
-/// not count staged transfers); by default only a GPU or an accelerator stages.
+/// The children run on the first OpenCL device (`opencl_device`); by default only a GPU or
+/// an accelerator stages.
 #[test]
 fn large_transfers_are_staged_exactly_when_asked_and_every_byte_arrives() {
     if is_child() || opencl().is_none() {
@@ -76,7 +89,7 @@ fn child_reports_a_bad_pinned_value() {
     if !is_child() {
         return;
     }
-    let Some(dev) = opencl() else { return };
+    let Some(dev) = opencl_device() else { return };
     let b = dev.backend();
     let mut buf = b.alloc(LEN, Layout::Buffer).unwrap();
     let e = b

@@ -14,6 +14,13 @@ use rayon::prelude::*;
 /// overlap, are a small part of a large transfer.
 pub(crate) const CHUNK: usize = 8 << 20;
 
+/// The chunk a transfer of `len` bytes takes: an eighth of it, from 1 MiB up to a slot's
+/// `CHUNK`. A 16 MiB transfer in two 8 MiB chunks overlapped little of the host's copy with
+/// the device's (18.9 GB/s up on the H200 where the driver's pinned copy ran at 54).
+pub(crate) fn chunk_for(len: usize) -> usize {
+    (len / 8).clamp(1 << 20, CHUNK)
+}
+
 /// Below this, the host copies a chunk on the calling thread alone; above, in pieces of this
 /// size, so that a chunk is 16 pieces: one host thread's copy runs at about a fifth of the
 /// H200's DMA rate, and at 1 MiB a piece only 8 of the machine's 16 threads took part
@@ -147,6 +154,14 @@ mod tests {
             pending: [None, None],
             writing,
         }
+    }
+
+    #[test]
+    fn chunks_are_an_eighth_within_a_slot() {
+        assert_eq!(chunk_for(0), 1 << 20);
+        assert_eq!(chunk_for(16 << 20), 2 << 20);
+        assert_eq!(chunk_for(1 << 30), CHUNK);
+        assert!((0..40).all(|k| chunk_for(1 << k) <= CHUNK));
     }
 
     #[test]

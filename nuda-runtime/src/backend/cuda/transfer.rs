@@ -47,7 +47,7 @@ impl Lane {
             dst,
             data,
         };
-        pipeline::write(data.len(), CHUNK, &mut up)
+        pipeline::write(data.len(), pipeline::chunk_for(data.len()), &mut up)
     }
 
     /// Device memory at `src` into `out`, pipelined.
@@ -59,7 +59,7 @@ impl Lane {
             src,
             out,
         };
-        pipeline::read(len, CHUNK, &mut down)
+        pipeline::read(len, pipeline::chunk_for(len), &mut down)
     }
 }
 

@@ -69,7 +69,7 @@ impl Staging {
             offset,
             data,
         };
-        let done = pipeline::write(data.len(), CHUNK, &mut up);
+        let done = pipeline::write(data.len(), pipeline::chunk_for(data.len()), &mut up);
         Some(settle(
             dev,
             slots,
@@ -101,7 +101,7 @@ impl Staging {
             offset,
             out,
         };
-        let done = pipeline::read(len, CHUNK, &mut down);
+        let done = pipeline::read(len, pipeline::chunk_for(len), &mut down);
         Some(settle(dev, slots, done, "copying to the host", len))
     }
 
