@@ -948,15 +948,14 @@ fn nuwork_scans() {
                         $T12 nu_px0 = nu_s00;
                         if (nu_li == 0) {
                             { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = nu_tot0; atomic_xchg(&nu_sa0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_sa0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
-                            if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }
+                            if (nu_k > 0) nu_flag_rel(&nu_fl[nu_k], 1u);
                         }
                         nu_it nu_lw = nu_L, nu_j = nu_k;
                         for (;;) {
                             if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
                             barrier(CLK_LOCAL_MEM_FENCE);
                             if (nu_li < nu_lw) {
-                                uint nu_f = nu_li < nu_j ? nu_poll(&nu_fl[nu_j - 1 - nu_li]) : 2u;
-                                mem_fence(CLK_GLOBAL_MEM_FENCE);
+                                uint nu_f = nu_li < nu_j ? nu_poll_acq(&nu_fl[nu_j - 1 - nu_li]) : 2u;
                                 if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));
                             }
                             barrier(CLK_LOCAL_MEM_FENCE);
@@ -983,8 +982,7 @@ fn nuwork_scans() {
                         if (nu_li == 0) {
                             { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_tot0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
                             nu_sl0[nu_P] = nu_px0;
-                            mem_fence(CLK_GLOBAL_MEM_FENCE);
-                            if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);
+                            if (nu_k % nu_ev == 0) nu_flag_rel(&nu_fl[nu_k], 2u);
                         }
                     }
                     barrier(CLK_LOCAL_MEM_FENCE);

@@ -55,6 +55,11 @@ pub(crate) struct PreludeParts {
     /// `nu_poll(p)`: a look-back's read of another group's flag, a relaxed atomic load where
     /// the dialect has one. OpenCL C 1.2's only atomic read is an `or` with 0, which each
     /// poller makes a read-modify-write at the L2; CUB polls with plain relaxed loads.
+    /// `nu_poll_acq(p)`: the same read with acquire order (the values published before the
+    /// flag are seen by reads after it), and `nu_flag_rel(p, v)` a flag's store with release
+    /// order. OpenCL C 1.2 spells both with `mem_fence`, which CUDA's header makes
+    /// `__threadfence()`: a sequentially consistent fence (`MEMBAR.SC.GPU` and an L1
+    /// invalidation), where an acquire load needs neither the fence nor its SC part.
     pub poll: &'static str,
     /// The image helpers (`nu_read4`, `nu_write1`, ..).
     pub images: &'static str,
@@ -262,7 +267,9 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // its own text instead (`backend/opencl/subgroups.rs`).
     shfl: "#define NU_SHFL 0\n#define NU_WARPS\n#define NU_WARPED 0\n",
     group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n",
-    poll: "#define nu_poll(p) atomic_or((p), 0u)\n",
+    poll: "#define nu_poll(p) atomic_or((p), 0u)\n\
+           uint nu_poll_acq(volatile global uint* p) { uint v = atomic_or(p, 0u); mem_fence(CLK_GLOBAL_MEM_FENCE); return v; }\n\
+           void nu_flag_rel(volatile global uint* p, uint v) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(p, v); }\n",
     images: super::prelude::OPENCL_IMAGES,
 };
 

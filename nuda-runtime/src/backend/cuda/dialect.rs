@@ -49,9 +49,12 @@ static PRELUDE: PreludeParts = PreludeParts {
     // every architecture since sm_50 holds (ptxas warns past what an SM can hold: a staged
     // tile of 2 work-items asked for 256).
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n",
-    // PTX's relaxed load at GPU scope; with the `__threadfence()` the look-back puts after
-    // it, an acquire pattern in PTX's memory model.
-    poll: "__device__ inline uint nu_poll(volatile uint* p) { uint v; asm volatile(\"ld.relaxed.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n",
+    // PTX's relaxed and acquire loads and release exchange at GPU scope. The acquire load is
+    // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
+    // `MEMBAR.SC.GPU` for each of a window's 256 pollers.
+    poll: "__device__ inline uint nu_poll(volatile uint* p) { uint v; asm volatile(\"ld.relaxed.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
+           __device__ inline uint nu_poll_acq(volatile uint* p) { uint v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
+           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { uint o; asm volatile(\"atom.release.gpu.exch.b32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); }\n",
     images: CXX_IMAGES,
 };
 

@@ -57,6 +57,9 @@ pub struct Mix {
     pub atomg: u32,
     /// Local-memory loads and stores (spills and local arrays).
     pub local: u32,
+    /// Sequentially consistent fences (`MEMBAR.SC`): what `__threadfence()` becomes, with an
+    /// L1 invalidation; an acquire load or a release store orders a look-back without one.
+    pub membar_sc: u32,
 }
 
 impl Mix {
@@ -337,6 +340,7 @@ fn count(m: &mut Mix, op: &str) {
         "ATOMS" => m.atoms += 1,
         "ATOMG" | "ATOM" | "RED" | "REDG" => m.atomg += 1,
         "LDL" | "STL" => m.local += 1,
+        "MEMBAR" if op.starts_with("MEMBAR.SC") => m.membar_sc += 1,
         _ => {}
     }
 }

@@ -52,7 +52,9 @@ static PRELUDE: PreludeParts = PreludeParts {
     // HIP's second bound is a count of waves per execution unit, not CUDA's blocks per SM:
     // the block's size alone.
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n",
-    poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n",
+    poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n\
+           __device__ inline uint nu_poll_acq(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_ACQUIRE); }\n\
+           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { __atomic_exchange_n((uint*)p, v, __ATOMIC_RELEASE); }\n",
     images: CXX_IMAGES,
 };
 

@@ -17,10 +17,12 @@
 //! per iteration from its running value. A GPU group takes its next ticket as a tile starts.
 //!
 //! Ordering: values and flags cross groups by atomics, with `mem_fence` between a tile's
-//! values and its flag and between a flag and the values read after it. On CUDA that fence
-//! is `__threadfence()`, device-wide. ROCm's OpenCL implements OpenCL 1.2's `mem_fence` at
-//! work-group scope, which would not order them across compute units: AMD's OpenCL is not
-//! yet checked (issue 50's HIP backend needs device-scope fences here).
+//! values and its flag and between a flag and the values read after it (the GPU form says it
+//! through the dialect's `nu_flag_rel` and `nu_poll_acq`, `window.rs`: on CUDA a release
+//! exchange and an acquire load, where `__threadfence()` was a sequentially consistent
+//! fence). ROCm's OpenCL implements OpenCL 1.2's `mem_fence` at work-group scope, which would
+//! not order them across compute units: AMD's OpenCL is not yet checked (HIP's dialect uses
+//! the compiler's acquire and release atomics).
 //!
 //! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
 //! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left

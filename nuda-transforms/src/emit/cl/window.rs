@@ -16,15 +16,18 @@
 //! (`benchmarks/h200-s39/call1`). A group of 256 moves that cap past what HBM feeds.
 //!
 //! All work-items of the group run it (its barriers need them all): each of the first `nu_lw`
-//! (the group) reads one predecessor's flag (`nu_poll`: the dialect's relaxed atomic load, an
+//! (the group) reads one predecessor's flag (`nu_poll_acq`: the dialect's acquire atomic load, an
 //! `atomic_or` with 0 on OpenCL), and the nearest one that is not an aggregate alone wins a
 //! local `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again.
 //! Then the window's work-items fetch the aggregates between that prefix and the tile, a
 //! window at a time, into the local scratch, and the first work-item folds them *forward*, so
 //! the prefix is the left fold `lookback.rs` promises, whichever flags were seen.
 //!
-//! Ordering: a work-item that saw a flag fences (device scope) before the barrier after
-//! which it or another work-item reads the values published before that flag.
+//! Ordering: a work-item reads a flag with acquire order (`nu_poll_acq`) before the barrier
+//! after which it or another work-item reads the values published before that flag, and a
+//! flag is set with release order (`nu_flag_rel`). On OpenCL both are the `mem_fence` beside
+//! the atomic they were; on CUDA, PTX's acquire load and release exchange, where
+//! `__threadfence()` made each of the window's pollers run a sequentially consistent fence.
 
 use super::lookback::{fetch, publish};
 use super::reduce::{combine, Red};
@@ -37,12 +40,11 @@ use crate::emit::template::Ph;
 /// One round of the window: `nu_tl[1]` ends as twice the nearest non-aggregate's distance
 /// below `nu_j` (plus 1 if its flag is not set yet), or `2 * nu_lw` if all are aggregates;
 /// tiles below 0 read as the start, an inclusive prefix.
-const ROUND: [&str; 10] = [
+const ROUND: [&str; 9] = [
     "if (nu_li == 0) nu_tl[1] = 2 * nu_lw;",
     "barrier(CLK_LOCAL_MEM_FENCE);",
     "if (nu_li < nu_lw) {",
-    "    uint nu_f = nu_li < nu_j ? nu_poll(&nu_fl[nu_j - 1 - nu_li]) : 2u;",
-    "    mem_fence(CLK_GLOBAL_MEM_FENCE);",
+    "    uint nu_f = nu_li < nu_j ? nu_poll_acq(&nu_fl[nu_j - 1 - nu_li]) : 2u;",
     "    if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));",
     "}",
     "barrier(CLK_LOCAL_MEM_FENCE);",
@@ -67,9 +69,7 @@ impl ClEmitter<'_> {
             let value = publish(&Ph::ty(*fill), &format!("nu_sa{r}"), &format!("nu_tot{r}"));
             self.raw_line(&format!("    {value}"));
         }
-        self.raw_line(
-            "    if (nu_k > 0) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(&nu_fl[nu_k], 1u); }",
-        );
+        self.raw_line("    if (nu_k > 0) nu_flag_rel(&nu_fl[nu_k], 1u);");
         self.raw_line("}");
         self.raw_line("nu_it nu_lw = nu_L, nu_j = nu_k;");
         self.raw_line("for (;;) {");
@@ -137,8 +137,7 @@ impl ClEmitter<'_> {
             self.raw_line(&format!("    {}", publish(&t, &format!("nu_si{r}"), &inc)));
             self.raw_line(&format!("    nu_sl{r}[nu_P] = nu_px{r};"));
         }
-        self.raw_line("    mem_fence(CLK_GLOBAL_MEM_FENCE);");
-        self.raw_line("    if (nu_k % nu_ev == 0) atomic_xchg(&nu_fl[nu_k], 2u);");
+        self.raw_line("    if (nu_k % nu_ev == 0) nu_flag_rel(&nu_fl[nu_k], 2u);");
         self.raw_line("}");
     }
 }
