@@ -344,8 +344,9 @@ pub(super) fn publish(t: &str, array: &str, value: &str) -> String {
 
 /// `<dst> = ` the value of type `t` that tile `index` published in `array`, by the dialect's
 /// relaxed atomic loads (`nu_poll`: on CUDA a plain `ld.relaxed.gpu`, where an `atomic_or`
-/// would be a read-modify-write at L2), after the fence that follows the flag's read. `dst`
-/// may declare the variable, which then lives in the enclosing block.
+/// would be a read-modify-write at L2), ordered after the flag's read by its acquire (the
+/// GPU form: an acquire load and a barrier; the CPU form: a fence). `dst` may declare the
+/// variable, which then lives in the enclosing block.
 pub(super) fn fetch(t: &str, array: &str, index: &str, dst: &str) -> String {
     format!(
         "union {{ {t} v; ulong w; }} nu_u{array}; \

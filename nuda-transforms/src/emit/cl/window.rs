@@ -16,8 +16,8 @@
 //! (`benchmarks/h200-s39/call1`). A group of 256 moves that cap past what HBM feeds.
 //!
 //! All work-items of the group run it (its barriers need them all): each of the first `nu_lw`
-//! (the group) reads one predecessor's flag (`nu_poll_acq`: the dialect's acquire atomic load, an
-//! `atomic_or` with 0 on OpenCL), and the nearest one that is not an aggregate alone wins a
+//! (the group) reads one predecessor's flag (`nu_poll_acq`: the dialect's acquire atomic
+//! load; on OpenCL an `atomic_or` with 0 and a `mem_fence`), and the nearest one that is not an aggregate alone wins a
 //! local `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again.
 //! Then the window's work-items fetch the aggregates between that prefix and the tile, a
 //! window at a time, into the local scratch, and the first work-item folds them *forward*, so
