@@ -320,46 +320,9 @@ fn a_histogram_counts_in_shared_memory() {
     assert!(r.whole.atoms > 0 && r.whole.atomg > 0, "{:?}", r.whole);
 }
 
-/// The single-pass scan's look-back orders its flags by acquire loads and release exchanges
-/// (session 39): no `MEMBAR.SC.GPU`, which `__threadfence()` after each of a window's 256
-/// polls had put in every work-item's path, each with an L1 invalidation.
-#[test]
-fn the_look_back_takes_no_sequentially_consistent_fence() {
-    let Some(lab) = lab() else { return };
-    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
-        let n = 1usize << 16;
-        let a = NuArray1::<u32>::from_fn(n, |i| i as u32);
-        let mut out = NuArray1::<u32>::new(n);
-        nuda::lab::take_records();
-        let mut s = 0u32;
-        nuwork!(256; nfor!(i in n {
-            s += a[i];
-            out[i] = s;
-        }))?;
-        Ok(nuda::lab::take_records())
-    })
-    .unwrap()
-    .unwrap();
-    assert_eq!(records.len(), 1, "{records:?}");
-    let r = &records[0];
-    assert!(
-        r.whole.atomg > 0,
-        "no look-back in `{}`: {:?}",
-        r.kernel,
-        r.whole
-    );
-    assert_eq!(r.whole.membar_sc, 0, "`{}`: {:?}", r.kernel, r.whole);
-}
-
-/// The single-pass scan and filter load a tile's rows four at a time before using them
-/// (issue 49): one 4-byte load in flight per thread leaves an H200 SM a third of the bytes
-/// in flight its HBM needs. Read off the SASS (`Kernel::loads_in_flight`): ptxas issues the
-/// scan's four loads before the first use and the filter's first three (it interleaves the
-/// fourth with the first use); each kernel here had 1 before.
-#[test]
-fn scans_and_filters_keep_several_loads_in_flight() {
-    let Some(lab) = lab() else { return };
-    let records = nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
+/// What the lab recorded of a single-pass scan and a filter (`push`) of 2^16 `u32`.
+fn scan_and_filter_records(lab: usize) -> Vec<nuda::lab::Record> {
+    nuda::with_device(lab, || -> nuda::Result<Vec<nuda::lab::Record>> {
         let n = 1usize << 16;
         let a = NuArray1::<u32>::from_fn(n, |i| i as u32);
         let mut out = NuArray1::<u32>::new(n);
@@ -378,7 +341,33 @@ fn scans_and_filters_keep_several_loads_in_flight() {
         Ok(nuda::lab::take_records())
     })
     .unwrap()
-    .unwrap();
+    .unwrap()
+}
+
+/// The single-pass scan's and filter's look-back orders its flags by acquire loads and
+/// release exchanges (session 39): no `MEMBAR.SC.GPU`, which `__threadfence()` after each of
+/// a window's 256 polls had put in every work-item's path, each with an L1 invalidation.
+#[test]
+fn the_look_back_takes_no_sequentially_consistent_fence() {
+    let Some(lab) = lab() else { return };
+    let records = scan_and_filter_records(lab);
+    assert_eq!(records.len(), 2, "{records:?}");
+    for r in &records {
+        let look_back = r.whole.atomg > 0;
+        assert!(look_back, "no look-back in `{}`: {:?}", r.kernel, r.whole);
+        assert_eq!(r.whole.membar_sc, 0, "`{}`: {:?}", r.kernel, r.whole);
+    }
+}
+
+/// The single-pass scan and filter load a tile's rows four at a time before using them
+/// (issue 49): one 4-byte load in flight per thread leaves an H200 SM a third of the bytes
+/// in flight its HBM needs. Read off the SASS (`Kernel::loads_in_flight`): ptxas issues the
+/// scan's four loads before the first use and the filter's first three (it interleaves the
+/// fourth with the first use); each kernel here had 1 before.
+#[test]
+fn scans_and_filters_keep_several_loads_in_flight() {
+    let Some(lab) = lab() else { return };
+    let records = scan_and_filter_records(lab);
     assert_eq!(records.len(), 2, "{records:?}");
     for r in &records {
         assert!(

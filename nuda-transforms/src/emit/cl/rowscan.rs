@@ -22,7 +22,6 @@
 //! sizes it so.
 
 use super::reduce::{combine, Red};
-use super::scan::combine_of;
 use super::ClEmitter;
 use crate::emit::template::Ph;
 
@@ -52,34 +51,36 @@ impl ClEmitter<'_> {
              nu_b = min(nu_a + nu_K, nu_cnt), nu_wt = {TOTALS};"
         ));
         self.each(scans, |t, r| format!("{t} nu_v{r} = nu_id{r}, nu_y{r};"));
-        self.chunk_loop(scans, |r, x| {
-            let c = combine_of(scans, r, &format!("nu_v{r}"), x);
-            format!("nu_v{r} = {c};")
+        self.chunk_loop(scans, |red, x| {
+            let r = red.r;
+            format!(
+                "nu_v{r} = {};",
+                combine(red.fill, red.op, &format!("nu_v{r}"), x)
+            )
         });
         self.totals_row(scans);
         for Red { r, fill, op, .. } in scans {
             let p = combine(*fill, *op, &format!("nu_pre{r}"), &format!("nu_vx{r}"));
             self.raw_line(&format!("{} nu_p{r} = {p};", Ph::ty(*fill)));
         }
-        self.chunk_loop(scans, |r, x| {
-            let next = combine_of(scans, r, &format!("nu_p{r}"), &format!("nu_x{r}"));
-            format!(
-                "{{ {} nu_x{r} = {x}; {x} = nu_p{r}; nu_p{r} = {next}; }}",
-                ty_of(scans, r)
-            )
+        self.chunk_loop(scans, |red, x| {
+            let r = red.r;
+            let next = combine(red.fill, red.op, &format!("nu_p{r}"), &format!("nu_x{r}"));
+            let t = Ph::ty(red.fill);
+            format!("{{ {t} nu_x{r} = {x}; {x} = nu_p{r}; nu_p{r} = {next}; }}")
         });
         self.each(scans, |_, r| format!("nu_tot{r} = nu_row{r};"));
         self.raw_line("}");
     }
 
     /// A loop over the work-item's chunk `nu_a..nu_b`, a line per scan variable from
-    /// `f(r, element)`.
-    fn chunk_loop(&mut self, scans: &[Red], f: impl Fn(usize, &str) -> String) {
+    /// `f(variable, element)`.
+    fn chunk_loop(&mut self, scans: &[Red], f: impl Fn(&Red, &str) -> String) {
         self.raw_line("for (nu_it nu_i = nu_a; nu_i < nu_b; nu_i++) {");
         self.indent += 1;
-        for Red { r, .. } in scans {
-            let x = format!("nu_sl{r}[{}]", pad("nu_i"));
-            let line = f(*r, &x);
+        for red in scans {
+            let x = format!("nu_sl{}[{}]", red.r, pad("nu_i"));
+            let line = f(red, &x);
             self.raw_line(&line);
         }
         self.indent -= 1;
@@ -180,12 +181,4 @@ impl ClEmitter<'_> {
         self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("}");
     }
-}
-
-/// Scan variable `r`'s type in the kernel.
-fn ty_of(scans: &[Red], r: usize) -> String {
-    scans
-        .iter()
-        .find(|x| x.r == r)
-        .map_or_else(String::new, |x| Ph::ty(x.fill))
 }
