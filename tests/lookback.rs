@@ -5,7 +5,8 @@
 //! `lookback_test` makes only every `k`th tile publish its inclusive prefix, so tile `t`
 //! walks back `t % k` tiles, and caps a GPU tile at 32 iterations so that a small problem
 //! has a hundred tiles. Results must not change: integers exactly Rust's, floats the same
-//! bits whatever `k`. On the first OpenCL device (PoCL's CPU form here, Oclgrind's GPU form
+//! bits whatever `k`; integer scans alone (their aggregates folded by a tree) too. On the
+//! first OpenCL device (PoCL's CPU form here, Oclgrind's GPU form
 //! in `scripts/oclgrind`); one test, since the hook is process-wide.
 
 mod common;
@@ -32,6 +33,23 @@ fn run(data: &[i64], g: usize) -> nuda::Result<Scanned> {
         floats[i] = f;
     }))?;
     Ok((sums.to_vec(), maxes.to_vec(), floats.to_vec(), (s, hi, f)))
+}
+
+/// The integer scans of `run` alone: a nest whose scans are all integers folds a
+/// look-back's aggregates by a tree (`emit/cl/window.rs`), where `run`'s float keeps the fold.
+fn ints(data: &[i64], g: usize) -> nuda::Result<(Vec<u32>, Vec<i64>, u32, i64)> {
+    let n = data.len();
+    let a = NuArray1::<i64>::from_fn(n, |i| data[i]);
+    let (mut s, mut hi) = (7u32, -3i64);
+    let mut sums = NuArray1::<u32>::new(n);
+    let mut maxes = NuArray1::<i64>::new(n);
+    nuwork!(g; nfor!(i in n {
+        s += a[i] as u32;
+        sums[i] = s;
+        maxes[i] = hi;
+        hi = hi.max(a[i]);
+    }))?;
+    Ok((sums.to_vec(), maxes.to_vec(), s, hi))
 }
 
 /// Plain Rust's integers.
@@ -78,12 +96,18 @@ fn long_look_backs_give_the_same_results() {
             let mut floats: Option<(Vec<u32>, f32)> = None;
             for every in [1u32, 3, 37, 70] {
                 nuda::__private::lookback_test(every, 32);
-                let (got, kept) = nuda::with_device(dev.index, || {
-                    Ok::<_, nuda::Error>((run(&data, g)?, filter(&data, -400, g)?))
+                let (got, kept, only) = nuda::with_device(dev.index, || {
+                    let f = filter(&data, -400, g)?;
+                    Ok::<_, nuda::Error>((run(&data, g)?, f, ints(&data, g)?))
                 })
                 .unwrap()
                 .unwrap_or_else(|e| panic!("{}: {e}", dev.name));
                 let at = format!("on {}: n {n}, group {g}, every {every}", dev.name);
+                let want_ints = (sums.clone(), maxes.clone(), s, hi);
+                assert!(
+                    only == want_ints,
+                    "{at}: integer scans alone differ from Rust's"
+                );
                 assert!(
                     got.0 == sums && got.1 == maxes,
                     "{at}: integers differ from Rust's"

@@ -177,6 +177,46 @@ fn without_mul_add_the_lab_sees_no_ffma() {
     );
 }
 
+/// sgemm's register block with no `stage` (`dmine(8, 1), vector(16)`), whose literal group of
+/// 256 the kernel declares (`NU_BOUNDS`): hiprtc budgets registers for 256 work-items and
+/// spills nothing for an MI200, where, budgeting for 1,024, it stopped at 128 VGPRs and
+/// spilled 58 to 535 (session 38's table). sm_90 keeps its registers under 255.
+#[test]
+fn a_literal_group_lets_hiprtc_keep_a_register_block_unspilled() {
+    let Some(lab) = lab() else { return };
+    if !std::env::var("NUDA_HIP_CHECK").is_ok_and(|s| s.split(',').any(|a| a == "gfx90a")) {
+        eprintln!("skipped: NUDA_HIP_CHECK does not list gfx90a");
+        return;
+    }
+    let (r, amd) = nuda::with_device(lab, || -> nuda::Result<_> {
+        let n = 512usize;
+        let a = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i + j) as f32);
+        let b = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i * j) as f32);
+        let mut c = NuArray2::<f32>::new((n, n));
+        nuda::lab::take_records();
+        nuda::lab::take_amd_records();
+        nuwork!(16, 16; annot!(dmine(8, 1), vector(16); nfor!((i, j) in (n, n) {
+            let mut s = 0.0f32;
+            nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+            c[(i, j)] = s;
+        })))?;
+        Ok((
+            nuda::lab::take_records().remove(0),
+            nuda::lab::take_amd_records(),
+        ))
+    })
+    .unwrap()
+    .unwrap();
+    let hip: Vec<_> = amd
+        .iter()
+        .filter(|a| (a.compiler, a.arch.as_str()) == ("hiprtc", "gfx90a"))
+        .collect();
+    assert!(!hip.is_empty(), "no hiprtc gfx90a record in {amd:?}");
+    hip.iter()
+        .for_each(|a| assert!(a.spills == (0, 0), "{a:?}"));
+    assert_eq!(r.spills, (0, 0), "{r:?}");
+}
+
 /// Staged slices of doubles 16 deep on 128 x 128 tiles, double-buffered, take 64 KiB of
 /// shared memory, past the 48 KiB a CUDA kernel may declare: the CUDA dialect moves them into
 /// the dynamic buffer, which a launch may take up to 227 KiB of. With 64 deep slices they

@@ -73,7 +73,7 @@ fn nuwork_array_by_2() {
                 }
                 $D7(b)[(nu_i0) * b__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P7(b), $P8(a)) {
+            kernel void NU_BOUNDS(128) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P7(b), $P8(a)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -117,7 +117,7 @@ fn nuwork_sgemm_with_a_sequential_inner_loop() {
                 }
                 $D14(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P11(n), $P12(a), $P13(b), $P14(c)) {
+            kernel void NU_BOUNDS(256) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P11(n), $P12(a), $P13(b), $P14(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -165,7 +165,7 @@ fn nuwork_three_loops_two_mapped() {
                 }
                 $D10(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(p), $P10(c), $P11(a)) {
+            kernel void NU_BOUNDS(64) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P9(p), $P10(c), $P11(a)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -212,7 +212,7 @@ fn value_if_with_statements_is_hoisted() {
                 }
                 $D27(y)[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P26(x), $P27(y)) {
+            kernel void NU_BOUNDS(64) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P26(x), $P27(y)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -248,7 +248,7 @@ fn stepped_and_inclusive_for_loops_count_trips() {
                 }
                 $D12(out)[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P12(out)) {
+            kernel void NU_BOUNDS(64) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P12(out)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -295,7 +295,7 @@ fn casts_narrow_arithmetic_and_integer_methods() {
                 }
                 $D21(out)[nu_i0] = nu_v;
             }
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
+            kernel void NU_BOUNDS(64) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P20(f), $P21(out)) {
                 nu_idx nu_g0 = get_global_id(0);
                 if (nu_g0 >= nu_n0) return;
                 $T1 i = $O1(add)[nu_s0, $O1(from_int)[nu_g0]];
@@ -317,7 +317,7 @@ fn images_and_shadowed_keyword_names() {
             dst.write(x, y, float);
         }))),
         expect![[r#"
-            kernel void nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P13(src), $P14(dst)) {
+            kernel void NU_BOUNDS(64) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $T3 nu_s1, $T3 nu_st1, nu_idx nu_n1, $P13(src), $P14(dst)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -458,7 +458,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 }
                 $D30(c)[(nu_i0) * c__d1 + nu_i1] = nu_v;
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
+            kernel void NU_BOUNDS(256) nuwork_0(global uint* restrict nu_err, $T21 nu_s0, $T21 nu_st0, nu_idx nu_n0, $T22 nu_s1, $T22 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -488,7 +488,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_st_c(c, c__d0, c__d1, i_1_1, j_1_1, s_1_1, NU_C$Q2, $Q2u, nu_err);
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
+            kernel void NU_BOUNDS(256) nuwork_1(global uint* restrict nu_err, $T23 nu_s0, $T23 nu_st0, nu_idx nu_n0, $T24 nu_s1, $T24 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -503,7 +503,7 @@ fn nuwork_dmine_sgemm_has_four_accumulators_and_remainder_kernels() {
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q2, $Q2u, nu_err);
             }
 
-            kernel void nuwork_2(global uint* restrict nu_err, $T25 nu_s0, $T25 nu_st0, nu_idx nu_n0, $T26 nu_s1, $T26 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
+            kernel void NU_BOUNDS(256) nuwork_2(global uint* restrict nu_err, $T25 nu_s0, $T25 nu_st0, nu_idx nu_n0, $T26 nu_s1, $T26 nu_st1, nu_idx nu_n1, $P27(n), $P28(a), $P29(b), $P30(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -546,7 +546,7 @@ fn nuwork_reductions() {
                 }
                 return $D14(b)[nu_i0];
             }
-            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
+            kernel void NU_WARPS NU_BOUNDS(256) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P13(a), $P14(b), $T15 v_dot, local $T15* restrict nu_rl0, global $T15* restrict nu_rp0, nu_idx nu_rp0__d0, $T16 count, local $T16* restrict nu_rl1, global $T16* restrict nu_rp1, nu_idx nu_rp1__d0, $T17 hi, local $T17* restrict nu_rl2, global $T17* restrict nu_rp2, nu_idx nu_rp2__d0) {
             #if NU_CPU
                 $T15 nu_a0[16];
                 for (uint nu_k = 0; nu_k < 16; nu_k++) nu_a0[nu_k] = v_dot;
@@ -693,7 +693,7 @@ fn nuwork_scans() {
                 }
                 $D10(excl)[nu_i0] = nu_v;
             }
-            kernel void NU_WARPS nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, uint nu_ev, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
+            kernel void NU_WARPS NU_BOUNDS_WARPS(64, 48) nuwork(global uint* restrict nu_err, $T1 nu_s0, $T1 nu_st0, nu_idx nu_n0, $P10(excl), $P11(a), global uint* nu_sa0, nu_idx nu_sa0__d0, global uint* nu_si0, nu_idx nu_si0__d0, $T12 nu_id0, $T12 nu_s00, local $T12* restrict nu_sl0, global uint* nu_tf, nu_idx nu_tf__d0, ulong nu_T, uint nu_ev, local uint* restrict nu_tl, $T13 total, local $T13* restrict nu_rl1, global $T13* restrict nu_rp1, nu_idx nu_rp1__d0) {
                 typedef nu_idx nu_it;
                 nu_it nu_N = (nu_it)nu_n0;
                 nu_it nu_L = get_local_size(0), nu_li = get_local_id(0), nu_TT = (nu_it)nu_T;
@@ -967,17 +967,42 @@ fn nuwork_scans() {
                         if (nu_li == 0 && nu_j > 0) {
                             union { $T12 v; ulong w; } nu_unu_si0; nu_unu_si0.w = (ulong)nu_poll(&nu_si0[2 * (nu_j - 1)]) | ((ulong)nu_poll(&nu_si0[2 * (nu_j - 1) + 1]) << 32); nu_px0 = nu_unu_si0.v;
                         }
-                        for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {
-                            nu_it nu_wn = min(nu_lw, nu_k - nu_wb);
-                            if (nu_li < nu_wn) {
-                                union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v;
-                                nu_sl0[nu_P + 33 + nu_li] = nu_y0;
+                        if ((($T12)0.5f == ($T12)0)) {
+                            nu_it nu_c = min(nu_lw, nu_k - nu_j);
+                            if (nu_c > 0) {
+                                if (nu_li < nu_c) {
+                                    union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_j + nu_li)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_j + nu_li) + 1]) << 32); $T12 nu_wq0 = nu_unu_sa0.v;
+                                    for (nu_it nu_i = nu_j + nu_li + nu_lw; nu_i < nu_k; nu_i += nu_lw) {
+                                        union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_i)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_i) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v; nu_wq0 = $O12(add)[nu_wq0, nu_y0];
+                                    }
+                                    nu_sl0[nu_P + 33 + nu_li] = nu_wq0;
+                                }
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                                nu_it nu_h = 1;
+                                while (2 * nu_h < nu_c) nu_h *= 2;
+                                for (; nu_h > 0; nu_h /= 2) {
+                                    if (nu_li < nu_h && nu_li + nu_h < nu_c) {
+                                        nu_sl0[nu_P + 33 + nu_li] = $O12(add)[nu_sl0[nu_P + 33 + nu_li], nu_sl0[nu_P + 33 + nu_li + nu_h]];
+                                    }
+                                    barrier(CLK_LOCAL_MEM_FENCE);
+                                }
+                                if (nu_li == 0) {
+                                    nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 33]];
+                                }
                             }
-                            barrier(CLK_LOCAL_MEM_FENCE);
-                            if (nu_li == 0) for (nu_it nu_i = 0; nu_i < nu_wn; nu_i++) {
-                                nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 33 + nu_i]];
+                        } else {
+                            for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {
+                                nu_it nu_wn = min(nu_lw, nu_k - nu_wb);
+                                if (nu_li < nu_wn) {
+                                    union { $T12 v; ulong w; } nu_unu_sa0; nu_unu_sa0.w = (ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li)]) | ((ulong)nu_poll(&nu_sa0[2 * (nu_wb + nu_li) + 1]) << 32); $T12 nu_y0 = nu_unu_sa0.v;
+                                    nu_sl0[nu_P + 33 + nu_li] = nu_y0;
+                                }
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                                if (nu_li == 0) for (nu_it nu_i = 0; nu_i < nu_wn; nu_i++) {
+                                    nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 33 + nu_i]];
+                                }
+                                barrier(CLK_LOCAL_MEM_FENCE);
                             }
-                            barrier(CLK_LOCAL_MEM_FENCE);
                         }
                         if (nu_li == 0) {
                             { union { $T12 v; ulong w; } nu_u; nu_u.w = 0; nu_u.v = $O12(add)[nu_px0, nu_tot0]; atomic_xchg(&nu_si0[2 * nu_k], (uint)nu_u.w); atomic_xchg(&nu_si0[2 * nu_k + 1], (uint)(nu_u.w >> 32)); }
@@ -1140,7 +1165,7 @@ fn vectorised_sgemm() {
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 2, nu_v.s2, nu_c, nu_s, nu_err);
                 nu_st_c(c, c__d0, c__d1, nu_i0, nu_i1 + 3, nu_v.s3, nu_c, nu_s, nu_err);
             }
-            kernel void nuwork_0(global uint* restrict nu_err, $T14 nu_s0, $T14 nu_st0, nu_idx nu_n0, $T15 nu_s1, $T15 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
+            kernel void NU_BOUNDS(256) nuwork_0(global uint* restrict nu_err, $T14 nu_s0, $T14 nu_st0, nu_idx nu_n0, $T15 nu_s1, $T15 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1158,7 +1183,7 @@ fn vectorised_sgemm() {
                 }
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
+            kernel void NU_BOUNDS(256) nuwork_1(global uint* restrict nu_err, $T18 nu_s0, $T18 nu_st0, nu_idx nu_n0, $T19 nu_s1, $T19 nu_st1, nu_idx nu_n1, $P20(n), $P21(a), $P22(b), $P23(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1286,7 +1311,7 @@ fn staged_sgemm() {
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T24 nu_s0, $T24 nu_st0, nu_idx nu_n0, $T25 nu_s1, $T25 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+            kernel void NU_BOUNDS(256) nuwork_1(global uint* restrict nu_err, $T24 nu_s0, $T24 nu_st0, nu_idx nu_n0, $T25 nu_s1, $T25 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1301,7 +1326,7 @@ fn staged_sgemm() {
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
             }
 
-            kernel void nuwork_2(global uint* restrict nu_err, $T26 nu_s0, $T26 nu_st0, nu_idx nu_n0, $T27 nu_s1, $T27 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
+            kernel void NU_BOUNDS(256) nuwork_2(global uint* restrict nu_err, $T26 nu_s0, $T26 nu_st0, nu_idx nu_n0, $T27 nu_s1, $T27 nu_st1, nu_idx nu_n1, $P28(n), $P29(a), $P30(b), $P31(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1473,7 +1498,7 @@ fn staged_vector_sgemm() {
                 }
             }
 
-            kernel void nuwork_1(global uint* restrict nu_err, $T35 nu_s0, $T35 nu_st0, nu_idx nu_n0, $T36 nu_s1, $T36 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+            kernel void NU_BOUNDS(256) nuwork_1(global uint* restrict nu_err, $T35 nu_s0, $T35 nu_st0, nu_idx nu_n0, $T36 nu_s1, $T36 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;
@@ -1488,7 +1513,7 @@ fn staged_vector_sgemm() {
                 nu_st_c(c, c__d0, c__d1, i, j, s, NU_C$Q3, $Q3u, nu_err);
             }
 
-            kernel void nuwork_2(global uint* restrict nu_err, $T37 nu_s0, $T37 nu_st0, nu_idx nu_n0, $T38 nu_s1, $T38 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
+            kernel void NU_BOUNDS(256) nuwork_2(global uint* restrict nu_err, $T37 nu_s0, $T37 nu_st0, nu_idx nu_n0, $T38 nu_s1, $T38 nu_st1, nu_idx nu_n1, $P39(n), $P40(a), $P41(b), $P42(c)) {
                 nu_idx nu_g0 = get_global_id(0);
                 nu_idx nu_g1 = get_global_id(1);
                 if (nu_g0 >= nu_n0 || nu_g1 >= nu_n1) return;

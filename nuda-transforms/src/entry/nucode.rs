@@ -126,6 +126,7 @@ fn forms(
         capture_base: slots,
         context: Context::Nucode,
         shared: &shared,
+        threads: None,
     };
     let template = ClEmitter::new(cx, env).function(params, ret, outs, body);
     let ident = &f.sig.ident;

@@ -119,6 +119,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         capture_base: slots,
         context: Context::Kernel,
         shared: &shared,
+        threads: None,
     };
     let zeroed = crate::checks::zeroing::zeroed(&body, &locals);
     let kernel = ClEmitter::new(&cx, env).kernel(&name, &body, &zeroed);

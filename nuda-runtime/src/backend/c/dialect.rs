@@ -50,7 +50,10 @@ pub(crate) struct PreludeParts {
     /// kernel attribute asking for warps of 32; `NU_WARPED`, whether a group's items run in
     /// such warps.
     pub shfl: &'static str,
-    /// `NU_GROUP(x, y, z)`: a staged kernel's fixed work-group.
+    /// `NU_GROUP(x, y, z)`: a staged kernel's fixed work-group. `NU_BOUNDS(t)`: the most
+    /// work-items any launch of the kernel has in a group (a `nuwork!` with literal sizes),
+    /// so that a compiler budgets registers for them rather than for its 1,024.
+    /// `NU_BOUNDS_WARPS(t, w)`: that bound, and `w` warps wanted per multiprocessor.
     pub group: &'static str,
     /// `nu_poll(p)`: a look-back's read of another group's flag, a relaxed atomic load where
     /// the dialect has one. OpenCL C 1.2's only atomic read is an `or` with 0, which each
@@ -266,7 +269,9 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // OpenCL keeps the reduction tree in local memory; a device with sub-groups of 32 gets
     // its own text instead (`backend/opencl/subgroups.rs`).
     shfl: "#define NU_SHFL 0\n#define NU_WARPS\n#define NU_WARPED 0\n",
-    group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n",
+    // No bound on OpenCL: its compilers take `reqd_work_group_size` alone, which would fix
+    // each dimension, and budget for their own default group (ROCm's: 256) without one.
+    group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w)\n",
     poll: "#define nu_poll(p) atomic_or((p), 0u)\n\
            uint nu_poll_acq(volatile global uint* p) { uint v = atomic_or(p, 0u); mem_fence(CLK_GLOBAL_MEM_FENCE); return v; }\n\
            void nu_flag_rel(volatile global uint* p, uint v) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(p, v); }\n",

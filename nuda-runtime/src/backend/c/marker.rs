@@ -312,7 +312,8 @@ fn spaces_in(line: &str) -> String {
 }
 
 /// The kernel's name in `rest` (after `kernel`): the first word followed by `(` that is not an
-/// attribute (`__attribute__((..))`, any `__` word, the prelude's `NU_GROUP(..)`), whose
+/// attribute (`__attribute__((..))`, any `__` word, the prelude's `NU_GROUP(..)` and
+/// `NU_BOUNDS(..)`, `NU_BOUNDS_WARPS(..)`), whose
 /// parentheses are skipped.
 fn kernel_name(rest: &str) -> Option<String> {
     let text = strip_comments(&rest[..rest.find('{').unwrap_or(rest.len())]);
@@ -329,7 +330,8 @@ fn kernel_name(rest: &str) -> Option<String> {
             k = end;
             continue;
         }
-        if !(word.starts_with("__") || word == "NU_GROUP") {
+        let marks = ["NU_GROUP", "NU_BOUNDS", "NU_BOUNDS_WARPS"];
+        if !(word.starts_with("__") || marks.contains(&word)) {
             return Some(word.to_string());
         }
         k = after + matching_paren(&text[after..])? + 1;

@@ -48,7 +48,12 @@ static PRELUDE: PreludeParts = PreludeParts {
     // for a few registers (the static lab's dgemm: 130 without). At most 16 blocks, which
     // every architecture since sm_50 holds (ptxas warns past what an SM can hold: a staged
     // tile of 2 work-items asked for 256).
-    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n",
+    // No `NU_BOUNDS`: ptxas budgets up to 255 registers without it too, and told the group
+    // it moved its choices both ways (session 40's static table: the 8 x 8 sgemm tile of
+    // `dmine(4, 4)` fell from 27% to 9% of its FMA bound, mri-q's loop shrank a quarter).
+    // `NU_BOUNDS_WARPS` asks for the blocks that make `w` warps (at most 16 blocks): ptxas
+    // then uses the registers that leaves, where its own choice may be fewer, with spills.
+    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (32 * (w) <= (t) ? 1 : 32 * (w) / (t) > 16 ? 16 : 32 * (w) / (t))\n",
     // PTX's relaxed and acquire loads and release exchange at GPU scope. The acquire load is
     // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
     // `MEMBAR.SC.GPU` for each of a window's 256 pollers.

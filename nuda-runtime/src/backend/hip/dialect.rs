@@ -51,7 +51,9 @@ static PRELUDE: PreludeParts = PreludeParts {
     shfl: "#define NU_SHFL 1\n#define NU_WARPS\n#define NU_WARPED 1\n",
     // HIP's second bound is a count of waves per execution unit, not CUDA's blocks per SM:
     // the block's size alone.
-    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n",
+    // Without a bound LLVM budgets for 1,024 work-items: 128 VGPRs, and the register blocks
+    // spilled (`dmine(8, 1), vector(16)`: 58-535 VGPRs) where a group of 256 leaves 512.
+    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n#define NU_BOUNDS(t) __launch_bounds__(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t)\n",
     poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n\
            __device__ inline uint nu_poll_acq(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_ACQUIRE); }\n\
            __device__ inline void nu_flag_rel(volatile uint* p, uint v) { __atomic_exchange_n((uint*)p, v, __ATOMIC_RELEASE); }\n",

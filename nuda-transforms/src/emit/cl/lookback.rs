@@ -27,7 +27,9 @@
 //! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
 //! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left
 //! fold of the start and all aggregates before it, whichever flags it happened to see: the
-//! same bits every run on one device, floats included.
+//! same bits every run on one device, floats included. (Integer scans fold the aggregates by
+//! a tree, `window.rs`: their operators are associative and commutative, so the bits are
+//! the left fold's.)
 
 use super::reduce::{combine, Red};
 use super::rowscan::pad;
@@ -97,7 +99,10 @@ impl ClEmitter<'_> {
         self.out.push_str("#endif\n");
         self.raw_line("}");
         self.tree(&others);
-        super::marks::kernel_def(name, "", &p, &self.out)
+        // Left to itself, ptxas gave this kernel 32 registers and a spill once the window's
+        // tree came in, and kept 2 of a tile's 4 row loads in flight; at 48 warps (40
+        // registers) it keeps all 4, as before the tree (the static lab's sm_90 records).
+        super::marks::kernel_def(name, &self.bounds_warps(48), &p, &self.out)
     }
 
     /// Tile `nu_k`'s iterations `nu_lo..nu_hi`.

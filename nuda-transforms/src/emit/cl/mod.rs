@@ -81,6 +81,9 @@ pub struct Env<'a> {
     pub context: Context,
     /// Sites and helpers shared with the program's other kernels.
     pub shared: &'a Shared,
+    /// The work-items of every group the kernels are launched with, where the macro knows
+    /// it (a `nuwork!` whose sizes are literals): the kernels declare it (`NU_BOUNDS`).
+    pub threads: Option<usize>,
 }
 
 impl Env<'_> {
@@ -335,7 +338,27 @@ impl<'a> ClEmitter<'a> {
             Some(n) => self.staged_nest(n),
             None => self.merged_body(body),
         }
-        marks::kernel_def(name, &group.unwrap_or_default(), &params, &self.out)
+        let attrs = group.unwrap_or_else(|| self.bounds());
+        marks::kernel_def(name, &attrs, &params, &self.out)
+    }
+
+    /// The kernel attribute bounding its group where the launch's is known: without it,
+    /// hiprtc budgets registers for 1,024 work-items (it spilled register blocks at 128
+    /// VGPRs that fit, unspilled, with a group of 256). Each dialect decides what it spells.
+    pub(super) fn bounds(&self) -> String {
+        self.env
+            .threads
+            .map(|t| format!("NU_BOUNDS({t}) "))
+            .unwrap_or_default()
+    }
+
+    /// The bound, and `warps` a multiprocessor should hold (`NU_BOUNDS_WARPS`: on CUDA the
+    /// blocks that make them, which ptxas fills its register budget for).
+    pub(super) fn bounds_warps(&self, warps: usize) -> String {
+        self.env
+            .threads
+            .map(|t| format!("NU_BOUNDS_WARPS({t}, {warps}) "))
+            .unwrap_or_default()
     }
 
     /// Each mapped loop's variable, from the work-item's iteration number `nu_g<d>`.

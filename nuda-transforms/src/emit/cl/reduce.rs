@@ -96,7 +96,7 @@ impl ClEmitter<'_> {
         self.out.push_str("#endif\n");
         self.private_flush();
         self.tree(&reds);
-        super::marks::kernel_def(name, "", &params, &self.out)
+        super::marks::kernel_def(name, &self.bounds(), &params, &self.out)
     }
 
     /// The mapped variables and the body, in a scope of their own, with reduction updates

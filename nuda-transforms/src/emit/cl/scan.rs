@@ -50,7 +50,8 @@ impl ClEmitter<'_> {
         self.totals(mapped, slice);
         self.tree(&scans);
         let totals = format!("{name}_totals");
-        let first = super::marks::kernel_def(&totals, "", &p1, &std::mem::take(&mut self.out));
+        let first =
+            super::marks::kernel_def(&totals, &self.bounds(), &p1, &std::mem::take(&mut self.out));
         let others = self.reds(Some(false));
         let mut p2 = params;
         p2.extend(self.scan_params(&scans));
@@ -70,7 +71,7 @@ impl ClEmitter<'_> {
         self.gpu_scan(mapped, body, slice, &scans);
         self.out.push_str("#endif\n");
         self.tree(&others);
-        let second = super::marks::kernel_def(name, "", &p2, &self.out);
+        let second = super::marks::kernel_def(name, &self.bounds(), &p2, &self.out);
         first + &second
     }
 

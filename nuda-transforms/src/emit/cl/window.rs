@@ -21,7 +21,10 @@
 //! local `atomic_min`: an inclusive prefix ends the walk; a flag not yet set is polled again.
 //! Then the window's work-items fetch the aggregates between that prefix and the tile, a
 //! window at a time, into the local scratch, and the first work-item folds them *forward*, so
-//! the prefix is the left fold `lookback.rs` promises, whichever flags were seen.
+//! the prefix is the left fold `lookback.rs` promises, whichever flags were seen. Integer
+//! scans fold them by a tree instead (`exact_fold`): their operators give the same bits in
+//! any order, and the first work-item's fold took a local read and a combine per tile of the
+//! distance, which grows with the tiles in flight (hundreds on an H200).
 //!
 //! Ordering: a work-item reads a flag with acquire order (`nu_poll_acq`) before the barrier
 //! after which it or another work-item reads the values published before that flag, and a
@@ -87,7 +90,8 @@ impl ClEmitter<'_> {
     }
 
     /// Tiles `nu_j..nu_k` hold aggregates and tile `nu_j - 1` (if any) its inclusive prefix:
-    /// the first work-item's `nu_px<r>` becomes their left fold from it.
+    /// the first work-item's `nu_px<r>` becomes their left fold from it. Integer scans take
+    /// a tree (`exact_fold`); floats the fold itself, one aggregate after another.
     fn window_fold(&mut self, scans: &[Red]) {
         self.raw_line("if (nu_li == 0 && nu_j > 0) {");
         for Red { r, fill, .. } in scans {
@@ -100,6 +104,90 @@ impl ClEmitter<'_> {
             self.raw_line(&format!("    {get}"));
         }
         self.raw_line("}");
+        // `(T)0.5f == (T)0` holds of integer types alone: a constant the compiler folds
+        // (joined by `&`: clang warns of `&&` between constants).
+        let ints: Vec<String> = scans
+            .iter()
+            .map(|s| format!("(({t})0.5f == ({t})0)", t = Ph::ty(s.fill)))
+            .collect();
+        self.raw_line(&format!("if ({}) {{", ints.join(" & ")));
+        self.indent += 1;
+        self.exact_fold(scans);
+        self.indent -= 1;
+        self.raw_line("} else {");
+        self.indent += 1;
+        self.serial_fold(scans);
+        self.indent -= 1;
+        self.raw_line("}");
+    }
+
+    /// Integer operators (wrapping sums and products, bitwise, `min`, `max`) give the same
+    /// bits in any order: each work-item folds every `nu_lw`th aggregate from `nu_j + nu_li`,
+    /// a tree in local memory folds those, and the first work-item adds the tree's result.
+    /// Log2 of the group's steps, where one work-item folding a window of aggregates took
+    /// one local read and combine after another (a window per distance of `nu_lw` tiles).
+    fn exact_fold(&mut self, scans: &[Red]) {
+        // `nu_c` is the group's: a tile whose predecessor has its prefix skips the barriers.
+        self.raw_line("nu_it nu_c = min(nu_lw, nu_k - nu_j);");
+        self.raw_line("if (nu_c > 0) {");
+        self.indent += 1;
+        self.raw_line("if (nu_li < nu_c) {");
+        for Red { r, fill, op, .. } in scans {
+            let t = Ph::ty(*fill);
+            let first = fetch(
+                &t,
+                &format!("nu_sa{r}"),
+                "nu_j + nu_li",
+                &format!("{t} nu_wq{r}"),
+            );
+            let next = fetch(&t, &format!("nu_sa{r}"), "nu_i", &format!("{t} nu_y{r}"));
+            let c = combine(*fill, *op, &format!("nu_wq{r}"), &format!("nu_y{r}"));
+            self.raw_line(&format!("    {first}"));
+            self.raw_line(
+                "    for (nu_it nu_i = nu_j + nu_li + nu_lw; nu_i < nu_k; nu_i += nu_lw) {",
+            );
+            self.raw_line(&format!("        {next} nu_wq{r} = {c};"));
+            self.raw_line("    }");
+            self.raw_line(&format!("    nu_sl{r}[{SCRATCH} + nu_li] = nu_wq{r};"));
+        }
+        self.raw_line("}");
+        self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+        self.scratch_tree(scans);
+        self.raw_line("if (nu_li == 0) {");
+        for Red { r, fill, op, .. } in scans {
+            let c = combine(
+                *fill,
+                *op,
+                &format!("nu_px{r}"),
+                &format!("nu_sl{r}[{SCRATCH}]"),
+            );
+            self.raw_line(&format!("    nu_px{r} = {c};"));
+        }
+        self.raw_line("}");
+        self.indent -= 1;
+        self.raw_line("}");
+    }
+
+    /// The scratch's first `nu_c` values folded into its first, a halving stride a step.
+    fn scratch_tree(&mut self, scans: &[Red]) {
+        self.raw_line("nu_it nu_h = 1;");
+        self.raw_line("while (2 * nu_h < nu_c) nu_h *= 2;");
+        self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
+        self.raw_line("    if (nu_li < nu_h && nu_li + nu_h < nu_c) {");
+        for Red { r, fill, op, .. } in scans {
+            let (a, b) = (
+                format!("nu_sl{r}[{SCRATCH} + nu_li]"),
+                format!("nu_sl{r}[{SCRATCH} + nu_li + nu_h]"),
+            );
+            self.raw_line(&format!("        {a} = {};", combine(*fill, *op, &a, &b)));
+        }
+        self.raw_line("    }");
+        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("}");
+    }
+
+    /// The left fold of `nu_px<r>` and the aggregates, a window of `nu_lw` at a time.
+    fn serial_fold(&mut self, scans: &[Red]) {
         self.raw_line("for (nu_it nu_wb = nu_j; nu_wb < nu_k; nu_wb += nu_lw) {");
         self.raw_line("    nu_it nu_wn = min(nu_lw, nu_k - nu_wb);");
         self.raw_line("    if (nu_li < nu_wn) {");

@@ -307,7 +307,15 @@ fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
     }
     analysis.privatised = privatised(&analysis, &kernels, dist);
     let form = crate::checks::reduce::ScanForm::of(dist, &pushes);
-    let mut parts = assemble(cx, (kernels, form), analysis, lower.slots, plain, pushes);
+    let threads = literal_threads(input);
+    let mut parts = assemble(
+        cx,
+        (kernels, form, threads),
+        analysis,
+        lower.slots,
+        plain,
+        pushes,
+    );
     parts.dist = dist;
     parts.flags = flags;
     parts.aliases = aliases;
@@ -318,14 +326,14 @@ fn build(cx: &Ctxt, input: &NuworkInput, dist: bool) -> Option<Parts> {
 /// The emitted forms of the analysed kernels: OpenCL C, native and witness Rust, the proof.
 fn assemble(
     cx: &Ctxt,
-    (kernels, form): (Vec<Kernel>, crate::checks::reduce::ScanForm),
+    (kernels, form, threads): (Vec<Kernel>, crate::checks::reduce::ScanForm, Option<usize>),
     analysis: Analysis,
     slots: usize,
     plain: Vec<String>,
     pushes: Vec<crate::checks::reduce::push::Push>,
 ) -> Parts {
     let shared = Shared::new();
-    let template = templates(cx, &analysis, slots, (&kernels, form), &shared);
+    let template = templates(cx, &analysis, slots, (&kernels, form, threads), &shared);
     let emit = |mode, block: &dyn Fn(&Kernel) -> Option<&Block>| {
         kernels
             .iter()
@@ -407,6 +415,16 @@ fn check_groups(cx: &Ctxt, input: &NuworkInput, kernels: &[Kernel]) -> Option<()
         }
     }
     Some(())
+}
+
+/// The work-items of each launch's group, where every size is an integer literal and the
+/// group fits any CUDA or HIP device (1,024): every launch of a `nuwork!` passes its sizes as
+/// written (a scan's launches their product), so its kernels may declare that bound
+/// (`NU_BOUNDS`), and a device compiler (HIP's) budgets registers for it, not for 1,024.
+fn literal_threads(input: &NuworkInput) -> Option<usize> {
+    let sizes: Option<Vec<usize>> = input.sizes.iter().map(literal_size).collect();
+    let t = sizes?.iter().try_fold(1usize, |t, &s| t.checked_mul(s))?;
+    (1..=1024).contains(&t).then_some(t)
 }
 
 /// A work-group size written as an integer literal.
@@ -509,7 +527,7 @@ fn templates(
     cx: &Ctxt,
     analysis: &Analysis,
     slots: usize,
-    (kernels, form): (&[Kernel], crate::checks::reduce::ScanForm),
+    (kernels, form, threads): (&[Kernel], crate::checks::reduce::ScanForm, Option<usize>),
     shared: &Shared,
 ) -> String {
     let n = kernels.len();
@@ -522,6 +540,7 @@ fn templates(
                 capture_base: slots,
                 context: Context::Nuwork,
                 shared,
+                threads,
             };
             let slice = kern.slice.as_ref().map(|s| (s, form));
             ClEmitter::new(cx, env).nuwork_kernel(
