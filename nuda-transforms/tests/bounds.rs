@@ -75,3 +75,20 @@ fn a_staged_nest_keeps_its_fixed_group() {
     assert!(rest.clone().count() > 0, "{t}");
     rest.for_each(|l| assert!(l.contains("NU_BOUNDS(256) "), "{t}"));
 }
+
+#[test]
+fn a_scan_with_a_loop_of_its_own_asks_for_no_warps() {
+    let t = text(quote!(256; nfor!(i in n {
+        let mut h = a[i];
+        for k in 0..64 {
+            h = h.rotate_left(7) ^ c[k];
+        }
+        s += h;
+        out[i] = s;
+    })));
+    let k = kernels(&t);
+    assert!(
+        !k.is_empty() && k.iter().all(|l| l.contains("NU_BOUNDS(256) ")),
+        "{t}"
+    );
+}

@@ -53,7 +53,9 @@ static PRELUDE: PreludeParts = PreludeParts {
     // `dmine(4, 4)` fell from 27% to 9% of its FMA bound, mri-q's loop shrank a quarter).
     // `NU_BOUNDS_WARPS` asks for the blocks that make `w` warps (at most 16 blocks): ptxas
     // then uses the registers that leaves, where its own choice may be fewer, with spills.
-    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (32 * (w) <= (t) ? 1 : 32 * (w) / (t) > 16 ? 16 : 32 * (w) / (t))\n",
+    // At most the warps every SM since sm_50 holds (48; Turing's sm_75 32), since past them
+    // ptxas warns and ignores the request.
+    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (NU_WARPS_SM(w) * 32 <= (t) ? 1 : NU_WARPS_SM(w) * 32 / (t) > 16 ? 16 : NU_WARPS_SM(w) * 32 / (t))\n#if __CUDA_ARCH__ == 750\n#define NU_WARPS_SM(w) ((w) > 32 ? 32 : (w))\n#else\n#define NU_WARPS_SM(w) ((w) > 48 ? 48 : (w))\n#endif\n",
     // PTX's relaxed and acquire loads and release exchange at GPU scope. The acquire load is
     // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
     // `MEMBAR.SC.GPU` for each of a window's 256 pollers.

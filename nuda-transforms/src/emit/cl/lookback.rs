@@ -102,7 +102,12 @@ impl ClEmitter<'_> {
         // Left to itself, ptxas gave this kernel 32 registers and a spill once the window's
         // tree came in, and kept 2 of a tile's 4 row loads in flight; at 48 warps (40
         // registers) it keeps all 4, as before the tree (the static lab's sm_90 records).
-        super::marks::kernel_def(name, &self.bounds_warps(48), &p, &self.out)
+        // Only for a small body (as `reduce.rs` counts them): a larger one may need more.
+        let attrs = match super::reduce::unrolls(body) {
+            true => self.bounds_warps(48),
+            false => self.bounds(),
+        };
+        super::marks::kernel_def(name, &attrs, &p, &self.out)
     }
 
     /// Tile `nu_k`'s iterations `nu_lo..nu_hi`.

@@ -41,7 +41,7 @@ const UNROLL_EXPRS: usize = 96;
 /// device compiler unrolls), has independent work already, and four copies of it only
 /// multiply its code (md5's search on sm_90: 1273 instructions a round where one copy takes
 /// 336, and 160 registers where it takes 148).
-fn unrolls(body: &Block) -> bool {
+pub(super) fn unrolls(body: &Block) -> bool {
     use crate::base::ir::visit::shared::{walk_expr, walk_stmt, Visit};
     #[derive(Default)]
     struct Size {
