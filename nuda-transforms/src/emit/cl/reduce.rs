@@ -303,19 +303,31 @@ impl ClEmitter<'_> {
 
     /// The tree's steps through local memory while `cond` holds of the stride `nu_h`.
     fn tree_steps(&mut self, reds: &[Red], cond: &str) {
-        self.raw_line(&format!("    for (; {cond}; nu_h /= 2) {{"));
-        self.raw_line("        if (nu_lid < nu_h && nu_lid + nu_h < nu_lsz) {");
+        self.indent += 1;
+        let slot = |r: usize, i: &str| format!("nu_rl{r}[{i}]");
+        self.halving_steps(reds, cond, ("nu_lid", "nu_lsz"), slot);
+        self.indent -= 1;
+    }
+
+    /// Steps of a tree in local memory while `cond` holds of the stride `nu_h`: work-item
+    /// `id` below the stride folds `slot(r, id + nu_h)` into `slot(r, id)`, for slots below
+    /// `count`, then the group meets at a barrier.
+    pub(super) fn halving_steps(
+        &mut self,
+        reds: &[Red],
+        cond: &str,
+        (id, count): (&str, &str),
+        slot: impl Fn(usize, &str) -> String,
+    ) {
+        self.raw_line(&format!("for (; {cond}; nu_h /= 2) {{"));
+        self.raw_line(&format!("    if ({id} < nu_h && {id} + nu_h < {count}) {{"));
         for Red { r, fill, op, .. } in reds {
-            let (a, b) = (
-                format!("nu_rl{r}[nu_lid]"),
-                format!("nu_rl{r}[nu_lid + nu_h]"),
-            );
-            let c = combine(*fill, *op, &a, &b);
-            self.raw_line(&format!("            {a} = {c};"));
+            let (a, b) = (slot(*r, id), slot(*r, &format!("{id} + nu_h")));
+            self.raw_line(&format!("        {a} = {};", combine(*fill, *op, &a, &b)));
         }
-        self.raw_line("        }");
-        self.raw_line("        barrier(CLK_LOCAL_MEM_FENCE);");
         self.raw_line("    }");
+        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
+        self.raw_line("}");
     }
 
     /// The last five steps (strides 16 to 1) in the first warp, through shuffles: every lane

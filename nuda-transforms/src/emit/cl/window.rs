@@ -172,18 +172,8 @@ impl ClEmitter<'_> {
     fn scratch_tree(&mut self, scans: &[Red]) {
         self.raw_line("nu_it nu_h = 1;");
         self.raw_line("while (2 * nu_h < nu_c) nu_h *= 2;");
-        self.raw_line("for (; nu_h > 0; nu_h /= 2) {");
-        self.raw_line("    if (nu_li < nu_h && nu_li + nu_h < nu_c) {");
-        for Red { r, fill, op, .. } in scans {
-            let (a, b) = (
-                format!("nu_sl{r}[{SCRATCH} + nu_li]"),
-                format!("nu_sl{r}[{SCRATCH} + nu_li + nu_h]"),
-            );
-            self.raw_line(&format!("        {a} = {};", combine(*fill, *op, &a, &b)));
-        }
-        self.raw_line("    }");
-        self.raw_line("    barrier(CLK_LOCAL_MEM_FENCE);");
-        self.raw_line("}");
+        let slot = |r: usize, i: &str| format!("nu_sl{r}[{SCRATCH} + {i}]");
+        self.halving_steps(scans, "nu_h > 0", ("nu_li", "nu_c"), slot);
     }
 
     /// The left fold of `nu_px<r>` and the aggregates, a window of `nu_lw` at a time.
