@@ -217,6 +217,49 @@ fn a_literal_group_lets_hiprtc_keep_a_register_block_unspilled() {
     assert_eq!(r.spills, (0, 0), "{r:?}");
 }
 
+/// sgemm's register block in a group of 1,024: unbounded, ptxas gives it over 64 registers a
+/// thread, which 1,024 threads cannot hold (a GPU refuses the launch, and so does the lab).
+/// Written as literals, the group bounds the kernel (`NU_BOUNDS`, CUDA's `__launch_bounds__`
+/// past 256), and it launches; of a run-time size, the launch is an `Err` that says what to
+/// do.
+#[test]
+fn a_literal_group_of_1024_bounds_a_cuda_kernels_registers() {
+    let Some(lab) = lab() else { return };
+    let run = |literal: bool| {
+        nuda::with_device(lab, || -> nuda::Result<nuda::lab::Record> {
+            let (n, g) = (512usize, 32usize);
+            let a = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i + j) as f32);
+            let b = NuArray2::<f32>::from_fn((n, n), |(i, j)| (i * j) as f32);
+            let mut c = NuArray2::<f32>::new((n, n));
+            nuda::lab::take_records();
+            match literal {
+                true => nuwork!(32, 32; annot!(dmine(8, 1), vector(16); nfor!((i, j) in (n, n) {
+                    let mut s = 0.0f32;
+                    nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                    c[(i, j)] = s;
+                })))?,
+                false => nuwork!(g, g; annot!(dmine(8, 1), vector(16); nfor!((i, j) in (n, n) {
+                    let mut s = 0.0f32;
+                    nfor!(k in n { s = a[(k, i)].mul_add(b[(k, j)], s); });
+                    c[(i, j)] = s;
+                })))?,
+            }
+            Ok(nuda::lab::take_records().remove(0))
+        })
+        .unwrap()
+    };
+    let r = run(true).expect("a literal group of 1,024 was refused");
+    assert_eq!(r.threads, 1024, "{r:?}");
+    assert!(r.registers <= 64 && r.occupancy.blocks >= 1, "{r:?}");
+    let e = run(false)
+        .expect_err("a group of 1,024 of an unbounded register block launched")
+        .to_string();
+    assert!(
+        e.contains("registers a work-item") && e.contains("integer literals"),
+        "{e}"
+    );
+}
+
 /// Staged slices of doubles 16 deep on 128 x 128 tiles, double-buffered, take 64 KiB of
 /// shared memory, past the 48 KiB a CUDA kernel may declare: the CUDA dialect moves them into
 /// the dynamic buffer, which a launch may take up to 227 KiB of. With 64 deep slices they

@@ -48,14 +48,17 @@ static PRELUDE: PreludeParts = PreludeParts {
     // for a few registers (the static lab's dgemm: 130 without). At most 16 blocks, which
     // every architecture since sm_50 holds (ptxas warns past what an SM can hold: a staged
     // tile of 2 work-items asked for 256).
-    // No `NU_BOUNDS`: ptxas budgets up to 255 registers without it too, and told the group
-    // it moved its choices both ways (session 40's static table: the 8 x 8 sgemm tile of
-    // `dmine(4, 4)` fell from 27% to 9% of its FMA bound, mri-q's loop shrank a quarter).
+    // `NU_BOUNDS` only past 256 work-items: any kernel fits a group of 256 (255 registers a
+    // thread in 64 Ki), and a bound there moves ptxas's choices both ways (session 40's
+    // static table: the 8 x 8 sgemm tile of `dmine(4, 4)` fell from 27% to 9% of its FMA
+    // bound; a bound of 256 changed the SASS of 45 of 93 model-problem programs). Past 256
+    // an unbounded kernel of over 64 or 128 registers could not launch. A bound of 0 asks
+    // for none: NVRTC writes no `.maxntid` (checked on NVRTC 12).
     // `NU_BOUNDS_WARPS` asks for the blocks that make `w` warps (at most 16 blocks): ptxas
     // then uses the registers that leaves, where its own choice may be fewer, with spills.
     // At most the warps every SM since sm_50 holds (48; Turing's sm_75 32), since past them
     // ptxas warns and ignores the request.
-    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (NU_WARPS_SM(w) * 32 <= (t) ? 1 : NU_WARPS_SM(w) * 32 / (t) > 16 ? 16 : NU_WARPS_SM(w) * 32 / (t))\n#if __CUDA_ARCH__ == 750\n#define NU_WARPS_SM(w) ((w) > 32 ? 32 : (w))\n#else\n#define NU_WARPS_SM(w) ((w) > 48 ? 48 : (w))\n#endif\n",
+    group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t) __launch_bounds__((t) > 256 ? (t) : 0)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (NU_WARPS_SM(w) * 32 <= (t) ? 1 : NU_WARPS_SM(w) * 32 / (t) > 16 ? 16 : NU_WARPS_SM(w) * 32 / (t))\n#if __CUDA_ARCH__ == 750\n#define NU_WARPS_SM(w) ((w) > 32 ? 32 : (w))\n#else\n#define NU_WARPS_SM(w) ((w) > 48 ? 48 : (w))\n#endif\n",
     // PTX's relaxed and acquire loads and release exchange at GPU scope. The acquire load is
     // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
     // `MEMBAR.SC.GPU` for each of a window's 256 pollers.

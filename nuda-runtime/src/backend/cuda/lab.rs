@@ -300,15 +300,8 @@ impl Lab {
             .sum();
         let moved = p.2.get(l.kernel).copied().unwrap_or(0);
         let shared = k.shared + (moved + dynamic) as u32;
-        // What a GPU's launch would refuse, refused here too: a kernel may declare 48 KiB of
-        // shared memory, and a block use 227 KiB in all (dynamic memory past 48 KiB opted in).
-        if k.shared > STATIC_SHARED || shared > BLOCK_SHARED {
-            return Err(Error::OutOfResources {
-                device: self.info.name.clone(),
-                what: format!("{} ({})", l.kernel, l.source.faults.as_ref().map_or("", |f| f.origin)),
-                detail: format!("{} bytes of shared memory declared and {shared} in all; an sm_90 kernel may declare {STATIC_SHARED} and a block use {BLOCK_SHARED}: stage smaller slices (a smaller `k:` or tile)", k.shared),
-            });
-        }
+        let occupancy = Occupancy::sm90(threads, k.registers, shared);
+        self.refuse(l, &k, (shared, threads), occupancy)?;
         let origin = l
             .source
             .faults
@@ -325,9 +318,45 @@ impl Lab {
             inner: k.inner_loop(),
             whole: k.mix(0, u32::MAX),
             loads: k.loads_in_flight(),
-            occupancy: Occupancy::sm90(threads, k.registers, shared),
+            occupancy,
             arrays: array_bytes(l),
         })
+    }
+}
+
+impl Lab {
+    /// What a GPU's launch would refuse, refused here too: a kernel may declare 48 KiB of
+    /// shared memory, and a block use 227 KiB in all (dynamic memory past 48 KiB opted in);
+    /// a block's registers must fit an SM's 64 Ki.
+    fn refuse(
+        &self,
+        l: &SourceLaunch<'_, '_>,
+        k: &sass::Kernel,
+        (shared, threads): (u32, usize),
+        occupancy: Occupancy,
+    ) -> Result<()> {
+        let what = || {
+            format!(
+                "{} ({})",
+                l.kernel,
+                l.source.faults.as_ref().map_or("", |f| f.origin)
+            )
+        };
+        if k.shared > STATIC_SHARED || shared > BLOCK_SHARED {
+            return Err(Error::OutOfResources {
+                device: self.info.name.clone(),
+                what: what(),
+                detail: format!("{} bytes of shared memory declared and {shared} in all; an sm_90 kernel may declare {STATIC_SHARED} and a block use {BLOCK_SHARED}: stage smaller slices (a smaller `k:` or tile)", k.shared),
+            });
+        }
+        if occupancy.blocks == 0 && occupancy.limit == "registers" {
+            return Err(Error::OutOfResources {
+                device: self.info.name.clone(),
+                what: what(),
+                detail: super::launch::too_many_registers(k.registers, threads),
+            });
+        }
+        Ok(())
     }
 }
 

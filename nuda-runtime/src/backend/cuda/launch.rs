@@ -83,14 +83,23 @@ fn launch(
     kernel: &str,
     (slot, read_back): (&mut Slot, bool),
 ) -> Result<Duration> {
-    let fail = |e, what: &str| match error(e, what, &dev.label) {
-        e @ Error::OutOfResources { .. } => e,
-        Error::Backend { status_name, .. } => Error::Launch {
+    let threads = shape.block.iter().map(|&b| b as usize).product();
+    let fail = |e: result::DriverError, what: &str| match (
+        registers_short(f, e, threads),
+        error(e, what, &dev.label),
+    ) {
+        (_, e @ Error::OutOfResources { .. }) => e,
+        (Some(why), _) => Error::OutOfResources {
+            device: dev.label.clone(),
+            what: format!("launching {kernel}"),
+            detail: why,
+        },
+        (None, Error::Backend { status_name, .. }) => Error::Launch {
             kernel: kernel.into(),
             device: dev.label.clone(),
             reason: format!("{what}: {status_name}"),
         },
-        e => e,
+        (None, e) => e,
     };
     opt_in(f, shape.shared).map_err(|(e, what)| fail(e, what))?;
     let mut ptrs: Vec<*mut c_void> = params.iter_mut().map(|p| p.as_mut_ptr().cast()).collect();
@@ -129,6 +138,35 @@ fn launch(
     let ms = unsafe { result::event::elapsed(before, after) }
         .map_err(|e| fail(e, "timing the kernel"))?;
     Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+}
+
+/// Why a launch of `threads` work-items that failed with `e` could not have run, where the
+/// kernel's registers are the reason: a group of a run-time size gets a kernel compiled for
+/// any group, whose registers may not fit 1,024 work-items (`NU_BOUNDS` bounds literal ones).
+fn registers_short(f: sys::CUfunction, e: result::DriverError, threads: usize) -> Option<String> {
+    if e.0 != sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES {
+        return None;
+    }
+    let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS;
+    // SAFETY: `f` is a live function of a loaded module.
+    let registers = unsafe { result::function::get_function_attribute(f, attr) }.ok()?;
+    let fits = most_threads(registers.max(1) as u32);
+    (threads > fits).then(|| too_many_registers(registers as u32, threads))
+}
+
+/// The most work-items a block of a kernel of `registers` registers each may have: an SM has
+/// 65,536, allocated a warp at a time in units of 256 (every architecture since sm_50).
+pub(crate) fn most_threads(registers: u32) -> usize {
+    let per_warp = (registers.max(1) * 32).div_ceil(256) * 256;
+    ((65_536 / per_warp) as usize * 32).min(1024)
+}
+
+/// What to do about a group of `threads` whose kernel takes `registers` registers each.
+pub(crate) fn too_many_registers(registers: u32, threads: usize) -> String {
+    format!(
+        "the kernel takes {registers} registers a work-item, and a group of {threads} would need more than the 65,536 a multiprocessor has; a group of at most {} fits: write the `nuwork!` group sizes as integer literals (the kernel is then compiled for that group), or use a smaller group",
+        most_threads(registers)
+    )
 }
 
 /// Past 48 KiB of shared memory in all, a kernel must opt in to its dynamic shared memory.
