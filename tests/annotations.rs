@@ -118,6 +118,31 @@ fn inline_fully_unrolls_an_inner_loop() {
     });
 }
 
+/// `inline` replaces the loop variable by its values, and each value keeps the variable's
+/// type on every engine: `k` is a `usize` where the body indexes with it (the native engine's
+/// `2 * 3_000_000_000` was an `i32` that rustc refused), and a `u8` where the range says so
+/// (`k << 7` drops the bit past 8 as in Rust).
+#[test]
+fn inline_keeps_the_loop_variables_type() {
+    let wide: Vec<u64> = (0..3usize).map(|k| (k * 3_000_000_000) as u64).collect();
+    check(wide, || {
+        let mut out = NuArray1::<u64>::new(3);
+        nuwork!(1; nfor!(i in 1usize {
+            annot!(inline; nfor!(k in 0..3 { out[k] = ((k * 3_000_000_000) as u64) + i as u64; }));
+        }))?;
+        Ok(vec_of(&out))
+    });
+    let narrow: Vec<u64> = (0u8..3).map(|k| (k << 7) as u64).collect();
+    assert_eq!(narrow, [0, 128, 0]);
+    check(narrow, || {
+        let mut out = NuArray1::<u64>::new(3);
+        nuwork!(1; nfor!(i in 1usize {
+            annot!(inline; nfor!(k in 0u8..3 { out[k as usize] = ((k << 7) as u64) + i as u64; }));
+        }))?;
+        Ok(vec_of(&out))
+    });
+}
+
 /// `inline` copies the body in the order the loop runs it: last first under `.rev()`, and
 /// counting down for a negative step, so an order-dependent body gives Rust's result.
 #[test]

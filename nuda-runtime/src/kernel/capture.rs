@@ -71,6 +71,13 @@ impl<T> TypeSlot<T> {
     pub fn of(_: &T) -> Self {
         TypeSlot(std::marker::PhantomData)
     }
+
+    /// `v`, of the slot's type: the native engine's literals take the type the witness gave
+    /// their slot (an unrolled copy's `2` where the loop had `k: usize`).
+    #[inline(always)]
+    pub fn lit(&self, v: T) -> T {
+        v
+    }
 }
 
 /// The OpenCL C type of a witness slot.

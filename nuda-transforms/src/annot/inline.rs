@@ -77,12 +77,26 @@ pub fn values(r: &Range) -> Option<Vec<i128>> {
     Some(v)
 }
 
-/// A literal of the loop variable's type (its slot).
-fn literal(v: i128, slot: Slot, span: proc_macro2::Span) -> Expr {
+/// The type a range's literals name (`0u8..4`), which its loop variable has.
+fn suffix(r: &Range) -> Option<Scalar> {
+    fn of(e: &Expr) -> Option<Scalar> {
+        match &e.kind {
+            ExprKind::Lit(Lit::Int { suffix, .. }) => *suffix,
+            ExprKind::Unary { expr, .. } | ExprKind::Paren(expr) => of(expr),
+            _ => None,
+        }
+    }
+    let step = r.step.as_ref().and_then(of);
+    of(&r.start).or_else(|| of(&r.end)).or(step)
+}
+
+/// A literal of the loop variable's type: its slot, and the range's suffix where it has one
+/// (with the loop gone, nothing else would tell rustc that `k` of `0u8..4` is a `u8`).
+fn literal(v: i128, (slot, suffix): (Slot, Option<Scalar>), span: proc_macro2::Span) -> Expr {
     let lit = Expr {
         kind: ExprKind::Lit(Lit::Int {
             text: v.unsigned_abs().to_string(),
-            suffix: None,
+            suffix,
         }),
         span,
         slot: Some(slot),
@@ -125,7 +139,8 @@ fn unroll_all(g: &mut Gen<'_>, n: Nest, budget: &mut i128) -> Option<Vec<Stmt>> 
     };
     let mut out = Vec::with_capacity(values.len());
     for v in values {
-        let subst = HashMap::from([(l.var.to_string(), literal(v, l.slot, l.var.span()))]);
+        let typed = (l.slot, suffix(&l.range));
+        let subst = HashMap::from([(l.var.to_string(), literal(v, typed, l.var.span()))]);
         let (inner, body) = substitute(inner.clone(), n.body.clone(), subst);
         let body = if inner.is_empty() {
             *budget -= 1;

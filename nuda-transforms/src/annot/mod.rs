@@ -15,6 +15,7 @@ mod bindings;
 mod build;
 mod counter;
 mod dmine;
+mod fold;
 mod hoist;
 mod inline;
 mod peel;

@@ -133,7 +133,7 @@ fn forms(
     let emit = |mode| {
         RustEmitter::new(&analysis, Context::Nucode, mode)
             .with_sites(&shared.sites, quote!(#ident::__NUDA_SITES))
-            .block_inner(body)
+            .body(body)
     };
     let (witness, native) = (emit(Mode::Witness), emit(Mode::Native));
     let mut proof = crate::proof::Proof::new(&analysis, &shared.sites, Context::Nucode);

@@ -134,7 +134,7 @@ fn build(f: &ItemFn) -> syn::Result<(String, Parts)> {
         .then(|| crate::checks::barrier_split::plan(&analysis, &body));
     let native = match &split {
         Some(Ok(plan)) => emitter(native::Mode::Native).phased(plan),
-        _ => emitter(native::Mode::Native).block_inner(&body),
+        _ => emitter(native::Mode::Native).body(&body),
     };
     let witness = emitter(native::Mode::Witness).block_inner(&body);
     let form = match &split {

@@ -21,6 +21,10 @@ impl RustEmitter<'_> {
     /// The group's code for `plan`, after `__nuda_n` (the group's size) and `__nuda_w` (its
     /// first work-item) are bound.
     pub fn phased(&mut self, plan: &Plan) -> TokenStream {
+        self.typed(|em| em.phases(plan))
+    }
+
+    fn phases(&mut self, plan: &Plan) -> TokenStream {
         let slots = (plan.vars.iter().filter(|v| v.1 == Var::Slot)).map(|(_, _, k)| {
             let id = slot_ident(*k);
             quote!(let mut #id = #PRIVATE::Slots::new(__nuda_n);)

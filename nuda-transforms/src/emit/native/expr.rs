@@ -82,6 +82,10 @@ impl RustEmitter<'_> {
         }
         let span = e.span;
         match &e.kind {
+            ExprKind::Lit(l @ Lit::Int { suffix: None, .. }) => {
+                let lit = lit_tokens(l, span);
+                self.typed_literal(e.slot, lit, span)
+            }
             ExprKind::Lit(l) => lit_tokens(l, span),
             ExprKind::Var(v) => quote!(#v),
             ExprKind::Member { base, name } => {
@@ -89,7 +93,15 @@ impl RustEmitter<'_> {
                 quote_spanned!(span=> #b.#name)
             }
             ExprKind::Struct { path, fields, rest } => self.struct_lit(path, fields, rest, span),
-            ExprKind::Unary { op, expr } => self.unary(*op, expr, span),
+            ExprKind::Unary { op, expr } => {
+                let t = self.unary(*op, expr, span);
+                match (op, &expr.kind) {
+                    (UnOp::Neg, ExprKind::Lit(Lit::Int { suffix: None, .. })) => {
+                        self.typed_literal(e.slot, t, span)
+                    }
+                    _ => t,
+                }
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let l = self.expr(lhs);
                 // The right operand of `&&` and `||` may not run: nothing is lifted from it.

@@ -340,7 +340,7 @@ fn assemble(
             .map(|kern| match block(kern) {
                 Some(b) => RustEmitter::new(&analysis, Context::Nuwork, mode)
                     .with_sites(&shared.sites, quote!(__NUDA_SITES))
-                    .block_inner(b),
+                    .body(b),
                 None => TokenStream::new(),
             })
             .collect()
