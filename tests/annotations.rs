@@ -132,6 +132,23 @@ fn inline_keeps_the_loop_variables_type() {
         }))?;
         Ok(vec_of(&out))
     });
+    // Only `2 * k` says `usize` here: each copy's `2 * 1` must keep saying it.
+    let spread: Vec<u64> = (0..6usize)
+        .map(|k| {
+            if k % 2 == 0 {
+                (k / 2 * 3_000_000_000) as u64
+            } else {
+                0
+            }
+        })
+        .collect();
+    check(spread, || {
+        let mut out = NuArray1::<u64>::new(6);
+        nuwork!(1; nfor!(i in 1usize {
+            annot!(inline; nfor!(k in 0..3 { out[2 * k] = ((k * 3_000_000_000) as u64) + i as u64; }));
+        }))?;
+        Ok(vec_of(&out))
+    });
     let narrow: Vec<u64> = (0u8..3).map(|k| (k << 7) as u64).collect();
     assert_eq!(narrow, [0, 128, 0]);
     check(narrow, || {

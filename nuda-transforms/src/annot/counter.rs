@@ -104,7 +104,6 @@ pub fn substitute(
         proc_macro2::Span::call_site(),
     );
     Rewrite::new(subst, None).visit_nest(&mut n);
-    super::fold::nest(&mut n);
     (n.loops, n.body)
 }
 

@@ -15,7 +15,6 @@ mod bindings;
 mod build;
 mod counter;
 mod dmine;
-mod fold;
 mod hoist;
 mod inline;
 mod peel;

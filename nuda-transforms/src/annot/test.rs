@@ -243,8 +243,8 @@ fn inline_unrolls_a_constant_loop() {
             }));
             after:
             { s += w[((-1) + 1) as usize]; };
-            { s += w[(1) as usize]; };
-            { s += w[(2) as usize]; };
+            { s += w[(0 + 1) as usize]; };
+            { s += w[(1 + 1) as usize]; };
         "#]],
     );
 }

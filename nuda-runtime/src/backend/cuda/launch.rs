@@ -164,7 +164,7 @@ pub(crate) fn most_threads(registers: u32) -> usize {
 /// What to do about a group of `threads` whose kernel takes `registers` registers each.
 pub(crate) fn too_many_registers(registers: u32, threads: usize) -> String {
     format!(
-        "the kernel takes {registers} registers a work-item, and a group of {threads} would need more than the 65,536 a multiprocessor has; a group of at most {} fits: write the `nuwork!` group sizes as integer literals (the kernel is then compiled for that group), or use a smaller group",
+        "the kernel takes {registers} registers a work-item, and a group of {threads} would need more than the 65,536 a multiprocessor has; a group of at most {} fits: use a smaller group, or, for a `nuwork!`, write its group sizes as integer literals (its kernels are then compiled for that group)",
         most_threads(registers)
     )
 }

@@ -18,7 +18,7 @@ mod stage;
 mod stmt;
 #[cfg(test)]
 mod test;
-mod witness_copies;
+mod typed_literals;
 
 pub use barrier_split::slot_ident as phase_slot;
 
@@ -66,8 +66,6 @@ pub struct RustEmitter<'a> {
     lane_cx: Option<lanes::LaneCx>,
     /// In a staged nest on the native engine: the staged arrays' panels.
     staging: Option<stage::NativeStaging>,
-    /// In the witness: the slots recorded so far (`witness_copies`).
-    recorded: std::collections::BTreeSet<usize>,
     /// On the native engine, inside `body` or `phased`: the slots whose unsuffixed literals
     /// take their type from a `TypeSlot` (`typed_literal`), `None` elsewhere.
     tied: Option<std::collections::BTreeSet<usize>>,
@@ -96,7 +94,6 @@ impl<'a> RustEmitter<'a> {
             heads: 0,
             lane_cx: None,
             staging: None,
-            recorded: std::collections::BTreeSet::new(),
             tied: None,
         }
     }

@@ -17,7 +17,7 @@ impl RustEmitter<'_> {
 
     /// A block's statements and tail, without braces.
     pub fn block_inner(&mut self, b: &Block) -> TokenStream {
-        let stmts: Vec<TokenStream> = b.stmts.iter().filter_map(|s| self.kept_stmt(s)).collect();
+        let stmts: Vec<TokenStream> = b.stmts.iter().map(|s| self.stmt(s)).collect();
         let tail = b.tail.as_ref().map(|t| self.expr(t));
         quote!(#(#stmts)* #tail)
     }
