@@ -1,27 +1,37 @@
-//! HIP device memory (layer 1, the HIP backend): linear buffers, and synchronous transfers
-//! through the runtime's own copies. Images are not written yet on HIP (`runtime.rs` says
-//! the device has none, so the launch layer refuses them with its own message).
+//! HIP device memory (layer 1, the HIP backend): linear buffers and images (`image.rs`),
+//! and synchronous transfers through the runtime's own copies.
 
+use super::image::Image;
 use super::runtime::{check, DevicePtr};
 use super::HipDevice;
 use crate::backend::{Buffer, Layout};
 use crate::error::{Error, Result};
 use std::any::Any;
 
+/// What a `HipBuffer` holds.
+enum Storage {
+    Linear(DevicePtr),
+    Image(Image),
+}
+
 /// Device memory on one AMD GPU, freed when dropped.
 pub(crate) struct HipBuffer {
-    ptr: DevicePtr,
+    storage: Storage,
     len: usize,
     device: i32,
 }
 
-// SAFETY: a device pointer may be used from any thread after hipSetDevice; the buffer owns
-// it alone.
+// SAFETY: a device pointer or an image's handles may be used from any thread after
+// hipSetDevice; the buffer owns them alone.
 unsafe impl Send for HipBuffer {}
 
 impl Buffer for HipBuffer {
     fn handle(&self) -> u64 {
-        self.ptr as u64
+        match &self.storage {
+            Storage::Linear(p) => *p as u64,
+            // Kernels take an image as its descriptor's address (`nu_image`).
+            Storage::Image(i) => i.desc as u64,
+        }
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -34,45 +44,69 @@ impl Buffer for HipBuffer {
 impl Drop for HipBuffer {
     fn drop(&mut self) {
         if let Ok(api) = super::runtime::api() {
-            // SAFETY: the pointer came from hipMalloc on this device and is freed once, here.
+            // SAFETY: the pointer or image was made on this device and is freed once, here;
+            // launches are synchronous, so no kernel still uses it.
             unsafe {
                 (api.set_device)(self.device);
-                (api.free)(self.ptr);
+                match &self.storage {
+                    Storage::Linear(p) => {
+                        (api.free)(*p);
+                    }
+                    Storage::Image(i) => i.release(api),
+                }
             }
         }
     }
 }
 
 impl HipDevice {
-    /// A linear buffer of `bytes` (at least one byte: HIP refuses empty allocations).
+    /// A linear buffer of `bytes` (at least one byte: HIP refuses empty allocations), or an
+    /// image of that many.
     pub(crate) fn allocate(&self, bytes: usize, layout: Layout) -> Result<Box<dyn Buffer>> {
-        if let Layout::Image { .. } = layout {
-            return Err(Error::Launch {
-                kernel: "an image".into(),
-                device: self.label.clone(),
-                reason: "images are not supported on the HIP backend yet; use an array, or \
-                         NUDA_ENGINE=opencl for ROCm's OpenCL"
-                    .into(),
-            });
-        }
         let api = self.enter()?;
-        let mut ptr = std::ptr::null_mut();
-        // SAFETY: one out-parameter; the device is current.
-        let s = unsafe { (api.malloc)(&mut ptr, bytes.max(1)) };
-        check(api, s, "allocating device memory", &self.label)?;
+        let storage = match layout {
+            Layout::Buffer => {
+                let mut ptr = std::ptr::null_mut();
+                // SAFETY: one out-parameter; the device is current.
+                let s = unsafe { (api.malloc)(&mut ptr, bytes.max(1)) };
+                check(api, s, "allocating device memory", &self.label)?;
+                Storage::Linear(ptr)
+            }
+            Layout::Image {
+                width,
+                height,
+                channels,
+            } => Storage::Image(Image::new(
+                api,
+                (width, height, channels),
+                bytes,
+                &self.label,
+            )?),
+        };
         Ok(Box::new(HipBuffer {
-            ptr,
+            storage,
             len: bytes,
             device: self.ordinal,
         }))
     }
 
+    /// `buf` as this backend's buffer.
+    fn own<'b>(&self, buf: &'b dyn Buffer) -> Result<&'b HipBuffer> {
+        buf.as_any()
+            .downcast_ref::<HipBuffer>()
+            .ok_or_else(|| self.foreign())
+    }
+
     /// The buffer behind `buf`, with `bytes` from `offset` checked to lie inside it.
     fn linear(&self, buf: &dyn Buffer, offset: usize, bytes: usize) -> Result<DevicePtr> {
-        let b = buf
-            .as_any()
-            .downcast_ref::<HipBuffer>()
-            .ok_or_else(|| self.foreign())?;
+        let b = self.own(buf)?;
+        let Storage::Linear(ptr) = b.storage else {
+            return Err(Error::DimsMismatch {
+                what: format!("a transfer on {}", self.label),
+                expected: "an array's buffer".into(),
+                found: "an image, which moves whole".into(),
+            });
+        };
         if offset.checked_add(bytes).is_none_or(|end| end > b.len) {
             return Err(Error::Launch {
                 kernel: "a transfer".into(),
@@ -84,7 +118,7 @@ impl HipDevice {
             });
         }
         // SAFETY: inside the allocation, as checked above.
-        Ok(unsafe { b.ptr.cast::<u8>().add(offset) }.cast())
+        Ok(unsafe { ptr.cast::<u8>().add(offset) }.cast())
     }
 
     fn foreign(&self) -> Error {
@@ -95,8 +129,11 @@ impl HipDevice {
         }
     }
 
-    /// Copies `data` to `buf` from byte `offset` on, and waits.
+    /// Copies `data` to `buf` from byte `offset` on, and waits (an image's whole at 0).
     pub(crate) fn write_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
+        if let (Storage::Image(i), 0) = (&self.own(buf)?.storage, offset) {
+            return i.write(self.enter()?, data, &self.label);
+        }
         let dst = self.linear(buf, offset, data.len())?;
         let api = self.enter()?;
         // SAFETY: `dst` holds `data.len()` bytes (checked); the copy is synchronous.
@@ -104,8 +141,12 @@ impl HipDevice {
         check(api, s, "copying to the device", &self.label)
     }
 
-    /// Copies `out.len()` bytes of `buf` from byte `offset` on into `out`, and waits.
+    /// Copies `out.len()` bytes of `buf` from byte `offset` on into `out`, and waits (an
+    /// image's whole at 0).
     pub(crate) fn read_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
+        if let (Storage::Image(i), 0) = (&self.own(buf)?.storage, offset) {
+            return i.read(self.enter()?, out, &self.label);
+        }
         let src = self.linear(buf, offset, out.len())?;
         let api = self.enter()?;
         // SAFETY: `src` holds `out.len()` bytes (checked); the copy is synchronous.
@@ -113,8 +154,12 @@ impl HipDevice {
         check(api, s, "copying to the host", &self.label)
     }
 
-    /// Zeroes the first `bytes` bytes of `buf`.
+    /// Zeroes the first `bytes` bytes of `buf`; all of an image.
     pub(crate) fn zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
+        if let Storage::Image(i) = &self.own(buf)?.storage {
+            let zeros = vec![0u8; i.len()];
+            return i.write(self.enter()?, &zeros, &self.label);
+        }
         let dst = self.linear(buf, 0, bytes)?;
         let api = self.enter()?;
         // SAFETY: `dst` holds `bytes` bytes (checked); hipMemset on the null stream completes

@@ -11,6 +11,7 @@
 pub(crate) mod check;
 pub(crate) mod dialect;
 pub(crate) mod hiprtc;
+mod image;
 mod launch;
 mod memory;
 mod program;

@@ -57,6 +57,8 @@ pub(crate) struct Api {
     pub event_elapsed: unsafe extern "C" fn(*mut f32, *mut c_void, *mut c_void) -> Status,
     pub synchronize: unsafe extern "C" fn() -> Status,
     pub error_name: unsafe extern "C" fn(Status) -> *const c_char,
+    /// Images (`image.rs`): arrays, texture and surface objects, and whole-image copies.
+    pub image: super::image::ImageApi,
 }
 
 // SAFETY: function pointers into a library that is never unloaded.
@@ -121,6 +123,7 @@ unsafe fn symbols(lib: Library) -> Result<Api, libloading::Error> {
             event_elapsed: *lib.get(b"hipEventElapsedTime\0")?,
             synchronize: *lib.get(b"hipDeviceSynchronize\0")?,
             error_name: *lib.get(b"hipGetErrorName\0")?,
+            image: super::image::ImageApi::load(&lib)?,
             _lib: lib,
         })
     }
@@ -235,9 +238,8 @@ fn describe(api: &Api, dev: c_int) -> Result<DeviceInfo, String> {
             .map(|d| at(attr::MAX_BLOCK_DIM_X + d).map(|v| v as usize))
             .collect::<Result<_, _>>()?,
         fp64: true,
-        // Images on HIP (texture and surface objects) are not written yet: a program that
-        // takes an image gets the launch layer's error for devices without images.
-        images: false,
+        // Texture and surface objects on HIP arrays (`image.rs`).
+        images: true,
         int64_atomics: true,
         private_memory,
         private_group_memory,
@@ -273,6 +275,20 @@ pub(crate) fn find_arch(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every call nuda makes is found in the HIP runtime installed here (ROCm 5.2 exports
+    /// some under C++ names); `NUDA_REQUIRE_AMD=1` makes a missing runtime a failure.
+    #[test]
+    fn every_hip_call_is_found() {
+        match api() {
+            Ok(_) => {}
+            Err(why) if why.starts_with("no HIP runtime") => assert!(
+                std::env::var("NUDA_REQUIRE_AMD").as_deref() != Ok("1"),
+                "NUDA_REQUIRE_AMD=1 but {why}"
+            ),
+            Err(why) => panic!("{why}"),
+        }
+    }
 
     #[test]
     fn the_architecture_is_found_in_the_properties() {
