@@ -623,6 +623,40 @@ fn amds_compilers_keep_several_loads_in_flight_in_the_skeletons() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The look-back's flags cross compute units, so on an AMD GPU their fences must have agent
+/// scope: OpenCL C 1.2's `mem_fence` has work-group scope, which ROCm's clang compiles on
+/// CDNA to no wait between a tile's value stores and its flag store, and to no L1
+/// invalidation after a poll. With agent scope, gfx90a's acquire invalidates the L1
+/// (`buffer_wbinvl1_vol`) after each poll; nothing else in these kernels does.
+#[test]
+fn the_look_back_orders_its_flags_across_amds_compute_units() {
+    if !have_opencl() {
+        return;
+    }
+    let env = [("NUDA_AMDGCN_CHECK", "gfx90a")];
+    let (passed, text, dir) = dumping_child("child_runs_the_skeletons", "amd-fence", &env);
+    if !passed {
+        let missing = text.contains("is set, but");
+        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
+        assert!(missing && !required, "child failed:\n{text}");
+        eprintln!("skipped: no AMD compilers");
+        return;
+    }
+    let files = dumped_files(&dir, ".amdgcn.s");
+    for what in ["out[i] = s", "kept.push"] {
+        let found: Vec<&String> = files.iter().filter(|f| origin(f).contains(what)).collect();
+        assert!(!found.is_empty(), "no .amdgcn.s dump of `{what}`");
+        for f in found {
+            let acquires = f.matches("buffer_wbinvl1_vol").count();
+            assert!(
+                acquires > 0,
+                "`{what}`: no agent-scope acquire after the polls"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A dump's first line, which names the macro call.
 fn origin(dump: &str) -> &str {
     dump.lines().next().unwrap_or_default()

@@ -272,9 +272,21 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // No bound on OpenCL: its compilers take `reqd_work_group_size` alone, which would fix
     // each dimension, and budget for their own default group (ROCm's: 256) without one.
     group: "#define NU_GROUP(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))\n#define NU_BOUNDS(t)\n#define NU_BOUNDS_WARPS(t, w)\n",
-    poll: "#define nu_poll(p) atomic_or((p), 0u)\n\
-           uint nu_poll_acq(volatile global uint* p) { uint v = atomic_or(p, 0u); mem_fence(CLK_GLOBAL_MEM_FENCE); return v; }\n\
-           void nu_flag_rel(volatile global uint* p, uint v) { mem_fence(CLK_GLOBAL_MEM_FENCE); atomic_xchg(p, v); }\n",
+    // OpenCL C 1.2's `mem_fence` has work-group scope. ROCm's clang keeps that literally: on
+    // CDNA (gfx90a, gfx940) it emits no wait between a tile's value stores and its flag's,
+    // so another compute unit could see the flag first, and no L1 invalidation after a poll.
+    // AMD's GPUs get agent-scope fences from clang's builtin instead (`s_waitcnt vmcnt(0)`
+    // before the flag; `buffer_wbinvl1_vol` after the poll on gfx90a).
+    poll: "#ifdef __AMDGCN__\n\
+           #define nu_fence_rel() __builtin_amdgcn_fence(__ATOMIC_RELEASE, \"agent\")\n\
+           #define nu_fence_acq() __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"agent\")\n\
+           #else\n\
+           #define nu_fence_rel() mem_fence(CLK_GLOBAL_MEM_FENCE)\n\
+           #define nu_fence_acq() mem_fence(CLK_GLOBAL_MEM_FENCE)\n\
+           #endif\n\
+           #define nu_poll(p) atomic_or((p), 0u)\n\
+           uint nu_poll_acq(volatile global uint* p) { uint v = atomic_or(p, 0u); nu_fence_acq(); return v; }\n\
+           void nu_flag_rel(volatile global uint* p, uint v) { nu_fence_rel(); atomic_xchg(p, v); }\n",
     images: super::prelude::OPENCL_IMAGES,
 };
 

@@ -20,9 +20,11 @@
 //! values and its flag and between a flag and the values read after it (the GPU form says it
 //! through the dialect's `nu_flag_rel` and `nu_poll_acq`, `window.rs`: on CUDA a release
 //! exchange and an acquire load, where `__threadfence()` was a sequentially consistent
-//! fence). ROCm's OpenCL implements OpenCL 1.2's `mem_fence` at work-group scope, which would
-//! not order them across compute units: AMD's OpenCL is not yet checked (HIP's dialect uses
-//! the compiler's acquire and release atomics).
+//! fence). ROCm's OpenCL implements OpenCL 1.2's `mem_fence` at work-group scope, which
+//! does not order them across compute units (on CDNA it emits nothing), so the OpenCL
+//! dialect spells the GPU form's fences for AMD with clang's agent-scope builtin
+//! (`backend/c/dialect.rs`; `tests/static_lab.rs` reads the ISA). HIP's dialect uses the
+//! compiler's acquire and release atomics. The CPU form keeps `mem_fence`: it runs on CPUs.
 //!
 //! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
 //! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left

@@ -28,8 +28,8 @@
 //!
 //! Ordering: a work-item reads a flag with acquire order (`nu_poll_acq`) before the barrier
 //! after which it or another work-item reads the values published before that flag, and a
-//! flag is set with release order (`nu_flag_rel`). On OpenCL both are the `mem_fence` beside
-//! the atomic they were; on CUDA, PTX's acquire load and release exchange, where
+//! flag is set with release order (`nu_flag_rel`). On OpenCL both are a fence beside the
+//! atomic they were (`mem_fence`, or on AMD's GPUs an agent-scope fence); on CUDA, PTX's acquire load and release exchange, where
 //! `__threadfence()` made each of the window's pollers run a sequentially consistent fence.
 
 use super::lookback::{fetch, publish};
