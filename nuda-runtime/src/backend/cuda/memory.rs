@@ -77,8 +77,7 @@ impl Drop for CuBuffer {
                 // buffer alone and are destroyed once, here, objects before their array.
                 unsafe {
                     let _ = result::free_sync(desc);
-                    let _ = sys::cuTexObjectDestroy(tex);
-                    let _ = sys::cuSurfObjectDestroy(surf);
+                    destroy_objects(tex, surf);
                     let _ = sys::cuArrayDestroy(array);
                 }
             }
@@ -165,18 +164,31 @@ impl CuDevice {
         unsafe { sys::cuArrayCreate_v2(&mut array, &desc) }
             .result()
             .map_err(e)?;
-        let made = self.objects(array).and_then(|(tex, surf)| {
-            let desc = descriptor(tex, surf, width, height).map_err(e)?;
-            Ok(Storage::Image {
-                array,
-                tex,
-                surf,
-                desc,
-                width,
-                height,
-                channels,
-            })
-        });
+        // An empty image is a one-texel stand-in, which reads must find zero, as on the native
+        // engine and OpenCL: fresh device memory promises nothing.
+        let mut texel = [0u8; 16];
+        let zeroed = match width == 0 || height == 0 {
+            true => copy_2d(array, texel.as_mut_ptr(), channels * 4, 1, true).map_err(e),
+            false => Ok(()),
+        };
+        let made = zeroed
+            .and_then(|()| self.objects(array))
+            .and_then(|(tex, surf)| {
+                let made = descriptor(tex, surf, width, height).map_err(e);
+                if made.is_err() {
+                    // SAFETY: both objects were just made and nothing else refers to them.
+                    unsafe { destroy_objects(tex, surf) };
+                }
+                Ok(Storage::Image {
+                    array,
+                    tex,
+                    surf,
+                    desc: made?,
+                    width,
+                    height,
+                    channels,
+                })
+            });
         if made.is_err() {
             // SAFETY: the array was just created and nothing else refers to it.
             let _ = unsafe { sys::cuArrayDestroy(array) };
@@ -201,9 +213,11 @@ impl CuDevice {
             sys::cuTexObjectCreate(&mut tex, &res, &tex_desc, std::ptr::null())
                 .result()
                 .map_err(e)?;
-            sys::cuSurfObjectCreate(&mut surf, &res)
-                .result()
-                .map_err(e)?;
+            if let Err(err) = sys::cuSurfObjectCreate(&mut surf, &res).result() {
+                // The texture object was just made and nothing else refers to it.
+                let _ = sys::cuTexObjectDestroy(tex);
+                return Err(e(err));
+            }
         }
         Ok((tex, surf))
     }
@@ -416,6 +430,19 @@ impl CuDevice {
             let _ = unsafe { result::free_host(ptr.cast()) };
         }
         r
+    }
+}
+
+/// Destroys an image's texture and surface objects; a failure has no one to report to.
+///
+/// # Safety
+///
+/// Both objects exist, nothing uses them any more, and they are destroyed once.
+unsafe fn destroy_objects(tex: u64, surf: u64) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let _ = sys::cuTexObjectDestroy(tex);
+        let _ = sys::cuSurfObjectDestroy(surf);
     }
 }
 

@@ -223,22 +223,40 @@ impl Image {
         let s = unsafe { (i.create_surface)(&mut self.surf, &res) };
         check(api, s, during, device)?;
         self.desc = descriptor(api, self.tex, self.surf, (width, height), device)?;
+        if width == 0 || height == 0 {
+            // An empty image is a one-texel stand-in, which reads must find zero, as on the
+            // native engine and OpenCL: fresh device memory promises nothing.
+            let texel = [0u8; 16];
+            self.copy_in(api, &texel[..channels * 4], (channels * 4, 1), device)?;
+        }
         Ok(())
     }
 
-    /// Copies `data`, the whole image, to the device, and waits.
+    /// Copies `data`, the whole image, to the device, and waits. An empty image has no bytes
+    /// to move (its one-texel stand-in stays zero).
     pub(crate) fn write(&self, api: &Api, data: &[u8], device: &str) -> Result<()> {
         self.whole(data.len(), device)?;
-        // SAFETY: `data` holds `row * height` bytes (checked), the array as many.
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.copy_in(api, data, (self.row, self.height), device)
+    }
+
+    /// Copies `rows` (bytes per row, rows) of `data` into the array's first rows, and waits.
+    fn copy_in(&self, api: &Api, data: &[u8], rows: (usize, usize), device: &str) -> Result<()> {
+        let (row, height) = rows;
+        debug_assert!(data.len() >= row * height, "a copy of more than its bytes");
+        // SAFETY: `data` holds `row * height` bytes, and the array at least that shape: the
+        // callers pass the image's own rows, or one texel of an empty image's one-texel array.
         let s = unsafe {
             (api.image.to_array)(
                 self.array,
                 0,
                 0,
                 data.as_ptr().cast(),
-                self.row,
-                self.row,
-                self.height,
+                row,
+                row,
+                height,
                 HOST_TO_DEVICE,
             )
         };
@@ -248,6 +266,9 @@ impl Image {
     /// Copies the whole image into `out`, and waits.
     pub(crate) fn read(&self, api: &Api, out: &mut [u8], device: &str) -> Result<()> {
         self.whole(out.len(), device)?;
+        if out.is_empty() {
+            return Ok(());
+        }
         // SAFETY: as in `write`, the other way.
         let s = unsafe {
             (api.image.from_array)(

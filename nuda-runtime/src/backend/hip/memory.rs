@@ -129,11 +129,24 @@ impl HipDevice {
         }
     }
 
-    /// Copies `data` to `buf` from byte `offset` on, and waits (an image's whole at 0).
-    pub(crate) fn write_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
-        if let (Storage::Image(i), 0) = (&self.own(buf)?.storage, offset) {
-            return i.write(self.enter()?, data, &self.label);
+    /// Copies `data` to the whole of `buf` (an image moves whole), and waits.
+    pub(crate) fn write(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
+        match &self.own(buf)?.storage {
+            Storage::Image(i) => i.write(self.enter()?, data, &self.label),
+            Storage::Linear(_) => self.write_at(buf, 0, data),
         }
+    }
+
+    /// Copies the whole of `buf` into `out`, and waits.
+    pub(crate) fn read(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
+        match &self.own(buf)?.storage {
+            Storage::Image(i) => i.read(self.enter()?, out, &self.label),
+            Storage::Linear(_) => self.read_at(buf, 0, out),
+        }
+    }
+
+    /// Copies `data` to an array's buffer from byte `offset` on, and waits.
+    pub(crate) fn write_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
         let dst = self.linear(buf, offset, data.len())?;
         let api = self.enter()?;
         // SAFETY: `dst` holds `data.len()` bytes (checked); the copy is synchronous.
@@ -141,12 +154,9 @@ impl HipDevice {
         check(api, s, "copying to the device", &self.label)
     }
 
-    /// Copies `out.len()` bytes of `buf` from byte `offset` on into `out`, and waits (an
-    /// image's whole at 0).
+    /// Copies `out.len()` bytes of an array's buffer from byte `offset` on into `out`, and
+    /// waits.
     pub(crate) fn read_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
-        if let (Storage::Image(i), 0) = (&self.own(buf)?.storage, offset) {
-            return i.read(self.enter()?, out, &self.label);
-        }
         let src = self.linear(buf, offset, out.len())?;
         let api = self.enter()?;
         // SAFETY: `src` holds `out.len()` bytes (checked); the copy is synchronous.

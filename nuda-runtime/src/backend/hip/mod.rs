@@ -95,13 +95,13 @@ impl Backend for HipDevice {
     }
 
     fn upload(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
-        self.write_at(buf, 0, data)?;
+        self.write(buf, data)?;
         record(Some(self.info.index), Event::ToDevice(data.len() as u64));
         Ok(())
     }
 
     fn download(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
-        self.read_at(buf, 0, out)?;
+        self.read(buf, out)?;
         record(Some(self.info.index), Event::ToHost(out.len() as u64));
         Ok(())
     }
