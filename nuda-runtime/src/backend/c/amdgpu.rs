@@ -120,12 +120,19 @@ pub(crate) fn resources(tools: &Tools, code: &[u8]) -> Result<Vec<Resources>, St
     Ok(parse_notes(&notes))
 }
 
+/// The program's assembly from its compiler, asked for only where LLVM's disassembler fails:
+/// clang can write it (`-S`), hiprtc cannot.
+pub(crate) type Assembly<'a> = &'a dyn Fn() -> Option<String>;
+
+/// How `isa` begins where the disassembler failed.
+const NO_ISA: &str = "// no ISA: ";
+
 /// The code object's ISA, disassembled; where LLVM's disassembler fails (Debian's 15 crashes
 /// on gfx940 code objects), a comment that says so.
 pub(crate) fn isa(tools: &Tools, code: &[u8]) -> String {
     run_on(tools, "llvm-objdump", &["-d"], code).unwrap_or_else(|why| {
         let first = why.lines().next().unwrap_or("no output");
-        format!("// no ISA: llvm-objdump failed ({first})\n")
+        format!("{NO_ISA}llvm-objdump failed ({first})\n")
     })
 }
 
@@ -134,27 +141,44 @@ pub(crate) fn dump_text(
     tools: &Tools,
     arch: &str,
     origin: Option<&str>,
-    code: &[u8],
+    (code, asm): (&[u8], Assembly<'_>),
 ) -> Result<String, String> {
-    let (kernels, isa) = described(tools, arch, code)?;
+    let (kernels, isa) = described(tools, arch, code, asm)?;
     Ok(origin_line(origin) + &resource_lines(arch, &kernels) + &isa)
 }
 
 /// Keeps what `compiler` made of a program for `arch` for the static lab, if it collects
 /// (`amd_lab.rs`); a code object LLVM's tools cannot read leaves nothing.
-pub(crate) fn collect(tools: &Tools, compiler: &'static str, arch: &str, code: &[u8]) {
+pub(crate) fn collect(
+    tools: &Tools,
+    compiler: &'static str,
+    arch: &str,
+    (code, asm): (&[u8], Assembly<'_>),
+) {
     if !super::amd_lab::collecting() {
         return;
     }
-    if let Ok((kernels, _)) = described(tools, arch, code) {
+    if let Ok((kernels, _)) = described(tools, arch, code, asm) {
         super::amd_lab::push(compiler, arch, &kernels);
     }
 }
 
 /// Each kernel's resources, its loads in flight included, and the ISA they were read from.
-fn described(tools: &Tools, arch: &str, code: &[u8]) -> Result<(Vec<Resources>, String), String> {
+fn described(
+    tools: &Tools,
+    arch: &str,
+    code: &[u8],
+    asm: Assembly<'_>,
+) -> Result<(Vec<Resources>, String), String> {
     let mut kernels = resources(tools, code)?;
-    let isa = isa(tools, code);
+    let mut isa = isa(tools, code);
+    if isa.starts_with(NO_ISA) {
+        if let Some(text) = asm() {
+            let why = isa.trim_start_matches(NO_ISA).to_string();
+            isa = format!("// ISA from the compiler's assembly, since {why}")
+                + &super::amdgpu_flight::as_listing(&text);
+        }
+    }
     let flight = super::amdgpu_flight::loads_in_flight(&isa, arch);
     for k in &mut kernels {
         let found = flight.iter().find(|(name, _)| *name == k.name);

@@ -36,6 +36,29 @@ pub(crate) fn loads_in_flight(isa: &str, arch: &str) -> Vec<(String, u32)> {
     out
 }
 
+/// A compiler's assembly (`clang -S`) as `llvm-objdump -d` lists it, for `loads_in_flight`
+/// and dumps: a function's label as `<name>:`, each instruction on a tab, without
+/// directives, block labels and comments.
+pub(crate) fn as_listing(asm: &str) -> String {
+    let mut out = String::from("\n");
+    for line in asm.lines() {
+        let code = line.split(';').next().unwrap_or_default();
+        let text = code.trim();
+        if text.is_empty() || text.starts_with('.') {
+            continue;
+        }
+        match text.strip_suffix(':') {
+            Some(name) if !line.starts_with(char::is_whitespace) => {
+                out += &format!("\n0000000000000000 <{name}>:\n");
+            }
+            Some(_) => {}
+            None if line.starts_with('\t') => out += &format!("\t{text}\n"),
+            None => {}
+        }
+    }
+    out
+}
+
 /// The vector-memory operations outstanding in a run: `true` for a load.
 #[derive(Default)]
 struct Run {
@@ -129,6 +152,27 @@ mod tests {
 
     fn listing(body: &str) -> String {
         format!("Disassembly of section .text:\n\n0000000000001900 <k>:\n{body}")
+    }
+
+    /// clang's assembly reads as the disassembler's listing: labels, instructions, and
+    /// nothing of the directives, block labels or comments.
+    #[test]
+    fn assembly_reads_as_a_listing() {
+        let asm = "\t.text\n\t.globl\tk\nk:                ; @k\n\tglobal_load_dword v1, v0, s[0:1]\n\
+                   \tglobal_load_dword v2, v0, s[2:3] ; x\n.LBB0_1:\n\ts_waitcnt vmcnt(0)\n\t.section\t.rodata\n";
+        let listing = super::as_listing(asm);
+        assert!(
+            listing.contains("<k>:\n\tglobal_load_dword v1"),
+            "{listing}"
+        );
+        assert!(
+            !listing.contains(".LBB0") && !listing.contains(';'),
+            "{listing}"
+        );
+        assert_eq!(
+            loads_in_flight(&listing, "gfx940"),
+            vec![("k".to_string(), 2)]
+        );
     }
 
     /// Four loads issued before the first wait for one of them; a wait for all ends them.

@@ -68,7 +68,7 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
         Ok(c) => {
             let origin = source.faults.as_ref().map(|f| f.origin);
             if let Ok(tools) = amdgpu::tools() {
-                amdgpu::collect(tools, "hiprtc", arch, &c.code);
+                amdgpu::collect(tools, "hiprtc", arch, (&c.code, &|| None));
             }
             dump(&text, (label, origin), arch, &c.code);
             if let Some(p) = &passed {
@@ -117,7 +117,7 @@ fn dump(text: &str, (label, origin): (&str, Option<&str>), arch: &str, code: &[u
     };
     let digest = &DiskCache::key_of_text(text)[..12];
     let mut files = vec![(format!("{label}-{digest}.hip"), text.to_string())];
-    let isa = amdgpu::tools().and_then(|t| amdgpu::dump_text(t, arch, origin, code));
+    let isa = amdgpu::tools().and_then(|t| amdgpu::dump_text(t, arch, origin, (code, &|| None)));
     match isa {
         Ok(isa) => files.push((format!("{label}-{digest}-{arch}.hip.s"), isa)),
         Err(why) => eprintln!("nuda: NUDA_DUMP: no AMD ISA for {label}: {why}"),

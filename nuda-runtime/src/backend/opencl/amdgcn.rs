@@ -90,8 +90,10 @@ fn check_one(source: &KernelSource, index: IndexType, kernel: &str, arch: &str) 
     match compile(tools, &text, &options) {
         Ok(code) => {
             let origin = source.faults.as_ref().map(|f| f.origin);
-            amdgpu::collect(tools, "clang", arch, &code);
-            dump(tools, &text, (label, origin), arch, &code);
+            // The assembly again from clang where llvm-objdump fails (gfx940 on LLVM 15).
+            let asm = || assembly(tools, &text, &options);
+            amdgpu::collect(tools, "clang", arch, (&code, &asm));
+            dump(tools, &text, (label, origin), arch, (&code, &asm));
             if let Some(p) = passed {
                 p.record();
             }
@@ -128,9 +130,32 @@ fn compile(tools: &Tools, text: &str, options: &[String]) -> Result<Vec<u8>, Str
     }
 }
 
+/// clang's assembly for `text` (`-S`), or `None` if it fails.
+fn assembly(tools: &Tools, text: &str, options: &[String]) -> Option<String> {
+    let (cl, s) = (TempFile::new(".cl"), TempFile::new(".s"));
+    std::fs::write(&cl.0, text).ok()?;
+    let out = Command::new(&tools.clang)
+        .args(options)
+        .arg("-S")
+        .arg("-o")
+        .arg(&s.0)
+        .arg(&cl.0)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| std::fs::read_to_string(&s.0).ok())?
+}
+
 /// Writes the code object's ISA, headed by the macro call it came from and each kernel's
 /// resources, to `NUDA_DUMP`, if set.
-fn dump(tools: &Tools, text: &str, (label, origin): (&str, Option<&str>), arch: &str, code: &[u8]) {
+fn dump(
+    tools: &Tools,
+    text: &str,
+    (label, origin): (&str, Option<&str>),
+    arch: &str,
+    code: (&[u8], amdgpu::Assembly<'_>),
+) {
     let Some(dir) = crate::config::config().dump.as_ref() else {
         return;
     };
