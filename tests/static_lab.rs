@@ -588,21 +588,13 @@ fn child_runs_the_skeletons() {
 /// `NUDA_REQUIRE_AMD=1`.
 #[test]
 fn amds_compilers_keep_several_loads_in_flight_in_the_skeletons() {
-    if !have_opencl() {
-        return;
-    }
     let env = [
         ("NUDA_HIP_CHECK", "gfx90a"),
         ("NUDA_AMDGCN_CHECK", "gfx90a"),
     ];
-    let (passed, text, dir) = dumping_child("child_runs_the_skeletons", "amd-flight", &env);
-    if !passed {
-        let missing = text.contains("is set, but");
-        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
-        assert!(missing && !required, "child failed:\n{text}");
-        eprintln!("skipped: no AMD compilers");
+    let Some(dir) = skeleton_dumps("amd-flight", &env) else {
         return;
-    }
+    };
     let least = [
         ("out[i] = s", 4),
         ("kept.push", 4),
@@ -632,18 +624,10 @@ fn amds_compilers_keep_several_loads_in_flight_in_the_skeletons() {
 /// (gfx940's listing is clang's assembly: Debian's llvm-objdump 15 crashes on it.)
 #[test]
 fn the_look_back_orders_its_flags_across_amds_compute_units() {
-    if !have_opencl() {
-        return;
-    }
     let env = [("NUDA_AMDGCN_CHECK", "gfx90a,gfx940")];
-    let (passed, text, dir) = dumping_child("child_runs_the_skeletons", "amd-fence", &env);
-    if !passed {
-        let missing = text.contains("is set, but");
-        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
-        assert!(missing && !required, "child failed:\n{text}");
-        eprintln!("skipped: no AMD compilers");
+    let Some(dir) = skeleton_dumps("amd-fence", &env) else {
         return;
-    }
+    };
     let fences = [
         // gfx90a's agent release is a wait alone (`s_waitcnt vmcnt(0)`), too common to count.
         ("gfx90a", ["", "buffer_wbinvl1_vol"]),
@@ -675,6 +659,23 @@ fn the_look_back_orders_its_flags_across_amds_compute_units() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The dump folder of `child_runs_the_skeletons` run with AMD's checks `env`; `None` (the
+/// test skips) without OpenCL, or without AMD's compilers unless `NUDA_REQUIRE_AMD=1`.
+fn skeleton_dumps(tag: &str, env: &[(&str, &str)]) -> Option<std::path::PathBuf> {
+    if !have_opencl() {
+        return None;
+    }
+    let (passed, text, dir) = dumping_child("child_runs_the_skeletons", tag, env);
+    if !passed {
+        let missing = text.contains("is set, but");
+        let required = std::env::var("NUDA_REQUIRE_AMD").as_deref() == Ok("1");
+        assert!(missing && !required, "child failed:\n{text}");
+        eprintln!("skipped: no AMD compilers");
+        return None;
+    }
+    Some(dir)
 }
 
 /// A dump's first line, which names the macro call.
