@@ -943,6 +943,58 @@ fn nuwork_scans() {
                     }
                     nu_tot0 = nu_row0;
                     }
+            #if NU_PACKED
+                    if ((sizeof($T12) <= 4) & (($T12)0.5f == ($T12)0)) {
+                        volatile global ulong* nu_pw = (volatile global ulong*)nu_si0;
+                        $T12 nu_px0 = nu_id0;
+                        if (nu_li == 0) {
+                            uint nu_ab; { union { $T12 v; uint w; } nu_b; nu_b.w = 0u; nu_b.v = nu_tot0; nu_ab = nu_b.w; }
+                            nu_sa0[2 * nu_k] = nu_ab; nu_sa0[2 * nu_k + 1] = 0u;
+                            if (nu_k > 0) nu_pub64(&nu_pw[nu_k], (ulong)nu_ab << 32 | 1u);
+                        }
+                        uint nu_sb; { union { $T12 v; uint w; } nu_b; nu_b.w = 0u; nu_b.v = nu_s00; nu_sb = nu_b.w; }
+                        ulong nu_w0 = (ulong)nu_sb << 32 | 2u;
+                        nu_it nu_lw = nu_L, nu_j = nu_k;
+                        for (;;) {
+                            ulong nu_w = 0;
+                            if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            if (nu_li < nu_lw) {
+                                nu_w = nu_li < nu_j ? nu_poll64(&nu_pw[nu_j - 1 - nu_li]) : nu_w0;
+                                uint nu_f = (uint)nu_w;
+                                if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));
+                            }
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            uint nu_m = nu_tl[1];
+                            barrier(CLK_LOCAL_MEM_FENCE);
+                            nu_it nu_c = nu_m / 2 + (nu_m % 2 == 0 && nu_m < 2 * nu_lw);
+                            $T12 nu_v0;
+                            { union { $T12 v; uint w; } nu_b; nu_b.w = (uint)(nu_w >> 32); nu_v0 = nu_b.v; }
+                            if (nu_c == 1) {
+                                if (nu_li == 0) nu_px0 = $O12(add)[nu_px0, nu_v0];
+                            } else if (nu_c > 1) {
+                                if (nu_li < nu_c) nu_sl0[nu_P + 33 + nu_li] = nu_v0;
+                                barrier(CLK_LOCAL_MEM_FENCE);
+                                nu_it nu_h = 1;
+                                while (2 * nu_h < nu_c) nu_h *= 2;
+                                for (; nu_h > 0; nu_h /= 2) {
+                                    if (nu_li < nu_h && nu_li + nu_h < nu_c) {
+                                        nu_sl0[nu_P + 33 + nu_li] = $O12(add)[nu_sl0[nu_P + 33 + nu_li], nu_sl0[nu_P + 33 + nu_li + nu_h]];
+                                    }
+                                    barrier(CLK_LOCAL_MEM_FENCE);
+                                }
+                                if (nu_li == 0) nu_px0 = $O12(add)[nu_px0, nu_sl0[nu_P + 33]];
+                            }
+                            nu_j -= nu_m / 2;
+                            if (nu_m % 2 == 0 && nu_m < 2 * nu_lw) break;
+                        }
+                        if (nu_li == 0) {
+                            uint nu_ib; { union { $T12 v; uint w; } nu_b; nu_b.w = 0u; nu_b.v = $O12(add)[nu_px0, nu_tot0]; nu_ib = nu_b.w; }
+                            if (nu_k % nu_ev == 0) nu_pub64(&nu_pw[nu_k], (ulong)nu_ib << 32 | 2u);
+                            nu_sl0[nu_P] = nu_px0;
+                        }
+                    } else
+            #endif
                     {
                         volatile global uint* nu_fl = (volatile global uint*)nu_tf + 1;
                         $T12 nu_px0 = nu_s00;

@@ -160,6 +160,9 @@ pub struct ScanTiles<T: Reduce> {
     /// Two 32-bit words per tile, the value's bytes first (the kernel writes them by
     /// atomics).
     aggregates: NuArray1<u32>,
+    /// The same; or, where a GPU's look-back packs a tile's state and value into one 64-bit
+    /// word (`nuda-transforms`' `emit/cl/packed.rs`), that word, whose state 0 (nothing yet)
+    /// needs the zeros `NuArray1::new` starts with.
     inclusive: NuArray1<u32>,
 }
 

@@ -63,6 +63,9 @@ pub(crate) struct PreludeParts {
     /// order. OpenCL C 1.2 spells both with `mem_fence`, which CUDA's header makes
     /// `__threadfence()`: a sequentially consistent fence (`MEMBAR.SC.GPU` and an L1
     /// invalidation), where an acquire load needs neither the fence nor its SC part.
+    /// `NU_PACKED`: whether `nu_poll64(p)` and `nu_pub64(p, v)`, a relaxed 64-bit atomic load
+    /// and store, exist, for a look-back whose states and values share a word
+    /// (`nuda-transforms`' `emit/cl/packed.rs`).
     pub poll: &'static str,
     /// The image helpers (`nu_read4`, `nu_write1`, ..).
     pub images: &'static str,
@@ -276,7 +279,10 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
     // CDNA (gfx90a, gfx940) it emits no wait between a tile's value stores and its flag's,
     // so another compute unit could see the flag first, and no L1 invalidation after a poll.
     // AMD's GPUs get agent-scope fences from clang's builtin instead (`s_waitcnt vmcnt(0)`
-    // before the flag; `buffer_wbinvl1_vol` after the poll on gfx90a).
+    // before the flag; `buffer_wbinvl1_vol` after the poll on gfx90a). A packed look-back's
+    // words need no order, only atomicity: OpenCL 1.2's 64-bit atomics where the device has
+    // them (ROCm's are relaxed: on gfx90a an `atom_add` of 0 is a `glc` load and an
+    // `atom_xchg` whose result goes unused a store, with no wait or invalidation).
     poll: "#ifdef __AMDGCN__\n\
            #define nu_fence_rel() __builtin_amdgcn_fence(__ATOMIC_RELEASE, \"agent\")\n\
            #define nu_fence_acq() __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"agent\")\n\
@@ -286,7 +292,15 @@ static OPENCL_PRELUDE: PreludeParts = PreludeParts {
            #endif\n\
            #define nu_poll(p) atomic_or((p), 0u)\n\
            uint nu_poll_acq(volatile global uint* p) { uint v = atomic_or(p, 0u); nu_fence_acq(); return v; }\n\
-           void nu_flag_rel(volatile global uint* p, uint v) { nu_fence_rel(); atomic_xchg(p, v); }\n",
+           void nu_flag_rel(volatile global uint* p, uint v) { nu_fence_rel(); atomic_xchg(p, v); }\n\
+           #ifdef cl_khr_int64_base_atomics\n\
+           #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n\
+           #define NU_PACKED 1\n\
+           ulong nu_poll64(volatile global ulong* p) { return atom_add(p, (ulong)0); }\n\
+           void nu_pub64(volatile global ulong* p, ulong v) { atom_xchg(p, v); }\n\
+           #else\n\
+           #define NU_PACKED 0\n\
+           #endif\n",
     images: super::prelude::OPENCL_IMAGES,
 };
 

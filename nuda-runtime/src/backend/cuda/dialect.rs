@@ -61,10 +61,16 @@ static PRELUDE: PreludeParts = PreludeParts {
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z), NU_MIN_BLOCKS((x) * (y) * (z)))\n#define NU_MIN_BLOCKS(t) ((t) > 512 ? 1 : (511 + (t)) / (t) > 16 ? 16 : (511 + (t)) / (t))\n#define NU_BOUNDS(t) __launch_bounds__((t) > 256 ? (t) : 0)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t, NU_BLOCKS_FOR(t, w))\n#define NU_BLOCKS_FOR(t, w) (NU_WARPS_SM(w) * 32 <= (t) ? 1 : NU_WARPS_SM(w) * 32 / (t) > 16 ? 16 : NU_WARPS_SM(w) * 32 / (t))\n#if __CUDA_ARCH__ == 750\n#define NU_WARPS_SM(w) ((w) > 32 ? 32 : (w))\n#else\n#define NU_WARPS_SM(w) ((w) > 48 ? 48 : (w))\n#endif\n",
     // PTX's relaxed and acquire loads and release exchange at GPU scope. The acquire load is
     // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
-    // `MEMBAR.SC.GPU` for each of a window's 256 pollers.
+    // `MEMBAR.SC.GPU` for each of a window's 256 pollers. A packed look-back's words take
+    // relaxed 64-bit loads and stores: a word is read whole, so nothing needs ordering. They
+    // name the global space (the words are a kernel argument's, cuMemAlloc's memory), as
+    // CUB's loads do: `LDG`, not a generic `LD` that first asks where its address points.
     poll: "__device__ inline uint nu_poll(volatile uint* p) { uint v; asm volatile(\"ld.relaxed.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
            __device__ inline uint nu_poll_acq(volatile uint* p) { uint v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
-           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { uint o; asm volatile(\"atom.release.gpu.exch.b32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); }\n",
+           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { uint o; asm volatile(\"atom.release.gpu.exch.b32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); }\n\
+           #define NU_PACKED 1\n\
+           __device__ inline ulong nu_poll64(volatile ulong* p) { ulong v; asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
+           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(v) : \"memory\"); }\n",
     images: CXX_IMAGES,
 };
 

@@ -60,6 +60,9 @@ pub struct Mix {
     /// Sequentially consistent fences (`MEMBAR.SC`): what `__threadfence()` becomes, with an
     /// L1 invalidation; an acquire load or a release store orders a look-back without one.
     pub membar_sc: u32,
+    /// Fences of any kind (`MEMBAR`, the sequentially consistent ones included): a release
+    /// store or exchange at GPU scope is a `MEMBAR.ALL.GPU` before it.
+    pub membar: u32,
 }
 
 impl Mix {
@@ -340,7 +343,10 @@ fn count(m: &mut Mix, op: &str) {
         "ATOMS" => m.atoms += 1,
         "ATOMG" | "ATOM" | "RED" | "REDG" => m.atomg += 1,
         "LDL" | "STL" => m.local += 1,
-        "MEMBAR" if op.starts_with("MEMBAR.SC") => m.membar_sc += 1,
+        "MEMBAR" => {
+            m.membar += 1;
+            m.membar_sc += u32::from(op.starts_with("MEMBAR.SC"));
+        }
         _ => {}
     }
 }
@@ -383,6 +389,20 @@ Resource usage:
         let m = k.inner_loop();
         assert_eq!((m.total, m.ffma, m.lds, m.bar), (5, 2, [0, 0, 1], 1));
         assert!((m.fma_share() - 0.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fences_are_counted_by_kind() {
+        let mut m = Mix::default();
+        for op in [
+            "MEMBAR.SC.GPU",
+            "MEMBAR.ALL.GPU",
+            "LDG.E.64.STRONG.GPU",
+            "ERRBAR",
+        ] {
+            count(&mut m, op);
+        }
+        assert_eq!((m.membar, m.membar_sc, m.ldg), (2, 1, [0, 1, 0]));
     }
 
     #[test]

@@ -56,7 +56,10 @@ static PRELUDE: PreludeParts = PreludeParts {
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n#define NU_BOUNDS(t) __launch_bounds__(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t)\n",
     poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n\
            __device__ inline uint nu_poll_acq(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_ACQUIRE); }\n\
-           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { __atomic_exchange_n((uint*)p, v, __ATOMIC_RELEASE); }\n",
+           __device__ inline void nu_flag_rel(volatile uint* p, uint v) { __atomic_exchange_n((uint*)p, v, __ATOMIC_RELEASE); }\n\
+           #define NU_PACKED 1\n\
+           __device__ inline ulong nu_poll64(volatile ulong* p) { return __atomic_load_n((ulong*)p, __ATOMIC_RELAXED); }\n\
+           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { __atomic_store_n((ulong*)p, v, __ATOMIC_RELAXED); }\n",
     images: CXX_IMAGES,
 };
 

@@ -25,6 +25,8 @@
 //! dialect spells the GPU form's fences for AMD with clang's agent-scope builtin
 //! (`backend/c/dialect.rs`; `tests/static_lab.rs` reads the ISA). HIP's dialect uses the
 //! compiler's acquire and release atomics. The CPU form keeps `mem_fence`: it runs on CPUs.
+//! A GPU's integer scan of one variable of 32 bits or fewer needs no ordering at all: each
+//! tile's state and value share a 64-bit word (`packed.rs`).
 //!
 //! Determinism: the look-back finds the nearest predecessor `j` with an inclusive prefix and
 //! then folds the aggregates of `j + 1 .. k` *forward*, so every tile's prefix is the left

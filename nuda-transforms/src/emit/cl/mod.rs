@@ -12,6 +12,7 @@ mod expr;
 mod lookback;
 mod marks;
 mod names;
+mod packed;
 mod privatise;
 mod reads;
 mod reduce;

@@ -26,6 +26,11 @@
 //! any order, and the first work-item's fold took a local read and a combine per tile of the
 //! distance, which grows with the tiles in flight (hundreds on an H200).
 //!
+//! An integer scan of one variable of 32 bits or fewer (a filter's `u32` counter too) takes
+//! `packed.rs`'s form of the same rounds on devices with 64-bit atomics instead: each tile's
+//! state and value in one word, read whole, with no second round trip for the values and no
+//! ordering.
+//!
 //! Ordering: a work-item reads a flag with acquire order (`nu_poll_acq`) before the barrier
 //! after which it or another work-item reads the values published before that flag, and a
 //! flag is set with release order (`nu_flag_rel`). On OpenCL both are a fence beside the
@@ -40,20 +45,30 @@ use super::rowscan::SCRATCH;
 use super::ClEmitter;
 use crate::emit::template::Ph;
 
-/// One round of the window: `nu_tl[1]` ends as twice the nearest non-aggregate's distance
-/// below `nu_j` (plus 1 if its flag is not set yet), or `2 * nu_lw` if all are aggregates;
-/// tiles below 0 read as the start, an inclusive prefix.
-const ROUND: [&str; 9] = [
-    "if (nu_li == 0) nu_tl[1] = 2 * nu_lw;",
-    "barrier(CLK_LOCAL_MEM_FENCE);",
-    "if (nu_li < nu_lw) {",
-    "    uint nu_f = nu_li < nu_j ? nu_poll_acq(&nu_fl[nu_j - 1 - nu_li]) : 2u;",
-    "    if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));",
-    "}",
-    "barrier(CLK_LOCAL_MEM_FENCE);",
-    "uint nu_m = nu_tl[1];",
-    "barrier(CLK_LOCAL_MEM_FENCE);",
-];
+/// One round of the window, each of the first `nu_lw` work-items reading a predecessor's
+/// state into `nu_f` by the lines `poll`: `nu_tl[1]` ends as twice the nearest
+/// non-aggregate's distance below `nu_j` (plus 1 if its flag is not set yet), or `2 * nu_lw`
+/// if all are aggregates; tiles below 0 read as the start, an inclusive prefix. `nu_m` is
+/// that, for the whole group.
+pub(super) fn round_lines(poll: &[&str]) -> Vec<String> {
+    let mut lines = vec![
+        "if (nu_li == 0) nu_tl[1] = 2 * nu_lw;".to_string(),
+        "barrier(CLK_LOCAL_MEM_FENCE);".to_string(),
+        "if (nu_li < nu_lw) {".to_string(),
+    ];
+    lines.extend(poll.iter().map(|l| format!("    {l}")));
+    lines.extend(
+        [
+            "    if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));",
+            "}",
+            "barrier(CLK_LOCAL_MEM_FENCE);",
+            "uint nu_m = nu_tl[1];",
+            "barrier(CLK_LOCAL_MEM_FENCE);",
+        ]
+        .map(String::from),
+    );
+    lines
+}
 
 impl ClEmitter<'_> {
     /// Every work-item, with the tile's aggregates in `nu_tot<r>`: publishes them, finds the
@@ -61,6 +76,7 @@ impl ClEmitter<'_> {
     /// tile: 1 but in tests), and leaves the prefix in `nu_sl<r>[nu_P]` after a barrier.
     pub(super) fn window_look_back(&mut self, scans: &[Red]) {
         let g = super::marks::global();
+        self.packed_branch(scans);
         self.raw_line("{");
         self.indent += 1;
         self.raw_line(&format!(
@@ -76,7 +92,8 @@ impl ClEmitter<'_> {
         self.raw_line("}");
         self.raw_line("nu_it nu_lw = nu_L, nu_j = nu_k;");
         self.raw_line("for (;;) {");
-        ROUND
+        let poll = ["uint nu_f = nu_li < nu_j ? nu_poll_acq(&nu_fl[nu_j - 1 - nu_li]) : 2u;"];
+        round_lines(&poll)
             .iter()
             .for_each(|l| self.raw_line(&format!("    {l}")));
         self.raw_line("    nu_j -= nu_m / 2;");
@@ -87,6 +104,20 @@ impl ClEmitter<'_> {
         self.indent -= 1;
         self.raw_line("}");
         self.raw_line("barrier(CLK_LOCAL_MEM_FENCE);");
+    }
+
+    /// One integer scan variable of 32 bits or fewer, on a device with 64-bit atomics: the
+    /// look-back with its state and value in one word (`packed.rs`), else the block after.
+    fn packed_branch(&mut self, scans: &[Red]) {
+        let [one] = scans else { return };
+        self.out.push_str("#if NU_PACKED\n");
+        let packable = packable(&Ph::ty(one.fill));
+        self.raw_line(&format!("if ({packable}) {{"));
+        self.indent += 1;
+        self.packed_look_back(one);
+        self.indent -= 1;
+        self.raw_line("} else");
+        self.out.push_str("#endif\n");
     }
 
     /// Tiles `nu_j..nu_k` hold aggregates and tile `nu_j - 1` (if any) its inclusive prefix:
@@ -169,7 +200,7 @@ impl ClEmitter<'_> {
     }
 
     /// The scratch's first `nu_c` values folded into its first, a halving stride a step.
-    fn scratch_tree(&mut self, scans: &[Red]) {
+    pub(super) fn scratch_tree(&mut self, scans: &[Red]) {
         self.raw_line("nu_it nu_h = 1;");
         self.raw_line("while (2 * nu_h < nu_c) nu_h *= 2;");
         let slot = |r: usize, i: &str| format!("nu_sl{r}[{SCRATCH} + {i}]");
@@ -218,4 +249,10 @@ impl ClEmitter<'_> {
         self.raw_line("    if (nu_k % nu_ev == 0) nu_flag_rel(&nu_fl[nu_k], 2u);");
         self.raw_line("}");
     }
+}
+
+/// Whether a scan variable of type `t` takes the packed look-back: an integer type (`(T)0.5f
+/// == (T)0` holds of those alone) of at most 4 bytes, a constant the compiler folds.
+fn packable(t: &str) -> String {
+    format!("(sizeof({t}) <= 4) & (({t})0.5f == ({t})0)")
 }
