@@ -953,14 +953,14 @@ fn nuwork_scans() {
                             if (nu_k > 0) nu_pub64(&nu_pw[nu_k], (ulong)nu_ab << 32 | 1u);
                         }
                         uint nu_sb; { union { $T12 v; uint w; } nu_b; nu_b.w = 0u; nu_b.v = nu_s00; nu_sb = nu_b.w; }
-                        ulong nu_w0 = (ulong)nu_sb << 32 | 2u;
+                        ulong nu_ws = (ulong)nu_sb << 32 | 2u;
                         nu_it nu_lw = nu_L, nu_j = nu_k;
                         for (;;) {
                             ulong nu_w = 0;
                             if (nu_li == 0) nu_tl[1] = 2 * nu_lw;
                             barrier(CLK_LOCAL_MEM_FENCE);
                             if (nu_li < nu_lw) {
-                                nu_w = nu_li < nu_j ? nu_poll64(&nu_pw[nu_j - 1 - nu_li]) : nu_w0;
+                                nu_w = nu_li < nu_j ? nu_poll64(&nu_pw[nu_j - 1 - nu_li]) : nu_ws;
                                 uint nu_f = (uint)nu_w;
                                 if (nu_f != 1u) atomic_min(&nu_tl[1], (uint)(2 * nu_li) + (nu_f == 0u));
                             }

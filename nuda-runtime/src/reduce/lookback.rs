@@ -158,7 +158,8 @@ pub struct ScanTiles<T: Reduce> {
     tiles: usize,
     slots: usize,
     /// Two 32-bit words per tile, the value's bytes first (the kernel writes them by
-    /// atomics).
+    /// atomics where other groups read them; the packed look-back reads its own words, and
+    /// writes these for the host alone, plainly).
     aggregates: NuArray1<u32>,
     /// The same; or, where a GPU's look-back packs a tile's state and value into one 64-bit
     /// word (`nuda-transforms`' `emit/cl/packed.rs`), that word, whose state 0 (nothing yet)

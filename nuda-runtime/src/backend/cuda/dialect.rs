@@ -63,14 +63,15 @@ static PRELUDE: PreludeParts = PreludeParts {
     // a strong load and an L1 invalidation; `__threadfence()` after a relaxed one added a
     // `MEMBAR.SC.GPU` for each of a window's 256 pollers. A packed look-back's words take
     // relaxed 64-bit loads and stores: a word is read whole, so nothing needs ordering. They
-    // name the global space (the words are a kernel argument's, cuMemAlloc's memory), as
-    // CUB's loads do: `LDG`, not a generic `LD` that first asks where its address points.
+    // name the global space (the words are a kernel argument's, cuMemAlloc's memory), with
+    // the address converted to it: `LDG`, not a generic `LD` that first asks where its
+    // address points.
     poll: "__device__ inline uint nu_poll(volatile uint* p) { uint v; asm volatile(\"ld.relaxed.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
            __device__ inline uint nu_poll_acq(volatile uint* p) { uint v; asm volatile(\"ld.acquire.gpu.u32 %0, [%1];\" : \"=r\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
            __device__ inline void nu_flag_rel(volatile uint* p, uint v) { uint o; asm volatile(\"atom.release.gpu.exch.b32 %0, [%1], %2;\" : \"=r\"(o) : \"l\"(p), \"r\"(v) : \"memory\"); }\n\
            #define NU_PACKED 1\n\
-           __device__ inline ulong nu_poll64(volatile ulong* p) { ulong v; asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(p) : \"memory\"); return v; }\n\
-           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(p), \"l\"(v) : \"memory\"); }\n",
+           __device__ inline ulong nu_poll64(volatile ulong* p) { ulong v; asm volatile(\"ld.relaxed.gpu.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(__cvta_generic_to_global((const void*)p)) : \"memory\"); return v; }\n\
+           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { asm volatile(\"st.relaxed.gpu.global.u64 [%0], %1;\" :: \"l\"(__cvta_generic_to_global((const void*)p)), \"l\"(v) : \"memory\"); }\n",
     images: CXX_IMAGES,
 };
 

@@ -54,12 +54,14 @@ static PRELUDE: PreludeParts = PreludeParts {
     // Without a bound LLVM budgets for 1,024 work-items: 128 VGPRs, and the register blocks
     // spilled (`dmine(8, 1), vector(16)`: 58-535 VGPRs) where a group of 256 leaves 512.
     group: "#define NU_GROUP(x, y, z) __launch_bounds__((x) * (y) * (z))\n#define NU_BOUNDS(t) __launch_bounds__(t)\n#define NU_BOUNDS_WARPS(t, w) __launch_bounds__(t)\n",
+    // A packed look-back's words at agent scope (`__hip_atomic_*`): the GNU builtins' system
+    // scope asks gfx940 for coherence with the host on every poll.
     poll: "__device__ inline uint nu_poll(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_RELAXED); }\n\
            __device__ inline uint nu_poll_acq(volatile uint* p) { return __atomic_load_n((uint*)p, __ATOMIC_ACQUIRE); }\n\
            __device__ inline void nu_flag_rel(volatile uint* p, uint v) { __atomic_exchange_n((uint*)p, v, __ATOMIC_RELEASE); }\n\
            #define NU_PACKED 1\n\
-           __device__ inline ulong nu_poll64(volatile ulong* p) { return __atomic_load_n((ulong*)p, __ATOMIC_RELAXED); }\n\
-           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { __atomic_store_n((ulong*)p, v, __ATOMIC_RELAXED); }\n",
+           __device__ inline ulong nu_poll64(volatile ulong* p) { return __hip_atomic_load((ulong*)p, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }\n\
+           __device__ inline void nu_pub64(volatile ulong* p, ulong v) { __hip_atomic_store((ulong*)p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT); }\n",
     images: CXX_IMAGES,
 };
 

@@ -12,7 +12,8 @@
 //! totals by warps, `rowscan.rs`, in local memory; CPUs: a contiguous part per work-item,
 //! scanned by the first), publishes the tile's aggregate, looks back over its predecessors'
 //! flags (`nu_tf[1 + k]`: 1 aggregate, 2 inclusive prefix; GPUs: a flag per work-item a
-//! round, `window.rs`; CPUs: the first work-item, one at a time) and publishes its inclusive
+//! round, `window.rs`, or for one integer scan variable of 32 bits or fewer a word holding
+//! state and value, `packed.rs`; CPUs: the first work-item, one at a time) and publishes its inclusive
 //! prefix (every `nu_ev`th tile: all but in `tests/lookback.rs`); then the body runs once
 //! per iteration from its running value. A GPU group takes its next ticket as a tile starts.
 //!

@@ -43,7 +43,7 @@ impl ClEmitter<'_> {
         self.raw_line("}");
         // Tiles below 0 read as the start, an inclusive prefix.
         self.raw_line(&bits(&t, &format!("nu_s0{r}"), "nu_sb"));
-        self.raw_line("ulong nu_w0 = (ulong)nu_sb << 32 | 2u;");
+        self.raw_line("ulong nu_ws = (ulong)nu_sb << 32 | 2u;");
         self.raw_line("nu_it nu_lw = nu_L, nu_j = nu_k;");
         self.raw_line("for (;;) {");
         self.indent += 1;
@@ -61,7 +61,7 @@ impl ClEmitter<'_> {
     fn packed_round(&mut self) {
         self.raw_line("ulong nu_w = 0;");
         let poll = [
-            "nu_w = nu_li < nu_j ? nu_poll64(&nu_pw[nu_j - 1 - nu_li]) : nu_w0;",
+            "nu_w = nu_li < nu_j ? nu_poll64(&nu_pw[nu_j - 1 - nu_li]) : nu_ws;",
             "uint nu_f = (uint)nu_w;",
         ];
         super::window::round_lines(&poll)
@@ -117,8 +117,10 @@ impl ClEmitter<'_> {
     }
 }
 
-/// `uint <dst>`, the 32 bits of `value`, of a type `t` of at most 4 bytes, zero above its
-/// own (as the host reads the aggregates: `ScanTiles::total`).
+/// `uint <dst>`, the 32 bits of `value`, of a type `t` of at most 4 bytes, whose own bytes
+/// come first (as the host reads the aggregates, `ScanTiles::total`, and as pollers read
+/// them back through the union); the bytes above them are cleared first, though no reader
+/// looks at them, so that a word's bits do not depend on what the register held.
 fn bits(t: &str, value: &str, dst: &str) -> String {
     format!(
         "uint {dst}; {{ union {{ {t} v; uint w; }} nu_b; nu_b.w = 0u; nu_b.v = {value}; {dst} = nu_b.w; }}"
