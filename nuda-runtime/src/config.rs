@@ -1,5 +1,5 @@
 //! Environment configuration: `NUDA_ENGINE`, `NUDA_DEVICE`, `NUDA_CACHE`, `NUDA_CACHE_DIR`,
-//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_CL_SUBGROUPS`, `NUDA_CL_PINNED`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
+//! `NUDA_DUMP`, `NUDA_PROOF`, `NUDA_CL_WERROR`, `NUDA_CL_SUBGROUPS`, `NUDA_CL_PINNED`, `NUDA_PIN_HOST`, `NUDA_TUNE`, `NUDA_CUDA_CHECK`. Parsing is pure so that every malformed value
 //! can be unit tested; the runtime reads the environment once, at first use ([`config`]).
 //! Layer 0.
 
@@ -47,6 +47,10 @@ pub(crate) struct Config {
     pub subgroups: Result<GpuScope>,
     /// `NUDA_CL_PINNED`: which OpenCL devices stage large transfers through pinned memory.
     pub pinned: Result<GpuScope>,
+    /// `NUDA_PIN_HOST`: whether a backend that can (CUDA) page-locks an array's host copy
+    /// of 4 MiB or more once it has moved twice, so later copies skip the staging buffer
+    /// (default on; `memory/host.rs`).
+    pub pin_host: Result<bool>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).
     pub tune: Result<TuneMode>,
     /// `NUDA_CUDA_CHECK=sm_80,sm_90`: every source-form program is also compiled by NVRTC
@@ -94,6 +98,7 @@ impl Config {
                 .map_or(Ok(false), |v| parse_switch("NUDA_CL_WERROR", Some(&v))),
             subgroups: GpuScope::parse("NUDA_CL_SUBGROUPS", var("NUDA_CL_SUBGROUPS").as_deref()),
             pinned: GpuScope::parse("NUDA_CL_PINNED", var("NUDA_CL_PINNED").as_deref()),
+            pin_host: parse_switch("NUDA_PIN_HOST", var("NUDA_PIN_HOST").as_deref()),
             tune: TuneMode::parse(var("NUDA_TUNE").as_deref()),
             cuda_check: parse_architectures(var("NUDA_CUDA_CHECK").as_deref()),
             hip_check: parse_amd_architectures("NUDA_HIP_CHECK", var("NUDA_HIP_CHECK").as_deref()),

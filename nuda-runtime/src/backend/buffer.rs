@@ -30,3 +30,7 @@ pub trait Buffer: Any + Send {
     /// The backend's own buffer type, mutably.
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
+
+/// Host memory a backend page-locked for its copies (`Backend::pin_host`): dropping it
+/// unlocks the memory, which the memory layer does before it frees or moves the allocation.
+pub trait HostPin: Send + Sync {}

@@ -18,7 +18,7 @@ pub mod native;
 pub(crate) mod opencl;
 mod source;
 
-pub use buffer::{Buffer, Layout};
+pub use buffer::{Buffer, HostPin, Layout};
 pub use geometry::{Geometry, IndexType, Timing};
 pub use info::{private_limits, DeviceInfo, DeviceKind};
 pub(crate) use source::FaultInfo;
@@ -155,6 +155,20 @@ pub trait Backend: Send + Sync {
     fn download_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
         let _ = (buf, offset, out);
         Err(self.unsupported("copying part of an array to the host"))
+    }
+
+    /// Page-locks the `bytes` bytes at `ptr`, an array's host copy that moves to and from
+    /// this device again and again, so that its copies run from it directly (no staging
+    /// buffer, no host-side copy). `None` where the backend does not (the default) or the
+    /// driver refused: transfers then stage as before. Copies of memory that is not pinned
+    /// must still work.
+    ///
+    /// # Safety
+    /// The memory stays allocated, and is neither freed nor moved, until the returned pin is
+    /// dropped.
+    unsafe fn pin_host(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
+        let _ = (ptr, bytes);
+        None
     }
 
     /// Sets the first `bytes` bytes of `buf` to zero without a transfer.

@@ -2,6 +2,7 @@
 //! large array is allocated fallibly, and zeros come from the allocator's zeroed pages, so an
 //! array nobody wrote costs no page until a kernel or the host writes it.
 
+use super::host::HostBuf;
 use crate::element::Pod;
 use crate::error::{Error, Result};
 use std::alloc::{alloc_zeroed, Layout};
@@ -31,31 +32,31 @@ pub(crate) fn zeros<T: Pod>(len: usize) -> Result<Vec<T>> {
 }
 
 /// A buffer of `len` elements for a download or a merge: `spare` reused if it is large
-/// enough, else a fresh fallible allocation. Its contents are overwritten by the caller.
-pub(crate) fn buffer<T: Pod>(mut spare: Vec<T>, len: usize) -> Result<Vec<T>> {
+/// enough (its pin kept), else a fresh fallible allocation. Its contents are overwritten by
+/// the caller.
+pub(crate) fn buffer<T: Pod>(mut spare: HostBuf<T>, len: usize) -> Result<HostBuf<T>> {
     if spare.capacity() >= len {
-        spare.clear();
-        spare.resize(len, T::default());
+        spare.truncate(0);
+        spare.resize(len);
         return Ok(spare);
     }
     drop(spare);
-    zeros(len)
+    zeros(len).map(HostBuf::new)
 }
 
 /// A buffer of `len` elements that the caller overwrites whole before anyone reads it (a
-/// download): `spare` reused as it is, its old elements kept (each a valid `T`, so nothing
-/// uninitialised is ever exposed), else a fresh allocation. `buffer`'s zeroing of a reused
-/// 256 MiB spare took longer than the download itself: on the H200 it held reads through
-/// CUDA at 8.8 GB/s against the driver's 55.
-pub(crate) fn overwritten<T: Pod>(mut spare: Vec<T>, len: usize) -> Result<Vec<T>> {
+/// download): `spare` reused as it is (its pin kept), its old elements kept (each a valid
+/// `T`, so nothing uninitialised is ever exposed), else a fresh allocation. `buffer`'s
+/// zeroing of a reused 256 MiB spare took longer than the download itself: on the H200 it
+/// held reads through CUDA at 8.8 GB/s against the driver's 55.
+pub(crate) fn overwritten<T: Pod>(mut spare: HostBuf<T>, len: usize) -> Result<HostBuf<T>> {
     if spare.capacity() < len {
         drop(spare);
-        return zeros(len);
+        return zeros(len).map(HostBuf::new);
     }
-    if spare.len() >= len {
-        spare.truncate(len);
-    } else {
-        spare.resize(len, T::default());
+    match spare.len() >= len {
+        true => spare.truncate(len),
+        false => spare.resize(len),
     }
     Ok(spare)
 }
@@ -71,13 +72,14 @@ mod tests {
         assert!(zeros::<u8>(0).unwrap().is_empty());
         let e = zeros::<f32>(usize::MAX / 2).unwrap_err();
         assert!(e.to_string().contains("the host"), "{e}");
-        let b = buffer(vec![7u32; 10], 4).unwrap();
-        assert_eq!(b, vec![0; 4]);
+        let host = |v: Vec<u32>| HostBuf::new(v);
+        let b = buffer(host(vec![7u32; 10]), 4).unwrap();
+        assert_eq!(&b[..], &[0; 4]);
         // Reused as it is (the download overwrites it), grown with zeros, or fresh.
-        let mut spare = vec![7u32; 10];
+        let mut spare = host(vec![7u32; 10]);
         spare.truncate(3);
-        assert_eq!(overwritten(spare, 5).unwrap(), vec![7, 7, 7, 0, 0]);
-        assert_eq!(overwritten(vec![7u32; 10], 4).unwrap(), vec![7; 4]);
-        assert_eq!(overwritten(vec![7u32; 2], 4).unwrap(), vec![0; 4]);
+        assert_eq!(&overwritten(spare, 5).unwrap()[..], &[7, 7, 7, 0, 0]);
+        assert_eq!(&overwritten(host(vec![7u32; 10]), 4).unwrap()[..], &[7; 4]);
+        assert_eq!(&overwritten(host(vec![7u32; 2]), 4).unwrap()[..], &[0; 4]);
     }
 }

@@ -14,10 +14,12 @@
 
 mod alloc;
 pub(crate) use alloc::zeros;
+mod host;
 mod shared;
 #[cfg(test)]
 mod test;
 
+use host::HostBuf;
 use shared::SharedWrites;
 
 use crate::backend::{ArgMemory, Backend, Buffer, Layout};
@@ -50,7 +52,7 @@ pub(crate) struct Storage<T: Pod> {
     len: usize,
     layout: Layout,
     /// The host copy, present exactly when it is valid.
-    host: OnceLock<Vec<T>>,
+    host: OnceLock<HostBuf<T>>,
     /// The native engine's copy during shared writes (see `shared.rs`): atomic cells, since
     /// native kernels in several host threads write it at once through `&self`.
     native: OnceLock<Box<[T::Cell]>>,
@@ -61,7 +63,7 @@ struct SyncState<T> {
     /// The data is still the all-zero value the storage was created with.
     zero: bool,
     /// A stale host allocation kept so the next download needs no new allocation.
-    spare: Vec<T>,
+    spare: HostBuf<T>,
     /// Per nuda device index: device memory and whether it holds the current data.
     slots: Vec<Slot<T>>,
     /// Set between `begin_shared` and the next access that is not a shared launch.
@@ -111,13 +113,18 @@ impl<T: Pod> Storage<T> {
 
     /// Data that starts on the host.
     pub fn from_vec(data: Vec<T>, layout: Layout) -> Self {
-        Self::with(data.len(), layout, OnceLock::from(data), false)
+        Self::with(
+            data.len(),
+            layout,
+            OnceLock::from(HostBuf::new(data)),
+            false,
+        )
     }
 
-    fn with(len: usize, layout: Layout, host: OnceLock<Vec<T>>, zero: bool) -> Self {
+    fn with(len: usize, layout: Layout, host: OnceLock<HostBuf<T>>, zero: bool) -> Self {
         let sync = Mutex::new(SyncState {
             zero,
-            spare: Vec::new(),
+            spare: HostBuf::default(),
             slots: Vec::new(),
             shared: None,
         });
@@ -166,11 +173,7 @@ impl<T: Pod> Storage<T> {
             self.host.get_or_init(|| data);
         }
         st.host_written();
-        Ok(self
-            .host
-            .get_mut()
-            .map(Vec::as_mut_slice)
-            .unwrap_or_default())
+        Ok(self.host.get_mut().map(|v| &mut v[..]).unwrap_or_default())
     }
 
     /// The host copy about to be overwritten whole: allocated but never downloaded.
@@ -186,11 +189,7 @@ impl<T: Pod> Storage<T> {
             self.host.get_or_init(|| buf);
         }
         st.host_written();
-        Ok(self
-            .host
-            .get_mut()
-            .map(Vec::as_mut_slice)
-            .unwrap_or_default())
+        Ok(self.host.get_mut().map(|v| &mut v[..]).unwrap_or_default())
     }
 
     /// Makes the data valid on `dev`, allocating and uploading only if needed, and returns
@@ -281,10 +280,11 @@ impl<T: Pod> Storage<T> {
                 let data = st.materialise(self.len)?;
                 self.host.get_or_init(|| data);
             }
-            let host = self.host.get().map(Vec::as_slice).unwrap_or_default();
             let whole = st.slots[i].cap == self.len;
-            let mem = st.slots[i].mem.as_deref_mut();
-            mem.map_or(Ok(()), |m| write_start(i, m, whole, &bytes(host)))?;
+            if let (Some(host), Some(m)) = (self.host.get(), st.slots[i].mem.as_deref_mut()) {
+                host.moving(backend(i));
+                write_start(i, m, whole, &bytes(host))?;
+            }
         }
         st.slots[i].valid = true;
         Ok(())
@@ -368,12 +368,12 @@ impl<T: Pod> SyncState<T> {
     }
 
     /// Builds a valid host copy: zeros if never written, else a download from a valid device.
-    fn materialise(&mut self, len: usize) -> Result<Vec<T>> {
+    fn materialise(&mut self, len: usize) -> Result<HostBuf<T>> {
         let spare = std::mem::take(&mut self.spare);
         if self.zero {
             return match spare.capacity() >= len {
                 true => alloc::buffer(spare, len),
-                false => alloc::zeros(len),
+                false => alloc::zeros(len).map(HostBuf::new),
             };
         }
         let mut buf = alloc::overwritten(spare, len)?;
@@ -383,6 +383,7 @@ impl<T: Pod> SyncState<T> {
         let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
+        buf.moving(backend(index));
         download(&mut buf, |b| read_start(index, mem, slot.cap == len, b))?;
         Ok(buf)
     }

@@ -11,6 +11,7 @@
 //! exactly; two writers changing one element leave one of their values, as a race in OpenCL.
 
 use super::backend;
+use super::host::HostBuf;
 use super::{Storage, SyncState};
 use crate::element::{bytes, download, Pod};
 use crate::error::Result;
@@ -20,7 +21,7 @@ use std::sync::{OnceLock, PoisonError};
 /// A shared-write scope in progress.
 pub(crate) struct SharedWrites<T> {
     /// The contents when the scope began: what each writer's copy is compared with.
-    base: Vec<T>,
+    base: HostBuf<T>,
     /// OpenCL devices whose copies kernels wrote.
     writers: BTreeSet<usize>,
     /// Whether native-engine kernels wrote the native copy.
@@ -29,7 +30,7 @@ pub(crate) struct SharedWrites<T> {
 
 impl<T> SharedWrites<T> {
     /// The base, when the scope's writes are discarded.
-    pub fn into_base(self) -> Vec<T> {
+    pub fn into_base(self) -> HostBuf<T> {
         self.base
     }
 }
@@ -97,7 +98,7 @@ impl<T: Pod> SyncState<T> {
     /// moves. Otherwise each writer's copy is downloaded and merged into the host copy.
     pub(super) fn settle(
         &mut self,
-        host: &OnceLock<Vec<T>>,
+        host: &OnceLock<HostBuf<T>>,
         native: Option<&[T::Cell]>,
     ) -> Result<()> {
         let Some(sh) = self.shared.take() else {
@@ -134,8 +135,8 @@ impl<T: Pod> SyncState<T> {
     }
 
     /// The base with every writer's changes applied, writers in device order, then native.
-    fn merge(&mut self, sh: &SharedWrites<T>, native: Option<&[T::Cell]>) -> Result<Vec<T>> {
-        let mut merged = sh.base.clone();
+    fn merge(&mut self, sh: &SharedWrites<T>, native: Option<&[T::Cell]>) -> Result<HostBuf<T>> {
+        let mut merged = HostBuf::new(sh.base.to_vec());
         let mut copy = super::alloc::overwritten(std::mem::take(&mut self.spare), sh.base.len())?;
         for &w in &sh.writers {
             let Some(mem) = self.slots[w].mem.as_deref() else {

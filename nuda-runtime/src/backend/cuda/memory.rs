@@ -376,6 +376,8 @@ impl CuDevice {
         &self,
         f: impl FnOnce(&Lane) -> std::result::Result<(), result::DriverError>,
     ) -> Result<()> {
+        // A malformed `NUDA_PIN_HOST` is said where it would act.
+        crate::config::config().pin_host.clone()?;
         let e = |e| error(e, "a host-device copy", &self.label);
         let mut slot = self
             .staging
@@ -399,6 +401,8 @@ impl CuDevice {
         len: usize,
         f: &mut dyn FnMut(&mut [u8]) -> std::result::Result<(), result::DriverError>,
     ) -> Result<()> {
+        // A malformed `NUDA_PIN_HOST` is said where it would act.
+        crate::config::config().pin_host.clone()?;
         let e = |e| error(e, "a host-device copy", &self.label);
         let mut slot = self
             .staging

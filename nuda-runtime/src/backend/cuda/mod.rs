@@ -14,6 +14,7 @@ pub mod lab;
 mod launch;
 mod memory;
 mod nvrtc;
+mod pins;
 mod program;
 pub mod sass;
 mod slots;
@@ -147,6 +148,11 @@ impl Backend for CuDevice {
 
     fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
         launch::run(self, launch)
+    }
+
+    unsafe fn pin_host(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn super::HostPin>> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.pin(ptr, bytes) }
     }
 
     fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {

@@ -39,9 +39,18 @@ impl Lane {
         }
     }
 
-    /// `data` into device memory at `dst`, pipelined.
+    /// `data` into device memory at `dst`: in one copy where `data` is registered
+    /// (`pins.rs`), else pipelined through the slots.
     pub(crate) fn write(&self, dst: sys::CUdeviceptr, data: &[u8]) -> Result<(), DriverError> {
         let _settle = Settle(self.stream);
+        if super::pins::covers(data.as_ptr(), data.len()) {
+            // SAFETY: `dst` holds data.len() bytes (the caller checked); `data` is borrowed
+            // until the stream has finished with it (the synchronisation below, or
+            // `_settle`'s after an error).
+            unsafe { result::memcpy_htod_async(dst, data, self.stream)? };
+            // SAFETY: the lane's stream, live for the device's life.
+            return unsafe { result::stream::synchronize(self.stream) };
+        }
         let mut up = Up {
             lane: self,
             dst,
@@ -50,10 +59,18 @@ impl Lane {
         pipeline::write(data.len(), pipeline::chunk_for(data.len()), &mut up)
     }
 
-    /// Device memory at `src` into `out`, pipelined.
+    /// Device memory at `src` into `out`: in one copy where `out` is registered
+    /// (`pins.rs`), else pipelined through the slots.
     pub(crate) fn read(&self, src: sys::CUdeviceptr, out: &mut [u8]) -> Result<(), DriverError> {
         let _settle = Settle(self.stream);
         let len = out.len();
+        if super::pins::covers(out.as_ptr(), len) {
+            // SAFETY: `src` holds `len` bytes (the caller checked); `out` is borrowed until
+            // the stream has finished with it (the synchronisation below, or `_settle`'s).
+            unsafe { result::memcpy_dtoh_async(out, src, self.stream)? };
+            // SAFETY: the lane's stream, live for the device's life.
+            return unsafe { result::stream::synchronize(self.stream) };
+        }
         let mut down = Down {
             lane: self,
             src,

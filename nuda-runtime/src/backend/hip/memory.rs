@@ -148,6 +148,8 @@ impl HipDevice {
     /// Copies `data` to an array's buffer from byte `offset` on, and waits.
     pub(crate) fn write_at(&self, buf: &mut dyn Buffer, offset: usize, data: &[u8]) -> Result<()> {
         let dst = self.linear(buf, offset, data.len())?;
+        // A malformed `NUDA_PIN_HOST` is said where it would act (`pins.rs`).
+        crate::config::config().pin_host.clone()?;
         let api = self.enter()?;
         // SAFETY: `dst` holds `data.len()` bytes (checked); the copy is synchronous.
         let s = unsafe { (api.htod)(dst, data.as_ptr().cast(), data.len()) };
@@ -158,6 +160,7 @@ impl HipDevice {
     /// waits.
     pub(crate) fn read_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
         let src = self.linear(buf, offset, out.len())?;
+        crate::config::config().pin_host.clone()?;
         let api = self.enter()?;
         // SAFETY: `src` holds `out.len()` bytes (checked); the copy is synchronous.
         let s = unsafe { (api.dtoh)(out.as_mut_ptr().cast(), src, out.len()) };

@@ -14,6 +14,7 @@ pub(crate) mod hiprtc;
 mod image;
 mod launch;
 mod memory;
+mod pins;
 mod program;
 mod runtime;
 
@@ -120,5 +121,10 @@ impl Backend for HipDevice {
 
     fn launch(&self, launch: &mut SourceLaunch<'_, '_>) -> Result<Timing> {
         launch::run(self, launch)
+    }
+
+    unsafe fn pin_host(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn super::HostPin>> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.pin(ptr, bytes) }
     }
 }

@@ -35,6 +35,8 @@ pub(crate) struct Api {
     pub htod: unsafe extern "C" fn(DevicePtr, *const c_void, usize) -> Status,
     pub dtoh: unsafe extern "C" fn(*mut c_void, DevicePtr, usize) -> Status,
     pub memset: unsafe extern "C" fn(DevicePtr, c_int, usize) -> Status,
+    pub host_register: unsafe extern "C" fn(*mut c_void, usize, c_uint) -> Status,
+    pub host_unregister: unsafe extern "C" fn(*mut c_void) -> Status,
     pub load_module: unsafe extern "C" fn(*mut *mut c_void, *const c_void) -> Status,
     pub get_function: unsafe extern "C" fn(*mut *mut c_void, *mut c_void, *const c_char) -> Status,
     #[allow(clippy::type_complexity)]
@@ -114,6 +116,8 @@ unsafe fn symbols(lib: Library) -> Result<Api, libloading::Error> {
             htod: *lib.get(b"hipMemcpyHtoD\0")?,
             dtoh: *lib.get(b"hipMemcpyDtoH\0")?,
             memset: *lib.get(b"hipMemset\0")?,
+            host_register: *lib.get(b"hipHostRegister\0")?,
+            host_unregister: *lib.get(b"hipHostUnregister\0")?,
             load_module: *lib.get(b"hipModuleLoadData\0")?,
             get_function: *lib.get(b"hipModuleGetFunction\0")?,
             launch: *lib.get(b"hipModuleLaunchKernel\0")?,
