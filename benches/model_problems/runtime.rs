@@ -115,7 +115,15 @@ fn transfers(device: &Device, quick: bool) -> Result<Vec<RuntimeRow>> {
             r_up = r_up.against("raw pinned cuMemcpy", ru, false);
             r_down = r_down.against("raw pinned cuMemcpy", rd, false);
         }
-        rows.extend([r_up, r_down]);
+        // The first round apart: it stages, and where the host copy is pinned later, pays
+        // for no pin yet (`NUDA_PIN_HOST`); and what a pin of this size costs once.
+        rows.extend([r_up, r_down, row("host to device, first", up1)]);
+        rows.push(row("device to host, first", down1));
+        if let Some(pin) = device.backend().raw_pin_rate(bytes, reps.min(3)) {
+            let pin = pin?;
+            println!("{:<28} {pin:>8.2} GB/s", "  page-locking (register)");
+            rows.push(row("page-locking the host copy", pin));
+        }
     }
     Ok(rows)
 }
@@ -125,8 +133,8 @@ fn micros(d: Duration) -> f64 {
 }
 
 /// Best-of-`reps` bandwidth in GB/s for uploads and downloads of `bytes`, and the first
-/// round's: on CUDA and HIP the first upload stages, and the first download pins the host
-/// copy (`NUDA_PIN_HOST`), which the later rounds copy from directly.
+/// round's: on CUDA and HIP an array's first eight transfers stage, the ninth pins its host
+/// copy (`NUDA_PIN_HOST`), and the later ones copy from it directly.
 fn bandwidth(device: &Device, bytes: usize, reps: usize) -> Result<[f64; 4]> {
     let n = bytes / 4;
     let mut a = NuArray1::<f32>::from_fn(n, |i| i as f32);

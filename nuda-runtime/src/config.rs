@@ -47,8 +47,8 @@ pub(crate) struct Config {
     pub subgroups: Result<GpuScope>,
     /// `NUDA_CL_PINNED`: which OpenCL devices stage large transfers through pinned memory.
     pub pinned: Result<GpuScope>,
-    /// `NUDA_PIN_HOST`: whether a backend that can (CUDA) page-locks an array's host copy
-    /// of 4 MiB or more once it has moved twice, so later copies skip the staging buffer
+    /// `NUDA_PIN_HOST`: whether the backends that can (CUDA, HIP) page-lock an array's host
+    /// copy of 4 MiB or more once it has moved often, so later copies skip the staging
     /// (default on; `memory/host.rs`).
     pub pin_host: Result<bool>,
     /// `NUDA_TUNE`: how tuned call sites pick their candidate (see `tune`).

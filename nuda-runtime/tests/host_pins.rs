@@ -9,7 +9,7 @@ use nuda_runtime::backend::{Arg, Layout, SourceLaunch, Timing};
 use nuda_runtime::device::register;
 use nuda_runtime::{devices, DeviceInfo, DeviceKind, KernelSource, Launch, NuArray1, Result};
 use std::alloc::{GlobalAlloc, System};
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::Arc;
 
 /// Pinned ranges as (start, bytes) pairs; a start of 0 is a free slot. Fixed and lock-free:
@@ -63,11 +63,16 @@ fn pins() -> usize {
 /// A pin of the test backend: a slot of `PINS`, freed when dropped.
 struct Pin(usize);
 
-impl HostPin for Pin {}
+/// Whether the next release fails, as a driver's unregister may: the pages stay locked.
+static FAIL_RELEASE: AtomicBool = AtomicBool::new(false);
 
-impl Drop for Pin {
-    fn drop(&mut self) {
+impl HostPin for Pin {
+    fn release(self: Box<Self>) -> bool {
+        if FAIL_RELEASE.swap(false, SeqCst) {
+            return false;
+        }
         PINS[self.0].0.store(0, SeqCst);
+        true
     }
 }
 
@@ -141,6 +146,9 @@ impl Backend for HostMem {
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         mem_mut(buf)[..bytes].fill(0);
         Ok(())
+    }
+    fn pins_host(&self) -> bool {
+        true
     }
     unsafe fn pin_host(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
         let free = PINS.iter().position(|(s, _)| s.load(SeqCst) == 0)?;
@@ -234,9 +242,15 @@ fn moves() -> (usize, usize) {
     (DIRECT.load(SeqCst), STAGED.load(SeqCst))
 }
 
+/// One round: a host write, an upload by the kernel, a download by the host read.
+fn round(dev: &nuda_runtime::Device, a: &mut NuArray1<f32>) -> Result<f32> {
+    a.as_mut_slice()[0] = -1.0;
+    bump(dev, a)?;
+    Ok(a.as_slice()[0] + a.as_slice()[a.len() - 1])
+}
+
 #[test]
-fn large_host_copies_are_pinned_from_their_second_transfer_and_unpinned_before_freed() -> Result<()>
-{
+fn host_copies_that_move_often_are_pinned_and_released_before_freed() -> Result<()> {
     register(&PROVIDER)?;
     let index = devices()
         .iter()
@@ -244,25 +258,35 @@ fn large_host_copies_are_pinned_from_their_second_transfer_and_unpinned_before_f
         .map(|d| d.index);
     let dev = nuda_runtime::device(index.expect("the hostmem backend was registered"))?;
     let n = 2 << 20; // 8 MiB of f32
+    let last = (n - 1) as f32;
     let mut a = NuArray1::<f32>::from_fn(n, |i| i as f32);
-    bump(&dev, &mut a)?; // upload 1: staged
-    assert_eq!((moves(), pins()), ((0, 1), 0));
-    assert_eq!(a.as_slice()[7], 8.0); // download 2, into the spare: pinned, direct
-    assert_eq!((moves(), pins()), ((1, 1), 1));
-    a.as_mut_slice()[0] = -1.0;
-    bump(&dev, &mut a)?; // upload 3 from the same allocation: direct
-    assert_eq!(a.as_slice()[..2], [0.0, 3.0]); // download 4: direct
-    assert_eq!((moves(), pins()), ((3, 1), 1));
+    // Eight transfers stage (`PIN_AFTER_MOVES`), from the same allocation each way.
+    for r in 1..=4 {
+        assert_eq!(round(&dev, &mut a)?, last + r as f32);
+    }
+    assert_eq!((moves(), pins()), ((0, 8), 0));
+    // The ninth pins the host copy, and every later one runs from it.
+    for r in 5..=6 {
+        assert_eq!(round(&dev, &mut a)?, last + r as f32);
+    }
+    assert_eq!((moves(), pins()), ((4, 8), 1));
     // A small array never pins.
     let mut small = NuArray1::<f32>::from_fn(1000, |i| i as f32);
-    for _ in 0..3 {
-        bump(&dev, &mut small)?;
-        small.as_mut_slice()[0] = 0.0;
+    for r in 1..=6 {
+        assert_eq!(round(&dev, &mut small)?, 999.0 + r as f32);
     }
-    assert_eq!((moves(), pins()), ((3, 7), 1));
-    assert_eq!(small.as_slice()[999], 1002.0);
+    assert_eq!((moves(), pins()), ((4, 20), 1));
     drop(a);
-    assert_eq!(pins(), 0, "dropping the array unpins its host copy");
+    assert_eq!(pins(), 0, "dropping the array released its host copy's pin");
+    // Where the driver fails to release a pin, the allocation is leaked, never freed.
+    let mut b = NuArray1::<f32>::from_fn(n, |i| i as f32);
+    for _ in 1..=5 {
+        round(&dev, &mut b)?;
+    }
+    assert_eq!(pins(), 1);
+    FAIL_RELEASE.store(true, SeqCst);
+    drop(b);
+    assert_eq!(pins(), 1, "the failed release left the pages locked");
     assert_eq!(
         FREED_PINNED.load(SeqCst),
         0,

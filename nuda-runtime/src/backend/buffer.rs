@@ -31,6 +31,11 @@ pub trait Buffer: Any + Send {
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
-/// Host memory a backend page-locked for its copies (`Backend::pin_host`): dropping it
-/// unlocks the memory, which the memory layer does before it frees or moves the allocation.
-pub trait HostPin: Send + Sync {}
+/// Host memory a backend page-locked for its copies (`Backend::pin_host`). The memory layer
+/// releases it before it frees or moves the allocation.
+pub trait HostPin: Send + Sync {
+    /// Unlocks the memory. `false` where the driver may still hold it: the memory layer then
+    /// never frees the allocation (a driver that thought freed memory locked could copy from
+    /// pages the allocator gave to someone else).
+    fn release(self: Box<Self>) -> bool;
+}

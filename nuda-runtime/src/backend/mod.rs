@@ -171,6 +171,12 @@ pub trait Backend: Send + Sync {
         None
     }
 
+    /// Whether `pin_host` may pin (the memory layer counts a host copy's transfers for such
+    /// a backend only, so that another backend's `None` is not taken for a refusal).
+    fn pins_host(&self) -> bool {
+        false
+    }
+
     /// Sets the first `bytes` bytes of `buf` to zero without a transfer.
     fn fill_zero(&self, buf: &mut dyn Buffer, bytes: usize) -> Result<()> {
         let _ = (buf, bytes);
@@ -203,6 +209,14 @@ pub trait Backend: Send + Sync {
     /// up and down, in GB/s: what the bench compares nuda's transfers with. `None` where the
     /// backend has no such copy to offer (only CUDA's has).
     fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {
+        let _ = (bytes, reps);
+        None
+    }
+
+    /// The best of `reps` page-lockings of `bytes` of the host's ordinary memory, in GB/s:
+    /// what a pinned host copy costs once (`memory/host.rs`). `None` where the backend has
+    /// no such lock to time (only CUDA's has).
+    fn raw_pin_rate(&self, bytes: usize, reps: usize) -> Option<Result<f64>> {
         let _ = (bytes, reps);
         None
     }

@@ -158,7 +158,7 @@ impl<T: Pod> Storage<T> {
         if let Some(v) = self.host.get() {
             return Ok(v);
         }
-        let data = st.materialise(self.len)?;
+        let data = st.materialise(self.len, self.layout)?;
         // Every initialisation happens under the lock, so the cell is still empty here.
         Ok(self.host.get_or_init(|| data))
     }
@@ -169,7 +169,7 @@ impl<T: Pod> Storage<T> {
         st.settle(&self.host, self.native.get().map(|c| &**c))?;
         self.native.take();
         if self.host.get().is_none() {
-            let data = st.materialise(self.len)?;
+            let data = st.materialise(self.len, self.layout)?;
             self.host.get_or_init(|| data);
         }
         st.host_written();
@@ -236,7 +236,7 @@ impl<T: Pod> Storage<T> {
         st.settle(&self.host, self.native.get().map(|c| &**c))?;
         self.native.take();
         if st.zero && self.host.get().is_none() {
-            let zeros = st.materialise(self.len)?;
+            let zeros = st.materialise(self.len, self.layout)?;
             self.host.get_or_init(|| zeros);
             st.host_written();
         }
@@ -277,12 +277,12 @@ impl<T: Pod> Storage<T> {
             // Another device may hold the only valid copy: it travels through the host, which
             // keeps the copy, so a later host read downloads nothing.
             if self.host.get().is_none() {
-                let data = st.materialise(self.len)?;
+                let data = st.materialise(self.len, self.layout)?;
                 self.host.get_or_init(|| data);
             }
             let whole = st.slots[i].cap == self.len;
             if let (Some(host), Some(m)) = (self.host.get(), st.slots[i].mem.as_deref_mut()) {
-                host.moving(backend(i));
+                host.moving(backend(i), self.layout);
                 write_start(i, m, whole, &bytes(host))?;
             }
         }
@@ -368,7 +368,7 @@ impl<T: Pod> SyncState<T> {
     }
 
     /// Builds a valid host copy: zeros if never written, else a download from a valid device.
-    fn materialise(&mut self, len: usize) -> Result<HostBuf<T>> {
+    fn materialise(&mut self, len: usize, layout: Layout) -> Result<HostBuf<T>> {
         let spare = std::mem::take(&mut self.spare);
         if self.zero {
             return match spare.capacity() >= len {
@@ -383,7 +383,7 @@ impl<T: Pod> SyncState<T> {
         let Some(mem) = slot.mem.as_deref() else {
             unreachable!("nuda bug: a valid slot without device memory");
         };
-        buf.moving(backend(index));
+        buf.moving(backend(index), layout);
         download(&mut buf, |b| read_start(index, mem, slot.cap == len, b))?;
         Ok(buf)
     }

@@ -44,7 +44,7 @@ impl<T: Pod> Storage<T> {
         self.native.take();
         let base = match self.host.take() {
             Some(v) => v,
-            None => st.materialise(self.len)?,
+            None => st.materialise(self.len, self.layout)?,
         };
         st.shared = Some(SharedWrites {
             base,

@@ -222,7 +222,8 @@ impl CuDevice {
         Ok((tex, surf))
     }
 
-    /// Copies `data` into `buf` through the staging buffer.
+    /// Copies `data` into `buf`: an array's from registered memory directly, else through the
+    /// staging buffer (`transfer.rs`).
     pub(crate) fn write(&self, buf: &mut dyn Buffer, data: &[u8]) -> Result<()> {
         let b = self.own(buf.as_any(), data.len(), "copying to the device")?;
         self.enter()?;
@@ -295,7 +296,8 @@ impl CuDevice {
         }
     }
 
-    /// Copies `buf` into `out` through the staging buffer.
+    /// Copies `buf` into `out`: an array's into registered memory directly, else through the
+    /// staging buffer (`transfer.rs`).
     pub(crate) fn read(&self, buf: &dyn Buffer, out: &mut [u8]) -> Result<()> {
         let b = self.own(buf.as_any(), out.len(), "copying to the host")?;
         self.enter()?;

@@ -155,8 +155,16 @@ impl Backend for CuDevice {
         unsafe { self.pin(ptr, bytes) }
     }
 
+    fn pins_host(&self) -> bool {
+        self.pins()
+    }
+
     fn raw_transfer_rates(&self, bytes: usize, reps: usize) -> Option<Result<(f64, f64)>> {
         Some(self.raw_rates(bytes, reps))
+    }
+
+    fn raw_pin_rate(&self, bytes: usize, reps: usize) -> Option<Result<f64>> {
+        Some(self.pin_rate(bytes, reps))
     }
 
     fn raw_launch_time(&self, reps: usize) -> Option<Result<std::time::Duration>> {

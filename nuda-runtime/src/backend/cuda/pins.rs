@@ -1,5 +1,5 @@
 //! Arrays' host copies page-locked for the DMA engines (layer 1, the CUDA backend). The
-//! memory layer asks for a pin on a host copy of 4 MiB or more once it has moved twice
+//! memory layer asks for a pin on a host copy of 4 MiB or more once it has moved eight times
 //! (`memory/host.rs`); `cuMemHostRegister` locks it, for every context (`PORTABLE`), and a
 //! table of the registered ranges tells the transfers which copies may go to the DMA engine
 //! straight from or into the caller's memory (`Lane::direct`). Staging through the pinned
@@ -9,9 +9,10 @@
 //! A copy of memory that is not registered stays correct either way: the driver stages
 //! pageable memory itself. The table only chooses the faster path, and an entry lives exactly
 //! as long as its registration: removed before `cuMemHostUnregister`, which the memory layer
-//! calls (by dropping the pin) before it frees the allocation.
+//! calls (by releasing the pin) before it frees the allocation, or leaks the allocation
+//! where the driver failed to unregister it.
 
-use super::driver::Context;
+use super::driver::{error, Context};
 use super::CuDevice;
 use crate::backend::HostPin;
 use cudarc::driver::sys;
@@ -27,31 +28,34 @@ struct CuPin {
     ctx: Arc<Context>,
 }
 
-impl HostPin for CuPin {}
-
-impl Drop for CuPin {
-    fn drop(&mut self) {
+impl HostPin for CuPin {
+    fn release(self: Box<Self>) -> bool {
         let mut ranges = RANGES.lock().unwrap_or_else(PoisonError::into_inner);
         ranges.retain(|&r| r != (self.ptr, self.bytes));
         drop(ranges);
-        // A failure leaves the pages locked until the process ends, which costs memory but
-        // no correctness: nothing uses the range as registered any more.
-        if self.ctx.enter().is_ok() {
-            // SAFETY: `ptr` was registered by `CuDevice::pin` and is unregistered once, here,
-            // while its allocation still exists (`HostPin`'s contract on the memory layer).
-            let _ = unsafe { sys::cuMemHostUnregister(self.ptr as *mut std::ffi::c_void) };
-        }
+        // A failure leaves the pages registered: the memory layer then leaks the allocation.
+        self.ctx.enter().is_ok()
+            // SAFETY: `ptr` was registered by `CuDevice::pin` and is unregistered once,
+            // here, while its allocation still exists (`HostPin`'s contract on the memory
+            // layer).
+            && unsafe { sys::cuMemHostUnregister(self.ptr as *mut std::ffi::c_void) }
+                == sys::CUresult::CUDA_SUCCESS
     }
 }
 
 impl CuDevice {
+    /// Whether host copies are pinned (`NUDA_PIN_HOST`, on by default).
+    pub(crate) fn pins(&self) -> bool {
+        matches!(crate::config::config().pin_host, Ok(true))
+    }
+
     /// Registers `bytes` bytes at `ptr` with the driver, or `None` (pins turned off with
     /// `NUDA_PIN_HOST=0`, or the driver refused: the copies then stage).
     ///
     /// # Safety
     /// As `Backend::pin_host`: the memory outlives the returned pin.
     pub(crate) unsafe fn pin(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
-        if !matches!(crate::config::config().pin_host, Ok(true)) || bytes == 0 {
+        if !self.pins() || bytes == 0 {
             return None;
         }
         self.enter().ok()?;
@@ -66,6 +70,32 @@ impl CuDevice {
         let mut ranges = RANGES.lock().unwrap_or_else(PoisonError::into_inner);
         ranges.push((ptr, bytes));
         Some(Box::new(CuPin { ptr, bytes, ctx }))
+    }
+}
+
+impl CuDevice {
+    /// The best of `reps` registrations of `bytes` of touched ordinary memory, each
+    /// unregistered after, in GB/s: what a pin costs (`memory/host.rs` assumes about 4).
+    pub(crate) fn pin_rate(&self, bytes: usize, reps: usize) -> crate::error::Result<f64> {
+        self.enter()?;
+        let e = |e| error(e, "timing a registration of host memory", &self.label);
+        let mut host = vec![1u8; bytes.max(1)];
+        let (p, n) = (host.as_mut_ptr().cast(), host.len());
+        let mut best = f64::MAX;
+        for _ in 0..reps.max(1) {
+            let t = std::time::Instant::now();
+            // SAFETY: `host` stays allocated until it is unregistered below (or forever).
+            let r = unsafe { sys::cuMemHostRegister_v2(p, n, sys::CU_MEMHOSTREGISTER_PORTABLE) };
+            r.result().map_err(e)?;
+            best = best.min(t.elapsed().as_secs_f64());
+            // SAFETY: registered just above, unregistered once.
+            if let Err(err) = unsafe { sys::cuMemHostUnregister(p) }.result() {
+                // The driver may still hold the pages: they must never be freed.
+                std::mem::forget(host);
+                return Err(e(err));
+            }
+        }
+        Ok(n as f64 / best / 1e9)
     }
 }
 

@@ -160,6 +160,7 @@ impl HipDevice {
     /// waits.
     pub(crate) fn read_at(&self, buf: &dyn Buffer, offset: usize, out: &mut [u8]) -> Result<()> {
         let src = self.linear(buf, offset, out.len())?;
+        // A malformed `NUDA_PIN_HOST` is said where it would act (`pins.rs`).
         crate::config::config().pin_host.clone()?;
         let api = self.enter()?;
         // SAFETY: `src` holds `out.len()` bytes (checked); the copy is synchronous.

@@ -127,4 +127,8 @@ impl Backend for HipDevice {
         // SAFETY: the caller's contract, passed on.
         unsafe { self.pin(ptr, bytes) }
     }
+
+    fn pins_host(&self) -> bool {
+        self.pins()
+    }
 }

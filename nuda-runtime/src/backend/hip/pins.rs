@@ -1,5 +1,5 @@
 //! Arrays' host copies page-locked for the DMA engines (layer 1, the HIP backend): the
-//! memory layer asks for a pin on a host copy of 4 MiB or more once it has moved twice
+//! memory layer asks for a pin on a host copy of 4 MiB or more once it has moved eight times
 //! (`memory/host.rs`), and `hipHostRegister` locks it for every device (`Portable`).
 //! HIP's synchronous copies go through the runtime's own staging from pageable memory; from
 //! registered memory they go to the DMA engine straight. No AMD GPU has run this yet.
@@ -16,25 +16,28 @@ struct HipPin {
     api: &'static super::runtime::Api,
 }
 
-impl HostPin for HipPin {}
-
-impl Drop for HipPin {
-    fn drop(&mut self) {
+impl HostPin for HipPin {
+    fn release(self: Box<Self>) -> bool {
         // SAFETY: `ptr` was registered by `HipDevice::pin` and is unregistered once, here,
         // while its allocation still exists (`HostPin`'s contract on the memory layer). A
-        // failure leaves the pages locked until the process ends: memory, not correctness.
-        let _ = unsafe { (self.api.host_unregister)(self.ptr as *mut std::ffi::c_void) };
+        // failure leaves the pages registered: the memory layer then leaks the allocation.
+        unsafe { (self.api.host_unregister)(self.ptr as *mut std::ffi::c_void) == 0 }
     }
 }
 
 impl HipDevice {
+    /// Whether host copies are pinned (`NUDA_PIN_HOST`, on by default).
+    pub(crate) fn pins(&self) -> bool {
+        matches!(crate::config::config().pin_host, Ok(true))
+    }
+
     /// Registers `bytes` bytes at `ptr` with the runtime, or `None` (pins turned off with
     /// `NUDA_PIN_HOST=0`, or the runtime refused: its copies then stage as before).
     ///
     /// # Safety
     /// As `Backend::pin_host`: the memory outlives the returned pin.
     pub(crate) unsafe fn pin(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
-        if !matches!(crate::config::config().pin_host, Ok(true)) || bytes == 0 {
+        if !self.pins() || bytes == 0 {
             return None;
         }
         let api = self.enter().ok()?;
