@@ -1,6 +1,6 @@
 //! Page-locked host copies (`memory/host.rs`, CUDA's `pins.rs`) through a test backend that
 //! keeps "device" memory on the host and pins like CUDA: an array's host copy of 4 MiB or
-//! more is pinned at its second transfer, its later transfers run from the pinned memory, and
+//! more is pinned at its ninth transfer, its later transfers run from the pinned memory, and
 //! no pinned allocation is ever freed while pinned, which this binary's allocator checks at
 //! every free.
 

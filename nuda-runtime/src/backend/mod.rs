@@ -165,7 +165,7 @@ pub trait Backend: Send + Sync {
     ///
     /// # Safety
     /// The memory stays allocated, and is neither freed nor moved, until the returned pin is
-    /// dropped.
+    /// released (`HostPin::release` returned `true`); after a failed release, forever.
     unsafe fn pin_host(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
         let _ = (ptr, bytes);
         None

@@ -24,7 +24,7 @@ pub(crate) const PIN_MIN_BYTES: usize = 4 << 20;
 /// cost about what one pin does. The bench's transfer rows print the pin's first round.
 pub(crate) const PIN_AFTER_MOVES: u32 = 8;
 
-/// A host copy and, once it has moved twice, the pin a backend put on its allocation.
+/// A host copy and, once it has moved often, the pin a backend put on its allocation.
 pub(crate) struct HostBuf<T> {
     vec: Vec<T>,
     /// Set once: a backend's pin, or `None` where the backend refused (never asked again).
@@ -80,8 +80,8 @@ impl<T: Pod> HostBuf<T> {
         // SAFETY: the allocation of `bytes` bytes at `ptr` is this vector's, which is freed
         // or reallocated only after the pin is released (`Drop`, `resize`); `&self` methods
         // neither free nor move it, and the vector is never given away.
-        let pin = unsafe { backend.pin_host(ptr, bytes) };
-        let _ = self.pin.set(pin);
+        self.pin
+            .get_or_init(|| unsafe { backend.pin_host(ptr, bytes) });
     }
 }
 

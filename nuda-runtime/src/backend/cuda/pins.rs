@@ -21,25 +21,43 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// The registered ranges, as (start address, bytes): few (one per large array).
 static RANGES: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 
-/// One registered allocation, unregistered when dropped.
+/// One registered allocation: unregistered by `release`, or by its drop where nothing
+/// released it (the memory still exists then: the memory layer frees it only after a release).
 struct CuPin {
+    /// 0 once unregistered.
     ptr: usize,
     bytes: usize,
     ctx: Arc<Context>,
 }
 
-impl HostPin for CuPin {
-    fn release(self: Box<Self>) -> bool {
+impl CuPin {
+    /// Removes the range from the table and unregisters it, once; whether the driver did.
+    fn unregister(&mut self) -> bool {
+        if self.ptr == 0 {
+            return true;
+        }
         let mut ranges = RANGES.lock().unwrap_or_else(PoisonError::into_inner);
         ranges.retain(|&r| r != (self.ptr, self.bytes));
         drop(ranges);
+        let p = std::mem::take(&mut self.ptr) as *mut std::ffi::c_void;
         // A failure leaves the pages registered: the memory layer then leaks the allocation.
         self.ctx.enter().is_ok()
-            // SAFETY: `ptr` was registered by `CuDevice::pin` and is unregistered once,
-            // here, while its allocation still exists (`HostPin`'s contract on the memory
-            // layer).
-            && unsafe { sys::cuMemHostUnregister(self.ptr as *mut std::ffi::c_void) }
-                == sys::CUresult::CUDA_SUCCESS
+            // SAFETY: `p` was registered by `CuDevice::pin` and is unregistered once (`ptr`
+            // is 0 from here on), while its allocation still exists (`HostPin`'s contract on
+            // the memory layer).
+            && unsafe { sys::cuMemHostUnregister(p) } == sys::CUresult::CUDA_SUCCESS
+    }
+}
+
+impl HostPin for CuPin {
+    fn release(mut self: Box<Self>) -> bool {
+        self.unregister()
+    }
+}
+
+impl Drop for CuPin {
+    fn drop(&mut self) {
+        self.unregister();
     }
 }
 
@@ -53,7 +71,7 @@ impl CuDevice {
     /// `NUDA_PIN_HOST=0`, or the driver refused: the copies then stage).
     ///
     /// # Safety
-    /// As `Backend::pin_host`: the memory outlives the returned pin.
+    /// As `Backend::pin_host`: the memory stays allocated until the pin is released.
     pub(crate) unsafe fn pin(&self, ptr: *mut u8, bytes: usize) -> Option<Box<dyn HostPin>> {
         if !self.pins() || bytes == 0 {
             return None;
@@ -61,7 +79,7 @@ impl CuDevice {
         self.enter().ok()?;
         let flags = sys::CU_MEMHOSTREGISTER_PORTABLE;
         // SAFETY: `ptr` points to `bytes` bytes of host memory that stay allocated until the
-        // pin is dropped (the caller's contract); the context is current.
+        // pin is released (the caller's contract); the context is current.
         let r = unsafe { sys::cuMemHostRegister_v2(ptr.cast(), bytes, flags) };
         if r != sys::CUresult::CUDA_SUCCESS {
             return None;
