@@ -4,6 +4,7 @@
 mod common;
 
 use common::{native, opencl};
+use nuda_runtime::DeviceKind;
 use nuda_runtime::{thread_stats, Counts, KernelSource, Launch, NativeLaunch, NuArray1, Transfers};
 
 // SAFETY: accesses are guarded by `n`, and every launch here passes `a` and `b` of one length.
@@ -209,4 +210,48 @@ fn data_follows_writes_between_opencl_and_the_native_engine() {
     });
     assert_eq!(d.to_device.count, 1, "{d:?}");
     assert_eq!(b[10], 22.0);
+}
+
+/// A large array through many rounds of host write, kernel and host read, on every device
+/// that is not the native engine, every element checked: on CUDA and HIP its host copy is
+/// pinned from its ninth transfer (`NUDA_PIN_HOST`), so the later rounds copy straight from
+/// and into it, where the first stage; elsewhere every round stages or copies as before.
+#[test]
+fn a_large_array_round_trips_many_times_on_every_device() {
+    if opencl().is_none() {
+        return;
+    }
+    let n = 3 << 20; // 12 MiB of f32, over the pins' 4 MiB and a CUDA staging chunk
+    let listed = nuda_runtime::devices()
+        .into_iter()
+        .filter(|d| d.kind != DeviceKind::Native);
+    for info in listed {
+        let dev = nuda_runtime::device(info.index).unwrap();
+        let mut a = NuArray1::<f32>::from_fn(n, |i| (i % 1000) as f32);
+        for round in 1..=7u32 {
+            a.as_mut_slice()[round as usize] = -1.0;
+            Launch::new(&SCALE, "bump")
+                .on(&dev)
+                .global([n])
+                .local([64])
+                .array_mut(&mut a)
+                .run()
+                .unwrap();
+            let got = a.as_slice();
+            let bad = (0..n).find(|&i| {
+                let base = if (1..=round as usize).contains(&i) {
+                    // Set to -1 in round `i`, bumped in that round and every later one.
+                    -1.0 + (round as usize - i + 1) as f32
+                } else {
+                    (i % 1000) as f32 + round as f32
+                };
+                got[i] != base
+            });
+            assert!(
+                bad.is_none(),
+                "{}: round {round}, element {bad:?}",
+                info.name
+            );
+        }
+    }
 }
