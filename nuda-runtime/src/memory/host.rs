@@ -21,7 +21,8 @@ pub(crate) const PIN_MIN_BYTES: usize = 4 << 20;
 /// an array that moves only a few times never pays for its pin, and one that moves often
 /// pays at most about twice what staging alone would have cost it. Page-locking is assumed
 /// to run at about 4 GB/s and staging at 31 (an H200's, session 39): eight staged copies
-/// cost about what one pin does. The bench's transfer rows print the pin's first round.
+/// cost about what one pin does. The bench records an array's first (staged) round and, on
+/// CUDA, the page-locking rate, from which this should be set.
 pub(crate) const PIN_AFTER_MOVES: u32 = 8;
 
 /// A host copy and, once it has moved often, the pin a backend put on its allocation.

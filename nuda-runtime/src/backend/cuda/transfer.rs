@@ -1,8 +1,9 @@
 //! Transfers between host memory and a linear buffer (layer 1, the CUDA backend): one copy
-//! where the host memory is registered (`pins.rs`), else the CUDA side of `../c/pipeline.rs`. The device's pinned staging buffer is two slots of `CHUNK` bytes;
-//! the device's copies run on a stream of their own, an event per slot says when a slot's
-//! copy has finished, and the host's side of each chunk is copied by several threads, as
-//! one thread's `memcpy` is slower than the DMA engine.
+//! where the host memory is registered (`pins.rs`), else the CUDA side of
+//! `../c/pipeline.rs`. The device's pinned staging buffer is two slots of `CHUNK` bytes; the
+//! device's copies run on a stream of their own, an event per slot says when a slot's copy
+//! has finished, and the host's side of each chunk is copied by several threads, as one
+//! thread's `memcpy` is slower than the DMA engine.
 
 use super::driver::error;
 use super::CuDevice;
