@@ -38,7 +38,7 @@ fn once<S>(state: &mut S, run: fn(&mut S) -> Result<()>) -> Result<Duration> {
     Ok((nuda::thread_stats() - before).kernel_time())
 }
 
-/// Times `run` three ways (two without `keep`), `reps` rounds, after one warm-up of each
+/// Times `run` three ways (two without `keep`), `reps` rounds (more on a GPU), after one warm-up of each
 /// (which builds its program). The caller has just run the variant checked and verified its
 /// result.
 pub fn costs<S>(
@@ -58,13 +58,15 @@ pub fn costs<S>(
     unchecked(state)?;
     kept(state)?;
     let (mut checked, mut fast, mut all) = (Duration::MAX, Duration::MAX, None::<Duration>);
-    for _ in 0..reps.max(1) {
+    // On a GPU, rounds over a window: see `problem::GPU_WINDOW`.
+    super::problem::rounds(reps, || {
         checked = checked.min(once(state, run)?);
         fast = fast.min(unchecked(state)?);
         if let Some(k) = kept(state)? {
             all = Some(all.map_or(k, |a| a.min(k)));
         }
-    }
+        Ok(())
+    })?;
     Ok(Costs {
         checked,
         unchecked: fast,

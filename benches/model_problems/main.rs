@@ -118,6 +118,11 @@ struct Args {
     /// paired).
     #[arg(long)]
     paired_base: bool,
+    /// On a GPU, how long each measurement's timed rounds last at least, past `--reps`, in
+    /// milliseconds: an idle GPU's clocks rise only under load (0: `--reps` rounds alone,
+    /// the bench before session 45, to compare).
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    gpu_window_ms: u64,
     /// Write the table as JSON.
     #[arg(long)]
     json: Option<String>,
@@ -233,6 +238,7 @@ fn problems(args: &Args, device: nuda::Device) -> Result<Ran, Box<dyn std::error
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let reps = if args.quick { 1 } else { args.reps };
+    problem::set_gpu_window(std::time::Duration::from_millis(args.gpu_window_ms));
     let mut bench = spec::Bench {
         device,
         native,

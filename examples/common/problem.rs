@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// One way to run a problem: the base (`nuwork!` only), an annotated version, or a peer.
@@ -31,7 +32,46 @@ pub fn source_lines(source: &str, function: &str) -> usize {
     end - start + 1
 }
 
-/// Best time of `reps` runs, after one run that builds the program and moves the data.
+/// How long timed rounds go on at least when the current device is a GPU, past `reps`, by
+/// default (the bench's `--gpu-window-ms`).
+///
+/// Why: a GPU left idle (while a program builds, or the host checks a result) lowers its
+/// clocks, and raises them again only under load. An H200's SM clock reads 345 MHz idle and
+/// 1,980 MHz under load (`device/KINDS.md`); in session 39 the bench timed sgemm's GPU chain
+/// at 936 µs a run, best of one run right after its build, where ncu, on a later launch of the
+/// same kernel in the same process, measured 518 µs at 1.97 GHz. Rounds over a fifth of a
+/// second let the clocks rise, and the best round is then one at full speed. CPU engines
+/// keep `reps` rounds.
+pub const GPU_WINDOW: Duration = Duration::from_millis(200);
+
+/// The most rounds a GPU's window takes: a run of a few microseconds stops here.
+const MAX_ROUNDS: u32 = 2_000;
+
+/// The window in use, in microseconds.
+static WINDOW_US: AtomicU64 = AtomicU64::new(GPU_WINDOW.as_micros() as u64);
+
+/// Sets the window for this process's later measurements on GPUs.
+pub fn set_gpu_window(window: Duration) {
+    WINDOW_US.store(window.as_micros() as u64, Ordering::Relaxed);
+}
+
+/// Runs `round` `reps` times (at least once), and on a GPU more, until the rounds have lasted
+/// the window ([`GPU_WINDOW`] unless [`set_gpu_window`] changed it) or made `MAX_ROUNDS`.
+pub fn rounds(reps: u32, mut round: impl FnMut() -> nuda::Result<()>) -> nuda::Result<()> {
+    let window = match nuda::current_device()?.info().kind {
+        nuda::DeviceKind::Gpu => Duration::from_micros(WINDOW_US.load(Ordering::Relaxed)),
+        _ => Duration::ZERO,
+    };
+    let (start, mut done) = (Instant::now(), 0);
+    while done < reps.max(1) || (start.elapsed() < window && done < MAX_ROUNDS) {
+        round()?;
+        done += 1;
+    }
+    Ok(())
+}
+
+/// Best time of `reps` runs (on a GPU, of as many as [`GPU_WINDOW`] takes), after one run
+/// that builds the program and moves the data.
 ///
 /// A run that launches kernels is timed by their summed kernel time (profiling events on
 /// OpenCL, the parallel loop on the native engine), so launch overhead and host work are left
@@ -44,9 +84,10 @@ pub fn best_time<S>(
 ) -> nuda::Result<Duration> {
     run(state)?;
     let mut best = Duration::MAX;
-    for _ in 0..reps.max(1) {
+    rounds(reps, || {
         best = best.min(timed(state, run)?);
-    }
+        Ok(())
+    })?;
     Ok(best)
 }
 
@@ -88,8 +129,8 @@ pub fn best_times_on_two<S>(
     alternating(state, on_other, |s| timed(s, run), reps)
 }
 
-/// Best times over `reps` rounds of one timed run of `a` then one of `b`, after one untimed
-/// run of each.
+/// Best times over `reps` rounds (on a GPU, [`rounds`]' window) of one timed run of `a` then
+/// one of `b`, after one untimed run of each.
 fn alternating<S>(
     state: &mut S,
     mut a: impl FnMut(&mut S) -> nuda::Result<Duration>,
@@ -99,10 +140,11 @@ fn alternating<S>(
     a(state)?;
     b(state)?;
     let (mut ta, mut tb) = (Duration::MAX, Duration::MAX);
-    for _ in 0..reps.max(1) {
+    rounds(reps, || {
         ta = ta.min(a(state)?);
         tb = tb.min(b(state)?);
-    }
+        Ok(())
+    })?;
     Ok((ta, tb))
 }
 

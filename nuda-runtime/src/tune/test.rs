@@ -1,5 +1,5 @@
-//! Tests of the tuner's parts that need no kernel: `NUDA_TUNE`, and saving, restoring and
-//! comparing arrays between candidates.
+//! Tests of the tuner's parts that need no kernel: `NUDA_TUNE`, saving, restoring and
+//! comparing arrays between candidates, and how long a candidate is timed.
 
 use super::*;
 use crate::array::{NuArray1, NuArray2};
@@ -43,4 +43,24 @@ fn integers_compare_exactly() {
     let mut s = Saved::default();
     s.keep(0, &a).unwrap();
     s.check(0, "a", &a).unwrap();
+}
+
+/// Off a GPU a candidate runs `REPS` times; on one, until the runs have lasted the window,
+/// so that a GPU's clocks, lowered while the candidate built, rise before the best is taken;
+/// a run of no time stops at `MAX_REPS`.
+#[test]
+fn candidates_run_for_a_window_on_gpus() {
+    use std::time::Duration;
+    let (_, done) = best_run(Duration::ZERO, || Ok(())).unwrap();
+    assert_eq!(done, REPS);
+    let start = Instant::now();
+    let slow = || {
+        std::thread::sleep(Duration::from_millis(2));
+        Ok(())
+    };
+    let (best, done) = best_run(Duration::from_millis(40), slow).unwrap();
+    assert!(start.elapsed() >= Duration::from_millis(40), "{done} runs");
+    assert!(done > REPS && best >= 0.002, "{done} runs, best {best} s");
+    let (_, done) = best_run(Duration::from_secs(60), || Ok(())).unwrap();
+    assert_eq!(done, MAX_REPS);
 }
