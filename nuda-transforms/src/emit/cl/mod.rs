@@ -21,6 +21,7 @@ mod scan;
 mod sincos;
 mod stage;
 mod stage_lanes;
+mod stage_skew;
 mod stmt;
 mod vector;
 mod vector_values;

@@ -10,7 +10,7 @@
 //! read's site: out of range is the same fault as without staging. Elements of a box outside
 //! the array are not copied, and only such faulting reads would look at them.
 
-use super::ClEmitter;
+use super::{stage_skew, ClEmitter};
 use crate::base::ir::staging::{
     bound_names, element_vars, leading_binds, position, stage_body, staged_loop, Follows,
 };
@@ -31,12 +31,18 @@ pub(super) struct StagedArray {
     extents: Vec<usize>,
     /// Per index position that follows no loop: the index, the same for every read.
     uniform: Vec<Option<Expr>>,
+    /// Where the copy is swizzled (`stage_skew.rs`), each work-item's run of elements along
+    /// the last position.
+    swizzle: Option<usize>,
 }
 
 impl Staging {
-    /// The box extents of staged array `name`, per index position.
-    pub(super) fn extents(&self, name: &str) -> Option<&[usize]> {
-        self.arrays.get(name).map(|b| b.extents.as_slice())
+    /// The box extents of staged array `name`, per index position, and whether its copy is
+    /// swizzled.
+    pub(super) fn extents(&self, name: &str) -> Option<(&[usize], bool)> {
+        self.arrays
+            .get(name)
+            .map(|b| (b.extents.as_slice(), b.swizzle.is_some()))
     }
 }
 
@@ -71,12 +77,15 @@ impl ClEmitter<'_> {
         let user_elems = element_vars(n);
         let locals = bound_names(&n.body);
         let mut arrays = HashMap::new();
+        // A `vector(w)` steps the last element loop.
+        let vectored = lanes.map(|_| n.loops.len().saturating_sub(1));
         for b in &st.boxes {
             let staged = StagedArray {
                 local: self.names.fresh(&format!("nu_stage_{}", b.array)),
                 follows: b.follows.clone(),
                 extents: b.extents.clone(),
                 uniform: b.uniform.clone(),
+                swizzle: stage_skew::skews(st, b, vectored),
             };
             arrays.insert(b.array.to_string(), staged);
         }
@@ -136,6 +145,9 @@ impl ClEmitter<'_> {
                 .env
                 .capture_fill(&syn::Ident::new(name, proc_macro2::Span::call_site()));
             let size = b.extents.iter().product::<usize>() * copies;
+            if b.swizzle.is_some() {
+                self.swizzle_helper();
+            }
             let elem = Ph::elem(fill.unwrap_or_default());
             self.line(nuda_abi::dialect::Mk::shared_array(
                 &elem,
@@ -299,11 +311,17 @@ impl ClEmitter<'_> {
                 b.local, b.extents[p]
             ));
         }
-        let at = staging
-            .buf
-            .as_ref()
-            .map_or_else(String::new, |k| format!("{k} * {size} + "));
-        self.copy_elements(&id, &c, b, quad, &at);
+        // A swizzled copy's four from `nu_f` (a multiple of 4) stay neighbours.
+        let place = match (b.swizzle, b.extents.last()) {
+            (Some(_), Some(&row)) if quad == 4 => stage_skew::swizzled_group("nu_f", row),
+            (Some(_), Some(&row)) => stage_skew::swizzled("nu_f", row),
+            _ => "nu_f".to_string(),
+        };
+        let to = match &staging.buf {
+            Some(k) => format!("{k} * {size} + {place}"),
+            None => place,
+        };
+        self.copy_elements(&id, &c, b, quad, &to);
         self.indent -= 1;
         self.line("}");
     }
@@ -333,9 +351,9 @@ impl ClEmitter<'_> {
         }
     }
 
-    /// The copy of element `nu_f` (or the four from it) of `c`'s box, each where it is
-    /// inside the array.
-    fn copy_elements(&mut self, id: &syn::Ident, c: &str, b: &StagedArray, quad: usize, at: &str) {
+    /// The copy of element `nu_f` (or the four from it) of `c`'s box to place `to` of the
+    /// local array, each where it is inside the array.
+    fn copy_elements(&mut self, id: &syn::Ident, c: &str, b: &StagedArray, quad: usize, to: &str) {
         let rank = b.extents.len();
         let mut off = "nu_x0".to_string();
         for p in 1..rank {
@@ -365,12 +383,12 @@ impl ClEmitter<'_> {
         if quad == 4 {
             let (whole, one) = (inside("3"), inside("nu_e"));
             self.line(format!(
-                "if ({whole}) NU_COPY4(&{local}[{at}nu_f], &{data}[{off}]);"
+                "if ({whole}) NU_COPY4(&{local}[{to}], &{data}[{off}]);"
             ));
-            self.line(format!("else for (nu_idx nu_e = 0; nu_e < 4; nu_e++) if ({one}) {local}[{at}nu_f + nu_e] = {data}[{off} + nu_e];"));
+            self.line(format!("else for (nu_idx nu_e = 0; nu_e < 4; nu_e++) if ({one}) {local}[{to} + nu_e] = {data}[{off} + nu_e];"));
         } else {
             self.line(format!(
-                "if ({}) {local}[{at}nu_f] = {data}[{off}];",
+                "if ({}) {local}[{to}] = {data}[{off}];",
                 inside("")
             ));
         }
@@ -423,7 +441,7 @@ impl ClEmitter<'_> {
         index: &[Expr],
         span: proc_macro2::Span,
     ) -> Option<String> {
-        let (local, flat, expected) = self.staged_coords(base, index)?;
+        let (local, flat, expected) = self.staged_coords(base, index, 1)?;
         let f = self.staged_helper(base, index.len());
         Some(self.staged_call(&f, base, index, span, [local, flat], expected))
     }
@@ -451,34 +469,68 @@ impl ClEmitter<'_> {
         format!("{f}({})", args.join(", "))
     }
 
-    /// Where a read of a staged array falls in its copy (lane 0's, in a `vector(w)`): the
-    /// local array, the flat place, and the array index the copy holds there, per position.
+    /// Where a read of a staged array falls in its copy (lane 0's, in a `vector(w)`, with
+    /// `width` lanes along the box's last position): the local array, the flat place, and the
+    /// array index the copy holds there, per position. `None` for a read of a skewed copy
+    /// whose lanes may cross a padding (`stage_skew.rs`); the caller then reads the array.
     pub(super) fn staged_coords(
         &self,
         base: &syn::Ident,
         index: &[Expr],
+        width: usize,
     ) -> Option<(String, String, Vec<String>)> {
         let staging = self.staging.clone()?;
         let b = staging.arrays.get(&base.to_string())?;
         let names = (staging.k.as_str(), &staging.user_elems, &staging.locals);
-        let mut flat = String::from("0");
-        let mut expected = Vec::new();
+        let (mut flat, mut expected, mut rows) = (String::from("0"), Vec::new(), None);
+        let (mut local, rank) = (b.local.clone(), index.len());
         for (p, x) in index.iter().enumerate() {
             let (f, off) = position(x, names.0, names.1, names.2)?;
             let shift = off - b.follows[p].1;
-            let coord = match f {
-                Follows::K => format!("{} + {shift}", staging.ke),
-                Follows::Elem(d) => format!("(nu_idx)({}) + {shift}", staging.elems[d]),
+            let coord = |s: i64| match f {
+                Follows::K => format!("{} + {s}", staging.ke),
+                Follows::Elem(d) => format!("(nu_idx)({}) + {s}", staging.elems[d]),
                 Follows::Uniform => "0".into(),
             };
-            expected.push(format!("{}_o{p} + {coord}", b.local));
-            flat = format!("({flat}) * {} + {coord}", b.extents[p]);
+            expected.push(format!("{}_o{p} + {}", b.local, coord(shift)));
+            // The last position's element variable moves the copy's start, the same for
+            // every iteration: what is left of the place is loop counters and constants,
+            // which ptxas folds into the loads' offsets (with the variable in the index it
+            // computed each load's address apart, two instructions a load).
+            let elem = matches!(f, Follows::Elem(_)) && p + 1 == rank;
+            let (Some(run), true) = (b.swizzle, p + 1 == rank) else {
+                let (start, rest) = match elem {
+                    true => (
+                        format!(" + {}", coord(0).trim_end_matches(" + 0")),
+                        shift.to_string(),
+                    ),
+                    false => (String::new(), coord(shift)),
+                };
+                local.push_str(&start);
+                flat = format!("({flat}) * {} + {rest}", b.extents[p]);
+                continue;
+            };
+            // The last position of a swizzled copy: the run's group moves the copy's start
+            // (the same for every iteration), the place in the group goes last.
+            let row = b.extents[p];
+            rows = Some(match stage_skew::in_run(&coord(0), shift, run, row) {
+                Some((group, at)) => {
+                    local = format!("{local} + {group}");
+                    format!("({flat}) * {row} + {at}")
+                }
+                None if width > 1 => return None,
+                None => format!(
+                    "({flat}) * {row} + {}",
+                    stage_skew::swizzled(&coord(shift), row)
+                ),
+            });
         }
+        let mut flat = rows.unwrap_or(flat);
         if let Some(k) = &staging.buf {
             let size: usize = b.extents.iter().product();
             flat = format!("{k} * {size} + {flat}");
         }
-        Some((b.local.clone(), flat, expected))
+        Some((local, flat, expected))
     }
 
     /// `nu_lds_<a>`: a checked read from a staged copy, made on first use.

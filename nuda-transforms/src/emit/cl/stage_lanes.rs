@@ -20,14 +20,24 @@ impl ClEmitter<'_> {
         span: proc_macro2::Span,
         mask: u32,
     ) -> Option<String> {
-        let (local, flat, expected) = self.staged_coords(base, index)?;
         let staging = self.staging.clone()?;
-        let extents = staging.extents(&base.to_string())?;
+        let (extents, skew) = staging.extents(&base.to_string())?;
+        let w = self.lanes.as_ref().map_or(1, |p| p.width);
+        let last = extents.len() - 1;
+        // No copy is swizzled along the lanes (`stage_skew.rs`): should one be, its lanes read
+        // the array.
+        let along_last = mask >> last & 1 == 1;
+        if skew && along_last {
+            return None;
+        }
+        let width = if along_last { w } else { 1 };
+        let (local, flat, expected) = self.staged_coords(base, index, width)?;
         // Lane `l` reads `l` further along each affine position of the box.
         let stride: usize = (0..extents.len())
             .filter(|p| mask >> p & 1 == 1)
             .map(|p| extents[p + 1..].iter().product::<usize>())
             .sum();
+
         let f = self.staged_vector_helper(base, index.len(), mask, stride);
         Some(self.staged_call(&f, base, index, span, [local, flat], expected))
     }
