@@ -176,22 +176,39 @@ impl Forms {
 
     /// `expr as usize` (or another 64-bit type): the operand's form where its value is kept.
     /// Arithmetic inside the cast runs in the operand's type, which may be a float or a
-    /// narrow integer (`(h + h) as usize`, `h: f32`): only loop variables (integers, within
-    /// their ranges) and a bare captured name are followed; anything else is one term.
+    /// narrow integer that wraps: `(h + h) as usize` of an `f32`; `(i * 2) as usize` of a
+    /// `u8`, which meets itself at `i` and `i + 128`; `(i + 4294967295) as usize` of a
+    /// `u32`, which is `i - 1`; `(i + 10) as usize` of a `u8`, which is 5 at `i = 251`. The
+    /// type is rustc's to know, not the macro's: only a bare loop variable or captured name
+    /// is followed, anything else is one term (`message.rs` says to cast first).
     fn cast(&mut self, e: &Expr, expr: &Expr) -> Affine {
         let inner = self.form(expr);
-        let loops_only = inner.terms.keys().all(|a| matches!(a, Atom::Var(..)));
         let bare = matches!(unparen(expr).kind, ExprKind::Var(_))
             && inner.constant == 0
             && inner.terms.len() == 1
-            && inner
-                .terms
-                .iter()
-                .all(|(a, c)| *c == 1 && matches!(a, Atom::Sym(_)));
-        match loops_only || bare {
+            && inner.terms.values().all(|c| *c == 1);
+        match bare {
             true => inner,
             false => self.opaque(e),
         }
+    }
+
+    /// The form of index position `e` where it is one cast of a loop variable plus or minus a
+    /// constant (`(i + 5) as usize`): the exact form, `i + 5`. Sound only beside the same
+    /// expression in another iteration (`mod.rs`, `dependent`): `±i + c` wraps to the same
+    /// value for two iterations only where it is the same without wrapping, since `i` itself
+    /// keeps within its type's values. `None` for any other expression.
+    pub fn shifted_cast(&mut self, e: &Expr) -> Option<Affine> {
+        let ExprKind::Cast { expr, ty } = &unparen(e).kind else {
+            return None;
+        };
+        let inner = self.form(expr);
+        let one = inner.terms.len() == 1
+            && inner
+                .terms
+                .iter()
+                .all(|(a, c)| c.abs() == 1 && matches!(a, Atom::Var(..)));
+        (wide(ty) && one && inner.small()).then_some(inner)
     }
 
     fn binary(&mut self, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Affine {

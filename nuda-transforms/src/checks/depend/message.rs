@@ -15,14 +15,24 @@ pub fn of(other: &Access, at: &Access) -> String {
     if other.is_push() {
         return push(other, at);
     }
-    match (other.kind, at.kind) {
+    let m = match (other.kind, at.kind) {
         (Kind::Atomic(m), _) => atomic(m, other, at),
         _ if other.text == at.text && (at.kind == Kind::Read || at.update.is_some()) => {
             update(other, at)
         }
         (_, Kind::Read) => read(other, at),
         _ => write(other, at),
+    };
+    match [other, at].iter().any(|a| casts_arithmetic(&a.text)) {
+        true => format!("{m}; arithmetic inside `( .. ) as usize` runs in the operand's type, which may wrap (`(i * 2) as usize` of a `u8` meets itself at `i` and `i + 128`), so nuda cannot follow it: cast first, as in `a[i as usize * 2]`"),
+        false => m,
     }
+}
+
+/// Whether an index casts a parenthesised expression (`(i + 1) as usize`), whose arithmetic
+/// the dependence test treats as unknown (`affine.rs`).
+fn casts_arithmetic(index: &str) -> bool {
+    index.contains(") as ")
 }
 
 /// The line of `a`, for naming it in a message.

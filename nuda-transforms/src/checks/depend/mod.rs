@@ -244,10 +244,16 @@ fn conflicts(x: &Access, y: &Access) -> bool {
 /// Whether iteration 0's access `w` and a different iteration 1's access `r` may touch one
 /// element. The question is symmetric in the two.
 fn dependent(sys: &System, w: &Access, r: &Access) -> bool {
-    let mut eqs: Vec<Affine> = w
-        .index
+    // The same index as written, with the same forms: its casts of a shifted loop variable
+    // wrap alike in both iterations (`affine.rs`, `shifted_cast`).
+    let same = w.text == r.text && w.exact == r.exact;
+    let (wi, ri) = match same {
+        true => (&w.exact, &r.exact),
+        false => (&w.index, &r.index),
+    };
+    let mut eqs: Vec<Affine> = wi
         .iter()
-        .zip(&r.index)
+        .zip(ri)
         .map(|(a, b)| a.add_scaled(&b.other_side(), -1))
         .collect();
     let mut bounds: Vec<Bound> = sys.par_bounds.clone();

@@ -273,20 +273,53 @@ fn stores_at_a_counted_slot_are_each_iterations_own() {
 }
 
 #[test]
-fn arithmetic_inside_a_cast_is_followed_only_for_loop_variables() {
+fn arithmetic_inside_a_cast_is_not_followed() {
     // `h` may be a float (or a narrow integer that wraps): `(h + h) as usize` is one term, so
     // the GCD test cannot "prove" 2i + 2h and 2i + 3 apart.
     let float = quote!(nfor!(i in 0..n { a[2 * i + (h + h) as usize] = a[2 * i + 3]; }));
     assert_eq!(errors(float, 1).len(), 1);
-    // Loop variables are integers within their ranges, and a bare captured name keeps its
-    // value: these are followed.
-    assert!(errors(
+    // Arithmetic of loop variables wraps in a narrow type: in `u32`, `i + 4294967295` is
+    // `i - 1`; in `u8`, `i * 2` meets itself at `i + 128`, and `i + 10` is 5 at 251.
+    let wraps = [
+        quote!(nfor!(i in 1u32..100u32 { a[i as usize] = a[(i + 4294967295u32) as usize] + 1.0; })),
+        quote!(nfor!(i in 0u8..255u8 { a[(i * 2) as usize] = i as f32; })),
+        quote!(nfor!(i in 0u8..=255u8 { a[(i + 10) as usize] = a[5]; })),
+        quote!(nfor!(i in n { let k = i * 2; a[k as usize] = a[k as usize] * 2.0; })),
+    ];
+    for w in wraps {
+        let e = errors(w.clone(), 1);
+        assert!(!e.is_empty(), "{w}");
+        assert!(
+            e[0].contains("cast first") || w.to_string().contains("let k"),
+            "{}",
+            e[0]
+        );
+    }
+    // One shifted loop variable wraps alike in two iterations: beside the same index as
+    // written, two iterations meet only where they would without wrapping.
+    let same = [
         quote!(nfor!(i in 0..n { a[(i + 1) as usize] = a[(i + 1) as usize] * 2.0; })),
+        quote!(nfor!(i in -5i32..7 { out[(i + 5) as usize] = i * i - 3; })),
+        quote!(nfor!(i in 0u8..=255u8 { let k = 255 - i; a[k as usize] += 1.0; })),
+    ];
+    for q in same {
+        let e = errors(q.clone(), 1);
+        assert!(e.is_empty(), "{q}: {e:?}");
+    }
+    // A bare loop variable and a bare captured name keep their values, and arithmetic after
+    // the cast is `usize`'s: these are followed.
+    assert!(errors(
+        quote!(nfor!(i in 0..n { a[i as usize + 1] = a[i as usize + 1] * 2.0; })),
         1
     )
     .is_empty());
     assert!(errors(
         quote!(nfor!(i in 0..n { a[2 * i] = a[2 * i + 1 + 2 * k as usize]; })),
+        1
+    )
+    .is_empty());
+    assert!(errors(
+        quote!(nfor!(i in 0u8..200u8 { a[i as usize * 2] = a[i as usize * 2 + 1]; })),
         1
     )
     .is_empty());

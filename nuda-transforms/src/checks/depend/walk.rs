@@ -22,6 +22,9 @@ pub enum Kind {
 pub struct Access {
     pub array: String,
     pub index: Vec<Affine>,
+    /// The index with each position that is one cast of a loop variable plus a constant
+    /// (`(i + 5) as usize`) followed exactly: for a pair with the same index as written.
+    pub exact: Vec<Affine>,
     pub kind: Kind,
     /// The compound operator, where the access is half of `a[i] op= v`.
     pub update: Option<BinOp>,
@@ -261,6 +264,9 @@ impl Walk {
             return;
         }
         let forms: Vec<Affine> = index.iter().map(|x| self.forms.of(x)).collect();
+        let exact = (index.iter().zip(&forms))
+            .map(|(x, f)| self.forms.shifted_cast(x).unwrap_or_else(|| f.clone()))
+            .collect();
         let text: Vec<String> = index.iter().map(crate::base::ir::display::expr).collect();
         let text = match text.len() {
             1 => text[0].clone(),
@@ -273,6 +279,7 @@ impl Walk {
         self.accesses.push(Access {
             array: name,
             index: forms,
+            exact,
             kind,
             update,
             image: self.image,
