@@ -54,6 +54,10 @@ fn main() {
         ),
         ("ranks_that_disagree", dist_input::ranks_that_disagree),
         (
+            "arrays_made_differently",
+            dist_input::arrays_made_differently,
+        ),
+        (
             "writes_outside_own_rows",
             dist_input::writes_outside_own_rows,
         ),

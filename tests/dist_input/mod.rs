@@ -58,6 +58,34 @@ pub fn ranks_that_disagree(world: &World, _: &mut Digest) -> nuda::Result<()> {
     }
 }
 
+/// Ranks that make one array with different dims or halos (`new`, `from_fn`): the same
+/// `Err` on every rank, before anything is allocated. Ranks of different splits once summed
+/// and gathered wrong rows in silence, and Open MPI aborted their halo exchange.
+pub fn arrays_made_differently(world: &World, _: &mut Digest) -> nuda::Result<()> {
+    let rank = world.rank();
+    let cases: [(&str, nuda::Result<NuDist1<f32>>); 2] = [
+        (
+            "dims",
+            NuDist1::<f32>::from_fn(world, 10 + rank, 0, |i| i as f32),
+        ),
+        ("halo", NuDist1::<f32>::new(world, 12, 1 + rank)),
+    ];
+    for (what, r) in cases {
+        match world.size() {
+            1 => check(r.is_ok(), || format!("one rank: {what}"))?,
+            _ => {
+                let text = dist_detail(r, &format!("arrays of different {what}"));
+                check(text.contains("called it differently"), || text.clone())?;
+            }
+        }
+    }
+    let a = NuDist1::<f32>::from_fn(world, 12, 1, |i| i as f32)?;
+    check(
+        a.to_vec()? == (0..12).map(|i| i as f32).collect::<Vec<_>>(),
+        || "an array made alike".into(),
+    )
+}
+
 /// A loop whose outer variable is not the split dimension (`b[(i, j)]` under
 /// `nfor!((j, i) ..)`) and a write past the rank's rows (`b[i + 1]`): an `Err` on every rank
 /// count, before anything runs, and `b` untouched.

@@ -73,14 +73,18 @@ pub(crate) fn with_rows<S: Shape>(dims: S, rows: usize) -> S {
 
 impl<T: Stored, S: Shape> NuDist<T, S> {
     /// A zeroed distributed array of global `dims`, keeping `halo` rows of each neighbour.
-    /// Collective in spirit (every rank makes its part), though nothing moves.
+    /// Collective: every rank passes the same `dims` and `halo` (each makes its part of one
+    /// array), else the same `Err` on every rank, before anything is allocated.
     pub fn new(world: &World, dims: S, halo: usize) -> Result<Self> {
+        Self::agreed(world, "NuDist::new", dims, halo)?;
         Self::build(world, dims, halo, |held| NuArray::new(held))
     }
 
     /// A distributed array with `f(global index)` at every index this rank keeps (its rows
     /// and its halo rows), filled on the host.
+    /// Collective, as [`NuDist::new`].
     pub fn from_fn(world: &World, dims: S, halo: usize, mut f: impl FnMut(S) -> T) -> Result<Self> {
+        Self::agreed(world, "NuDist::from_fn", dims, halo)?;
         let bounds = super::split::even(dims.extents()[0], world.size());
         let first = held(dims.extents()[0], halo, &block_in(&bounds, world.rank())).start;
         Self::build(world, dims, halo, |local| {
@@ -104,7 +108,7 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
         root: usize,
         whole: Option<&NuArray<T, S>>,
     ) -> Result<Self> {
-        let made = Self::new(world, dims, halo);
+        let made = Self::build(world, dims, halo, |held| NuArray::new(held));
         // Everything that can fail on one rank fails before the agreement, so that no rank
         // is left in the exchange (the root's download of its array included).
         let slice = match (world.rank() == root, whole) {
@@ -132,6 +136,19 @@ impl<T: Stored, S: Shape> NuDist<T, S> {
             .get_mut()
             .copy_from_slice(&decode::<T>(&got[root])?)?;
         Ok(d)
+    }
+
+    /// Whether every rank called `call` with these `dims` and `halo`, and they fit: ranks that
+    /// disagree would each keep rows of a different split, and their halo exchanges would
+    /// send rows of other lengths than the neighbour receives (Open MPI aborted the job on a
+    /// truncated message, and `gather` lost a row).
+    fn agreed(world: &World, call: &str, dims: S, halo: usize) -> Result<()> {
+        let mine = dims
+            .checked_len()
+            .map(|_| ())
+            .ok_or_else(|| scatter_error("the dims overflow usize"));
+        let args = format!("dims {dims:?}, halo {halo}");
+        super::agree::agree(world, call, &args, mine)
     }
 
     fn build(
