@@ -72,6 +72,20 @@ fn signed_loop_variables() {
     );
 }
 
+/// C-style flattened indexing of a 2-D array in a 1-D buffer, with both loops mapped: the
+/// dependence test follows `i * m + j` with `j` in `0..m` (session 45).
+#[test]
+fn flattened_two_dimensional_indexing() {
+    let (n, m) = (13usize, 7usize);
+    let want: Vec<f32> = (0..n * m).map(|k| (k as f32) * 2.0 + 1.0).collect();
+    check(want, || {
+        let a = NuArray1::<f32>::from_fn(n * m, |k| k as f32);
+        let mut c = NuArray1::<f32>::new(n * m);
+        nuwork!(4, 4; nfor!((i, j) in (n, m) { c[i * m + j] = a[i * m + j] * 2.0 + 1.0; }))?;
+        Ok(vec_of(&c))
+    });
+}
+
 #[test]
 fn images_read_clamped_and_write() {
     let (w, h) = (17usize, 9usize);

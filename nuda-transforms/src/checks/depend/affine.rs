@@ -13,6 +13,9 @@ pub enum Atom {
     Var(String, u8),
     /// A loop-invariant name (a captured scalar, a constant): one value for both iterations.
     Sym(String),
+    /// A loop variable times a loop-invariant name (`i * m`), of iteration `side`: any value
+    /// here, but a row of a flattened index to `mod.rs` (`rows`).
+    Prod(String, String, u8),
     /// Something not affine (`idx[i]`, `i * j`, `i / 2`), of iteration `side`: any value.
     /// Named by its text and the bindings then in scope, so that the same expression in
     /// one iteration is the same atom.
@@ -83,6 +86,7 @@ impl Affine {
         let flip = |a: &Atom| match a {
             Atom::Var(n, s) => Atom::Var(n.clone(), 1 - s),
             Atom::Opaque(k, s) => Atom::Opaque(k.clone(), 1 - s),
+            Atom::Prod(v, m, s) => Atom::Prod(v.clone(), m.clone(), 1 - s),
             other => other.clone(),
         };
         Affine {
@@ -218,6 +222,7 @@ impl Forms {
             (BinOp::Sub, ..) => a.add_scaled(&b, -1),
             (BinOp::Mul, Some(k), _) => b.scale(k),
             (BinOp::Mul, _, Some(k)) => a.scale(k),
+            (BinOp::Mul, ..) => product(&a, &b).unwrap_or_else(|| self.opaque(e)),
             _ => self.opaque(e),
         }
     }
@@ -237,6 +242,20 @@ impl Forms {
             None if self.assigned.iter().any(|a| a == n) => self.opaque(e),
             None => Affine::atom(Atom::Sym(n.into())),
         }
+    }
+}
+
+/// `i * m` (or `m * i`) of a loop variable and a loop-invariant name alone.
+fn product(a: &Affine, b: &Affine) -> Option<Affine> {
+    let lone = |f: &Affine| match f.terms.iter().next() {
+        Some((atom, 1)) if f.terms.len() == 1 && f.constant == 0 => Some(atom.clone()),
+        _ => None,
+    };
+    match (lone(a)?, lone(b)?) {
+        (Atom::Var(v, 0), Atom::Sym(m)) | (Atom::Sym(m), Atom::Var(v, 0)) => {
+            Some(Affine::atom(Atom::Prod(v, m, 0)))
+        }
+        _ => None,
     }
 }
 

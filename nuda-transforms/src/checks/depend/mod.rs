@@ -241,6 +241,46 @@ fn conflicts(x: &Access, y: &Access) -> bool {
         && !(x.slot.is_some() && x.slot == y.slot)
 }
 
+/// A flattened index, the same in both accesses: `i * m + j + c` with `0 <= j <= m - 1` by
+/// `j`'s loop (`bounds`, iteration 0's; the other iteration's are the same loops'). Two
+/// iterations meet there only with the same `i` and the same `j`: `(i0 - i1) * m = j1 - j0`,
+/// and `|j1 - j0| < m`. The equations `i0 = i1` and `j0 = j1` for it, else `None`. (It
+/// assumes `i * m + j` does not pass `usize::MAX`: that takes more than 2^64 iterations of
+/// the two loops together.)
+fn rows(w: &Affine, r: &Affine, bounds: &[Bound]) -> Option<[Affine; 2]> {
+    if w != r || w.terms.len() != 2 {
+        return None;
+    }
+    let mut row = None;
+    let mut col = None;
+    for (atom, c) in &w.terms {
+        match (atom, c) {
+            (Atom::Prod(v, m, 0), 1) => row = Some((v.clone(), m.clone())),
+            (Atom::Var(j, 0), 1) => col = Some(j.clone()),
+            _ => return None,
+        }
+    }
+    let ((v, m), j) = (row?, col?);
+    let var = |n: &str, side| Affine::atom(Atom::Var(n.to_string(), side));
+    let sym = Affine::atom(Atom::Sym(m));
+    // j >= -c with c <= 0, and m - j + c >= 0 with c <= -1.
+    let above = |f: &Affine, lo: &Affine, most: i128| {
+        let rest = f.add_scaled(lo, -1);
+        rest.terms.is_empty() && rest.constant <= most
+    };
+    let low = bounds
+        .iter()
+        .any(|b| !b.equal && above(&b.form, &var(&j, 0), 0));
+    let top = sym.add_scaled(&var(&j, 0), -1);
+    let high = bounds.iter().any(|b| !b.equal && above(&b.form, &top, -1));
+    (low && high && v != j).then(|| {
+        [
+            var(&v, 0).add_scaled(&var(&v, 1), -1),
+            var(&j, 0).add_scaled(&var(&j, 1), -1),
+        ]
+    })
+}
+
 /// Whether iteration 0's access `w` and a different iteration 1's access `r` may touch one
 /// element. The question is symmetric in the two.
 fn dependent(sys: &System, w: &Access, r: &Access) -> bool {
@@ -251,11 +291,14 @@ fn dependent(sys: &System, w: &Access, r: &Access) -> bool {
         true => (&w.exact, &r.exact),
         false => (&w.index, &r.index),
     };
-    let mut eqs: Vec<Affine> = wi
-        .iter()
-        .zip(ri)
-        .map(|(a, b)| a.add_scaled(&b.other_side(), -1))
-        .collect();
+    let mine: Vec<Bound> = sys.par_bounds.iter().chain(&w.bounds).cloned().collect();
+    let mut eqs: Vec<Affine> = Vec::new();
+    for (a, b) in wi.iter().zip(ri) {
+        match rows(a, b, &mine) {
+            Some(split) => eqs.extend(split),
+            None => eqs.push(a.add_scaled(&b.other_side(), -1)),
+        }
+    }
     let mut bounds: Vec<Bound> = sys.par_bounds.clone();
     bounds.extend(sys.par_bounds.iter().map(Bound::other_side));
     bounds.extend(w.bounds.iter().cloned());

@@ -403,3 +403,40 @@ fn huge_literals_make_an_opaque_term_not_a_panic() {
     );
     assert_eq!(errors(big, 1).len(), 1);
 }
+
+/// A flattened index `i * m + j`, with `j` in `0..m` by its loop, meets itself in another
+/// iteration only with the same `i` and `j`: C-style code over a 2-D array in a 1-D buffer.
+#[test]
+fn flattened_rows_are_followed_where_the_column_stays_in_its_row() {
+    let accepted = [
+        (
+            quote!(nfor!((i, j) in (n, m) { c[i * m + j] = a[i * m + j] * 2.0; })),
+            2,
+        ),
+        (quote!(nfor!((i, j) in (n, m) { c[m * i + j] += 1.0; })), 2),
+        (
+            quote!(nfor!(i in n { nfor!(j in 0..m { c[i * m + j] = a[j]; }); })),
+            1,
+        ),
+        (
+            quote!(nfor!((i, j) in (n, w) { let k = i * w + j; c[k] = c[k] + 1.0; })),
+            2,
+        ),
+    ];
+    for (q, mapped) in accepted {
+        let e = errors(q.clone(), mapped);
+        assert!(e.is_empty(), "{q}: {e:?}");
+    }
+    // A neighbour, a column range one past the row, another symbol, and `i * m` alone (all
+    // rows at 0 when `m` is 0): each may meet another iteration's element.
+    let refused = [
+        quote!(nfor!((i, j) in (n, m) { c[i * m + j] = c[i * m + j + 1]; })),
+        quote!(nfor!((i, j) in (n, m + 1) { c[i * m + j] = 1.0; })),
+        quote!(nfor!((i, j) in (n, k) { c[i * m + j] = 1.0; })),
+        quote!(nfor!((i, j) in (n, m) { c[i * m] = 1.0; })),
+        quote!(nfor!((i, j) in (n, m) { c[i * j + j] = 1.0; })),
+    ];
+    for q in refused {
+        assert!(!errors(q.clone(), 2).is_empty(), "{q}");
+    }
+}
