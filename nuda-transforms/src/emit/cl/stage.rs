@@ -482,7 +482,7 @@ impl ClEmitter<'_> {
         let staging = self.staging.clone()?;
         let b = staging.arrays.get(&base.to_string())?;
         let names = (staging.k.as_str(), &staging.user_elems, &staging.locals);
-        let (mut flat, mut expected, mut rows) = (String::from("0"), Vec::new(), None);
+        let (mut flat, mut expected) = (String::from("0"), Vec::new());
         let (mut local, rank) = (b.local.clone(), index.len());
         for (p, x) in index.iter().enumerate() {
             let (f, off) = position(x, names.0, names.1, names.2)?;
@@ -493,39 +493,11 @@ impl ClEmitter<'_> {
                 Follows::Uniform => "0".into(),
             };
             expected.push(format!("{}_o{p} + {}", b.local, coord(shift)));
-            // The last position's element variable moves the copy's start, the same for
-            // every iteration: what is left of the place is loop counters and constants,
-            // which ptxas folds into the loads' offsets (with the variable in the index it
-            // computed each load's address apart, two instructions a load).
-            let elem = matches!(f, Follows::Elem(_)) && p + 1 == rank;
-            let (Some(run), true) = (b.swizzle, p + 1 == rank) else {
-                let (start, rest) = match elem {
-                    true => (
-                        format!(" + {}", coord(0).trim_end_matches(" + 0")),
-                        shift.to_string(),
-                    ),
-                    false => (String::new(), coord(shift)),
-                };
-                local.push_str(&start);
-                flat = format!("({flat}) * {} + {rest}", b.extents[p]);
-                continue;
-            };
-            // The last position of a swizzled copy: the run's group moves the copy's start
-            // (the same for every iteration), the place in the group goes last.
-            let row = b.extents[p];
-            rows = Some(match stage_skew::in_run(&coord(0), shift, run, row) {
-                Some((group, at)) => {
-                    local = format!("{local} + {group}");
-                    format!("({flat}) * {row} + {at}")
-                }
-                None if width > 1 => return None,
-                None => format!(
-                    "({flat}) * {row} + {}",
-                    stage_skew::swizzled(&coord(shift), row)
-                ),
-            });
+            let last = (p + 1 == rank).then_some(matches!(f, Follows::Elem(_)));
+            let (start, place) = read_part(b, last, &coord, shift, width)?;
+            local.push_str(&start);
+            flat = format!("({flat}) * {} + {place}", b.extents[p]);
         }
-        let mut flat = rows.unwrap_or(flat);
         if let Some(k) = &staging.buf {
             let size: usize = b.extents.iter().product();
             flat = format!("{k} * {size} + {flat}");
@@ -563,6 +535,36 @@ impl ClEmitter<'_> {
         );
         self.env.shared.helper(&name, || text);
         name
+    }
+}
+
+/// Index position `p` of a read of staged copy `b`: what moves the copy's start, and its place
+/// along the position. `last` is `Some(whether it follows an element loop)` for the last
+/// position. The last position's element variable moves the start, the same for every
+/// iteration, so that what is left of the place is loop counters and constants, which ptxas
+/// folds into the loads' offsets (with the variable in the index it computed each load's
+/// address apart, two instructions a load); in a swizzled copy, the run's group moves it and
+/// the place in the group is left (`stage_skew.rs`). `None` for lanes of a swizzled copy that
+/// may cross a group: the caller reads the array.
+fn read_part(
+    b: &StagedArray,
+    last: Option<bool>,
+    coord: &dyn Fn(i64) -> String,
+    shift: i64,
+    width: usize,
+) -> Option<(String, String)> {
+    let row = *b.extents.last()?;
+    match (last, b.swizzle) {
+        (Some(_), Some(run)) => match stage_skew::in_run(&coord(0), shift, run, row) {
+            Some((group, at)) => Some((format!(" + {group}"), at.to_string())),
+            None if width > 1 => None,
+            None => Some((String::new(), stage_skew::swizzled(&coord(shift), row))),
+        },
+        (Some(true), None) => Some((
+            format!(" + {}", coord(0).trim_end_matches(" + 0")),
+            shift.to_string(),
+        )),
+        _ => Some((String::new(), coord(shift))),
     }
 }
 
