@@ -172,7 +172,23 @@ pub(crate) fn version() -> Result<String, String> {
 const STACK: usize = 256 << 20;
 
 /// `text` compiled by hiprtc with `options`, in a child process; `name` names the program.
+/// A child killed by a signal is tried once more: ROCm 5.2's hiprtc once crashed (SIGSEGV)
+/// compiling a 10-line kernel for gfx90a that it compiles every other time (session 45's
+/// CI); a crash that comes back, as gfx940's abort does, is reported.
 pub(crate) fn compile(text: &str, name: &str, options: &[String]) -> Result<Compiled, Failure> {
+    match compile_once(text, name, options) {
+        Err(Failure::Crashed(why)) if why.starts_with("hiprtc crashed") => {
+            compile_once(text, name, options).map_err(|e| match e {
+                Failure::Crashed(again) => Failure::Crashed(format!("{again}, twice")),
+                other => other,
+            })
+        }
+        answer => answer,
+    }
+}
+
+/// One compile of [`compile`]'s, on a thread of its own that forks the child.
+fn compile_once(text: &str, name: &str, options: &[String]) -> Result<Compiled, Failure> {
     let api = api().map_err(Failure::Missing)?;
     let (text, name, options) = (text.to_string(), name.to_string(), options.to_vec());
     let forker = std::thread::Builder::new()
